@@ -1,0 +1,62 @@
+//! The quickstart server: three small tools over stdio.
+//!
+//! Run it with `cargo run -p examples --bin quickstart` and point any MCP host at that command.
+
+use mcp_core::prelude::*;
+use schemars::JsonSchema;
+use serde::Serialize;
+
+/// Adds two integers and returns the sum.
+///
+/// # Arguments
+/// * `a` - The first addend.
+/// * `b` - The second addend.
+#[tool(read_only, idempotent)]
+async fn add(a: i64, b: i64) -> Result<i64, String> {
+    a.checked_add(b).ok_or_else(|| format!("{a} + {b} overflows a 64-bit integer"))
+}
+
+/// Returns the text it is given.
+///
+/// # Arguments
+/// * `text` - The text to send back.
+#[tool(read_only, idempotent)]
+fn echo(text: String) -> String {
+    text
+}
+
+/// Statistics about a piece of text.
+#[derive(Debug, Serialize, JsonSchema)]
+struct TextStats {
+    /// Number of characters.
+    characters: usize,
+    /// Number of whitespace-separated words.
+    words: usize,
+    /// Number of lines.
+    lines: usize,
+}
+
+/// Counts the characters, words and lines of a text, as structured output.
+///
+/// # Arguments
+/// * `text` - The text to measure.
+#[tool(name = "text_stats", title = "Text statistics", read_only, idempotent)]
+fn stats(text: String) -> Json<TextStats> {
+    Json(TextStats {
+        characters: text.chars().count(),
+        words: text.split_whitespace().count(),
+        lines: text.lines().count(),
+    })
+}
+
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    examples::init_logging();
+    let server = Server::builder("quickstart", env!("CARGO_PKG_VERSION"))
+        .title("Quickstart")
+        .instructions("Arithmetic and text helpers: `add`, `echo` and `text_stats`.")
+        .tools(tools![add, echo, stats])
+        .build()?;
+    server.serve_stdio().await?;
+    Ok(())
+}

@@ -1,0 +1,258 @@
+//! One session's message pump, independent of tools and of transports.
+//!
+//! A transport hands each incoming frame to [`Session::handle_frame`] and writes out whatever
+//! arrives on the session's outbound channel. The engine:
+//! - runs every incoming request in its own task, so a slow handler never blocks the reader,
+//!   other requests, or the responses the service is waiting for;
+//! - routes responses to the waits opened through [`Peer`], by id;
+//! - honours `notifications/cancelled` (the handler's future is dropped, nothing is sent);
+//! - on [`Session::shutdown`], fails every pending wait and cancels every handler.
+
+mod peer;
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::panic::AssertUnwindSafe;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use futures_util::FutureExt;
+use serde_json::value::RawValue;
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+
+pub use peer::{Peer, PeerError, RequestOptions};
+
+use crate::protocol::jsonrpc::{DecodeError, encode_error, encode_result};
+use crate::protocol::{CancelledParams, ErrorObject, Message, Notification, Request, RequestId};
+
+/// A boxed, sendable future.
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// What a request handler returns: the serialized result, or a JSON-RPC error.
+pub type HandlerResult = Result<Box<RawValue>, ErrorObject>;
+
+/// What kind of message an [`Outbound`] frame is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OutboundKind {
+    /// A response to a request of the peer's.
+    Response,
+    /// A request of ours.
+    Request,
+    /// A notification of ours.
+    Notification,
+}
+
+/// One encoded message for the transport to deliver.
+#[derive(Debug)]
+pub struct Outbound {
+    /// The JSON text, without a trailing newline.
+    pub frame: String,
+    /// The peer's request this message belongs to, if any (its response, or something sent
+    /// while handling it). Streamable HTTP uses this to choose the stream.
+    pub related: Option<RequestId>,
+    /// What the message is.
+    pub kind: OutboundKind,
+}
+
+/// Everything a request handler gets from the engine besides the request.
+#[derive(Debug, Clone)]
+pub struct RequestScope {
+    /// The request's id.
+    pub id: RequestId,
+    /// Cancelled when the peer cancels the request or the session closes.
+    pub cancel: CancellationToken,
+    /// The peer, related to this request.
+    pub peer: Peer,
+}
+
+/// The role-specific half of a session (a server or a client).
+pub trait Service: Send + Sync + 'static {
+    /// Handles a request. The future runs in its own task and is dropped if the request is
+    /// cancelled.
+    fn handle_request(&self, request: Request, scope: RequestScope) -> BoxFuture<'static, HandlerResult>;
+
+    /// Handles a notification other than `notifications/cancelled`. Called in order, on the
+    /// reader; must not block (spawn if there is work to do).
+    fn handle_notification(&self, notification: Notification, peer: &Peer);
+}
+
+/// Tunables of a session.
+#[derive(Debug, Clone)]
+pub struct SessionConfig {
+    /// Capacity of the outbound queue; when the peer stops reading, senders wait.
+    pub outbound_capacity: usize,
+    /// How long [`Session::shutdown`] waits for cancelled handlers to finish.
+    pub shutdown_grace: Duration,
+}
+
+impl Default for SessionConfig {
+    fn default() -> Self {
+        SessionConfig { outbound_capacity: 1024, shutdown_grace: Duration::from_secs(5) }
+    }
+}
+
+type InFlight = Arc<Mutex<HashMap<RequestId, CancellationToken>>>;
+
+/// One MCP session: a service, its peer, and the requests in flight.
+pub struct Session<S: Service> {
+    service: Arc<S>,
+    peer: Peer,
+    in_flight: InFlight,
+    tasks: TaskTracker,
+    closing: CancellationToken,
+    config: SessionConfig,
+}
+
+impl<S: Service> Session<S> {
+    /// Creates a session and the receiving end of its outbound queue, which the transport drains.
+    pub fn new(service: S, config: SessionConfig) -> (Self, mpsc::Receiver<Outbound>) {
+        let (tx, rx) = mpsc::channel(config.outbound_capacity.max(1));
+        let session = Session {
+            service: Arc::new(service),
+            peer: Peer::new(tx),
+            in_flight: Arc::default(),
+            tasks: TaskTracker::new(),
+            closing: CancellationToken::new(),
+            config,
+        };
+        (session, rx)
+    }
+
+    /// The peer of this session.
+    pub fn peer(&self) -> &Peer {
+        &self.peer
+    }
+
+    /// The service.
+    pub fn service(&self) -> &Arc<S> {
+        &self.service
+    }
+
+    /// How many of the peer's requests are being handled.
+    pub fn in_flight_count(&self) -> usize {
+        self.in_flight.lock().map(|m| m.len()).unwrap_or(0)
+    }
+
+    /// Decodes and dispatches one frame. Only waits when the outbound queue is full.
+    pub async fn handle_frame(&self, frame: &str) {
+        match Message::decode(frame) {
+            Ok(message) => self.handle_message(message).await,
+            Err(DecodeError { id, error, respond }) => {
+                tracing::debug!(code = error.code, message = %error.message, "rejected frame");
+                if respond {
+                    self.send_error(id.as_ref(), &error).await;
+                }
+            }
+        }
+    }
+
+    /// Dispatches one decoded message.
+    pub async fn handle_message(&self, message: Message) {
+        match message {
+            Message::Request(request) => self.spawn_request(request).await,
+            Message::Response(response) => {
+                if !self.peer.resolve(&response.id, response.outcome) {
+                    tracing::debug!(id = %response.id, "ignored a response to no pending request");
+                }
+            }
+            Message::Notification(n) if n.method == "notifications/cancelled" => self.cancel_from(&n),
+            Message::Notification(n) => self.service.handle_notification(n, &self.peer),
+        }
+    }
+
+    /// Answers a frame the transport rejected before decoding (for example: too long).
+    pub async fn send_error(&self, id: Option<&RequestId>, error: &ErrorObject) {
+        let _ = self.peer.send(encode_error(id, error), OutboundKind::Response).await;
+    }
+
+    fn cancel_from(&self, n: &Notification) {
+        let Some(params) = n.params.as_ref() else {
+            return;
+        };
+        let Ok(CancelledParams { request_id: Some(id), .. }) = serde_json::from_str(params.get()) else {
+            tracing::debug!("ignored a malformed notifications/cancelled");
+            return;
+        };
+        if let Some(token) = self.in_flight.lock().ok().and_then(|m| m.get(&id).cloned()) {
+            token.cancel();
+        }
+    }
+
+    async fn spawn_request(&self, request: Request) {
+        let id = request.id.clone();
+        let cancel = self.closing.child_token();
+        let duplicate = match self.in_flight.lock() {
+            Ok(mut m) if !m.contains_key(&id) => {
+                m.insert(id.clone(), cancel.clone());
+                false
+            }
+            _ => true,
+        };
+        if duplicate {
+            let error =
+                ErrorObject::invalid_request(format!("request id {id} is already in use by a request in flight"));
+            self.send_error(Some(&id), &error).await;
+            return;
+        }
+        let scope = RequestScope { id: id.clone(), cancel: cancel.clone(), peer: self.peer.related_to(id.clone()) };
+        let method = request.method.clone();
+        let future = self.service.handle_request(request, scope);
+        let peer = self.peer.related_to(id.clone());
+        let in_flight = self.in_flight.clone();
+        self.tasks.spawn(async move {
+            let outcome = tokio::select! {
+                biased;
+                () = cancel.cancelled() => None,
+                r = AssertUnwindSafe(future).catch_unwind() => Some(r),
+            };
+            if let Ok(mut m) = in_flight.lock() {
+                m.remove(&id);
+            }
+            let frame = match outcome {
+                None => {
+                    tracing::debug!(%id, %method, "request cancelled; no response sent");
+                    return;
+                }
+                Some(Ok(Ok(result))) => encode_result(&id, &result),
+                Some(Ok(Err(error))) => encode_error(Some(&id), &error),
+                Some(Err(panic)) => {
+                    let what = panic_message(&panic);
+                    tracing::error!(%id, %method, panic = %what, "request handler panicked");
+                    encode_error(
+                        Some(&id),
+                        &ErrorObject::internal(format!("the handler of `{method}` panicked: {what}")),
+                    )
+                }
+            };
+            let _ = peer.send(frame, OutboundKind::Response).await;
+        });
+    }
+
+    /// Ends the session: fails every pending wait on the peer with [`PeerError::Closed`],
+    /// cancels every handler, and waits (up to the grace period) for their tasks to end.
+    pub async fn shutdown(&self) {
+        self.peer.close();
+        self.closing.cancel();
+        self.tasks.close();
+        if tokio::time::timeout(self.config.shutdown_grace, self.tasks.wait()).await.is_err() {
+            tracing::warn!("some request handlers did not stop within the shutdown grace period");
+        }
+    }
+}
+
+/// The text of a panic payload.
+pub(crate) fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
+    if let Some(s) = panic.downcast_ref::<&str>() {
+        (*s).to_owned()
+    } else if let Some(s) = panic.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "unknown panic payload".to_owned()
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,225 @@
+//! Sending requests and notifications to the other side of a session, and awaiting answers.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::value::RawValue;
+use tokio::sync::{mpsc, oneshot};
+use tokio_util::sync::CancellationToken;
+
+use super::{Outbound, OutboundKind};
+use crate::protocol::jsonrpc::{encode_notification, encode_request};
+use crate::protocol::{CancelledParams, ErrorObject, RequestId};
+
+/// Why a request to the peer produced no result.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum PeerError {
+    /// No answer arrived within the timeout.
+    #[error("the peer did not answer `{method}` within {timeout:?}")]
+    Timeout {
+        /// The method of the request.
+        method: String,
+        /// The timeout that expired.
+        timeout: Duration,
+    },
+    /// The wait was cancelled (typically: the request being handled was cancelled).
+    #[error("the request was cancelled")]
+    Cancelled,
+    /// The session closed before an answer arrived.
+    #[error("the connection closed")]
+    Closed,
+    /// The peer answered with a JSON-RPC error.
+    #[error("the peer answered with error {}: {}", .0.code, .0.message)]
+    Rpc(ErrorObject),
+    /// The parameters could not be encoded, or the result could not be decoded.
+    #[error("{0}")]
+    Codec(String),
+}
+
+type Slot = oneshot::Sender<Result<Box<RawValue>, ErrorObject>>;
+
+struct Pending {
+    closed: bool,
+    slots: HashMap<i64, Slot>,
+}
+
+pub(crate) struct PeerShared {
+    out: mpsc::Sender<Outbound>,
+    pending: Mutex<Pending>,
+    next_id: AtomicI64,
+}
+
+/// Options for one request to the peer.
+#[derive(Debug, Clone, Default)]
+pub struct RequestOptions {
+    /// How long to wait for the answer; `None` waits until cancelled or closed.
+    pub timeout: Option<Duration>,
+    /// Abandons the wait when cancelled.
+    pub cancel: Option<CancellationToken>,
+}
+
+/// A handle for talking to the other side of a session. Cheap to clone.
+///
+/// A peer obtained from a request's context is *related* to that request: transports that can
+/// (Streamable HTTP) deliver what it sends on that request's own response stream.
+#[derive(Clone)]
+pub struct Peer {
+    shared: Arc<PeerShared>,
+    related: Option<RequestId>,
+}
+
+impl std::fmt::Debug for Peer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Peer").field("related", &self.related).field("pending", &self.pending_count()).finish()
+    }
+}
+
+/// Removes a pending slot when the wait ends, however it ends (including being dropped).
+struct SlotGuard<'a> {
+    shared: &'a PeerShared,
+    id: i64,
+}
+
+impl Drop for SlotGuard<'_> {
+    fn drop(&mut self) {
+        if let Ok(mut p) = self.shared.pending.lock() {
+            p.slots.remove(&self.id);
+        }
+    }
+}
+
+impl Peer {
+    pub(crate) fn new(out: mpsc::Sender<Outbound>) -> Self {
+        Peer {
+            shared: Arc::new(PeerShared {
+                out,
+                pending: Mutex::new(Pending { closed: false, slots: HashMap::new() }),
+                next_id: AtomicI64::new(0),
+            }),
+            related: None,
+        }
+    }
+
+    /// The same peer, with what it sends tied to the request `id`.
+    pub(crate) fn related_to(&self, id: RequestId) -> Self {
+        Peer { shared: self.shared.clone(), related: Some(id) }
+    }
+
+    /// The request this handle is tied to, if any.
+    pub fn related_request(&self) -> Option<&RequestId> {
+        self.related.as_ref()
+    }
+
+    /// How many requests to the peer await an answer.
+    pub fn pending_count(&self) -> usize {
+        self.shared.pending.lock().map(|p| p.slots.len()).unwrap_or(0)
+    }
+
+    /// Whether the session has closed.
+    pub fn is_closed(&self) -> bool {
+        self.shared.pending.lock().map(|p| p.closed).unwrap_or(true)
+    }
+
+    /// Sends a request and awaits the raw result.
+    pub async fn request_raw<P: Serialize + ?Sized>(
+        &self,
+        method: &str,
+        params: &P,
+        options: RequestOptions,
+    ) -> Result<Box<RawValue>, PeerError> {
+        let n = self.shared.next_id.fetch_add(1, Ordering::Relaxed);
+        let id = RequestId::Number(n);
+        let frame = encode_request(&id, method, params).map_err(|e| PeerError::Codec(e.to_string()))?;
+        let (tx, rx) = oneshot::channel();
+        {
+            let mut p = self.shared.pending.lock().map_err(|_| PeerError::Closed)?;
+            if p.closed {
+                return Err(PeerError::Closed);
+            }
+            p.slots.insert(n, tx);
+        }
+        let _guard = SlotGuard { shared: &self.shared, id: n };
+        self.send(frame, OutboundKind::Request).await?;
+
+        let cancel = options.cancel.unwrap_or_default();
+        let timeout = async {
+            match options.timeout {
+                Some(t) => tokio::time::sleep(t).await,
+                None => std::future::pending().await,
+            }
+        };
+        let outcome = tokio::select! {
+            r = rx => r.map_err(|_| PeerError::Closed)?.map_err(PeerError::Rpc),
+            () = cancel.cancelled() => {
+                self.notify_cancelled(id, "the request that needed this answer was cancelled");
+                Err(PeerError::Cancelled)
+            }
+            () = timeout => {
+                self.notify_cancelled(id, "timed out");
+                Err(PeerError::Timeout { method: method.to_owned(), timeout: options.timeout.unwrap_or_default() })
+            }
+        };
+        outcome
+    }
+
+    /// Sends a request and decodes the result as `R`.
+    pub async fn request<P: Serialize + ?Sized, R: DeserializeOwned>(
+        &self,
+        method: &str,
+        params: &P,
+        options: RequestOptions,
+    ) -> Result<R, PeerError> {
+        let raw = self.request_raw(method, params, options).await?;
+        serde_json::from_str(raw.get()).map_err(|e| PeerError::Codec(format!("invalid `{method}` result: {e}")))
+    }
+
+    /// Sends a notification.
+    pub async fn notify<P: Serialize + ?Sized>(&self, method: &str, params: &P) -> Result<(), PeerError> {
+        let frame = encode_notification(method, params).map_err(|e| PeerError::Codec(e.to_string()))?;
+        self.send(frame, OutboundKind::Notification).await
+    }
+
+    fn notify_cancelled(&self, id: RequestId, reason: &str) {
+        let params = CancelledParams { request_id: Some(id), reason: Some(reason.to_owned()) };
+        if let Ok(frame) = encode_notification("notifications/cancelled", &params) {
+            // Best effort: a full outbound queue must not block the caller that is giving up.
+            let _ = self.shared.out.try_send(Outbound {
+                frame,
+                related: self.related.clone(),
+                kind: OutboundKind::Notification,
+            });
+        }
+    }
+
+    pub(crate) async fn send(&self, frame: String, kind: OutboundKind) -> Result<(), PeerError> {
+        self.shared
+            .out
+            .send(Outbound { frame, related: self.related.clone(), kind })
+            .await
+            .map_err(|_| PeerError::Closed)
+    }
+
+    /// Routes a response from the peer to whoever awaits it. Unknown ids are ignored.
+    pub(crate) fn resolve(&self, id: &RequestId, outcome: Result<Box<RawValue>, ErrorObject>) -> bool {
+        let RequestId::Number(n) = id else {
+            return false;
+        };
+        let slot = self.shared.pending.lock().ok().and_then(|mut p| p.slots.remove(n));
+        match slot {
+            Some(tx) => tx.send(outcome).is_ok(),
+            None => false,
+        }
+    }
+
+    /// Fails every pending wait with [`PeerError::Closed`] and refuses new requests.
+    pub(crate) fn close(&self) {
+        if let Ok(mut p) = self.shared.pending.lock() {
+            p.closed = true;
+            p.slots.clear();
+        }
+    }
+}

@@ -1,0 +1,67 @@
+//! # mcp-core
+//!
+//! Typed [Model Context Protocol](https://modelcontextprotocol.io) servers in Rust.
+//!
+//! Annotate functions with `#[tool]`, register them on a [`Server`], and serve it over stdio:
+//!
+//! ```no_run
+//! use mcp_core::prelude::*;
+//!
+//! /// Adds two integers.
+//! #[tool]
+//! async fn add(a: i64, b: i64) -> i64 {
+//!     a + b
+//! }
+//!
+//! #[tokio::main]
+//! async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//!     let server = Server::builder("calculator", "1.0.0").tools(tools![add]).build()?;
+//!     server.serve_stdio().await?;
+//!     Ok(())
+//! }
+//! ```
+//!
+//! Layers, bottom up: [`protocol`] (wire types), [`engine`] (one session's message pump),
+//! [`server`] and [`tool`] (what a server offers), [`transport`] (moving frames).
+
+#![warn(missing_docs)]
+
+pub mod engine;
+pub mod protocol;
+pub mod server;
+pub mod tool;
+pub mod transport;
+
+pub use engine::{Peer, PeerError};
+pub use protocol::{CallToolResult, Content, ErrorObject};
+pub use server::{BuildError, Context, Server, ServerBuilder};
+pub use tool::{Json, State, ToolDef};
+
+#[cfg(feature = "macros")]
+pub use mcp_macros::{tool, toolbox};
+
+/// The names most servers need.
+pub mod prelude {
+    pub use crate::protocol::{CallToolResult, Content, ErrorObject};
+    pub use crate::server::{Context, Server};
+    pub use crate::tool::{Json, State, ToolDef};
+    pub use crate::tools;
+    #[cfg(feature = "macros")]
+    pub use mcp_macros::{tool, toolbox};
+}
+
+/// Items used by macro-generated code. Not a public API: no stability promise.
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::protocol::{ErrorObject, JsonObject, ToolAnnotations};
+    pub use crate::tool::{InputSchema, IntoToolResult, ToolArgument, ToolBox, ToolCall, ToolDef, ToolFn};
+    pub use std::sync::Arc;
+    pub use std::vec;
+    pub use std::vec::Vec;
+
+    /// Identity, bounded: lets a wrong return type fail at the user's `-> Type`.
+    #[inline(always)]
+    pub fn tool_result<T: IntoToolResult>(value: T) -> T {
+        value
+    }
+}

@@ -1,0 +1,485 @@
+//! The JSON-RPC 2.0 envelope: ids, errors, and decoding one frame into a [`Message`].
+//!
+//! Decoding parses a frame exactly once: `params`, `result` and `data` are kept as raw JSON
+//! slices ([`RawValue`]) and only turned into typed values by whoever handles the message.
+
+use std::fmt;
+use std::sync::Arc;
+
+use serde::de::{self, IgnoredAny};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::value::RawValue;
+
+/// The only JSON-RPC version MCP speaks.
+pub const JSONRPC_VERSION: &str = "2.0";
+
+/// Standard and MCP-specific JSON-RPC error codes.
+pub mod codes {
+    /// The frame is not valid JSON.
+    pub const PARSE_ERROR: i32 = -32700;
+    /// The JSON is not a valid request object.
+    pub const INVALID_REQUEST: i32 = -32600;
+    /// The method does not exist or is not available.
+    pub const METHOD_NOT_FOUND: i32 = -32601;
+    /// Invalid method parameters.
+    pub const INVALID_PARAMS: i32 = -32602;
+    /// Internal error.
+    pub const INTERNAL_ERROR: i32 = -32603;
+    /// A requested resource does not exist (MCP, 2025 revisions).
+    pub const RESOURCE_NOT_FOUND: i32 = -32002;
+    /// The request needs the user to complete one or more URL-mode elicitations first (MCP 2025-11-25).
+    pub const URL_ELICITATION_REQUIRED: i32 = -32042;
+}
+
+/// A request id: a string or an integer (MCP forbids `null`).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum RequestId {
+    /// An integer id.
+    Number(i64),
+    /// A string id.
+    String(Arc<str>),
+}
+
+impl fmt::Display for RequestId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RequestId::Number(n) => write!(f, "{n}"),
+            RequestId::String(s) => write!(f, "{s:?}"),
+        }
+    }
+}
+
+impl From<i64> for RequestId {
+    fn from(n: i64) -> Self {
+        RequestId::Number(n)
+    }
+}
+
+impl From<&str> for RequestId {
+    fn from(s: &str) -> Self {
+        RequestId::String(s.into())
+    }
+}
+
+impl Serialize for RequestId {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            RequestId::Number(n) => s.serialize_i64(*n),
+            RequestId::String(v) => s.serialize_str(v),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for RequestId {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        match IdField::deserialize(d)? {
+            IdField::Valid(id) => Ok(id),
+            IdField::Null => Err(de::Error::custom("request id must not be null")),
+            IdField::Invalid(why) => Err(de::Error::custom(why)),
+        }
+    }
+}
+
+/// What the `id` member of a frame holds, before we decide whether it is acceptable.
+#[derive(Debug)]
+enum IdField {
+    Valid(RequestId),
+    Null,
+    Invalid(&'static str),
+}
+
+impl<'de> Deserialize<'de> for IdField {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> de::Visitor<'de> for V {
+            type Value = IdField;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a string or integer id")
+            }
+            fn visit_i64<E>(self, v: i64) -> Result<IdField, E> {
+                Ok(IdField::Valid(RequestId::Number(v)))
+            }
+            fn visit_u64<E>(self, v: u64) -> Result<IdField, E> {
+                Ok(i64::try_from(v)
+                    .map(|n| IdField::Valid(RequestId::Number(n)))
+                    .unwrap_or(IdField::Invalid("request id is out of the 64-bit integer range")))
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<IdField, E> {
+                Ok(IdField::Invalid("request id must be an integer or a string"))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<IdField, E> {
+                Ok(IdField::Valid(RequestId::String(v.into())))
+            }
+            fn visit_unit<E>(self) -> Result<IdField, E> {
+                Ok(IdField::Null)
+            }
+            fn visit_none<E>(self) -> Result<IdField, E> {
+                Ok(IdField::Null)
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<IdField, E> {
+                Ok(IdField::Invalid("request id must be an integer or a string"))
+            }
+            fn visit_seq<A: de::SeqAccess<'de>>(self, mut a: A) -> Result<IdField, A::Error> {
+                while a.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(IdField::Invalid("request id must be an integer or a string"))
+            }
+            fn visit_map<A: de::MapAccess<'de>>(self, mut a: A) -> Result<IdField, A::Error> {
+                while a.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(IdField::Invalid("request id must be an integer or a string"))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// A JSON-RPC error object, as sent in an error response.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, thiserror::Error)]
+#[error("JSON-RPC error {code}: {message}")]
+pub struct ErrorObject {
+    /// The error code (see [`codes`]).
+    pub code: i32,
+    /// A short description of the error.
+    pub message: String,
+    /// Additional information about the error.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<serde_json::Value>,
+}
+
+impl ErrorObject {
+    /// An error with a code and message and no data.
+    pub fn new(code: i32, message: impl Into<String>) -> Self {
+        ErrorObject { code, message: message.into(), data: None }
+    }
+    /// Attaches `data` to the error.
+    pub fn with_data(mut self, data: serde_json::Value) -> Self {
+        self.data = Some(data);
+        self
+    }
+    /// -32700.
+    pub fn parse_error(message: impl Into<String>) -> Self {
+        Self::new(codes::PARSE_ERROR, message)
+    }
+    /// -32600.
+    pub fn invalid_request(message: impl Into<String>) -> Self {
+        Self::new(codes::INVALID_REQUEST, message)
+    }
+    /// -32601, naming the method.
+    pub fn method_not_found(method: &str) -> Self {
+        Self::new(codes::METHOD_NOT_FOUND, format!("method not found: {method}"))
+    }
+    /// -32602.
+    pub fn invalid_params(message: impl Into<String>) -> Self {
+        Self::new(codes::INVALID_PARAMS, message)
+    }
+    /// -32603.
+    pub fn internal(message: impl Into<String>) -> Self {
+        Self::new(codes::INTERNAL_ERROR, message)
+    }
+}
+
+/// One decoded frame.
+#[derive(Debug)]
+pub enum Message {
+    /// A request expecting a response.
+    Request(Request),
+    /// A notification (no id, no response).
+    Notification(Notification),
+    /// A response to a request this side sent.
+    Response(Response),
+}
+
+/// An incoming request.
+#[derive(Debug)]
+pub struct Request {
+    /// The id the response must carry.
+    pub id: RequestId,
+    /// The method name.
+    pub method: String,
+    /// The raw parameters, if any.
+    pub params: Option<Box<RawValue>>,
+}
+
+/// An incoming notification.
+#[derive(Debug)]
+pub struct Notification {
+    /// The method name.
+    pub method: String,
+    /// The raw parameters, if any.
+    pub params: Option<Box<RawValue>>,
+}
+
+/// A response to one of our requests.
+#[derive(Debug)]
+pub struct Response {
+    /// The id of the request it answers.
+    pub id: RequestId,
+    /// The result or the error.
+    pub outcome: Result<Box<RawValue>, ErrorObject>,
+}
+
+/// Why a frame could not be decoded, with the error response to send (if any).
+#[derive(Debug)]
+pub struct DecodeError {
+    /// The id to answer with (`None` → `null`).
+    pub id: Option<RequestId>,
+    /// The error to report.
+    pub error: ErrorObject,
+    /// False when the frame was something that must not be answered (a malformed response).
+    pub respond: bool,
+}
+
+#[derive(Deserialize)]
+struct Envelope<'a> {
+    #[serde(default)]
+    jsonrpc: Option<&'a str>,
+    #[serde(default, deserialize_with = "present")]
+    id: Option<IdField>,
+    #[serde(default)]
+    method: Option<String>,
+    #[serde(default, borrow)]
+    params: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    result: Option<&'a RawValue>,
+    #[serde(default)]
+    error: Option<ErrorObject>,
+}
+
+fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<IdField>, D::Error> {
+    IdField::deserialize(d).map(Some)
+}
+
+/// Only the id, for answering frames whose other members are malformed.
+#[derive(Deserialize)]
+struct IdOnly {
+    #[serde(default, deserialize_with = "present")]
+    id: Option<IdField>,
+}
+
+impl Message {
+    /// Decodes one frame. On failure, the error says what to answer.
+    pub fn decode(frame: &str) -> Result<Message, DecodeError> {
+        let env: Envelope<'_> = match serde_json::from_str(frame) {
+            Ok(env) => env,
+            Err(e) => return Err(Self::classify_failure(frame, e)),
+        };
+        let id = match env.id {
+            None => None,
+            Some(IdField::Valid(id)) => Some(id),
+            Some(IdField::Null) if env.method.is_none() && env.error.is_some() => {
+                // An error response the peer could not tie to any request: nothing to route.
+                return Err(DecodeError {
+                    id: None,
+                    error: ErrorObject::invalid_request("error response with a null id"),
+                    respond: false,
+                });
+            }
+            Some(IdField::Null) => {
+                return Err(DecodeError {
+                    id: None,
+                    error: ErrorObject::invalid_request("request id must not be null"),
+                    respond: env.method.is_some(),
+                });
+            }
+            Some(IdField::Invalid(why)) => {
+                return Err(DecodeError {
+                    id: None,
+                    error: ErrorObject::invalid_request(why),
+                    respond: env.method.is_some() || (env.result.is_none() && env.error.is_none()),
+                });
+            }
+        };
+        let id_for_errors = id.clone();
+        let invalid = |msg: &str, respond: bool| DecodeError {
+            id: id_for_errors.clone(),
+            error: ErrorObject::invalid_request(msg.to_owned()),
+            respond,
+        };
+        if env.jsonrpc != Some(JSONRPC_VERSION) {
+            let is_response = env.method.is_none() && (env.result.is_some() || env.error.is_some());
+            return Err(invalid("`jsonrpc` must be \"2.0\"", !is_response));
+        }
+        match (env.method, id) {
+            (Some(method), Some(id)) => {
+                if env.result.is_some() || env.error.is_some() {
+                    return Err(invalid("a request must not carry `result` or `error`", true));
+                }
+                Ok(Message::Request(Request { id, method, params: env.params.map(RawValue::to_owned) }))
+            }
+            (Some(method), None) => {
+                if env.result.is_some() || env.error.is_some() {
+                    return Err(invalid("a notification must not carry `result` or `error`", false));
+                }
+                Ok(Message::Notification(Notification { method, params: env.params.map(RawValue::to_owned) }))
+            }
+            (None, Some(id)) => match (env.result, env.error) {
+                (Some(result), None) => Ok(Message::Response(Response { id, outcome: Ok(result.to_owned()) })),
+                (None, Some(error)) => Ok(Message::Response(Response { id, outcome: Err(error) })),
+                (Some(_), Some(_)) => Err(invalid("a response must not carry both `result` and `error`", false)),
+                (None, None) => Err(invalid("the frame has an id but no `method`, `result` or `error`", true)),
+            },
+            (None, None) => Err(invalid("the frame has neither `method` nor `id`", true)),
+        }
+    }
+
+    fn classify_failure(frame: &str, e: serde_json::Error) -> DecodeError {
+        if e.is_syntax() || e.is_eof() || serde_json::from_str::<IgnoredAny>(frame).is_err() {
+            let msg = if e.to_string().contains("recursion limit") {
+                "parse error: JSON nested too deeply".to_owned()
+            } else {
+                format!("parse error: {e}")
+            };
+            return DecodeError { id: None, error: ErrorObject::parse_error(msg), respond: true };
+        }
+        let trimmed = frame.trim_start();
+        let error = if trimmed.starts_with('[') {
+            ErrorObject::invalid_request("batch requests are not supported; send one JSON-RPC object per message")
+        } else if !trimmed.starts_with('{') {
+            ErrorObject::invalid_request("a JSON-RPC message must be a JSON object")
+        } else {
+            ErrorObject::invalid_request(format!("invalid JSON-RPC message: {e}"))
+        };
+        let id = serde_json::from_str::<IdOnly>(frame).ok().and_then(|x| match x.id {
+            Some(IdField::Valid(id)) => Some(id),
+            _ => None,
+        });
+        DecodeError { id, error, respond: true }
+    }
+}
+
+/// Encodes a success response around an already-serialized result.
+pub fn encode_result(id: &RequestId, result: &RawValue) -> String {
+    let mut out = String::with_capacity(result.get().len() + 40);
+    out.push_str("{\"jsonrpc\":\"2.0\",\"id\":");
+    push_id(&mut out, id);
+    out.push_str(",\"result\":");
+    out.push_str(result.get());
+    out.push('}');
+    out
+}
+
+/// Encodes an error response (`id` `None` → `null`).
+pub fn encode_error(id: Option<&RequestId>, error: &ErrorObject) -> String {
+    #[derive(Serialize)]
+    struct Out<'a> {
+        jsonrpc: &'static str,
+        id: Option<&'a RequestId>,
+        error: &'a ErrorObject,
+    }
+    serde_json::to_string(&Out { jsonrpc: JSONRPC_VERSION, id, error }).unwrap_or_else(|_| {
+        r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"unencodable error"}}"#.into()
+    })
+}
+
+/// Encodes a request.
+pub fn encode_request<P: Serialize + ?Sized>(id: &RequestId, method: &str, params: &P) -> serde_json::Result<String> {
+    #[derive(Serialize)]
+    struct Out<'a, P: ?Sized> {
+        jsonrpc: &'static str,
+        id: &'a RequestId,
+        method: &'a str,
+        params: &'a P,
+    }
+    serde_json::to_string(&Out { jsonrpc: JSONRPC_VERSION, id, method, params })
+}
+
+/// Encodes a notification.
+pub fn encode_notification<P: Serialize + ?Sized>(method: &str, params: &P) -> serde_json::Result<String> {
+    #[derive(Serialize)]
+    struct Out<'a, P: ?Sized> {
+        jsonrpc: &'static str,
+        method: &'a str,
+        params: &'a P,
+    }
+    serde_json::to_string(&Out { jsonrpc: JSONRPC_VERSION, method, params })
+}
+
+fn push_id(out: &mut String, id: &RequestId) {
+    match id {
+        RequestId::Number(n) => {
+            use std::fmt::Write;
+            let _ = write!(out, "{n}");
+        }
+        RequestId::String(s) => {
+            // Serializing a str to JSON cannot fail.
+            out.push_str(&serde_json::to_string(&**s).unwrap_or_default());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn err(frame: &str) -> DecodeError {
+        Message::decode(frame).expect_err("frame should be rejected")
+    }
+
+    #[test]
+    fn decodes_each_kind() {
+        let m = Message::decode(r#"{"jsonrpc":"2.0","id":7,"method":"ping"}"#).unwrap();
+        assert!(
+            matches!(m, Message::Request(Request { id: RequestId::Number(7), ref method, params: None }) if method == "ping")
+        );
+        let m = Message::decode(r#"{"jsonrpc":"2.0","method":"notifications/initialized","params":{}}"#).unwrap();
+        assert!(matches!(m, Message::Notification(ref n) if n.params.as_ref().unwrap().get() == "{}"));
+        let m = Message::decode(r#"{"jsonrpc":"2.0","id":"a","result":{"x":1}}"#).unwrap();
+        assert!(matches!(m, Message::Response(Response { outcome: Ok(ref r), .. }) if r.get() == r#"{"x":1}"#));
+        let m = Message::decode(r#"{"jsonrpc":"2.0","id":1,"error":{"code":-1,"message":"no"}}"#).unwrap();
+        assert!(matches!(m, Message::Response(Response { outcome: Err(ErrorObject { code: -1, .. }), .. })));
+    }
+
+    #[test]
+    fn classifies_bad_frames() {
+        assert_eq!(err("{not json").error.code, codes::PARSE_ERROR);
+        assert_eq!(err(r#"{"jsonrpc":"2.0","id":1,"method":"x""#).error.code, codes::PARSE_ERROR);
+        let e = err(r#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#);
+        assert_eq!(e.error.code, codes::INVALID_REQUEST);
+        assert!(e.error.message.contains("batch"));
+        assert_eq!(err("42").error.code, codes::INVALID_REQUEST);
+        let e = err(r#"{"jsonrpc":"1.0","id":3,"method":"ping"}"#);
+        assert_eq!((e.error.code, e.id), (codes::INVALID_REQUEST, Some(RequestId::Number(3))));
+        let e = err(r#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#);
+        assert_eq!((e.error.code, e.id, e.respond), (codes::INVALID_REQUEST, None, true));
+        let e = err(r#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#);
+        assert_eq!(e.error.code, codes::INVALID_REQUEST);
+        let e = err(r#"{"jsonrpc":"2.0","id":99999999999999999999999,"method":"ping"}"#);
+        assert_eq!(e.error.code, codes::INVALID_REQUEST);
+        let e = err(r#"{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}"#);
+        assert_eq!(e.error.code, codes::INVALID_REQUEST);
+        let e = err(r#"{"jsonrpc":"2.0","id":4,"method":17}"#);
+        assert_eq!((e.error.code, e.id), (codes::INVALID_REQUEST, Some(RequestId::Number(4))));
+        let e = err(r#"{"jsonrpc":"2.0","id":5}"#);
+        assert_eq!(e.error.code, codes::INVALID_REQUEST);
+        assert!(!err(r#"{"jsonrpc":"2.0","id":1,"result":1,"error":{"code":1,"message":""}}"#).respond);
+    }
+
+    #[test]
+    fn deep_nesting_is_rejected_without_overflowing_the_stack() {
+        let frame = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+        assert_eq!(err(&frame).error.code, codes::INVALID_REQUEST);
+        let frame = format!("{}1{}", "{\"a\":".repeat(100_000), "}".repeat(100_000));
+        assert_eq!(err(&frame).error.code, codes::INVALID_REQUEST);
+        // Deep params are kept raw here; decoding them later fails cleanly at serde_json's depth limit.
+        let frame = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"x","params":{}{}}}"#,
+            "[".repeat(100_000),
+            "]".repeat(100_000)
+        );
+        let Ok(Message::Request(r)) = Message::decode(&frame) else { panic!("expected a request") };
+        let e = serde_json::from_str::<serde_json::Value>(r.params.unwrap().get()).unwrap_err();
+        assert!(e.to_string().contains("recursion limit"), "{e}");
+    }
+
+    #[test]
+    fn encodes_responses() {
+        let raw = RawValue::from_string("{\"ok\":true}".into()).unwrap();
+        assert_eq!(
+            encode_result(&RequestId::from("a\"b"), &raw),
+            r#"{"jsonrpc":"2.0","id":"a\"b","result":{"ok":true}}"#
+        );
+        assert_eq!(
+            encode_error(None, &ErrorObject::parse_error("bad")),
+            r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"bad"}}"#
+        );
+    }
+}

@@ -1,0 +1,240 @@
+//! Servers: the builder, the tool router, and the per-session dispatch.
+
+mod context;
+mod session;
+
+use std::any::{Any, TypeId};
+use std::collections::HashMap;
+use std::io;
+use std::sync::Arc;
+
+use serde_json::value::RawValue;
+use tokio::io::{AsyncRead, AsyncWrite};
+
+pub use context::Context;
+
+use crate::engine::{Session, SessionConfig};
+use crate::protocol::{Implementation, ListChangedCapability, ListToolsResult, ServerCapabilities};
+use crate::tool::{ToolBox, ToolDef};
+use crate::transport::{LineOptions, serve_lines};
+
+/// Why a server could not be built.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum BuildError {
+    /// Two tools were registered under one name.
+    #[error("a tool named `{name}` is already registered; tool names must be unique")]
+    DuplicateTool {
+        /// The name registered twice.
+        name: String,
+    },
+    /// A tool name breaks MCP's naming rules.
+    #[error("invalid tool name `{name}`: {reason}")]
+    InvalidToolName {
+        /// The offending name.
+        name: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// A tool's output schema is not usable.
+    #[error("tool `{tool}`: {reason}")]
+    InvalidOutputSchema {
+        /// The tool.
+        tool: String,
+        /// What is wrong with its schema.
+        reason: String,
+    },
+}
+
+/// Checks a tool name against MCP's rules: 1 to 128 characters from `A-Z a-z 0-9 _ - .`.
+pub fn validate_tool_name(name: &str) -> Result<(), String> {
+    if name.is_empty() || name.len() > 128 {
+        return Err(format!("a tool name must be 1 to 128 characters long (this one has {})", name.chars().count()));
+    }
+    match name.chars().find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))) {
+        Some(c) => Err(format!("`{c}` is not allowed; use only ASCII letters, digits, `_`, `-` and `.`")),
+        None => Ok(()),
+    }
+}
+
+pub(crate) struct ServerInner {
+    pub(crate) info: Implementation,
+    pub(crate) instructions: Option<String>,
+    pub(crate) capabilities: ServerCapabilities,
+    pub(crate) tools: HashMap<String, ToolDef>,
+    /// `tools/list`, serialized once.
+    pub(crate) tools_list: Box<RawValue>,
+    pub(crate) state: HashMap<TypeId, Arc<dyn Any + Send + Sync>>,
+    pub(crate) line: LineOptions,
+    pub(crate) session: SessionConfig,
+}
+
+/// A built MCP server. Cheap to clone; every connection gets its own session.
+#[derive(Clone)]
+pub struct Server {
+    inner: Arc<ServerInner>,
+}
+
+impl std::fmt::Debug for Server {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Server").field("info", &self.inner.info).field("tools", &self.inner.tools.len()).finish()
+    }
+}
+
+impl Server {
+    /// Starts a builder; `name` and `version` become the `serverInfo` clients see.
+    pub fn builder(name: impl Into<String>, version: impl Into<String>) -> ServerBuilder {
+        ServerBuilder {
+            info: Implementation::new(name, version),
+            instructions: None,
+            tools: Vec::new(),
+            state: HashMap::new(),
+            line: LineOptions::default(),
+            session: SessionConfig::default(),
+        }
+    }
+
+    /// The server's identity.
+    pub fn info(&self) -> &Implementation {
+        &self.inner.info
+    }
+
+    /// The registered tools, in registration order.
+    pub fn tools(&self) -> ListToolsResult {
+        // Serialized by `build` from a `ListToolsResult`, so it always decodes.
+        serde_json::from_str(self.inner.tools_list.get())
+            .unwrap_or(ListToolsResult { tools: vec![], next_cursor: None })
+    }
+
+    /// Serves one session over stdin/stdout until stdin ends.
+    pub async fn serve_stdio(&self) -> io::Result<()> {
+        self.serve_io(tokio::io::stdin(), tokio::io::stdout()).await
+    }
+
+    /// Serves one session over any reader/writer pair, one JSON message per line.
+    pub async fn serve_io<R, W>(&self, reader: R, writer: W) -> io::Result<()>
+    where
+        R: AsyncRead + Unpin,
+        W: AsyncWrite + Unpin + Send + 'static,
+    {
+        let (session, outbound) =
+            Session::new(session::ServerSession::new(self.inner.clone()), self.inner.session.clone());
+        serve_lines(session, outbound, reader, writer, self.inner.line.clone()).await
+    }
+}
+
+/// Configures a [`Server`].
+#[must_use = "a builder does nothing until `build` is called"]
+pub struct ServerBuilder {
+    info: Implementation,
+    instructions: Option<String>,
+    tools: Vec<ToolDef>,
+    state: HashMap<TypeId, Arc<dyn Any + Send + Sync>>,
+    line: LineOptions,
+    session: SessionConfig,
+}
+
+impl std::fmt::Debug for ServerBuilder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ServerBuilder").field("info", &self.info).field("tools", &self.tools).finish_non_exhaustive()
+    }
+}
+
+impl ServerBuilder {
+    /// Sets the human-readable title in `serverInfo`.
+    pub fn title(mut self, title: impl Into<String>) -> Self {
+        self.info.title = Some(title.into());
+        self
+    }
+
+    /// Sets the description in `serverInfo`.
+    pub fn description(mut self, description: impl Into<String>) -> Self {
+        self.info.description = Some(description.into());
+        self
+    }
+
+    /// Sets the website in `serverInfo`.
+    pub fn website_url(mut self, url: impl Into<String>) -> Self {
+        self.info.website_url = Some(url.into());
+        self
+    }
+
+    /// Sets the instructions returned by `initialize`, telling a model how to use the server.
+    pub fn instructions(mut self, instructions: impl Into<String>) -> Self {
+        self.instructions = Some(instructions.into());
+        self
+    }
+
+    /// Registers a tool. A name registered twice makes [`build`](Self::build) fail.
+    pub fn tool(mut self, tool: ToolDef) -> Self {
+        self.tools.push(tool);
+        self
+    }
+
+    /// Registers several tools, e.g. `tools![add, echo]`.
+    pub fn tools(mut self, tools: impl IntoIterator<Item = ToolDef>) -> Self {
+        self.tools.extend(tools);
+        self
+    }
+
+    /// Registers the tools of a `#[toolbox]` value.
+    pub fn toolbox<T: ToolBox>(self, toolbox: T) -> Self {
+        self.toolbox_arc(Arc::new(toolbox))
+    }
+
+    /// Registers the tools of a shared `#[toolbox]` value.
+    pub fn toolbox_arc<T: ToolBox>(self, toolbox: Arc<T>) -> Self {
+        self.tools(toolbox.tools())
+    }
+
+    /// Registers shared state, injected into tools that take a [`State<T>`](crate::State)
+    /// argument and available from [`Context::state`]. One value per type.
+    pub fn state<T: Send + Sync + 'static>(mut self, value: T) -> Self {
+        self.state.insert(TypeId::of::<T>(), Arc::new(value));
+        self
+    }
+
+    /// Sets the longest accepted incoming message (default 4 MiB); longer ones are rejected
+    /// without being buffered.
+    pub fn max_message_size(mut self, bytes: usize) -> Self {
+        self.line.max_line = bytes;
+        self
+    }
+
+    /// Checks the configuration and builds the server.
+    pub fn build(self) -> Result<Server, BuildError> {
+        let mut tools = HashMap::with_capacity(self.tools.len());
+        let mut listed = Vec::with_capacity(self.tools.len());
+        for def in self.tools {
+            let name = def.name().to_owned();
+            validate_tool_name(&name).map_err(|reason| BuildError::InvalidToolName { name: name.clone(), reason })?;
+            if let Some(schema) = &def.tool.output_schema {
+                crate::tool::check_output_schema(schema)
+                    .map_err(|e| BuildError::InvalidOutputSchema { tool: name.clone(), reason: e.0 })?;
+            }
+            if tools.contains_key(&name) {
+                return Err(BuildError::DuplicateTool { name });
+            }
+            listed.push(def.tool.clone());
+            tools.insert(name, def);
+        }
+        let capabilities = ServerCapabilities {
+            tools: (!listed.is_empty()).then(ListChangedCapability::default),
+            ..Default::default()
+        };
+        let tools_list = serde_json::value::to_raw_value(&ListToolsResult { tools: listed, next_cursor: None })
+            .map_err(|e| BuildError::InvalidOutputSchema { tool: String::new(), reason: e.to_string() })?;
+        Ok(Server {
+            inner: Arc::new(ServerInner {
+                info: self.info,
+                instructions: self.instructions,
+                capabilities,
+                tools,
+                tools_list,
+                state: self.state,
+                line: self.line,
+                session: self.session,
+            }),
+        })
+    }
+}

@@ -1,0 +1,146 @@
+//! One server session: the MCP methods a client may call, on top of the engine.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::value::RawValue;
+
+use super::{Context, ServerInner};
+use crate::engine::{BoxFuture, HandlerResult, Peer, RequestScope, Service};
+use crate::protocol::{
+    CallToolParams, ClientCapabilities, EmptyResult, ErrorObject, Implementation, InitializeParams, InitializeResult,
+    LATEST_PROTOCOL_VERSION, Notification, PaginatedParams, Request, SUPPORTED_PROTOCOL_VERSIONS,
+};
+use crate::tool::ToolCall;
+
+/// What `initialize` established.
+#[derive(Debug)]
+pub(crate) struct ClientState {
+    pub(crate) protocol_version: String,
+    pub(crate) capabilities: ClientCapabilities,
+    pub(crate) info: Implementation,
+}
+
+/// Per-session state shared by every request of the session.
+#[derive(Debug, Default)]
+pub(crate) struct SessionState {
+    client: OnceLock<ClientState>,
+    initialized: AtomicBool,
+}
+
+impl SessionState {
+    pub(crate) fn client(&self) -> Option<&ClientState> {
+        self.client.get()
+    }
+}
+
+pub(crate) struct ServerSession {
+    server: Arc<ServerInner>,
+    state: Arc<SessionState>,
+}
+
+impl ServerSession {
+    pub(crate) fn new(server: Arc<ServerInner>) -> Self {
+        ServerSession { server, state: Arc::default() }
+    }
+}
+
+fn params<T: DeserializeOwned>(request: &Request) -> Result<T, ErrorObject> {
+    let text = request.params.as_deref().map_or("{}", RawValue::get);
+    serde_json::from_str(text)
+        .map_err(|e| ErrorObject::invalid_params(format!("invalid `{}` parameters: {e}", request.method)))
+}
+
+fn to_raw<T: Serialize>(value: &T) -> HandlerResult {
+    serde_json::value::to_raw_value(value)
+        .map_err(|e| ErrorObject::internal(format!("result could not be encoded: {e}")))
+}
+
+fn ready(result: HandlerResult) -> BoxFuture<'static, HandlerResult> {
+    Box::pin(std::future::ready(result))
+}
+
+impl ServerSession {
+    fn initialize(&self, request: &Request) -> HandlerResult {
+        let p: InitializeParams = params(request)?;
+        let protocol_version = if SUPPORTED_PROTOCOL_VERSIONS.contains(&p.protocol_version.as_str()) {
+            p.protocol_version
+        } else {
+            LATEST_PROTOCOL_VERSION.to_owned()
+        };
+        let client = ClientState {
+            protocol_version: protocol_version.clone(),
+            capabilities: p.capabilities,
+            info: p.client_info,
+        };
+        if self.state.client.set(client).is_err() {
+            return Err(ErrorObject::invalid_request("the session is already initialized"));
+        }
+        tracing::debug!(%protocol_version, "session initialized");
+        to_raw(&InitializeResult {
+            protocol_version,
+            capabilities: self.server.capabilities.clone(),
+            server_info: self.server.info.clone(),
+            instructions: self.server.instructions.clone(),
+        })
+    }
+
+    fn list_tools(&self, request: &Request) -> HandlerResult {
+        let p: PaginatedParams = params(request)?;
+        if p.cursor.is_some() {
+            return Err(ErrorObject::invalid_params("invalid cursor: the tool list has a single page"));
+        }
+        Ok(self.server.tools_list.clone())
+    }
+
+    fn call_tool(&self, request: Request, scope: RequestScope) -> BoxFuture<'static, HandlerResult> {
+        let server = self.server.clone();
+        let session = self.state.clone();
+        Box::pin(async move {
+            let p: CallToolParams = params(&request)?;
+            let tool = server
+                .tools
+                .get(&p.name)
+                .ok_or_else(|| ErrorObject::invalid_params(format!("unknown tool: `{}`", p.name)))?
+                .clone();
+            let progress_token = p.meta.and_then(|m| m.progress_token);
+            let ctx = Context::new(scope.id, scope.peer, scope.cancel, progress_token, session, server);
+            let result = tool.call(ToolCall { ctx, arguments: p.arguments.unwrap_or_default() }).await?;
+            to_raw(&result)
+        })
+    }
+}
+
+impl Service for ServerSession {
+    fn handle_request(&self, request: Request, scope: RequestScope) -> BoxFuture<'static, HandlerResult> {
+        let method = request.method.as_str();
+        let known = matches!(method, "initialize" | "ping" | "tools/list" | "tools/call");
+        if !known || (method == "tools/list" || method == "tools/call") && self.server.capabilities.tools.is_none() {
+            return ready(Err(ErrorObject::method_not_found(method)));
+        }
+        if method == "ping" {
+            return ready(to_raw(&EmptyResult {}));
+        }
+        if method == "initialize" {
+            return ready(self.initialize(&request));
+        }
+        if self.state.client().is_none() {
+            return ready(Err(ErrorObject::invalid_request(format!(
+                "`{method}` before `initialize`: the session must be initialized first"
+            ))));
+        }
+        match method {
+            "tools/list" => ready(self.list_tools(&request)),
+            _ => self.call_tool(request, scope),
+        }
+    }
+
+    fn handle_notification(&self, notification: Notification, _peer: &Peer) {
+        match notification.method.as_str() {
+            "notifications/initialized" => self.state.initialized.store(true, Ordering::Relaxed),
+            other => tracing::debug!(method = other, "ignored notification"),
+        }
+    }
+}

@@ -1,0 +1,93 @@
+//! What may stand as an argument of a `#[tool]` function.
+
+use std::ops::Deref;
+use std::sync::Arc;
+
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use super::{InputSchema, ToolCall};
+use crate::protocol::ErrorObject;
+use crate::server::Context;
+
+/// An argument of a `#[tool]` function.
+///
+/// Plain values (anything `Deserialize + JsonSchema`) are properties of the tool's input
+/// schema, required unless they accept absence (`Option<T>`). [`Context`] and [`State<T>`] are
+/// injected by the server and never appear in the schema.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be an argument of a `#[tool]` function",
+    label = "not a tool argument",
+    note = "a tool argument is either a JSON value (a type implementing `serde::Deserialize` and `schemars::JsonSchema`, e.g. `i64`, `String`, `Option<T>`, `Vec<T>` or a struct deriving both) or injected by the server (`mcp_core::Context`, `mcp_core::State<T>`)"
+)]
+pub trait ToolArgument: Sized + Send {
+    /// Adds this argument to the input schema (injected arguments add nothing).
+    fn describe(schema: &mut InputSchema, name: &str, description: Option<&str>);
+
+    /// Takes this argument out of the call.
+    fn extract(call: &mut ToolCall, name: &str) -> Result<Self, ErrorObject>;
+}
+
+/// Whether absence (read as `null`) is an acceptable value of `T`: then the argument is optional.
+fn accepts_absence<T: DeserializeOwned>() -> bool {
+    T::deserialize(Value::Null).is_ok()
+}
+
+impl<T> ToolArgument for T
+where
+    T: DeserializeOwned + JsonSchema + Send,
+{
+    fn describe(schema: &mut InputSchema, name: &str, description: Option<&str>) {
+        schema.property::<T>(name, description, !accepts_absence::<T>());
+    }
+
+    fn extract(call: &mut ToolCall, name: &str) -> Result<Self, ErrorObject> {
+        match call.arguments.remove(name) {
+            Some(value) => T::deserialize(value)
+                .map_err(|e| ErrorObject::invalid_params(format!("invalid argument `{name}`: {e}"))),
+            None => T::deserialize(Value::Null)
+                .map_err(|_| ErrorObject::invalid_params(format!("missing required argument `{name}`"))),
+        }
+    }
+}
+
+impl ToolArgument for Context {
+    fn describe(_: &mut InputSchema, _: &str, _: Option<&str>) {}
+
+    fn extract(call: &mut ToolCall, _: &str) -> Result<Self, ErrorObject> {
+        Ok(call.ctx.clone())
+    }
+}
+
+/// Shared application state registered with
+/// [`ServerBuilder::state`](crate::server::ServerBuilder::state), injected into tools that take
+/// a `State<T>` argument.
+#[derive(Debug)]
+pub struct State<T: ?Sized>(pub Arc<T>);
+
+impl<T: ?Sized> Clone for State<T> {
+    fn clone(&self) -> Self {
+        State(self.0.clone())
+    }
+}
+
+impl<T: ?Sized> Deref for State<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}
+
+impl<T: Send + Sync + 'static> ToolArgument for State<T> {
+    fn describe(_: &mut InputSchema, _: &str, _: Option<&str>) {}
+
+    fn extract(call: &mut ToolCall, _: &str) -> Result<Self, ErrorObject> {
+        call.ctx.state::<T>().map(State).ok_or_else(|| {
+            ErrorObject::internal(format!(
+                "no state of type `{}` was registered with `ServerBuilder::state`",
+                std::any::type_name::<T>()
+            ))
+        })
+    }
+}

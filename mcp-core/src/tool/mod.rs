@@ -1,0 +1,148 @@
+//! Tools: definitions, argument extraction, result conversion and input/output schemas.
+//!
+//! `#[tool]` and `#[toolbox]` expand to calls into this module; everything they generate can
+//! also be written by hand with [`ToolDef::new`].
+
+mod args;
+mod result;
+mod schema;
+
+use std::future::Future;
+use std::sync::Arc;
+
+pub use args::{State, ToolArgument};
+pub use result::{IntoToolResult, Json};
+pub(crate) use schema::check_output_schema;
+pub use schema::{InputSchema, SchemaError};
+
+use crate::engine::BoxFuture;
+use crate::protocol::{CallToolResult, ErrorObject, JsonObject, Tool, ToolAnnotations};
+use crate::server::Context;
+
+/// One `tools/call` as a handler sees it: the request context and the arguments.
+#[derive(Debug)]
+pub struct ToolCall {
+    /// The request context.
+    pub ctx: Context,
+    /// The arguments object (`{}` when the client sent none).
+    pub arguments: JsonObject,
+}
+
+type Handler = dyn Fn(ToolCall) -> BoxFuture<'static, Result<CallToolResult, ErrorObject>> + Send + Sync;
+
+/// A tool: what `tools/list` shows and what `tools/call` runs.
+#[derive(Clone)]
+pub struct ToolDef {
+    pub(crate) tool: Tool,
+    pub(crate) handler: Arc<Handler>,
+}
+
+impl std::fmt::Debug for ToolDef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ToolDef").field("tool", &self.tool).finish_non_exhaustive()
+    }
+}
+
+impl ToolDef {
+    /// A tool named `name` with the given input schema, run by `handler`.
+    ///
+    /// The handler may return anything that converts into a tool result ([`IntoToolResult`]);
+    /// an `Err(ErrorObject)` from it becomes a JSON-RPC error response.
+    ///
+    /// ```
+    /// use mcp_core::tool::{ToolCall, ToolDef};
+    /// let tool = ToolDef::new("shout", serde_json::json!({"type": "object"}).as_object().unwrap().clone(), |call: ToolCall| async move {
+    ///     let text = call.arguments.get("text").and_then(|v| v.as_str()).unwrap_or_default().to_uppercase();
+    ///     Ok::<_, mcp_core::ErrorObject>(text)
+    /// });
+    /// assert_eq!(tool.name(), "shout");
+    /// ```
+    pub fn new<F, Fut, R>(name: impl Into<String>, input_schema: JsonObject, handler: F) -> Self
+    where
+        F: Fn(ToolCall) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<R, ErrorObject>> + Send + 'static,
+        R: IntoToolResult,
+    {
+        let output_schema = R::output_schema();
+        ToolDef {
+            tool: Tool {
+                name: name.into(),
+                title: None,
+                description: None,
+                input_schema,
+                output_schema,
+                annotations: None,
+                icons: None,
+                meta: None,
+            },
+            handler: Arc::new(move |call| {
+                let fut = handler(call);
+                Box::pin(async move { fut.await.and_then(IntoToolResult::into_tool_result) })
+            }),
+        }
+    }
+
+    /// The tool's name.
+    pub fn name(&self) -> &str {
+        &self.tool.name
+    }
+
+    /// The tool as `tools/list` shows it.
+    pub fn tool(&self) -> &Tool {
+        &self.tool
+    }
+
+    /// Sets the human-readable title.
+    pub fn title(mut self, title: impl Into<String>) -> Self {
+        self.tool.title = Some(title.into());
+        self
+    }
+
+    /// Sets the description.
+    pub fn description(mut self, description: impl Into<String>) -> Self {
+        self.tool.description = Some(description.into());
+        self
+    }
+
+    /// Sets the behaviour hints.
+    pub fn annotations(mut self, annotations: ToolAnnotations) -> Self {
+        self.tool.annotations = (!annotations.is_empty()).then_some(annotations);
+        self
+    }
+
+    /// Replaces the output schema.
+    pub fn output_schema(mut self, schema: Option<JsonObject>) -> Self {
+        self.tool.output_schema = schema;
+        self
+    }
+
+    /// Runs the tool.
+    pub fn call(&self, call: ToolCall) -> BoxFuture<'static, Result<CallToolResult, ErrorObject>> {
+        (self.handler)(call)
+    }
+}
+
+/// A tool defined by `#[tool]` on a free function: the macro implements this for a hidden
+/// type named like the function, which [`tools!`](crate::tools) turns into definitions.
+pub trait ToolFn {
+    /// Builds the definition (schemas included). Called once, at registration.
+    fn definition() -> ToolDef;
+}
+
+/// A set of tools sharing one value, from `#[toolbox]` on an `impl` block.
+pub trait ToolBox: Send + Sync + 'static {
+    /// The tools of this box, each holding a reference to `self`.
+    fn tools(self: Arc<Self>) -> Vec<ToolDef>;
+}
+
+/// The definitions of `#[tool]` functions, for [`ServerBuilder::tools`](crate::server::ServerBuilder::tools).
+///
+/// ```ignore
+/// Server::builder("calc", "1.0.0").tools(tools![add, echo])
+/// ```
+#[macro_export]
+macro_rules! tools {
+    ($($tool:path),* $(,)?) => {
+        ::std::vec![$(<$tool as $crate::tool::ToolFn>::definition()),*]
+    };
+}

@@ -1,0 +1,150 @@
+//! What a `#[tool]` function may return.
+
+use std::any::Any;
+use std::borrow::Cow;
+use std::fmt::Display;
+
+use schemars::JsonSchema;
+use serde::Serialize;
+
+use super::schema::root_schema_for;
+use crate::protocol::{CallToolResult, Content, ErrorObject, JsonObject};
+
+/// A value a tool may return.
+///
+/// Text-like values (strings, numbers, `bool`, `char`) become one text block; `()` an empty
+/// result; [`Content`], `Vec<Content>` and [`CallToolResult`] are sent as they are; [`Json<T>`]
+/// becomes `structuredContent` (plus its JSON text) and gives the tool an `outputSchema`.
+/// `Result<T, E>`: `Ok` converts as `T`; `Err` becomes a result with `isError: true` carrying
+/// the error's message, except an [`ErrorObject`], which becomes a JSON-RPC error response.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be returned from a `#[tool]` function",
+    label = "not a tool result",
+    note = "a tool returns text (`String`, `&str`, numbers, `bool`), `()`, `Content`, `Vec<Content>`, `CallToolResult`, `Json<T>` for structured output, or `Result<T, E>` of one of these with `E: Display`"
+)]
+pub trait IntoToolResult: Send + 'static {
+    /// Converts the value into a result, or into a JSON-RPC error.
+    fn into_tool_result(self) -> Result<CallToolResult, ErrorObject>;
+
+    /// The `outputSchema` this kind of value implies, if any.
+    fn output_schema() -> Option<JsonObject> {
+        None
+    }
+}
+
+fn text(s: impl Into<String>) -> Result<CallToolResult, ErrorObject> {
+    Ok(CallToolResult::success(vec![Content::text(s)]))
+}
+
+impl IntoToolResult for String {
+    fn into_tool_result(self) -> Result<CallToolResult, ErrorObject> {
+        text(self)
+    }
+}
+
+impl IntoToolResult for &'static str {
+    fn into_tool_result(self) -> Result<CallToolResult, ErrorObject> {
+        text(self)
+    }
+}
+
+impl IntoToolResult for Cow<'static, str> {
+    fn into_tool_result(self) -> Result<CallToolResult, ErrorObject> {
+        text(self)
+    }
+}
+
+macro_rules! display_as_text {
+    ($($t:ty),*) => {$(
+        impl IntoToolResult for $t {
+            fn into_tool_result(self) -> Result<CallToolResult, ErrorObject> {
+                text(self.to_string())
+            }
+        }
+    )*};
+}
+display_as_text!(i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize, f32, f64, bool, char);
+
+impl IntoToolResult for () {
+    fn into_tool_result(self) -> Result<CallToolResult, ErrorObject> {
+        Ok(CallToolResult::success(Vec::new()))
+    }
+}
+
+impl IntoToolResult for Content {
+    fn into_tool_result(self) -> Result<CallToolResult, ErrorObject> {
+        Ok(CallToolResult::success(vec![self]))
+    }
+}
+
+impl IntoToolResult for Vec<Content> {
+    fn into_tool_result(self) -> Result<CallToolResult, ErrorObject> {
+        Ok(CallToolResult::success(self))
+    }
+}
+
+impl IntoToolResult for CallToolResult {
+    fn into_tool_result(self) -> Result<CallToolResult, ErrorObject> {
+        Ok(self)
+    }
+}
+
+/// Structured tool output: sent as `structuredContent` (and as JSON text for older clients),
+/// with the schema of `T` as the tool's `outputSchema`. `T` must serialize to a JSON object.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Json<T>(pub T);
+
+impl<T: Serialize + JsonSchema + Send + 'static> IntoToolResult for Json<T> {
+    fn into_tool_result(self) -> Result<CallToolResult, ErrorObject> {
+        let value = serde_json::to_value(&self.0)
+            .map_err(|e| ErrorObject::internal(format!("the tool's output could not be serialized: {e}")))?;
+        let text = value.to_string();
+        Ok(CallToolResult { content: vec![Content::text(text)], structured_content: Some(value), ..Default::default() })
+    }
+
+    fn output_schema() -> Option<JsonObject> {
+        Some(root_schema_for::<T>())
+    }
+}
+
+impl<T: IntoToolResult, E: Display + Send + 'static> IntoToolResult for Result<T, E> {
+    fn into_tool_result(self) -> Result<CallToolResult, ErrorObject> {
+        match self {
+            Ok(v) => v.into_tool_result(),
+            Err(e) => match (&e as &dyn Any).downcast_ref::<ErrorObject>() {
+                Some(rpc) => Err(rpc.clone()),
+                None => Ok(CallToolResult::error_text(e.to_string())),
+            },
+        }
+    }
+
+    fn output_schema() -> Option<JsonObject> {
+        T::output_schema()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[derive(Serialize, JsonSchema)]
+    struct Sum {
+        total: i64,
+    }
+
+    #[test]
+    fn conversions() {
+        assert_eq!(5i64.into_tool_result().unwrap().content[0].as_text(), Some("5"));
+        assert!(().into_tool_result().unwrap().content.is_empty());
+        let r = Json(Sum { total: 3 }).into_tool_result().unwrap();
+        assert_eq!(r.structured_content, Some(json!({"total": 3})));
+        assert_eq!(r.content[0].as_text(), Some(r#"{"total":3}"#));
+        assert_eq!(<Result<Json<Sum>, String>>::output_schema().unwrap()["type"], "object");
+        let r = Err::<i64, _>("disk full".to_owned()).into_tool_result().unwrap();
+        assert!(r.is_error());
+        assert_eq!(r.content[0].as_text(), Some("disk full"));
+        let e = Err::<i64, _>(ErrorObject::invalid_params("nope")).into_tool_result().unwrap_err();
+        assert_eq!(e.code, -32602);
+    }
+}

@@ -1,0 +1,5 @@
+//! Transports only move frames between a peer and a [`Session`](crate::engine::Session).
+
+pub mod stdio;
+
+pub use stdio::{DEFAULT_MAX_LINE, LineOptions, serve_lines};

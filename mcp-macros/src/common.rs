@@ -1,0 +1,119 @@
+//! Helpers shared by every macro: error accumulation and doc comments.
+
+use proc_macro2::TokenStream;
+use quote::ToTokens;
+use syn::{Attribute, Expr, ExprLit, Lit, Meta};
+
+/// Collects errors so that one build reports all of them.
+#[derive(Default)]
+pub(crate) struct Errors(Option<syn::Error>);
+
+impl Errors {
+    pub(crate) fn push(&mut self, error: syn::Error) {
+        match &mut self.0 {
+            Some(e) => e.combine(error),
+            None => self.0 = Some(error),
+        }
+    }
+
+    pub(crate) fn spanned(&mut self, tokens: impl ToTokens, message: impl std::fmt::Display) {
+        self.push(syn::Error::new_spanned(tokens, message));
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.0.is_none()
+    }
+
+    pub(crate) fn into_compile_errors(self) -> TokenStream {
+        self.0.map(|e| e.to_compile_error()).unwrap_or_default()
+    }
+}
+
+/// The text of the `///` comments (`#[doc = "…"]` attributes), lines joined with `\n`, with the
+/// one space after `///` removed.
+pub(crate) fn doc_text(attrs: &[Attribute]) -> String {
+    let mut lines = Vec::new();
+    for attr in attrs {
+        if let Meta::NameValue(nv) = &attr.meta {
+            if nv.path.is_ident("doc") {
+                if let Expr::Lit(ExprLit { lit: Lit::Str(s), .. }) = &nv.value {
+                    let line = s.value();
+                    lines.push(line.strip_prefix(' ').map(str::to_owned).unwrap_or(line));
+                }
+            }
+        }
+    }
+    lines.join("\n").trim().to_owned()
+}
+
+/// Splits a doc comment into its description and the entries of an `# Arguments` section
+/// (rustdoc's convention: ``* `name` - text``).
+pub(crate) fn split_arguments_section(doc: &str) -> (String, Vec<(String, String)>) {
+    let mut description = Vec::new();
+    let mut args: Vec<(String, String)> = Vec::new();
+    let mut in_args = false;
+    for line in doc.lines() {
+        let trimmed = line.trim();
+        if let Some(heading) = trimmed.strip_prefix('#') {
+            in_args = heading.trim_start_matches('#').trim().eq_ignore_ascii_case("arguments");
+            if in_args {
+                continue;
+            }
+        }
+        if !in_args {
+            description.push(line);
+            continue;
+        }
+        if let Some(item) = trimmed.strip_prefix("* ").or_else(|| trimmed.strip_prefix("- ")) {
+            let item = item.trim();
+            let (name, rest) = match item.strip_prefix('`') {
+                Some(after) => match after.find('`') {
+                    Some(end) => (&after[..end], &after[end + 1..]),
+                    None => continue,
+                },
+                None => item.split_at(item.find(|c: char| c.is_whitespace() || c == ':').unwrap_or(item.len())),
+            };
+            let text = rest.trim_start().trim_start_matches(['-', ':', '\u{2013}', '\u{2014}']).trim();
+            args.push((name.to_owned(), text.to_owned()));
+        } else if let (Some(last), false) = (args.last_mut(), trimmed.is_empty()) {
+            last.1.push(' ');
+            last.1.push_str(trimmed);
+        }
+    }
+    (description.join("\n").trim().to_owned(), args)
+}
+
+/// Checks a tool name against MCP's rules (1 to 128 characters from `A-Z a-z 0-9 _ - .`).
+pub(crate) fn check_tool_name(name: &str) -> Result<(), String> {
+    if name.is_empty() || name.len() > 128 {
+        return Err(format!("tool names must be 1 to 128 characters long, `{name}` has {}", name.chars().count()));
+    }
+    match name.chars().find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))) {
+        Some(c) => Err(format!(
+            "tool name `{name}` contains `{c}`; MCP tool names use only ASCII letters, digits, `_`, `-` and `.`"
+        )),
+        None => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arguments_section() {
+        let (d, a) = split_arguments_section(
+            "Adds numbers.\n\nMore text.\n\n# Arguments\n* `a` - The first.\n  continues here\n- b: The second.\n\n# Examples\nx",
+        );
+        assert_eq!(d, "Adds numbers.\n\nMore text.\n\n# Examples\nx");
+        assert_eq!(a, vec![("a".into(), "The first. continues here".into()), ("b".into(), "The second.".into())]);
+    }
+
+    #[test]
+    fn tool_names() {
+        assert!(check_tool_name("get_user.v2-beta").is_ok());
+        assert!(check_tool_name("").is_err());
+        assert!(check_tool_name("has space").is_err());
+        assert!(check_tool_name(&"x".repeat(129)).is_err());
+    }
+}

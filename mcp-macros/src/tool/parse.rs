@@ -1,0 +1,208 @@
+//! Reading `#[tool(…)]`, `#[arg(…)]` and the function signature. No semantic checks here.
+
+use proc_macro2::{Span, TokenStream};
+use syn::parse::Parser;
+use syn::punctuated::Punctuated;
+use syn::spanned::Spanned;
+use syn::{Attribute, Expr, ExprLit, FnArg, Ident, Lit, LitStr, Meta, Pat, Signature, Token, Type};
+
+use crate::common::{Errors, doc_text, split_arguments_section};
+
+/// A boolean option, bare (`read_only`) or explicit (`read_only = false`).
+#[derive(Clone, Copy)]
+pub(crate) struct Flag {
+    pub(crate) value: bool,
+}
+
+/// The options of `#[tool(…)]`.
+#[derive(Default)]
+pub(crate) struct ToolAttr {
+    pub(crate) name: Option<LitStr>,
+    pub(crate) title: Option<LitStr>,
+    pub(crate) description: Option<LitStr>,
+    pub(crate) read_only: Option<Flag>,
+    pub(crate) destructive: Option<Flag>,
+    pub(crate) idempotent: Option<Flag>,
+    pub(crate) open_world: Option<Flag>,
+}
+
+const TOOL_OPTIONS: &str = "`name`, `title`, `description`, `read_only`, `destructive`, `idempotent`, `open_world`";
+
+fn string_value(meta: &Meta, key: &str, errors: &mut Errors) -> Option<LitStr> {
+    match meta {
+        Meta::NameValue(nv) => match &nv.value {
+            Expr::Lit(ExprLit { lit: Lit::Str(s), .. }) => Some(s.clone()),
+            other => {
+                errors.spanned(other, format!("`{key} = …` expects a string literal, e.g. `{key} = \"…\"`"));
+                None
+            }
+        },
+        _ => {
+            errors.spanned(meta, format!("`{key}` expects a string: write `{key} = \"…\"`"));
+            None
+        }
+    }
+}
+
+fn flag_value(meta: &Meta, key: &str, errors: &mut Errors) -> Option<Flag> {
+    match meta {
+        Meta::Path(_) => Some(Flag { value: true }),
+        Meta::NameValue(nv) => match &nv.value {
+            Expr::Lit(ExprLit { lit: Lit::Bool(b), .. }) => Some(Flag { value: b.value }),
+            other => {
+                errors.spanned(other, format!("`{key} = …` expects `true` or `false`"));
+                None
+            }
+        },
+        Meta::List(_) => {
+            errors.spanned(meta, format!("`{key}` takes no list: write `{key}` or `{key} = false`"));
+            None
+        }
+    }
+}
+
+fn set_once<T>(slot: &mut Option<T>, value: Option<T>, meta: &Meta, key: &str, errors: &mut Errors) {
+    if slot.is_some() {
+        errors.spanned(meta, format!("`{key}` is given more than once"));
+    } else {
+        *slot = value;
+    }
+}
+
+fn metas(tokens: TokenStream, errors: &mut Errors) -> Vec<Meta> {
+    match Punctuated::<Meta, Token![,]>::parse_terminated.parse2(tokens) {
+        Ok(list) => list.into_iter().collect(),
+        Err(e) => {
+            errors.push(e);
+            Vec::new()
+        }
+    }
+}
+
+/// Parses the tokens inside `#[tool(…)]`.
+pub(crate) fn tool_attr(tokens: TokenStream, errors: &mut Errors) -> ToolAttr {
+    let mut attr = ToolAttr::default();
+    for meta in metas(tokens, errors) {
+        let key = meta.path().get_ident().map(Ident::to_string).unwrap_or_default();
+        match key.as_str() {
+            "name" => set_once(&mut attr.name, string_value(&meta, &key, errors), &meta, &key, errors),
+            "title" => set_once(&mut attr.title, string_value(&meta, &key, errors), &meta, &key, errors),
+            "description" => set_once(&mut attr.description, string_value(&meta, &key, errors), &meta, &key, errors),
+            "read_only" => set_once(&mut attr.read_only, flag_value(&meta, &key, errors), &meta, &key, errors),
+            "destructive" => set_once(&mut attr.destructive, flag_value(&meta, &key, errors), &meta, &key, errors),
+            "idempotent" => set_once(&mut attr.idempotent, flag_value(&meta, &key, errors), &meta, &key, errors),
+            "open_world" => set_once(&mut attr.open_world, flag_value(&meta, &key, errors), &meta, &key, errors),
+            _ => errors.spanned(meta.path(), format!("unknown `#[tool]` option; expected one of {TOOL_OPTIONS}")),
+        }
+    }
+    attr
+}
+
+/// How a method receives `self`.
+pub(crate) enum Receiver {
+    /// A free function or an associated function.
+    None,
+    /// `&self`.
+    Shared,
+    /// Anything else (`self`, `&mut self`, `self: Box<Self>` …), with the receiver's span.
+    Unsupported(Span),
+}
+
+/// One argument of the function.
+pub(crate) struct Param {
+    /// The binding (`None` when the pattern is not a plain identifier).
+    pub(crate) ident: Option<Ident>,
+    pub(crate) pat: Box<Pat>,
+    pub(crate) ty: Box<Type>,
+    pub(crate) rename: Option<LitStr>,
+    pub(crate) description: Option<String>,
+}
+
+impl Param {
+    /// The argument's name in the input schema.
+    pub(crate) fn wire_name(&self) -> String {
+        match (&self.rename, &self.ident) {
+            (Some(r), _) => r.value(),
+            (None, Some(i)) => i.to_string().trim_start_matches("r#").to_owned(),
+            (None, None) => String::new(),
+        }
+    }
+}
+
+/// A parsed `#[tool]` function.
+pub(crate) struct ToolFn {
+    pub(crate) attr: ToolAttr,
+    pub(crate) sig: Signature,
+    pub(crate) receiver: Receiver,
+    pub(crate) params: Vec<Param>,
+    /// The description: the attribute's, else the doc comment without its `# Arguments` section.
+    pub(crate) description: Option<String>,
+    /// Names from `# Arguments` that match no argument, for validation.
+    pub(crate) documented: Vec<String>,
+}
+
+/// Reads the function, removing `#[arg]` attributes from its arguments (they are ours).
+pub(crate) fn tool_fn(attr: ToolAttr, attrs: &[Attribute], sig: &mut Signature, errors: &mut Errors) -> ToolFn {
+    let (doc, arg_docs) = split_arguments_section(&doc_text(attrs));
+    let mut receiver = Receiver::None;
+    let mut params = Vec::new();
+    for input in sig.inputs.iter_mut() {
+        match input {
+            FnArg::Receiver(r) => {
+                let shared = r.reference.is_some() && r.mutability.is_none() && r.colon_token.is_none();
+                receiver = if shared { Receiver::Shared } else { Receiver::Unsupported(r.span()) };
+            }
+            FnArg::Typed(pt) => {
+                let (rename, description) = arg_attrs(&mut pt.attrs, errors);
+                let ident = match &*pt.pat {
+                    Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => Some(pi.ident.clone()),
+                    _ => None,
+                };
+                params.push(Param { ident, pat: pt.pat.clone(), ty: pt.ty.clone(), rename, description });
+            }
+        }
+    }
+    let mut documented = Vec::new();
+    for (name, text) in arg_docs {
+        match params.iter_mut().find(|p| p.ident.as_ref().is_some_and(|i| *i == name) || p.wire_name() == name) {
+            Some(p) if p.description.is_none() => p.description = Some(text),
+            Some(_) => {}
+            None => documented.push(name),
+        }
+    }
+    let description = match &attr.description {
+        Some(d) => Some(d.value()),
+        None => (!doc.is_empty()).then_some(doc),
+    };
+    ToolFn { attr, sig: sig.clone(), receiver, params, description, documented }
+}
+
+fn arg_attrs(attrs: &mut Vec<Attribute>, errors: &mut Errors) -> (Option<LitStr>, Option<String>) {
+    let mut rename = None;
+    let mut description = None;
+    attrs.retain(|a| {
+        if !a.path().is_ident("arg") {
+            return true;
+        }
+        let tokens = match &a.meta {
+            Meta::List(list) => list.tokens.clone(),
+            other => {
+                errors.spanned(other, "`#[arg]` expects options: `#[arg(rename = \"…\", description = \"…\")]`");
+                return false;
+            }
+        };
+        for meta in metas(tokens, errors) {
+            let key = meta.path().get_ident().map(Ident::to_string).unwrap_or_default();
+            match key.as_str() {
+                "rename" => set_once(&mut rename, string_value(&meta, &key, errors), &meta, &key, errors),
+                "description" => {
+                    let value = string_value(&meta, &key, errors).map(|s| s.value());
+                    set_once(&mut description, value, &meta, &key, errors)
+                }
+                _ => errors.spanned(meta.path(), "unknown `#[arg]` option; expected `rename` or `description`"),
+            }
+        }
+        false
+    });
+    (rename, description)
+}
