@@ -257,6 +257,7 @@ struct IdOnly {
 
 impl Message {
     /// Decodes one frame. On failure, the error says what to answer.
+    #[allow(clippy::result_large_err, reason = "the error is the response to send; callers take it apart at once")]
     pub fn decode(frame: &str) -> Result<Message, DecodeError> {
         let env: Envelope<'_> = match serde_json::from_str(frame) {
             Ok(env) => env,
