@@ -219,7 +219,7 @@ impl<S: Service> Session<S> {
                 Some(Ok(Ok(result))) => encode_result(&id, &result),
                 Some(Ok(Err(error))) => encode_error(Some(&id), &error),
                 Some(Err(panic)) => {
-                    let what = panic_message(&panic);
+                    let what = panic_message(&*panic);
                     tracing::error!(%id, %method, panic = %what, "request handler panicked");
                     encode_error(
                         Some(&id),
