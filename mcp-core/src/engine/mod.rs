@@ -182,6 +182,11 @@ impl<S: Service> Session<S> {
     }
 
     async fn spawn_request(&self, request: Request) {
+        if self.closing.is_cancelled() {
+            // Nobody would receive the answer, and a handler must not start work after shutdown.
+            tracing::debug!(id = %request.id, method = %request.method, "session closed; request ignored");
+            return;
+        }
         let id = request.id.clone();
         let cancel = self.closing.child_token();
         let duplicate = match self.in_flight.lock() {
