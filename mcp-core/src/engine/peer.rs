@@ -78,16 +78,24 @@ impl std::fmt::Debug for Peer {
     }
 }
 
-/// Removes a pending slot when the wait ends, however it ends (including being dropped).
+/// Removes a pending slot when the wait ends, however it ends (including being dropped). If the
+/// request went out and is still unanswered while the session is open, the peer is told with
+/// `notifications/cancelled`, so it can stop working on an answer nobody awaits.
 struct SlotGuard<'a> {
-    shared: &'a PeerShared,
+    peer: &'a Peer,
     id: i64,
+    sent: bool,
+    reason: &'static str,
 }
 
 impl Drop for SlotGuard<'_> {
     fn drop(&mut self) {
-        if let Ok(mut p) = self.shared.pending.lock() {
-            p.slots.remove(&self.id);
+        let abandoned = match self.peer.shared.pending.lock() {
+            Ok(mut p) => p.slots.remove(&self.id).is_some() && !p.closed,
+            Err(_) => false,
+        };
+        if abandoned && self.sent {
+            self.peer.notify_cancelled(RequestId::Number(self.id), self.reason);
         }
     }
 }
@@ -142,8 +150,10 @@ impl Peer {
             }
             p.slots.insert(n, tx);
         }
-        let _guard = SlotGuard { shared: &self.shared, id: n };
+        let mut guard =
+            SlotGuard { peer: self, id: n, sent: false, reason: "the request that needed this answer ended" };
         self.send(frame, OutboundKind::Request).await?;
+        guard.sent = true;
 
         let cancel = options.cancel.unwrap_or_default();
         let timeout = async {
@@ -152,18 +162,18 @@ impl Peer {
                 None => std::future::pending().await,
             }
         };
-        let outcome = tokio::select! {
+        // Whichever way the wait ends, dropping `guard` frees the slot and withdraws an unanswered request.
+        tokio::select! {
             r = rx => r.map_err(|_| PeerError::Closed)?.map_err(PeerError::Rpc),
             () = cancel.cancelled() => {
-                self.notify_cancelled(id, "the request that needed this answer was cancelled");
+                guard.reason = "the request that needed this answer was cancelled";
                 Err(PeerError::Cancelled)
             }
             () = timeout => {
-                self.notify_cancelled(id, "timed out");
+                guard.reason = "timed out";
                 Err(PeerError::Timeout { method: method.to_owned(), timeout: options.timeout.unwrap_or_default() })
             }
-        };
-        outcome
+        }
     }
 
     /// Sends a request and decodes the result as `R`.
