@@ -26,12 +26,14 @@
 
 #![warn(missing_docs)]
 
+pub mod elicit;
 pub mod engine;
 pub mod protocol;
 pub mod server;
 pub mod tool;
 pub mod transport;
 
+pub use elicit::{ElicitError, Elicitation};
 pub use engine::{Peer, PeerError};
 pub use protocol::{CallToolResult, Content, ErrorObject};
 pub use server::{BuildError, Context, Server, ServerBuilder};
@@ -42,6 +44,7 @@ pub use mcp_macros::{tool, toolbox};
 
 /// The names most servers need.
 pub mod prelude {
+    pub use crate::elicit::{Elicit, ElicitError, Elicitation};
     pub use crate::protocol::{CallToolResult, Content, ErrorObject};
     pub use crate::server::{Context, Server};
     pub use crate::tool::{Json, State, ToolDef};
@@ -53,9 +56,15 @@ pub mod prelude {
 /// Items used by macro-generated code. Not a public API: no stability promise.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::elicit::fields::single_select_schema;
+    pub use crate::elicit::{
+        ChoiceOption, Elicit, ElicitField, ElicitOptions, FieldKind, FormBuilder, FormSchema, OptionStyle, SchemaError,
+    };
     pub use crate::protocol::{ErrorObject, JsonObject, ToolAnnotations};
     pub use crate::tool::{InputSchema, IntoToolResult, ToolArgument, ToolBox, ToolCall, ToolDef, ToolFn};
+    pub use serde_json;
     pub use std::sync::Arc;
+    pub use std::sync::OnceLock;
     pub use std::vec;
     pub use std::vec::Vec;
 

@@ -8,6 +8,7 @@
 use proc_macro::TokenStream;
 
 mod common;
+mod elicit;
 mod tool;
 
 /// Turns a function into an MCP tool.
@@ -59,4 +60,45 @@ pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
 #[proc_macro_attribute]
 pub fn toolbox(args: TokenStream, input: TokenStream) -> TokenStream {
     tool::expand_toolbox(args.into(), input.into()).into()
+}
+
+/// Derives `mcp_core::elicit::Elicit` for a flat struct (a form), or the traits that make a
+/// unit-only enum a choice field (single select; a `Vec` of it is a multi-select).
+///
+/// ```ignore
+/// #[derive(Deserialize, Elicit)]
+/// #[serde(rename_all = "camelCase")]
+/// struct ProjectDetails {
+///     /// Name of the project.
+///     #[elicit(min_length = 1, max_length = 64)]
+///     project_name: String,
+///     /// Front-end framework.
+///     framework: Option<Framework>,
+///     /// Set up tests too.
+///     #[elicit(default = true)]
+///     include_tests: bool,
+/// }
+///
+/// #[derive(Deserialize, Elicit)]
+/// #[serde(rename_all = "lowercase")]
+/// enum Framework {
+///     /// React
+///     React,
+///     /// Vue.js
+///     Vue,
+/// }
+/// ```
+///
+/// Field names follow serde (`rename`, `rename_all`); `#[serde(default)]` and
+/// `#[elicit(default = …)]` become the schema's `default` and make the field optional, as does
+/// `Option<T>`. Doc comments become descriptions (and, on enum variants, option titles).
+///
+/// Field options: `title`, `description`, `min_length`, `max_length`, `format` (`"email"`,
+/// `"uri"`, `"date"`, `"date-time"`), `minimum`, `maximum`, `min_items`, `max_items`,
+/// `default`, `style` (`"plain"`, `"titled"`, `"enum_names"`) and `not_secret`. A field whose
+/// name looks like a password, key, token or payment credential is rejected (MCP forbids
+/// asking for those in a form) unless marked `not_secret`.
+#[proc_macro_derive(Elicit, attributes(elicit))]
+pub fn derive_elicit(input: TokenStream) -> TokenStream {
+    elicit::derive(input.into()).into()
 }

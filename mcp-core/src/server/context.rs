@@ -59,6 +59,10 @@ impl Context {
         }
     }
 
+    pub(crate) fn server(&self) -> &ServerInner {
+        &self.inner.server
+    }
+
     /// The id of the request being handled.
     pub fn request_id(&self) -> &RequestId {
         &self.inner.request_id

@@ -1,17 +1,20 @@
 //! Servers: the builder, the tool router, and the per-session dispatch.
 
 mod context;
+mod elicit;
 mod session;
 
 use std::any::{Any, TypeId};
 use std::collections::HashMap;
 use std::io;
 use std::sync::Arc;
+use std::time::Duration;
 
 use serde_json::value::RawValue;
 use tokio::io::{AsyncRead, AsyncWrite};
 
 pub use context::Context;
+pub use elicit::{DEFAULT_ELICITATION_TIMEOUT, ElicitRequest};
 
 use crate::engine::{Session, SessionConfig};
 use crate::protocol::{Implementation, ListChangedCapability, ListToolsResult, ServerCapabilities};
@@ -65,6 +68,8 @@ pub(crate) struct ServerInner {
     /// `tools/list`, serialized once.
     pub(crate) tools_list: Box<RawValue>,
     pub(crate) state: HashMap<TypeId, Arc<dyn Any + Send + Sync>>,
+    /// `Some(default timeout)` when elicitation is enabled.
+    pub(crate) elicitation_timeout: Option<Duration>,
     pub(crate) line: LineOptions,
     pub(crate) session: SessionConfig,
 }
@@ -89,6 +94,7 @@ impl Server {
             instructions: None,
             tools: Vec::new(),
             state: HashMap::new(),
+            elicitation_timeout: None,
             line: LineOptions::default(),
             session: SessionConfig::default(),
         }
@@ -130,6 +136,7 @@ pub struct ServerBuilder {
     instructions: Option<String>,
     tools: Vec<ToolDef>,
     state: HashMap<TypeId, Arc<dyn Any + Send + Sync>>,
+    elicitation_timeout: Option<Duration>,
     line: LineOptions,
     session: SessionConfig,
 }
@@ -194,6 +201,20 @@ impl ServerBuilder {
         self
     }
 
+    /// Lets tools ask the user for input ([`Context::elicit`] and friends), with answers
+    /// awaited for at most [`DEFAULT_ELICITATION_TIMEOUT`] unless configured otherwise.
+    /// Requests are still sent only to clients that declared the `elicitation` capability.
+    pub fn enable_elicitation(mut self) -> Self {
+        self.elicitation_timeout.get_or_insert(DEFAULT_ELICITATION_TIMEOUT);
+        self
+    }
+
+    /// Enables elicitation with `timeout` as the default time a user has to answer.
+    pub fn elicitation_timeout(mut self, timeout: Duration) -> Self {
+        self.elicitation_timeout = Some(timeout);
+        self
+    }
+
     /// Sets the longest accepted incoming message (default 4 MiB); longer ones are rejected
     /// without being buffered.
     pub fn max_message_size(mut self, bytes: usize) -> Self {
@@ -232,6 +253,7 @@ impl ServerBuilder {
                 tools,
                 tools_list,
                 state: self.state,
+                elicitation_timeout: self.elicitation_timeout,
                 line: self.line,
                 session: self.session,
             }),

@@ -1,0 +1,268 @@
+//! Elicitation from a request context: `ctx.elicit::<T>(…)` and its shorthands.
+
+use std::borrow::Cow;
+use std::future::IntoFuture;
+use std::time::Duration;
+
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use super::Context;
+use crate::elicit::{
+    Choice, Elicit, ElicitError, ElicitField, Elicitation, FormSchema, SchemaError, Single, choice_schema,
+};
+use crate::engine::{BoxFuture, RequestOptions};
+use crate::protocol::{ElicitAction, ElicitRequestParams, ElicitResult, JsonObject};
+
+/// The default time a human has to answer an elicitation.
+pub const DEFAULT_ELICITATION_TIMEOUT: Duration = Duration::from_secs(10 * 60);
+
+/// The first revision whose `elicitation/create` has a `mode` member.
+const MODE_REVISION: &str = "2025-11-25";
+
+type Finish<R> = fn(Elicitation<JsonObject>) -> Result<R, ElicitError>;
+
+/// A form elicitation being prepared. Await it to send it; `.timeout(…)` first to override the
+/// server's default timeout for this one call.
+#[must_use = "an elicitation is sent only when awaited"]
+pub struct ElicitRequest<'a, R> {
+    ctx: &'a Context,
+    message: String,
+    schema: Result<Cow<'static, FormSchema>, SchemaError>,
+    timeout: Option<Duration>,
+    finish: Finish<R>,
+}
+
+impl<R> std::fmt::Debug for ElicitRequest<'_, R> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ElicitRequest").field("message", &self.message).field("timeout", &self.timeout).finish()
+    }
+}
+
+impl<R> ElicitRequest<'_, R> {
+    /// Waits at most `timeout` for the user's answer (instead of the server's default).
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
+    }
+}
+
+impl<'a, R: Send + 'a> IntoFuture for ElicitRequest<'a, R> {
+    type Output = Result<R, ElicitError>;
+    type IntoFuture = BoxFuture<'a, Result<R, ElicitError>>;
+
+    fn into_future(self) -> Self::IntoFuture {
+        Box::pin(async move {
+            let schema = self.schema.map_err(|e| ElicitError::InvalidRequest(e.to_string()))?;
+            let answer = self.ctx.send_form(&self.message, &schema, self.timeout).await?;
+            (self.finish)(answer)
+        })
+    }
+}
+
+fn decode<T: DeserializeOwned>(content: JsonObject) -> Result<T, ElicitError> {
+    T::deserialize(Value::Object(content))
+        .map_err(|e| ElicitError::InvalidResponse { field: None, reason: e.to_string() })
+}
+
+fn finish_form<T: Elicit>(answer: Elicitation<JsonObject>) -> Result<Elicitation<T>, ElicitError> {
+    Ok(match answer {
+        Elicitation::Accept(content) => Elicitation::Accept(decode(content)?),
+        Elicitation::Decline => Elicitation::Decline,
+        Elicitation::Cancel => Elicitation::Cancel,
+    })
+}
+
+fn take_field<V: DeserializeOwned>(mut content: JsonObject, name: &str) -> Result<V, ElicitError> {
+    let value = content.remove(name).unwrap_or(Value::Null);
+    V::deserialize(value)
+        .map_err(|e| ElicitError::InvalidResponse { field: Some(name.to_owned()), reason: e.to_string() })
+}
+
+fn finish_value<V: DeserializeOwned>(answer: Elicitation<JsonObject>) -> Result<Elicitation<V>, ElicitError> {
+    Ok(match answer {
+        Elicitation::Accept(content) => Elicitation::Accept(take_field(content, "value")?),
+        Elicitation::Decline => Elicitation::Decline,
+        Elicitation::Cancel => Elicitation::Cancel,
+    })
+}
+
+fn finish_confirm(answer: Elicitation<JsonObject>) -> Result<bool, ElicitError> {
+    match answer {
+        Elicitation::Accept(content) => take_field(content, "confirm"),
+        _ => Ok(false),
+    }
+}
+
+fn finish_choice(answer: Elicitation<JsonObject>) -> Result<Elicitation<String>, ElicitError> {
+    Ok(match answer {
+        Elicitation::Accept(content) => Elicitation::Accept(take_field(content, "choice")?),
+        Elicitation::Decline => Elicitation::Decline,
+        Elicitation::Cancel => Elicitation::Cancel,
+    })
+}
+
+impl Context {
+    /// Whether this request may elicit a form: the server enabled elicitation and the client
+    /// declared form-mode support. Use it to degrade gracefully.
+    pub fn can_elicit(&self) -> bool {
+        self.elicitation_enabled()
+            && self.client_capabilities().and_then(|c| c.elicitation.as_ref()).is_some_and(|e| e.supports_form())
+    }
+
+    /// Whether this request may elicit in URL mode.
+    pub fn can_elicit_url(&self) -> bool {
+        self.elicitation_enabled()
+            && self.client_capabilities().and_then(|c| c.elicitation.as_ref()).is_some_and(|e| e.supports_url())
+    }
+
+    /// Asks the user to fill in the form `T` and returns their answer.
+    ///
+    /// ```no_run
+    /// # use mcp_core::prelude::*;
+    /// # use mcp_core::elicit::{Elicit, Elicitation};
+    /// #[derive(serde::Deserialize, Elicit)]
+    /// struct Details {
+    ///     /// Your name.
+    ///     name: String,
+    /// }
+    ///
+    /// #[tool]
+    /// async fn greet(ctx: Context) -> Result<String, mcp_core::elicit::ElicitError> {
+    ///     Ok(match ctx.elicit::<Details>("Who are you?").await? {
+    ///         Elicitation::Accept(d) => format!("Hello, {}!", d.name),
+    ///         Elicitation::Decline | Elicitation::Cancel => "Hello, stranger!".into(),
+    ///     })
+    /// }
+    /// ```
+    pub fn elicit<T: Elicit>(&self, message: impl Into<String>) -> ElicitRequest<'_, Elicitation<T>> {
+        ElicitRequest {
+            ctx: self,
+            message: message.into(),
+            schema: T::form_schema().map(Cow::Borrowed).map_err(Clone::clone),
+            timeout: None,
+            finish: finish_form::<T>,
+        }
+    }
+
+    /// Asks for a single value (a string, number, boolean or option of a `#[derive(Elicit)]`
+    /// enum), sent as a one-field form whose property is `value`.
+    pub fn elicit_value<V: ElicitField + DeserializeOwned>(
+        &self,
+        message: impl Into<String>,
+    ) -> ElicitRequest<'_, Elicitation<V>> {
+        ElicitRequest {
+            ctx: self,
+            message: message.into(),
+            schema: Single::<V>::schema("value", None).map(Cow::Owned),
+            timeout: None,
+            finish: finish_value::<V>,
+        }
+    }
+
+    /// Asks a yes/no question; `true` only when the user accepted and said yes.
+    pub fn confirm(&self, message: impl Into<String>) -> ElicitRequest<'_, bool> {
+        ElicitRequest {
+            ctx: self,
+            message: message.into(),
+            schema: Single::<bool>::schema("confirm", Some("Confirm")).map(Cow::Owned),
+            timeout: None,
+            finish: finish_confirm,
+        }
+    }
+
+    /// Asks the user to pick one of `choices` (given at run time); returns the chosen value.
+    pub fn choose<C: Into<Choice>>(
+        &self,
+        message: impl Into<String>,
+        choices: impl IntoIterator<Item = C>,
+    ) -> ElicitRequest<'_, Elicitation<String>> {
+        let choices: Vec<Choice> = choices.into_iter().map(Into::into).collect();
+        let schema = if choices.is_empty() {
+            Err(SchemaError { property: Some("choice".into()), reason: "there is nothing to choose from".into() })
+        } else {
+            choice_schema("choice", &choices).map(Cow::Owned)
+        };
+        ElicitRequest { ctx: self, message: message.into(), schema, timeout: None, finish: finish_choice }
+    }
+
+    /// Sends `elicitation/create` with parameters built at run time and returns the client's
+    /// raw answer. The parameters are checked first (a form needs a schema in MCP's restricted
+    /// subset; a URL request needs an id and a URL) and the client's capability for the mode;
+    /// on failure nothing is sent. The content of an accepted form is returned as sent, not
+    /// validated: check it with [`FormSchema::validate`] if needed.
+    pub async fn elicit_raw(
+        &self,
+        params: ElicitRequestParams,
+        timeout: Option<Duration>,
+    ) -> Result<ElicitResult, ElicitError> {
+        {
+            match &params {
+                ElicitRequestParams::Form { requested_schema, .. } => {
+                    crate::elicit::validate::check_form_schema(requested_schema)
+                        .map_err(|e| ElicitError::InvalidRequest(e.to_string()))?;
+                }
+                ElicitRequestParams::Url { elicitation_id, url, .. } => {
+                    if elicitation_id.is_empty() {
+                        return Err(ElicitError::InvalidRequest("a URL elicitation needs an `elicitationId`".into()));
+                    }
+                    if !url.contains(':') {
+                        return Err(ElicitError::InvalidRequest(format!("`{url}` is not an absolute URL")));
+                    }
+                }
+            }
+            self.send(params, timeout).await
+        }
+    }
+
+    fn elicitation_enabled(&self) -> bool {
+        self.server().elicitation_timeout.is_some()
+    }
+
+    async fn send(&self, params: ElicitRequestParams, timeout: Option<Duration>) -> Result<ElicitResult, ElicitError> {
+        let default_timeout = self.server().elicitation_timeout.ok_or(ElicitError::NotEnabled)?;
+        let capabilities = self.client_capabilities().ok_or(ElicitError::NoSession)?;
+        let supported = capabilities.elicitation.as_ref().is_some_and(|e| match params {
+            ElicitRequestParams::Form { .. } => e.supports_form(),
+            ElicitRequestParams::Url { .. } => e.supports_url(),
+        });
+        if !supported {
+            return Err(ElicitError::NotSupported { mode: params.mode() });
+        }
+        let mut wire = serde_json::to_value(&params).map_err(|e| ElicitError::InvalidRequest(e.to_string()))?;
+        if self.protocol_version().is_some_and(|v| v < MODE_REVISION) {
+            // Older revisions know only forms, without a `mode` member.
+            if let Some(o) = wire.as_object_mut() {
+                o.remove("mode");
+            }
+        }
+        let options = RequestOptions {
+            timeout: Some(timeout.unwrap_or(default_timeout)),
+            cancel: Some(self.cancellation().clone()),
+        };
+        self.peer().request("elicitation/create", &wire, options).await.map_err(ElicitError::from_peer)
+    }
+
+    /// Sends a form and checks the answer against it.
+    pub(crate) async fn send_form(
+        &self,
+        message: &str,
+        schema: &FormSchema,
+        timeout: Option<Duration>,
+    ) -> Result<Elicitation<JsonObject>, ElicitError> {
+        let params =
+            ElicitRequestParams::Form { message: message.to_owned(), requested_schema: schema.as_object().clone() };
+        let result = self.send(params, timeout).await?;
+        Ok(match result.action {
+            ElicitAction::Accept => {
+                let mut content = result.content.unwrap_or_default();
+                schema
+                    .validate(&mut content)
+                    .map_err(|e| ElicitError::InvalidResponse { field: Some(e.field), reason: e.rule })?;
+                Elicitation::Accept(content)
+            }
+            ElicitAction::Decline => Elicitation::Decline,
+            ElicitAction::Cancel => Elicitation::Cancel,
+        })
+    }
+}
