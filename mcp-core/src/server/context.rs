@@ -115,14 +115,15 @@ impl Context {
     }
 
     /// Reports progress with `notifications/progress`. Does nothing when the client sent no
-    /// `progressToken`; a value lower than the previous one is not sent (progress only grows).
+    /// `progressToken`; a value not above the previous one is not sent (MCP requires every
+    /// notification to increase the progress).
     pub async fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) -> Result<(), PeerError> {
         let Some(token) = self.inner.progress_token.clone() else {
             return Ok(());
         };
         {
             let mut last = self.inner.last_progress.lock().map_err(|_| PeerError::Closed)?;
-            if last.is_some_and(|l| progress < l) || !progress.is_finite() {
+            if last.is_some_and(|l| progress <= l) || !progress.is_finite() {
                 tracing::warn!(progress, previous = ?*last, "progress must increase; notification not sent");
                 return Ok(());
             }
