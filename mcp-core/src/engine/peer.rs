@@ -1,7 +1,7 @@
 //! Sending requests and notifications to the other side of a session, and awaiting answers.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -84,7 +84,7 @@ impl std::fmt::Debug for Peer {
 struct SlotGuard<'a> {
     peer: &'a Peer,
     id: i64,
-    sent: bool,
+    sent: AtomicBool,
     reason: &'static str,
 }
 
@@ -94,7 +94,7 @@ impl Drop for SlotGuard<'_> {
             Ok(mut p) => p.slots.remove(&self.id).is_some() && !p.closed,
             Err(_) => false,
         };
-        if abandoned && self.sent {
+        if abandoned && self.sent.load(Ordering::Relaxed) {
             self.peer.notify_cancelled(RequestId::Number(self.id), self.reason);
         }
     }
@@ -150,11 +150,20 @@ impl Peer {
             }
             p.slots.insert(n, tx);
         }
-        let mut guard =
-            SlotGuard { peer: self, id: n, sent: false, reason: "the request that needed this answer ended" };
-        self.send(frame, OutboundKind::Request).await?;
-        guard.sent = true;
+        let mut guard = SlotGuard {
+            peer: self,
+            id: n,
+            sent: AtomicBool::new(false),
+            reason: "the request that needed this answer ended",
+        };
 
+        // The timeout and the token bound the whole exchange, including waiting for room in a
+        // full outbound queue (a peer that stopped reading).
+        let exchange = async {
+            self.send(frame, OutboundKind::Request).await?;
+            guard.sent.store(true, Ordering::Relaxed);
+            rx.await.map_err(|_| PeerError::Closed)?.map_err(PeerError::Rpc)
+        };
         let cancel = options.cancel.unwrap_or_default();
         let timeout = async {
             match options.timeout {
@@ -162,18 +171,20 @@ impl Peer {
                 None => std::future::pending().await,
             }
         };
-        // Whichever way the wait ends, dropping `guard` frees the slot and withdraws an unanswered request.
-        tokio::select! {
-            r = rx => r.map_err(|_| PeerError::Closed)?.map_err(PeerError::Rpc),
-            () = cancel.cancelled() => {
-                guard.reason = "the request that needed this answer was cancelled";
-                Err(PeerError::Cancelled)
-            }
+        let outcome = tokio::select! {
+            r = exchange => r,
+            () = cancel.cancelled() => Err(PeerError::Cancelled),
             () = timeout => {
-                guard.reason = "timed out";
                 Err(PeerError::Timeout { method: method.to_owned(), timeout: options.timeout.unwrap_or_default() })
             }
+        };
+        // Whichever way the wait ended, dropping `guard` frees the slot and withdraws an unanswered request.
+        match outcome {
+            Err(PeerError::Cancelled) => guard.reason = "the request that needed this answer was cancelled",
+            Err(PeerError::Timeout { .. }) => guard.reason = "timed out",
+            _ => {}
         }
+        outcome
     }
 
     /// Sends a request and decodes the result as `R`.
