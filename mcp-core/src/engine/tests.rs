@@ -95,11 +95,15 @@ struct Harness {
 }
 
 fn harness() -> Harness {
+    harness_with(SessionConfig::default())
+}
+
+fn harness_with(config: SessionConfig) -> Harness {
     let probe = Arc::new(Probe::default());
     let (started_tx, started) = tmpsc::unbounded_channel();
     let (dropped_tx, dropped) = tmpsc::unbounded_channel();
     let service = TestService { probe: probe.clone(), started: started_tx, dropped: dropped_tx };
-    let (session, out) = Session::new(service, SessionConfig::default());
+    let (session, out) = Session::new(service, config);
     Harness { session, out, probe, started, dropped }
 }
 
@@ -290,6 +294,42 @@ async fn a_peer_request_times_out_frees_its_slot_and_tells_the_peer() {
     // A late answer is ignored and answered with nothing.
     h.send(json!({"jsonrpc": "2.0", "id": request["id"], "result": {}})).await;
     assert_eq!(h.drain(), Vec::<Value>::new());
+}
+
+/// A session whose outbound queue (capacity 1) is already full: the peer is not reading.
+async fn stalled() -> Harness {
+    let h = harness_with(SessionConfig { outbound_capacity: 1, ..SessionConfig::default() });
+    h.session.peer().notify("test/filler", &json!({})).await.unwrap();
+    h
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_timeout_covers_a_request_stuck_behind_a_full_queue() {
+    let mut h = stalled().await;
+    let peer = h.session.peer().clone();
+    let timeout = Duration::from_secs(5);
+    let options = RequestOptions { timeout: Some(timeout), cancel: None };
+    let wait = tokio::spawn(async move { peer.request_raw("test/q", &json!({}), options).await });
+    let result = within("the timeout", wait).await.unwrap();
+    assert_eq!(result.unwrap_err(), PeerError::Timeout { method: "test/q".into(), timeout });
+    assert_eq!(h.session.peer().pending_count(), 0);
+    let queued = h.drain();
+    assert_eq!(queued.len(), 1, "the request never went out, so nothing is withdrawn: {queued:?}");
+    assert_eq!(queued[0]["method"], "test/filler");
+}
+
+#[tokio::test]
+async fn the_cancellation_token_covers_a_request_stuck_behind_a_full_queue() {
+    let mut h = stalled().await;
+    let peer = h.session.peer().clone();
+    let token = CancellationToken::new();
+    let options = RequestOptions { timeout: None, cancel: Some(token.clone()) };
+    let wait = tokio::spawn(async move { peer.request_raw("test/q", &json!({}), options).await });
+    tokio::task::yield_now().await;
+    token.cancel();
+    assert_eq!(within("the wait to end", wait).await.unwrap().unwrap_err(), PeerError::Cancelled);
+    assert_eq!(h.session.peer().pending_count(), 0);
+    assert_eq!(h.drain().len(), 1);
 }
 
 #[tokio::test]
