@@ -325,6 +325,7 @@ async fn the_cancellation_token_covers_a_request_stuck_behind_a_full_queue() {
     let token = CancellationToken::new();
     let options = RequestOptions { timeout: None, cancel: Some(token.clone()) };
     let wait = tokio::spawn(async move { peer.request_raw("test/q", &json!({}), options).await });
+    // On this single-threaded runtime, one yield lets the request run until it blocks on the queue.
     tokio::task::yield_now().await;
     token.cancel();
     assert_eq!(within("the wait to end", wait).await.unwrap().unwrap_err(), PeerError::Cancelled);
