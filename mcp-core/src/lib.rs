@@ -33,7 +33,7 @@ pub mod server;
 pub mod tool;
 pub mod transport;
 
-pub use elicit::{ElicitError, Elicitation};
+pub use elicit::{ElicitError, Elicitation, UrlElicitationRequired};
 pub use engine::{Peer, PeerError};
 pub use protocol::{CallToolResult, Content, ErrorObject};
 pub use server::{BuildError, Context, Server, ServerBuilder};
@@ -44,7 +44,7 @@ pub use mcp_macros::{tool, toolbox};
 
 /// The names most servers need.
 pub mod prelude {
-    pub use crate::elicit::{Elicit, ElicitError, Elicitation};
+    pub use crate::elicit::{Elicit, ElicitError, Elicitation, UrlElicitationRequired};
     pub use crate::protocol::{CallToolResult, Content, ErrorObject};
     pub use crate::server::{Context, Server};
     pub use crate::tool::{Json, State, ToolDef};

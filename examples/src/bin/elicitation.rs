@@ -1,9 +1,24 @@
 //! The elicitation server: tools that ask the user for input in the middle of a call.
 //!
 //! Run it with `cargo run -p examples --bin elicitation`; the host must support elicitation.
+//!
+//! Form mode: `create_project`, `process_data`. URL mode: `auth_via_url` and
+//! `protected_action`, whose page is served by this process on
+//! `http://127.0.0.1:8931/auth?id=<elicitationId>` (the port: `--url-port N` or the
+//! environment variable `ELICITATION_URL_PORT`; `0` picks a free one).
 
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex};
+
+use axum::extract::{Query, State as Extract};
+use axum::http::StatusCode;
+use axum::response::Html;
 use mcp_core::prelude::*;
+use mcp_core::server::{CompleteError, SessionKey, UrlElicitations};
 use serde::Deserialize;
+
+/// The page's port when none is configured.
+const DEFAULT_URL_PORT: u16 = 8931;
 
 /// A front-end framework for a new project.
 #[derive(Debug, Deserialize, Elicit)]
@@ -82,14 +97,136 @@ async fn process_data(ctx: Context, data: String) -> Result<String, String> {
     Ok(format!("Processed {length} characters"))
 }
 
+/// Where the authorization page lives, and which sessions completed it.
+struct AuthPage {
+    base: String,
+    authorized: Mutex<HashSet<SessionKey>>,
+}
+
+impl AuthPage {
+    fn url(&self, id: &str) -> String {
+        format!("{}/auth?id={id}", self.base)
+    }
+}
+
+/// Starts an authorization flow in the browser (URL-mode elicitation).
+#[tool]
+async fn auth_via_url(ctx: Context, page: State<AuthPage>) -> Result<String, String> {
+    let url = page.url("{elicitationId}");
+    match ctx.elicit_url(url, "Authorize the example app to act for you.").await {
+        Ok(Elicitation::Accept(id)) => {
+            Ok(format!("Authorization flow {id} started: finish it in the browser, then call protected_action."))
+        }
+        Ok(other) => Ok(format!("The user declined to authorize (action: {}).", action_name(&other))),
+        Err(e) => Err(format!("Could not start the authorization flow: {e}")),
+    }
+}
+
+fn action_name<T>(e: &Elicitation<T>) -> &'static str {
+    match e {
+        Elicitation::Accept(_) => "accept",
+        Elicitation::Decline => "decline",
+        Elicitation::Cancel => "cancel",
+    }
+}
+
+/// Does something that needs authorization; asks for it (error -32042) until it is given.
+#[tool(destructive = false)]
+async fn protected_action(ctx: Context, page: State<AuthPage>) -> Result<String, UrlElicitationRequired> {
+    let authorized = page.authorized.lock().map(|a| a.contains(&ctx.session_key())).unwrap_or(false);
+    if authorized {
+        return Ok("Protected action completed: you are authorized.".into());
+    }
+    let id = ctx.new_url_elicitation_id();
+    Err(UrlElicitationRequired::single(&id, page.url(&id), "Authorize the example app before using this action."))
+}
+
+#[derive(Deserialize)]
+struct AuthQuery {
+    id: String,
+}
+
+/// The page the user visits: completes the flow and remembers the session as authorized.
+async fn auth_page(
+    Extract((flows, page)): Extract<(UrlElicitations, Arc<AuthPage>)>,
+    Query(query): Query<AuthQuery>,
+) -> (StatusCode, Html<String>) {
+    // A real server would check here that the person visiting is the user the flow was created
+    // for (for example with its own login cookie) before completing it.
+    match flows.complete(&query.id).await {
+        Ok(done) => {
+            if let Ok(mut authorized) = page.authorized.lock() {
+                authorized.insert(done.session);
+            }
+            (
+                StatusCode::OK,
+                Html("<h1>Authorized</h1><p>You can close this page and return to your assistant.</p>".into()),
+            )
+        }
+        Err(e) => {
+            let status = match e {
+                CompleteError::AlreadyCompleted(_) => StatusCode::CONFLICT,
+                _ => StatusCode::NOT_FOUND,
+            };
+            (status, Html(format!("<h1>Not authorized</h1><p>{}</p>", escape_html(&e.to_string()))))
+        }
+    }
+}
+
+/// Escapes text for an HTML page (the id in an error message comes from the visitor).
+fn escape_html(text: &str) -> String {
+    text.chars()
+        .map(|c| match c {
+            '<' => "&lt;".to_owned(),
+            '>' => "&gt;".to_owned(),
+            '&' => "&amp;".to_owned(),
+            '"' => "&quot;".to_owned(),
+            '\'' => "&#39;".to_owned(),
+            c => c.to_string(),
+        })
+        .collect()
+}
+
+fn url_port() -> Result<u16, String> {
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        if arg == "--url-port" {
+            let value = args.next().ok_or("--url-port needs a number")?;
+            return value.parse().map_err(|_| format!("--url-port: `{value}` is not a port number"));
+        }
+        if let Some(value) = arg.strip_prefix("--url-port=") {
+            return value.parse().map_err(|_| format!("--url-port: `{value}` is not a port number"));
+        }
+    }
+    match std::env::var("ELICITATION_URL_PORT") {
+        Ok(v) => v.parse().map_err(|_| format!("ELICITATION_URL_PORT: `{v}` is not a port number")),
+        Err(_) => Ok(DEFAULT_URL_PORT),
+    }
+}
+
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     examples::init_logging();
+    let listener = tokio::net::TcpListener::bind(("127.0.0.1", url_port()?)).await?;
+    let address = listener.local_addr()?;
+    tracing::info!("authorization page on http://{address}/auth");
+    let page = Arc::new(AuthPage { base: format!("http://{address}"), authorized: Mutex::default() });
+
     let server = Server::builder("elicitation", env!("CARGO_PKG_VERSION"))
         .title("Elicitation examples")
         .enable_elicitation()
-        .tools(tools![create_project, process_data])
+        .tools(tools![create_project, process_data, auth_via_url, protected_action])
+        .state_arc(page.clone())
         .build()?;
+
+    let app = axum::Router::new()
+        .route("/auth", axum::routing::get(auth_page))
+        .with_state((server.url_elicitations().clone(), page));
+    tokio::spawn(async move {
+        if let Err(e) = axum::serve(listener, app).await {
+            tracing::error!(error = %e, "the authorization page stopped");
+        }
+    });
     server.serve_stdio().await?;
     Ok(())
 }

@@ -11,6 +11,7 @@
 
 mod error;
 pub(crate) mod fields;
+pub mod url;
 pub mod validate;
 
 use std::marker::PhantomData;
@@ -21,6 +22,7 @@ use serde_json::{Map, Value};
 pub use error::ElicitError;
 #[cfg(feature = "macros")]
 pub use mcp_macros::Elicit;
+pub use url::{UrlElicitation, UrlElicitationRequired};
 pub use validate::{ContentError, SchemaError};
 
 use crate::protocol::{ElicitAction, JsonObject};

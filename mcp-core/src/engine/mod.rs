@@ -77,6 +77,9 @@ pub trait Service: Send + Sync + 'static {
     /// Handles a notification other than `notifications/cancelled`. Called in order, on the
     /// reader; must not block (spawn if there is work to do).
     fn handle_notification(&self, notification: Notification, peer: &Peer);
+
+    /// Called once when the session shuts down, after pending waits have failed.
+    fn closed(&self) {}
 }
 
 /// Tunables of a session.
@@ -240,6 +243,7 @@ impl<S: Service> Session<S> {
     /// cancels every handler, and waits (up to the grace period) for their tasks to end.
     pub async fn shutdown(&self) {
         self.peer.close();
+        self.service.closed();
         self.closing.cancel();
         self.tasks.close();
         if tokio::time::timeout(self.config.shutdown_grace, self.tasks.wait()).await.is_err() {

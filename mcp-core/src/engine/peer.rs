@@ -117,6 +117,11 @@ impl Peer {
         Peer { shared: self.shared.clone(), related: Some(id) }
     }
 
+    /// The same peer, tied to no request (what it sends goes to the session at large).
+    pub fn unrelated(&self) -> Self {
+        Peer { shared: self.shared.clone(), related: None }
+    }
+
     /// The request this handle is tied to, if any.
     pub fn related_request(&self) -> Option<&RequestId> {
         self.related.as_ref()

@@ -85,3 +85,15 @@ pub struct ElicitationCompleteParams {
     /// The URL-mode elicitation that completed.
     pub elicitation_id: String,
 }
+
+impl ElicitationCompleteParams {
+    /// The notification's parameters for `elicitation_id`.
+    pub fn new(elicitation_id: impl Into<String>) -> Self {
+        ElicitationCompleteParams { elicitation_id: elicitation_id.into() }
+    }
+
+    /// The whole notification as a JSON-RPC message, for transports of the application's own.
+    pub fn to_notification(&self) -> serde_json::Value {
+        serde_json::json!({"jsonrpc": "2.0", "method": "notifications/elicitation/complete", "params": self})
+    }
+}

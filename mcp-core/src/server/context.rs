@@ -63,6 +63,15 @@ impl Context {
         &self.inner.server
     }
 
+    pub(crate) fn session_state(&self) -> &SessionState {
+        &self.inner.session
+    }
+
+    /// The authenticated user behind this request, where the transport knows one.
+    pub fn principal(&self) -> Option<&str> {
+        self.inner.session.principal.as_deref()
+    }
+
     /// The id of the request being handled.
     pub fn request_id(&self) -> &RequestId {
         &self.inner.request_id

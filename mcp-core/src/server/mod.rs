@@ -3,6 +3,7 @@
 mod context;
 mod elicit;
 mod session;
+mod url;
 
 use std::any::{Any, TypeId};
 use std::collections::HashMap;
@@ -15,6 +16,7 @@ use tokio::io::{AsyncRead, AsyncWrite};
 
 pub use context::Context;
 pub use elicit::{DEFAULT_ELICITATION_TIMEOUT, ElicitRequest};
+pub use url::{CompleteError, Completed, SessionKey, UrlElicitRequest, UrlElicitations};
 
 use crate::engine::{Session, SessionConfig};
 use crate::protocol::{Implementation, ListChangedCapability, ListToolsResult, ServerCapabilities};
@@ -70,6 +72,7 @@ pub(crate) struct ServerInner {
     pub(crate) state: HashMap<TypeId, Arc<dyn Any + Send + Sync>>,
     /// `Some(default timeout)` when elicitation is enabled.
     pub(crate) elicitation_timeout: Option<Duration>,
+    pub(crate) url_elicitations: UrlElicitations,
     pub(crate) line: LineOptions,
     pub(crate) session: SessionConfig,
 }
@@ -110,6 +113,12 @@ impl Server {
         // Serialized by `build` from a `ListToolsResult`, so it always decodes.
         serde_json::from_str(self.inner.tools_list.get())
             .unwrap_or(ListToolsResult { tools: vec![], next_cursor: None })
+    }
+
+    /// The server's URL-mode elicitations, for completing flows from outside any request
+    /// (for example, in the handler of the page the user was sent to).
+    pub fn url_elicitations(&self) -> &UrlElicitations {
+        &self.inner.url_elicitations
     }
 
     /// Serves one session over stdin/stdout until stdin ends.
@@ -196,8 +205,13 @@ impl ServerBuilder {
 
     /// Registers shared state, injected into tools that take a [`State<T>`](crate::State)
     /// argument and available from [`Context::state`]. One value per type.
-    pub fn state<T: Send + Sync + 'static>(mut self, value: T) -> Self {
-        self.state.insert(TypeId::of::<T>(), Arc::new(value));
+    pub fn state<T: Send + Sync + 'static>(self, value: T) -> Self {
+        self.state_arc(Arc::new(value))
+    }
+
+    /// Registers shared state the application also keeps a handle to.
+    pub fn state_arc<T: Send + Sync + 'static>(mut self, value: Arc<T>) -> Self {
+        self.state.insert(TypeId::of::<T>(), value);
         self
     }
 
@@ -254,6 +268,7 @@ impl ServerBuilder {
                 tools_list,
                 state: self.state,
                 elicitation_timeout: self.elicitation_timeout,
+                url_elicitations: UrlElicitations::default(),
                 line: self.line,
                 session: self.session,
             }),

@@ -1,12 +1,13 @@
 //! One server session: the MCP methods a client may call, on top of the engine.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
 
+use super::url::SessionKey;
 use super::{Context, ServerInner};
 use crate::engine::{BoxFuture, HandlerResult, Peer, RequestScope, Service};
 use crate::protocol::{
@@ -24,13 +25,26 @@ pub(crate) struct ClientState {
 }
 
 /// Per-session state shared by every request of the session.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct SessionState {
+    pub(crate) key: SessionKey,
+    /// The authenticated user, where the transport knows one.
+    pub(crate) principal: Option<String>,
     client: OnceLock<ClientState>,
     initialized: AtomicBool,
 }
 
 impl SessionState {
+    fn new(principal: Option<String>) -> Self {
+        static NEXT: AtomicU64 = AtomicU64::new(1);
+        SessionState {
+            key: SessionKey(NEXT.fetch_add(1, Ordering::Relaxed)),
+            principal,
+            client: OnceLock::new(),
+            initialized: AtomicBool::new(false),
+        }
+    }
+
     pub(crate) fn client(&self) -> Option<&ClientState> {
         self.client.get()
     }
@@ -43,7 +57,7 @@ pub(crate) struct ServerSession {
 
 impl ServerSession {
     pub(crate) fn new(server: Arc<ServerInner>) -> Self {
-        ServerSession { server, state: Arc::default() }
+        ServerSession { server, state: Arc::new(SessionState::new(None)) }
     }
 }
 
@@ -135,6 +149,10 @@ impl Service for ServerSession {
             "tools/list" => ready(self.list_tools(&request)),
             _ => self.call_tool(request, scope),
         }
+    }
+
+    fn closed(&self) {
+        self.server.url_elicitations.remove_session(self.state.key);
     }
 
     fn handle_notification(&self, notification: Notification, _peer: &Peer) {

@@ -8,6 +8,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::schema::root_schema_for;
+use crate::elicit::UrlElicitationRequired;
 use crate::protocol::{CallToolResult, Content, ErrorObject, JsonObject};
 
 /// A value a tool may return.
@@ -107,12 +108,35 @@ impl<T: Serialize + JsonSchema + Send + 'static> IntoToolResult for Json<T> {
     }
 }
 
+/// The JSON-RPC error an error value stands for, if it is one of the protocol-level errors
+/// ([`ErrorObject`], [`UrlElicitationRequired`]), directly or boxed.
+fn protocol_error(e: &(dyn Any + Send)) -> Option<ErrorObject> {
+    if let Some(rpc) = e.downcast_ref::<ErrorObject>() {
+        return Some(rpc.clone());
+    }
+    if let Some(url) = e.downcast_ref::<UrlElicitationRequired>() {
+        return Some(url.to_error_object());
+    }
+    let boxed: &(dyn std::error::Error + 'static) =
+        if let Some(b) = e.downcast_ref::<Box<dyn std::error::Error + Send + Sync>>() {
+            &**b
+        } else if let Some(b) = e.downcast_ref::<Box<dyn std::error::Error + Send>>() {
+            &**b
+        } else {
+            return None;
+        };
+    if let Some(rpc) = boxed.downcast_ref::<ErrorObject>() {
+        return Some(rpc.clone());
+    }
+    boxed.downcast_ref::<UrlElicitationRequired>().map(UrlElicitationRequired::to_error_object)
+}
+
 impl<T: IntoToolResult, E: Display + Send + 'static> IntoToolResult for Result<T, E> {
     fn into_tool_result(self) -> Result<CallToolResult, ErrorObject> {
         match self {
             Ok(v) => v.into_tool_result(),
-            Err(e) => match (&e as &dyn Any).downcast_ref::<ErrorObject>() {
-                Some(rpc) => Err(rpc.clone()),
+            Err(e) => match protocol_error(&e) {
+                Some(rpc) => Err(rpc),
                 None => Ok(CallToolResult::error_text(e.to_string())),
             },
         }
@@ -146,5 +170,9 @@ mod tests {
         assert_eq!(r.content[0].as_text(), Some("disk full"));
         let e = Err::<i64, _>(ErrorObject::invalid_params("nope")).into_tool_result().unwrap_err();
         assert_eq!(e.code, -32602);
+        let url = UrlElicitationRequired::single("id", "https://x.test", "go");
+        assert_eq!(Err::<i64, _>(url.clone()).into_tool_result().unwrap_err().code, -32042);
+        let boxed: Box<dyn std::error::Error + Send + Sync> = Box::new(url);
+        assert_eq!(Err::<i64, _>(boxed).into_tool_result().unwrap_err().code, -32042);
     }
 }

@@ -1,0 +1,283 @@
+//! URL-mode elicitation on the server: ids owned by sessions, sending the request, and
+//! completing a flow from outside any request.
+
+use std::collections::HashMap;
+use std::future::IntoFuture;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use super::Context;
+use crate::elicit::url::new_elicitation_id;
+use crate::elicit::{ElicitError, Elicitation};
+use crate::engine::{BoxFuture, Peer, PeerError};
+use crate::protocol::{ElicitAction, ElicitRequestParams, ElicitationCompleteParams};
+
+/// Identifies one session of a server (for as long as the process runs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct SessionKey(pub(crate) u64);
+
+/// Why a URL-mode elicitation could not be completed. Nothing was sent.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum CompleteError {
+    /// No elicitation has this id (or its session has ended).
+    #[error("no URL elicitation with id `{0}` is pending")]
+    Unknown(String),
+    /// The elicitation was already completed.
+    #[error("URL elicitation `{0}` is already complete")]
+    AlreadyCompleted(String),
+    /// The elicitation belongs to another session (or user) than the one completing it.
+    #[error("URL elicitation `{0}` belongs to another session")]
+    Foreign(String),
+    /// The notification could not be delivered.
+    #[error("the completion notification could not be sent: {0}")]
+    Send(PeerError),
+}
+
+/// The result of a completion: whose flow it was.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Completed {
+    /// The elicitation.
+    pub elicitation_id: String,
+    /// The session that asked for it.
+    pub session: SessionKey,
+    /// The authenticated user who asked, where the transport knows one.
+    pub principal: Option<String>,
+}
+
+struct Entry {
+    session: SessionKey,
+    principal: Option<String>,
+    peer: Peer,
+    completed: bool,
+}
+
+/// The URL-mode elicitations of a server, by id. Keep a clone (from
+/// [`Server::url_elicitations`](super::Server::url_elicitations)) wherever flows finish, for
+/// example in the HTTP handler of the page the user is sent to.
+#[derive(Clone, Default)]
+pub struct UrlElicitations {
+    entries: Arc<Mutex<HashMap<String, Entry>>>,
+}
+
+impl std::fmt::Debug for UrlElicitations {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("UrlElicitations").field("pending", &self.len()).finish()
+    }
+}
+
+impl UrlElicitations {
+    /// How many ids are recorded (pending or completed, for sessions still open).
+    pub fn len(&self) -> usize {
+        self.entries.lock().map(|e| e.len()).unwrap_or(0)
+    }
+
+    /// Whether no id is recorded.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The session that owns `id`, if it is recorded.
+    pub fn owner(&self, id: &str) -> Option<SessionKey> {
+        self.entries.lock().ok()?.get(id).map(|e| e.session)
+    }
+
+    /// Whether `id` was completed.
+    pub fn is_completed(&self, id: &str) -> bool {
+        self.entries.lock().ok().and_then(|e| e.get(id).map(|x| x.completed)).unwrap_or(false)
+    }
+
+    fn register(
+        &self,
+        id: String,
+        session: SessionKey,
+        principal: Option<String>,
+        peer: Peer,
+    ) -> Result<(), ElicitError> {
+        let mut entries = self.entries.lock().map_err(|_| ElicitError::ConnectionClosed)?;
+        match entries.get(&id) {
+            Some(e) if e.session != session => {
+                Err(ElicitError::InvalidRequest(format!("elicitation id `{id}` is already used by another session")))
+            }
+            Some(_) => Ok(()),
+            None => {
+                entries.insert(id, Entry { session, principal, peer, completed: false });
+                Ok(())
+            }
+        }
+    }
+
+    /// Completes the flow `id`: sends `notifications/elicitation/complete` to the session that
+    /// asked, and only to it. Unknown or already completed ids are refused and nothing is sent.
+    pub async fn complete(&self, id: &str) -> Result<Completed, CompleteError> {
+        self.complete_checked(id, |_| true).await
+    }
+
+    /// Like [`complete`](Self::complete), but only if the flow was started by `principal`
+    /// (the authenticated user finishing it).
+    pub async fn complete_for(&self, id: &str, principal: &str) -> Result<Completed, CompleteError> {
+        self.complete_checked(id, |e| e.principal.as_deref() == Some(principal)).await
+    }
+
+    async fn complete_checked(
+        &self,
+        id: &str,
+        allowed: impl FnOnce(&Entry) -> bool,
+    ) -> Result<Completed, CompleteError> {
+        let (peer, done) = {
+            let mut entries = self.entries.lock().map_err(|_| CompleteError::Unknown(id.to_owned()))?;
+            let entry = entries.get_mut(id).ok_or_else(|| CompleteError::Unknown(id.to_owned()))?;
+            if !allowed(entry) {
+                return Err(CompleteError::Foreign(id.to_owned()));
+            }
+            if entry.completed {
+                return Err(CompleteError::AlreadyCompleted(id.to_owned()));
+            }
+            entry.completed = true;
+            let done =
+                Completed { elicitation_id: id.to_owned(), session: entry.session, principal: entry.principal.clone() };
+            (entry.peer.clone(), done)
+        };
+        let params = ElicitationCompleteParams { elicitation_id: id.to_owned() };
+        peer.notify("notifications/elicitation/complete", &params).await.map_err(CompleteError::Send)?;
+        Ok(done)
+    }
+
+    /// Forgets every id of a session that ended.
+    pub(crate) fn remove_session(&self, session: SessionKey) {
+        if let Ok(mut entries) = self.entries.lock() {
+            entries.retain(|_, e| e.session != session);
+        }
+    }
+}
+
+/// A URL-mode elicitation being prepared. Await it to send it; `.timeout(…)` first to override
+/// the default wait for the user's consent.
+#[must_use = "an elicitation is sent only when awaited"]
+#[derive(Debug)]
+pub struct UrlElicitRequest<'a> {
+    ctx: &'a Context,
+    id: Option<String>,
+    url: String,
+    message: String,
+    timeout: Option<Duration>,
+}
+
+impl UrlElicitRequest<'_> {
+    /// Waits at most `timeout` for the user's answer.
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
+    }
+}
+
+impl<'a> IntoFuture for UrlElicitRequest<'a> {
+    /// On accept (the user agreed to open the URL — the flow itself is not done yet), the
+    /// elicitation id; the flow's page completes it through [`UrlElicitations::complete`].
+    type Output = Result<Elicitation<String>, ElicitError>;
+    type IntoFuture = BoxFuture<'a, Self::Output>;
+
+    fn into_future(self) -> Self::IntoFuture {
+        Box::pin(async move {
+            let ctx = self.ctx;
+            // Checked before an id is recorded, so a refusal leaves nothing behind.
+            ctx.check_url_capability()?;
+            let id = match self.id {
+                Some(id) if id.is_empty() => {
+                    return Err(ElicitError::InvalidRequest("an elicitation id cannot be empty".into()));
+                }
+                Some(id) => {
+                    ctx.register_url_id(id.clone())?;
+                    id
+                }
+                None => ctx.new_url_elicitation_id(),
+            };
+            let url = self.url.replace("{elicitationId}", &id);
+            let params = ElicitRequestParams::Url { message: self.message, elicitation_id: id.clone(), url };
+            let result = ctx.elicit_raw(params, self.timeout).await?;
+            Ok(match result.action {
+                ElicitAction::Accept => Elicitation::Accept(id),
+                ElicitAction::Decline => Elicitation::Decline,
+                ElicitAction::Cancel => Elicitation::Cancel,
+            })
+        })
+    }
+}
+
+impl Context {
+    /// This request's session.
+    pub fn session_key(&self) -> SessionKey {
+        self.session_state().key
+    }
+
+    /// Creates an elicitation id (128 random bits) owned by this session, for a URL the user
+    /// will visit: use it in a [`UrlElicitationRequired`](crate::elicit::UrlElicitationRequired)
+    /// error, or build a URL with it first.
+    pub fn new_url_elicitation_id(&self) -> String {
+        loop {
+            let id = new_elicitation_id();
+            if self.register_url_id(id.clone()).is_ok() {
+                return id;
+            }
+        }
+    }
+
+    fn register_url_id(&self, id: String) -> Result<(), ElicitError> {
+        let peer = self.peer().unrelated();
+        self.server().url_elicitations.register(id, self.session_key(), self.principal().map(str::to_owned), peer)
+    }
+
+    fn check_url_capability(&self) -> Result<(), ElicitError> {
+        if self.server().elicitation_timeout.is_none() {
+            return Err(ElicitError::NotEnabled);
+        }
+        let caps = self.client_capabilities().ok_or(ElicitError::NoSession)?;
+        if caps.elicitation.as_ref().is_some_and(|e| e.supports_url()) {
+            Ok(())
+        } else {
+            Err(ElicitError::NotSupported { mode: "url" })
+        }
+    }
+
+    /// Asks the user to open `url` (URL mode). The SDK creates the elicitation id and replaces
+    /// `{elicitationId}` in `url` with it, so the page can tell which flow it serves:
+    ///
+    /// ```no_run
+    /// # async fn f(ctx: mcp_core::Context) -> Result<(), mcp_core::ElicitError> {
+    /// use mcp_core::Elicitation;
+    /// match ctx.elicit_url("https://example.com/connect?flow={elicitationId}", "Connect your calendar").await? {
+    ///     Elicitation::Accept(id) => println!("the user is completing flow {id}"),
+    ///     Elicitation::Decline | Elicitation::Cancel => println!("the user refused"),
+    /// }
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// Never put secrets in the URL: the client and the model see it.
+    pub fn elicit_url(&self, url: impl Into<String>, message: impl Into<String>) -> UrlElicitRequest<'_> {
+        UrlElicitRequest { ctx: self, id: None, url: url.into(), message: message.into(), timeout: None }
+    }
+
+    /// Like [`elicit_url`](Self::elicit_url) with an id of the caller's choosing (recorded as
+    /// owned by this session; an id another session owns is refused).
+    pub fn elicit_url_with_id(
+        &self,
+        elicitation_id: impl Into<String>,
+        url: impl Into<String>,
+        message: impl Into<String>,
+    ) -> UrlElicitRequest<'_> {
+        UrlElicitRequest {
+            ctx: self,
+            id: Some(elicitation_id.into()),
+            url: url.into(),
+            message: message.into(),
+            timeout: None,
+        }
+    }
+
+    /// Completes a URL-mode elicitation of this session: sends
+    /// `notifications/elicitation/complete`. An id of another session is refused.
+    pub async fn complete_url_elicitation(&self, elicitation_id: &str) -> Result<Completed, CompleteError> {
+        let session = self.session_key();
+        self.server().url_elicitations.complete_checked(elicitation_id, |e| e.session == session).await
+    }
+}
