@@ -15,6 +15,7 @@ use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
+use std::task::Poll;
 use std::time::Duration;
 
 use futures_util::FutureExt;
@@ -70,8 +71,8 @@ pub struct RequestScope {
 
 /// The role-specific half of a session (a server or a client).
 pub trait Service: Send + Sync + 'static {
-    /// Handles a request. The future runs in its own task and is dropped if the request is
-    /// cancelled.
+    /// Handles a request. The future runs in its own task. It is polled once whatever happens;
+    /// if it is still waiting when the request is cancelled or the session closes, it is dropped.
     fn handle_request(&self, request: Request, scope: RequestScope) -> BoxFuture<'static, HandlerResult>;
 
     /// Handles a notification other than `notifications/cancelled`. Called in order, on the
@@ -211,10 +212,18 @@ impl<S: Service> Session<S> {
         let peer = self.peer.related_to(id.clone());
         let in_flight = self.in_flight.clone();
         self.tasks.spawn(async move {
-            let outcome = tokio::select! {
-                biased;
-                () = cancel.cancelled() => None,
-                r = AssertUnwindSafe(future).catch_unwind() => Some(r),
+            let mut future = AssertUnwindSafe(future).catch_unwind();
+            // The first poll runs whatever the handler can do without waiting, even when the
+            // request was cancelled (or the session closed) before this task got to run, so a
+            // handler that answers at once is answered however the tasks were scheduled. Once the
+            // handler waits, cancellation wins.
+            let outcome = match std::future::poll_fn(|cx| Poll::Ready(future.poll_unpin(cx))).await {
+                Poll::Ready(r) => Some(r),
+                Poll::Pending => tokio::select! {
+                    biased;
+                    () = cancel.cancelled() => None,
+                    r = &mut future => Some(r),
+                },
             };
             if let Ok(mut m) = in_flight.lock() {
                 m.remove(&id);
