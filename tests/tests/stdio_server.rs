@@ -449,6 +449,34 @@ async fn quickstart_exits_zero_promptly_at_eof() {
 }
 
 #[tokio::test]
+async fn quickstart_answers_a_script_piped_in_before_eof() {
+    // Like `printf '…' | quickstart`: every request is read before the input ends, and handlers
+    // that answer at once must be answered before the process exits. Repeated because the
+    // failure this guards against depended on scheduling.
+    let script = [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "script", "version": "1"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "add", "arguments": {"a": 1, "b": 2}}}),
+        json!({"jsonrpc": "2.0", "id": 3, "method": "ping"}),
+    ]
+    .iter()
+    .map(|m| format!("{m}\n"))
+    .collect::<String>();
+    for _ in 0..10 {
+        let mut p = ServerProcess::quickstart(&[]);
+        p.client.send_bytes(script.as_bytes()).await;
+        let (status, rest, stderr) = p.finish().await;
+        assert!(status.success(), "exit status {status}; stderr:\n{stderr}");
+        let mut ids: Vec<i64> = rest.iter().map(|m| m["id"].as_i64().unwrap()).collect();
+        ids.sort_unstable();
+        assert_eq!(ids, [1, 2, 3], "every request is answered: {rest:?}");
+        let sum = rest.iter().find(|m| m["id"] == 2).unwrap();
+        assert_eq!(sum["result"]["content"][0]["text"], "3", "{sum}");
+    }
+}
+
+#[tokio::test]
 async fn quickstart_rejects_a_line_over_the_default_limit() {
     let mut p = ServerProcess::quickstart(&[]);
     p.client.initialize("2025-11-25").await;

@@ -382,6 +382,18 @@ async fn shutdown_fails_waits_cancels_handlers_and_refuses_new_requests() {
 }
 
 #[tokio::test]
+async fn a_request_that_completes_at_once_is_answered_even_if_shutdown_follows_immediately() {
+    let mut h = harness();
+    // On this single-threaded runtime nothing below yields before `shutdown`, so no handler
+    // task has been polled when the session closes: what happens must not depend on that.
+    h.request(1, "echo").await;
+    h.request(2, "hang").await;
+    h.session.shutdown().await;
+    assert_eq!(h.drain(), [json!({"jsonrpc": "2.0", "id": 1, "result": null})]);
+    assert_eq!(h.dropped().await, RequestId::Number(2), "a handler that must wait is cancelled");
+}
+
+#[tokio::test]
 async fn responses_to_unknown_ids_and_duplicate_responses_are_ignored() {
     let mut h = harness();
     let peer = h.session.peer().clone();
