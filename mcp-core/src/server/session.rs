@@ -57,7 +57,30 @@ pub(crate) struct ServerSession {
 
 impl ServerSession {
     pub(crate) fn new(server: Arc<ServerInner>) -> Self {
-        ServerSession { server, state: Arc::new(SessionState::new(None)) }
+        Self::for_principal(server, None)
+    }
+
+    /// A session whose requests come from an authenticated user (known to the transport).
+    pub(crate) fn for_principal(server: Arc<ServerInner>, principal: Option<String>) -> Self {
+        ServerSession { server, state: Arc::new(SessionState::new(principal)) }
+    }
+
+    /// A session that serves requests without an `initialize` handshake (stateless HTTP):
+    /// the client is taken to speak `protocol_version` and to declare no capabilities.
+    pub(crate) fn preinitialized(server: Arc<ServerInner>, principal: Option<String>, protocol_version: &str) -> Self {
+        let session = Self::for_principal(server, principal);
+        let _ = session.state.client.set(ClientState {
+            protocol_version: protocol_version.to_owned(),
+            capabilities: ClientCapabilities::default(),
+            info: Implementation::new("unknown", "unknown"),
+        });
+        session.state.initialized.store(true, Ordering::Relaxed);
+        session
+    }
+
+    /// Whether `initialize` has been answered.
+    pub(crate) fn is_initialized(&self) -> bool {
+        self.state.client().is_some()
     }
 }
 
