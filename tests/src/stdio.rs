@@ -183,7 +183,7 @@ fn build_example(name: &str) -> PathBuf {
     let mut command = std::process::Command::new(cargo);
     command
         .current_dir(workspace)
-        .args(["build", "--package", "examples", "--bin", name, "--message-format=json-render-diagnostics"])
+        .args(["build", "--quiet", "--package", "examples", "--bin", name, "--message-format=json-render-diagnostics"])
         .stderr(Stdio::inherit());
     if !cfg!(debug_assertions) {
         command.arg("--release");

@@ -477,6 +477,31 @@ async fn quickstart_answers_a_script_piped_in_before_eof() {
 }
 
 #[tokio::test]
+async fn quickstart_answers_every_request_of_a_pipelined_burst() {
+    const N: i64 = 500;
+    let mut p = ServerProcess::quickstart(&[]);
+    p.client.initialize("2025-11-25").await;
+    let burst: String = (0..N)
+        .map(|i| {
+            let call = json!({"jsonrpc": "2.0", "id": i, "method": "tools/call",
+                "params": {"name": "add", "arguments": {"a": i, "b": 1}}});
+            format!("{call}\n")
+        })
+        .collect();
+    p.client.send_bytes(burst.as_bytes()).await;
+    let mut seen = vec![false; N as usize];
+    for _ in 0..N {
+        let response = p.client.recv().await;
+        let id = response["id"].as_i64().unwrap_or_else(|| panic!("{response}"));
+        assert_eq!(response["result"]["content"][0]["text"], (id + 1).to_string(), "{response}");
+        assert!(!std::mem::replace(&mut seen[id as usize], true), "id {id} answered twice");
+    }
+    let (status, rest, stderr) = p.finish().await;
+    assert!(status.success(), "stderr:\n{stderr}");
+    assert_eq!(rest, Vec::<Value>::new());
+}
+
+#[tokio::test]
 async fn quickstart_rejects_a_line_over_the_default_limit() {
     let mut p = ServerProcess::quickstart(&[]);
     p.client.initialize("2025-11-25").await;
