@@ -14,6 +14,7 @@ use std::collections::HashMap;
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::Poll;
 use std::time::Duration;
@@ -107,6 +108,7 @@ pub struct Session<S: Service> {
     in_flight: InFlight,
     tasks: TaskTracker,
     closing: CancellationToken,
+    closed: AtomicBool,
     config: SessionConfig,
 }
 
@@ -120,6 +122,7 @@ impl<S: Service> Session<S> {
             in_flight: Arc::default(),
             tasks: TaskTracker::new(),
             closing: CancellationToken::new(),
+            closed: AtomicBool::new(false),
             config,
         };
         (session, rx)
@@ -250,14 +253,31 @@ impl<S: Service> Session<S> {
 
     /// Ends the session: fails every pending wait on the peer with [`PeerError::Closed`],
     /// cancels every handler, and waits (up to the grace period) for their tasks to end.
+    /// Dropping the session does the same without waiting.
     pub async fn shutdown(&self) {
-        self.peer.close();
-        self.service.closed();
-        self.closing.cancel();
+        self.close();
         self.tasks.close();
         if tokio::time::timeout(self.config.shutdown_grace, self.tasks.wait()).await.is_err() {
             tracing::warn!("some request handlers did not stop within the shutdown grace period");
         }
+    }
+
+    /// Fails pending waits, tells the service, and cancels every handler; only the first call acts.
+    fn close(&self) {
+        if self.closed.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        self.peer.close();
+        self.service.closed();
+        self.closing.cancel();
+    }
+}
+
+impl<S: Service> Drop for Session<S> {
+    /// A session dropped without [`shutdown`](Session::shutdown) (its transport task aborted,
+    /// say) must not leave handlers running or waits pending forever.
+    fn drop(&mut self) {
+        self.close();
     }
 }
 
