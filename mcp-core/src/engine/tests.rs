@@ -382,6 +382,28 @@ async fn shutdown_fails_waits_cancels_handlers_and_refuses_new_requests() {
 }
 
 #[tokio::test]
+async fn dropping_the_session_fails_waits_and_cancels_handlers() {
+    let mut h = harness();
+    h.request(1, "hang").await;
+    h.started().await;
+    h.request(2, "ask").await;
+    h.next_json().await;
+    let peer = h.session.peer().clone();
+    let wait = tokio::spawn(async move { peer.request_raw("test/slow", &json!({}), RequestOptions::default()).await });
+    h.next_json().await;
+
+    let Harness { session, mut dropped, .. } = h;
+    drop(session);
+    assert_eq!(within("the wait to fail", wait).await.unwrap().unwrap_err(), PeerError::Closed);
+    let mut ids = vec![
+        within("a handler to be dropped", dropped.recv()).await.unwrap(),
+        within("a handler to be dropped", dropped.recv()).await.unwrap(),
+    ];
+    ids.sort();
+    assert_eq!(ids, [RequestId::Number(1), RequestId::Number(2)]);
+}
+
+#[tokio::test]
 async fn a_request_that_completes_at_once_is_answered_even_if_shutdown_follows_immediately() {
     let mut h = harness();
     // On this single-threaded runtime nothing below yields before `shutdown`, so no handler
