@@ -6,6 +6,9 @@
 //! `protected_action`, whose page is served by this process on
 //! `http://127.0.0.1:8931/auth?id=<elicitationId>` (the port: `--url-port N` or the
 //! environment variable `ELICITATION_URL_PORT`; `0` picks a free one).
+//!
+//! With `--port N` (or `PORT`) the server speaks Streamable HTTP at `http://127.0.0.1:N/mcp`
+//! instead of stdio.
 
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
@@ -187,27 +190,11 @@ fn escape_html(text: &str) -> String {
         .collect()
 }
 
-fn url_port() -> Result<u16, String> {
-    let mut args = std::env::args().skip(1);
-    while let Some(arg) = args.next() {
-        if arg == "--url-port" {
-            let value = args.next().ok_or("--url-port needs a number")?;
-            return value.parse().map_err(|_| format!("--url-port: `{value}` is not a port number"));
-        }
-        if let Some(value) = arg.strip_prefix("--url-port=") {
-            return value.parse().map_err(|_| format!("--url-port: `{value}` is not a port number"));
-        }
-    }
-    match std::env::var("ELICITATION_URL_PORT") {
-        Ok(v) => v.parse().map_err(|_| format!("ELICITATION_URL_PORT: `{v}` is not a port number")),
-        Err(_) => Ok(DEFAULT_URL_PORT),
-    }
-}
-
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     examples::init_logging();
-    let listener = tokio::net::TcpListener::bind(("127.0.0.1", url_port()?)).await?;
+    let url_port = examples::port_option("url-port", "ELICITATION_URL_PORT", Some(DEFAULT_URL_PORT))?.unwrap_or(0);
+    let listener = tokio::net::TcpListener::bind(("127.0.0.1", url_port)).await?;
     let address = listener.local_addr()?;
     tracing::info!("authorization page on http://{address}/auth");
     let page = Arc::new(AuthPage { base: format!("http://{address}"), authorized: Mutex::default() });
@@ -227,6 +214,5 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             tracing::error!(error = %e, "the authorization page stopped");
         }
     });
-    server.serve_stdio().await?;
-    Ok(())
+    examples::serve(server).await
 }

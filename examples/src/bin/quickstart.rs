@@ -1,6 +1,7 @@
 //! The quickstart server: three small tools over stdio.
 //!
-//! Run it with `cargo run -p examples --bin quickstart` and point any MCP host at that command.
+//! Run it with `cargo run -p examples --bin quickstart` and point any MCP host at that command,
+//! or add `-- --port 8080` to serve Streamable HTTP at `http://127.0.0.1:8080/mcp`.
 
 use mcp_core::prelude::*;
 use schemars::JsonSchema;
@@ -57,6 +58,5 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .instructions("Arithmetic and text helpers: `add`, `echo` and `text_stats`.")
         .tools(tools![add, echo, stats])
         .build()?;
-    server.serve_stdio().await?;
-    Ok(())
+    examples::serve(server).await
 }

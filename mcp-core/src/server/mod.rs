@@ -16,6 +16,8 @@ use tokio::io::{AsyncRead, AsyncWrite};
 
 pub use context::Context;
 pub use elicit::{DEFAULT_ELICITATION_TIMEOUT, ElicitRequest};
+#[cfg(feature = "http")]
+pub(crate) use session::ServerSession;
 pub use url::{CompleteError, Completed, SessionKey, UrlElicitRequest, UrlElicitations};
 
 use crate::engine::{Session, SessionConfig};
@@ -101,6 +103,11 @@ impl Server {
             line: LineOptions::default(),
             session: SessionConfig::default(),
         }
+    }
+
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn inner(&self) -> &Arc<ServerInner> {
+        &self.inner
     }
 
     /// The server's identity.

@@ -77,11 +77,6 @@ impl ServerSession {
         session.state.initialized.store(true, Ordering::Relaxed);
         session
     }
-
-    /// Whether `initialize` has been answered.
-    pub(crate) fn is_initialized(&self) -> bool {
-        self.state.client().is_some()
-    }
 }
 
 fn params<T: DeserializeOwned>(request: &Request) -> Result<T, ErrorObject> {

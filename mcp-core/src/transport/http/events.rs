@@ -1,0 +1,111 @@
+//! Where SSE events are kept so that a client reconnecting with `Last-Event-ID` gets what it
+//! missed.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::Mutex;
+
+/// An SSE event id: the stream it belongs to and its position on that stream.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct EventId {
+    /// The stream (one per POST that answered with SSE, plus the session's GET stream).
+    pub stream: u64,
+    /// The event's position on its stream, from 1.
+    pub seq: u64,
+}
+
+impl EventId {
+    /// The wire form, `"<stream>-<seq>"`.
+    pub fn encode(&self) -> String {
+        format!("{}-{}", self.stream, self.seq)
+    }
+
+    /// Reads the wire form.
+    pub fn decode(text: &str) -> Option<EventId> {
+        let (stream, seq) = text.trim().split_once('-')?;
+        Some(EventId { stream: stream.parse().ok()?, seq: seq.parse().ok()? })
+    }
+}
+
+/// Storage of a session's SSE events, for resumption. Implementations must bound what they
+/// keep: a client that never reconnects must not make the server grow.
+pub trait EventStore: Send + Sync + 'static {
+    /// Records an event of `session`.
+    fn store(&self, session: &str, id: EventId, frame: &str);
+    /// The events of `after.stream` that come after `after`, oldest first. `None` when some of
+    /// them were already dropped (the client cannot catch up).
+    fn replay(&self, session: &str, after: EventId) -> Option<Vec<(EventId, String)>>;
+    /// Forgets everything about `session`.
+    fn forget(&self, session: &str);
+}
+
+/// An [`EventStore`] in memory, keeping the newest events of each session up to a count.
+#[derive(Debug)]
+pub struct MemoryEventStore {
+    per_session: usize,
+    sessions: Mutex<HashMap<String, VecDeque<(EventId, String)>>>,
+}
+
+impl MemoryEventStore {
+    /// Keeps at most `per_session` events per session.
+    pub fn new(per_session: usize) -> Self {
+        MemoryEventStore { per_session: per_session.max(1), sessions: Mutex::default() }
+    }
+}
+
+impl Default for MemoryEventStore {
+    fn default() -> Self {
+        Self::new(256)
+    }
+}
+
+impl EventStore for MemoryEventStore {
+    fn store(&self, session: &str, id: EventId, frame: &str) {
+        if let Ok(mut sessions) = self.sessions.lock() {
+            let events = sessions.entry(session.to_owned()).or_default();
+            if events.len() == self.per_session {
+                events.pop_front();
+            }
+            events.push_back((id, frame.to_owned()));
+        }
+    }
+
+    fn replay(&self, session: &str, after: EventId) -> Option<Vec<(EventId, String)>> {
+        let sessions = self.sessions.lock().ok()?;
+        let Some(events) = sessions.get(session) else { return Some(Vec::new()) };
+        let missed: Vec<_> =
+            events.iter().filter(|(id, _)| id.stream == after.stream && id.seq > after.seq).cloned().collect();
+        match missed.first() {
+            Some((first, _)) if first.seq > after.seq + 1 => None,
+            _ => Some(missed),
+        }
+    }
+
+    fn forget(&self, session: &str) {
+        if let Ok(mut sessions) = self.sessions.lock() {
+            sessions.remove(session);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn replays_after_an_id_and_stays_bounded() {
+        let store = MemoryEventStore::new(3);
+        for seq in 1..=2 {
+            store.store("s", EventId { stream: 1, seq }, &format!("a{seq}"));
+        }
+        store.store("s", EventId { stream: 2, seq: 1 }, "b1");
+        let replay = store.replay("s", EventId { stream: 1, seq: 1 }).unwrap();
+        assert_eq!(replay, vec![(EventId { stream: 1, seq: 2 }, "a2".to_owned())]);
+        store.store("s", EventId { stream: 2, seq: 2 }, "b2");
+        // The oldest event was dropped: a client that saw nothing of stream 1 cannot catch up.
+        assert_eq!(store.replay("s", EventId { stream: 1, seq: 0 }), None);
+        assert_eq!(store.replay("s", EventId { stream: 1, seq: 2 }), Some(vec![]));
+        assert_eq!(store.replay("other", EventId { stream: 1, seq: 0 }), Some(vec![]));
+        assert_eq!(EventId::decode("7-42"), Some(EventId { stream: 7, seq: 42 }));
+        assert_eq!(EventId::decode("x"), None);
+    }
+}

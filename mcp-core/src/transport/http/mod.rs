@@ -1,0 +1,493 @@
+//! MCP's Streamable HTTP transport (revision 2025-11-25), server side.
+//!
+//! One endpoint takes `POST` (a client message), `GET` (the session's stream of server
+//! messages not tied to a request) and `DELETE` (end the session). [`StreamableHttp`] is an
+//! axum [`Router`](axum::Router) — a tower `Service` — to mount in an existing application, and
+//! [`Server::serve_http`](crate::Server::serve_http) runs it standalone.
+//!
+//! Messages the server sends while handling a POSTed request (elicitation, sampling, progress,
+//! logs) travel on **that POST's own SSE stream**, followed by the response; the client's
+//! answers arrive as new POSTs. A POST whose handler sends nothing else is answered with plain
+//! JSON. SSE events carry ids, and a client that reconnects with `Last-Event-ID` receives what
+//! it missed (kept by an [`EventStore`], in memory and bounded by default).
+//!
+//! In stateless mode ([`HttpConfig::stateless`]) there are no session ids: every POST is served
+//! by a fresh session, so server-to-client requests (elicitation, sampling, roots) cannot be
+//! made — the client declared no capabilities to that session — and `GET`/`DELETE` answer 405.
+
+mod events;
+mod security;
+mod session;
+
+use std::collections::HashMap;
+use std::io;
+use std::net::SocketAddr;
+use std::sync::{Arc, RwLock};
+use std::time::Duration;
+
+use axum::extract::{Request, State};
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use tokio_util::sync::CancellationToken;
+
+pub use events::{EventId, EventStore, MemoryEventStore};
+use session::{Delivery, HttpSession};
+
+use crate::protocol::jsonrpc::{DecodeError, encode_error};
+use crate::protocol::{ErrorObject, Message, SUPPORTED_PROTOCOL_VERSIONS};
+use crate::server::{Server, ServerInner, ServerSession};
+
+/// The header carrying the session id.
+pub const SESSION_HEADER: &str = "mcp-session-id";
+/// The header carrying the negotiated protocol revision.
+pub const PROTOCOL_VERSION_HEADER: &str = "mcp-protocol-version";
+
+/// The authenticated user of an HTTP request. An authentication layer in front of the MCP
+/// endpoint inserts it into the request's extensions; the session remembers it, later requests
+/// of the session must carry the same one, and URL-mode elicitations are bound to it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Principal(pub String);
+
+/// Settings of the Streamable HTTP transport.
+#[derive(Clone)]
+pub struct HttpConfig {
+    pub(crate) stateless: bool,
+    pub(crate) idle_timeout: Duration,
+    pub(crate) allowed_hosts: Option<Vec<String>>,
+    pub(crate) allowed_origins: Option<Vec<String>>,
+    pub(crate) max_body: usize,
+    pub(crate) keep_alive: Duration,
+    pub(crate) event_store: Arc<dyn EventStore>,
+}
+
+impl std::fmt::Debug for HttpConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HttpConfig")
+            .field("stateless", &self.stateless)
+            .field("idle_timeout", &self.idle_timeout)
+            .field("allowed_hosts", &self.allowed_hosts)
+            .field("allowed_origins", &self.allowed_origins)
+            .field("max_body", &self.max_body)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Default for HttpConfig {
+    fn default() -> Self {
+        HttpConfig {
+            stateless: false,
+            idle_timeout: Duration::from_secs(30 * 60),
+            allowed_hosts: Some(security::LOOPBACK_HOSTS.iter().map(|h| (*h).to_owned()).collect()),
+            allowed_origins: None,
+            max_body: crate::transport::DEFAULT_MAX_LINE,
+            keep_alive: Duration::from_secs(15),
+            event_store: Arc::new(MemoryEventStore::default()),
+        }
+    }
+}
+
+impl HttpConfig {
+    /// Serves without sessions (see the module documentation for what that rules out).
+    pub fn stateless(mut self, stateless: bool) -> Self {
+        self.stateless = stateless;
+        self
+    }
+
+    /// Ends sessions that have had no request and nothing in flight for this long (default 30 minutes).
+    pub fn idle_timeout(mut self, timeout: Duration) -> Self {
+        self.idle_timeout = timeout;
+        self
+    }
+
+    /// The host names (without port) the `Host` header may carry; `Origin`, when present, must
+    /// name one of them too unless [`allowed_origins`](Self::allowed_origins) is set. By default
+    /// only loopback names are allowed, which protects a local server from DNS rebinding.
+    pub fn allowed_hosts<I: IntoIterator<Item = S>, S: Into<String>>(mut self, hosts: I) -> Self {
+        self.allowed_hosts = Some(hosts.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// The origins (`scheme://host[:port]`) browsers may call from.
+    pub fn allowed_origins<I: IntoIterator<Item = S>, S: Into<String>>(mut self, origins: I) -> Self {
+        self.allowed_origins = Some(origins.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Turns off `Host`/`Origin` checks (for a server behind a proxy that does them).
+    pub fn disable_host_checks(mut self) -> Self {
+        self.allowed_hosts = None;
+        self.allowed_origins = None;
+        self
+    }
+
+    /// The largest accepted request body (default 4 MiB).
+    pub fn max_body(mut self, bytes: usize) -> Self {
+        self.max_body = bytes;
+        self
+    }
+
+    /// How often an idle SSE stream gets a comment line to keep proxies from closing it.
+    pub fn keep_alive(mut self, every: Duration) -> Self {
+        self.keep_alive = every;
+        self
+    }
+
+    /// Where SSE events are kept for resumption.
+    pub fn event_store(mut self, store: Arc<dyn EventStore>) -> Self {
+        self.event_store = store;
+        self
+    }
+}
+
+pub(crate) struct Shared {
+    server: Arc<ServerInner>,
+    config: HttpConfig,
+    sessions: RwLock<HashMap<String, Arc<HttpSession>>>,
+    closing: CancellationToken,
+}
+
+/// The Streamable HTTP endpoint of a [`Server`]. Cheap to clone.
+#[derive(Clone)]
+pub struct StreamableHttp {
+    shared: Arc<Shared>,
+}
+
+impl std::fmt::Debug for StreamableHttp {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StreamableHttp").field("sessions", &self.session_count()).finish()
+    }
+}
+
+impl StreamableHttp {
+    /// The endpoint for `server`. Call from within a tokio runtime (a task expires idle sessions).
+    pub fn new(server: &Server, config: HttpConfig) -> Self {
+        let shared = Arc::new(Shared {
+            server: server.inner().clone(),
+            config,
+            sessions: RwLock::default(),
+            closing: CancellationToken::new(),
+        });
+        if !shared.config.stateless {
+            tokio::spawn(expire_idle(Arc::downgrade(&shared)));
+        }
+        StreamableHttp { shared }
+    }
+
+    /// A router serving the endpoint at every path; mount it with `Router::nest_service` or
+    /// use [`router_at`](Self::router_at).
+    pub fn router(&self) -> axum::Router {
+        axum::Router::new().fallback(endpoint).with_state(self.shared.clone())
+    }
+
+    /// A router serving the endpoint at `path` (e.g. `/mcp`).
+    pub fn router_at(&self, path: &str) -> axum::Router {
+        axum::Router::new().route(path, axum::routing::any(endpoint)).with_state(self.shared.clone())
+    }
+
+    /// How many sessions are open.
+    pub fn session_count(&self) -> usize {
+        self.shared.sessions.read().map(|s| s.len()).unwrap_or(0)
+    }
+
+    /// Ends every session: pending waits fail, handlers are cancelled, streams close.
+    pub async fn close_all(&self) {
+        self.shared.closing.cancel();
+        let sessions: Vec<_> = match self.shared.sessions.write() {
+            Ok(mut s) => s.drain().map(|(_, v)| v).collect(),
+            Err(_) => Vec::new(),
+        };
+        for session in sessions {
+            session.close().await;
+        }
+    }
+
+    /// Serves the endpoint at `/mcp` on `listener` until `shutdown` completes, then closes
+    /// every session.
+    pub async fn serve(
+        &self,
+        listener: tokio::net::TcpListener,
+        shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+    ) -> io::Result<()> {
+        let token = self.shared.closing.clone();
+        let this = self.clone();
+        tokio::spawn(async move {
+            shutdown.await;
+            this.close_all().await;
+        });
+        axum::serve(listener, self.router_at("/mcp")).with_graceful_shutdown(token.cancelled_owned()).await
+    }
+}
+
+impl Server {
+    /// The Streamable HTTP endpoint of this server, to mount in an application.
+    pub fn streamable_http(&self, config: HttpConfig) -> StreamableHttp {
+        StreamableHttp::new(self, config)
+    }
+
+    /// Serves Streamable HTTP at `http://{addr}/mcp` until Ctrl-C. On a loopback address only
+    /// loopback `Host`s are accepted; on any other, `Host` is not checked unless configured.
+    pub async fn serve_http(&self, addr: SocketAddr, config: Option<HttpConfig>) -> io::Result<()> {
+        let config = config.unwrap_or_else(|| {
+            let default = HttpConfig::default();
+            if addr.ip().is_loopback() { default } else { default.disable_host_checks() }
+        });
+        let listener = tokio::net::TcpListener::bind(addr).await?;
+        tracing::info!(address = %listener.local_addr()?, "serving MCP over Streamable HTTP at /mcp");
+        let shutdown = async {
+            let _ = tokio::signal::ctrl_c().await;
+        };
+        self.streamable_http(config).serve(listener, shutdown).await
+    }
+}
+
+async fn expire_idle(shared: std::sync::Weak<Shared>) {
+    loop {
+        let period = match shared.upgrade() {
+            Some(s) => (s.config.idle_timeout / 4).clamp(Duration::from_millis(10), Duration::from_secs(60)),
+            None => return,
+        };
+        tokio::time::sleep(period).await;
+        let Some(shared) = shared.upgrade() else { return };
+        let idle: Vec<Arc<HttpSession>> = match shared.sessions.write() {
+            Ok(mut sessions) => {
+                let expired: Vec<String> = sessions
+                    .iter()
+                    .filter(|(_, s)| s.idle_for() >= shared.config.idle_timeout && s.in_flight() == 0)
+                    .map(|(k, _)| k.clone())
+                    .collect();
+                expired.iter().filter_map(|k| sessions.remove(k)).collect()
+            }
+            Err(_) => return,
+        };
+        for session in idle {
+            tracing::debug!(session = session.id(), "idle session expired");
+            session.close().await;
+        }
+    }
+}
+
+fn json_rpc_error(status: StatusCode, error: &ErrorObject) -> Response {
+    let body = encode_error(None, error);
+    (status, [(header::CONTENT_TYPE, "application/json")], body).into_response()
+}
+
+fn plain(status: StatusCode, message: &str) -> Response {
+    json_rpc_error(status, &ErrorObject::invalid_request(message.to_owned()))
+}
+
+fn header_str<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+    headers.get(name).and_then(|v| v.to_str().ok())
+}
+
+fn accepts(headers: &HeaderMap, media: &str) -> bool {
+    let Some(accept) = header_str(headers, header::ACCEPT.as_str()) else { return false };
+    accept.split(',').any(|part| {
+        let media_type = part.split(';').next().unwrap_or("").trim();
+        media_type == media
+            || media_type == "*/*"
+            || media_type == format!("{}/*", media.split('/').next().unwrap_or(""))
+    })
+}
+
+async fn endpoint(State(shared): State<Arc<Shared>>, request: Request) -> Response {
+    let (parts, body) = request.into_parts();
+    if let Err(reason) = security::check(&shared.config, &parts.headers) {
+        tracing::warn!(%reason, "rejected an HTTP request");
+        return plain(StatusCode::FORBIDDEN, &reason);
+    }
+    let principal = parts.extensions.get::<Principal>().map(|p| p.0.clone());
+    match parts.method {
+        Method::POST => {
+            let bytes = match axum::body::to_bytes(body, shared.config.max_body).await {
+                Ok(b) => b,
+                Err(_) => {
+                    return plain(
+                        StatusCode::PAYLOAD_TOO_LARGE,
+                        &format!("the request body exceeds the limit of {} bytes", shared.config.max_body),
+                    );
+                }
+            };
+            post(&shared, &parts.headers, principal, &bytes).await
+        }
+        Method::GET => get(&shared, &parts.headers, principal).await,
+        Method::DELETE => delete(&shared, &parts.headers, principal).await,
+        _ => {
+            let mut r = plain(StatusCode::METHOD_NOT_ALLOWED, "use POST, GET or DELETE");
+            r.headers_mut().insert(header::ALLOW, HeaderValue::from_static("GET, POST, DELETE"));
+            r
+        }
+    }
+}
+
+/// Finds the session a request names, or says why it cannot be used.
+#[allow(clippy::result_large_err)] // an error response is built once per rejected request
+fn lookup(shared: &Shared, headers: &HeaderMap, principal: &Option<String>) -> Result<Arc<HttpSession>, Response> {
+    let Some(id) = header_str(headers, SESSION_HEADER) else {
+        return Err(plain(StatusCode::BAD_REQUEST, "missing Mcp-Session-Id header; send `initialize` first"));
+    };
+    let session = shared.sessions.read().ok().and_then(|s| s.get(id).cloned());
+    match session {
+        Some(s) if s.principal() == principal.as_deref() => {
+            s.touch();
+            Ok(s)
+        }
+        // Another user's session id is answered exactly like an unknown one.
+        _ => Err(json_rpc_error(StatusCode::NOT_FOUND, &ErrorObject::new(-32001, "session not found"))),
+    }
+}
+
+async fn post(shared: &Arc<Shared>, headers: &HeaderMap, principal: Option<String>, bytes: &[u8]) -> Response {
+    let content_type = header_str(headers, header::CONTENT_TYPE.as_str()).unwrap_or("");
+    if !content_type.split(';').next().unwrap_or("").trim().eq_ignore_ascii_case("application/json") {
+        return plain(StatusCode::UNSUPPORTED_MEDIA_TYPE, "the body must be `application/json`");
+    }
+    if !(accepts(headers, "application/json") && accepts(headers, "text/event-stream")) {
+        return plain(StatusCode::NOT_ACCEPTABLE, "the Accept header must list application/json and text/event-stream");
+    }
+    let text = match std::str::from_utf8(bytes) {
+        Ok(t) => t,
+        Err(e) => {
+            return json_rpc_error(
+                StatusCode::BAD_REQUEST,
+                &ErrorObject::parse_error(format!("parse error: invalid UTF-8: {e}")),
+            );
+        }
+    };
+    let message = match Message::decode(text) {
+        Ok(m) => m,
+        Err(DecodeError { id, error, .. }) => {
+            let body = encode_error(id.as_ref(), &error);
+            return (StatusCode::BAD_REQUEST, [(header::CONTENT_TYPE, "application/json")], body).into_response();
+        }
+    };
+    let version = header_str(headers, PROTOCOL_VERSION_HEADER);
+    if let Some(v) = version {
+        if !SUPPORTED_PROTOCOL_VERSIONS.contains(&v) {
+            return plain(
+                StatusCode::BAD_REQUEST,
+                &format!(
+                    "unsupported MCP-Protocol-Version `{v}`; supported: {}",
+                    SUPPORTED_PROTOCOL_VERSIONS.join(", ")
+                ),
+            );
+        }
+    }
+    let is_initialize = matches!(&message, Message::Request(r) if r.method == "initialize");
+
+    if shared.config.stateless {
+        let service = if is_initialize {
+            ServerSession::for_principal(shared.server.clone(), principal.clone())
+        } else {
+            let v = version.unwrap_or(crate::protocol::LATEST_PROTOCOL_VERSION);
+            ServerSession::preinitialized(shared.server.clone(), principal.clone(), v)
+        };
+        let session = HttpSession::start(String::new(), service, principal, shared, false);
+        let response = deliver(&session, message, None).await;
+        session.close_when_idle();
+        return response;
+    }
+
+    let (session, created) = match header_str(headers, SESSION_HEADER) {
+        None if is_initialize => {
+            let id = crate::elicit::url::new_elicitation_id();
+            let service = ServerSession::for_principal(shared.server.clone(), principal.clone());
+            let session = HttpSession::start(id.clone(), service, principal, shared, true);
+            (session, true)
+        }
+        _ => match lookup(shared, headers, &principal) {
+            Ok(s) => (s, false),
+            Err(r) => return r,
+        },
+    };
+    if created {
+        if let Ok(mut sessions) = shared.sessions.write() {
+            sessions.insert(session.id().to_owned(), session.clone());
+        }
+    }
+    let response = deliver(&session, message, created.then(|| session.id().to_owned())).await;
+    if created && !response.status().is_success() {
+        // `initialize` failed: the session was never usable.
+        if let Ok(mut sessions) = shared.sessions.write() {
+            sessions.remove(session.id());
+        }
+        session.close().await;
+    }
+    response
+}
+
+/// Hands a message to the session and answers the POST: 202 for notifications and responses;
+/// for a request, JSON when the response is all there is, else an SSE stream.
+async fn deliver(session: &Arc<HttpSession>, message: Message, new_id: Option<String>) -> Response {
+    let Message::Request(request) = message else {
+        session.engine().handle_message(message).await;
+        return StatusCode::ACCEPTED.into_response();
+    };
+    let id = request.id.clone();
+    let Some(mut events) = session.open_request_stream(&id) else {
+        let error = ErrorObject::invalid_request(format!("request id {id} is already in use by a request in flight"));
+        let body = encode_error(Some(&id), &error);
+        return (StatusCode::BAD_REQUEST, [(header::CONTENT_TYPE, "application/json")], body).into_response();
+    };
+    session.engine().handle_message(Message::Request(request)).await;
+    let mut response = match events.recv().await {
+        None => plain(StatusCode::SERVICE_UNAVAILABLE, "the session closed before answering"),
+        Some(first) if first.is_response => {
+            let is_error = first.frame.contains("\"error\":{") && !first.frame.contains("\"result\":");
+            let status = if is_error && new_id.is_some() { StatusCode::BAD_REQUEST } else { StatusCode::OK };
+            (status, [(header::CONTENT_TYPE, "application/json")], first.frame).into_response()
+        }
+        Some(first) => session::sse_response(Delivery::new(first, events), session.keep_alive(), session.closing()),
+    };
+    if let Some(id) = new_id {
+        if let Ok(v) = HeaderValue::from_str(&id) {
+            response.headers_mut().insert(SESSION_HEADER, v);
+        }
+    }
+    response
+}
+
+async fn get(shared: &Arc<Shared>, headers: &HeaderMap, principal: Option<String>) -> Response {
+    if shared.config.stateless {
+        return plain(StatusCode::METHOD_NOT_ALLOWED, "this server is stateless: there is no session stream to GET");
+    }
+    if !accepts(headers, "text/event-stream") {
+        return plain(StatusCode::NOT_ACCEPTABLE, "GET needs `Accept: text/event-stream`");
+    }
+    let session = match lookup(shared, headers, &principal) {
+        Ok(s) => s,
+        Err(r) => return r,
+    };
+    let attached = match header_str(headers, "last-event-id") {
+        Some(last) => match EventId::decode(last) {
+            Some(after) => session.resume(after),
+            None => return plain(StatusCode::BAD_REQUEST, "malformed Last-Event-ID"),
+        },
+        None => session.attach_standalone(),
+    };
+    match attached {
+        Ok(delivery) => session::sse_response(delivery, session.keep_alive(), session.closing()),
+        Err(status) => plain(
+            status,
+            if status == StatusCode::CONFLICT {
+                "this session already has an open GET stream"
+            } else {
+                "those events are no longer available"
+            },
+        ),
+    }
+}
+
+async fn delete(shared: &Arc<Shared>, headers: &HeaderMap, principal: Option<String>) -> Response {
+    if shared.config.stateless {
+        return plain(StatusCode::METHOD_NOT_ALLOWED, "this server is stateless: there is no session to end");
+    }
+    let session = match lookup(shared, headers, &principal) {
+        Ok(s) => s,
+        Err(r) => return r,
+    };
+    if let Ok(mut sessions) = shared.sessions.write() {
+        sessions.remove(session.id());
+    }
+    session.close().await;
+    StatusCode::OK.into_response()
+}

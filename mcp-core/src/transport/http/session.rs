@@ -1,0 +1,306 @@
+//! One HTTP session: the engine session, and the routing of what it sends to SSE streams.
+
+use std::collections::{HashMap, VecDeque};
+use std::convert::Infallible;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, Weak};
+use std::time::{Duration, Instant};
+
+use axum::body::{Body, Bytes};
+use axum::http::{StatusCode, header};
+use axum::response::Response;
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use super::Shared;
+use super::events::{EventId, EventStore};
+use crate::engine::{Outbound, OutboundKind, Session};
+use crate::protocol::RequestId;
+use crate::server::ServerSession;
+
+/// The stream of messages not tied to any request (the session's GET stream).
+const STANDALONE: u64 = 0;
+/// How many events may wait for a slow SSE reader before it is cut off (it can resume with
+/// `Last-Event-ID`; nothing is lost while the event store keeps the events).
+const SINK_CAPACITY: usize = 256;
+
+/// One message on its way to an SSE stream.
+#[derive(Debug)]
+pub(crate) struct SseEvent {
+    pub(crate) id: Option<EventId>,
+    pub(crate) frame: String,
+    pub(crate) is_response: bool,
+}
+
+/// What an SSE response sends: events already known, then whatever arrives on `live`.
+pub(crate) struct Delivery {
+    ready: VecDeque<SseEvent>,
+    live: Option<mpsc::Receiver<SseEvent>>,
+}
+
+impl Delivery {
+    pub(crate) fn new(first: SseEvent, live: mpsc::Receiver<SseEvent>) -> Self {
+        Delivery { ready: VecDeque::from([first]), live: Some(live) }
+    }
+}
+
+struct StreamState {
+    next_seq: u64,
+    sink: Option<mpsc::Sender<SseEvent>>,
+    done: bool,
+}
+
+impl StreamState {
+    fn new() -> Self {
+        StreamState { next_seq: 0, sink: None, done: false }
+    }
+}
+
+#[derive(Default)]
+struct Routes {
+    next_stream: u64,
+    by_request: HashMap<RequestId, u64>,
+    streams: HashMap<u64, StreamState>,
+}
+
+pub(crate) struct HttpSession {
+    id: String,
+    engine: Session<ServerSession>,
+    routes: Mutex<Routes>,
+    last_active: Mutex<Instant>,
+    principal: Option<String>,
+    store: Option<Arc<dyn EventStore>>,
+    keep_alive: Duration,
+    closing: CancellationToken,
+    /// Close as soon as no request is in flight (stateless serving).
+    ephemeral: AtomicBool,
+}
+
+impl HttpSession {
+    /// Starts a session; `resumable` keeps its events for `Last-Event-ID`.
+    pub(crate) fn start(
+        id: String,
+        service: ServerSession,
+        principal: Option<String>,
+        shared: &Arc<Shared>,
+        resumable: bool,
+    ) -> Arc<Self> {
+        let (engine, outbound) = Session::new(service, shared.server.session.clone());
+        let session = Arc::new(HttpSession {
+            id,
+            engine,
+            routes: Mutex::new(Routes { next_stream: STANDALONE + 1, ..Routes::default() }),
+            last_active: Mutex::new(Instant::now()),
+            principal,
+            store: resumable.then(|| shared.config.event_store.clone()),
+            keep_alive: shared.config.keep_alive,
+            closing: shared.closing.child_token(),
+            ephemeral: AtomicBool::new(false),
+        });
+        tokio::spawn(pump(Arc::downgrade(&session), outbound));
+        session
+    }
+
+    pub(crate) fn id(&self) -> &str {
+        &self.id
+    }
+
+    pub(crate) fn engine(&self) -> &Session<ServerSession> {
+        &self.engine
+    }
+
+    pub(crate) fn principal(&self) -> Option<&str> {
+        self.principal.as_deref()
+    }
+
+    pub(crate) fn keep_alive(&self) -> Duration {
+        self.keep_alive
+    }
+
+    pub(crate) fn closing(&self) -> CancellationToken {
+        self.closing.clone()
+    }
+
+    pub(crate) fn touch(&self) {
+        if let Ok(mut t) = self.last_active.lock() {
+            *t = Instant::now();
+        }
+    }
+
+    pub(crate) fn idle_for(&self) -> Duration {
+        self.last_active.lock().map(|t| t.elapsed()).unwrap_or_default()
+    }
+
+    pub(crate) fn in_flight(&self) -> usize {
+        self.engine.in_flight_count() + self.engine.peer().pending_count()
+    }
+
+    /// A stream for the response to request `id` (and what is sent while handling it).
+    /// `None` when a request with that id is already in flight.
+    pub(crate) fn open_request_stream(&self, id: &RequestId) -> Option<mpsc::Receiver<SseEvent>> {
+        let mut routes = self.routes.lock().ok()?;
+        if routes.by_request.contains_key(id) {
+            return None;
+        }
+        let stream = routes.next_stream;
+        routes.next_stream += 1;
+        let (tx, rx) = mpsc::channel(SINK_CAPACITY);
+        routes.by_request.insert(id.clone(), stream);
+        routes.streams.insert(stream, StreamState { sink: Some(tx), ..StreamState::new() });
+        Some(rx)
+    }
+
+    /// Puts one outbound message on its stream. Returns true when the session should close
+    /// (ephemeral, and nothing is left in flight).
+    fn route(&self, out: Outbound) -> bool {
+        let Ok(mut routes) = self.routes.lock() else { return true };
+        let request_stream = out.related.as_ref().and_then(|r| routes.by_request.get(r).copied());
+        let stream_id = request_stream.unwrap_or(STANDALONE);
+        let is_response = out.kind == OutboundKind::Response;
+        let state = routes.streams.entry(stream_id).or_insert_with(StreamState::new);
+        state.next_seq += 1;
+        let id = self.store.as_ref().map(|_| EventId { stream: stream_id, seq: state.next_seq });
+        if let (Some(store), Some(id)) = (&self.store, id) {
+            store.store(&self.id, id, &out.frame);
+        }
+        if let Some(sink) = &state.sink {
+            let event = SseEvent { id, frame: out.frame, is_response: is_response && request_stream.is_some() };
+            if sink.try_send(event).is_err() {
+                // Gone, or too slow: the reader can come back with `Last-Event-ID`.
+                state.sink = None;
+            }
+        }
+        if is_response && request_stream.is_some() {
+            state.done = true;
+            state.sink = None;
+            if let Some(r) = &out.related {
+                routes.by_request.remove(r);
+            }
+            routes.streams.remove(&stream_id);
+        }
+        self.ephemeral.load(Ordering::Relaxed) && routes.by_request.is_empty()
+    }
+
+    /// Re-attaches a client to the stream of `after`, first replaying what it missed.
+    pub(crate) fn resume(&self, after: EventId) -> Result<Delivery, StatusCode> {
+        let store = self.store.as_ref().ok_or(StatusCode::BAD_REQUEST)?;
+        let mut routes = self.routes.lock().map_err(|_| StatusCode::INTERNAL_SERVER_ERROR)?;
+        let missed = store.replay(&self.id, after).ok_or(StatusCode::NOT_FOUND)?;
+        let ready: VecDeque<SseEvent> =
+            missed.into_iter().map(|(id, frame)| SseEvent { id: Some(id), frame, is_response: false }).collect();
+        let live = match routes.streams.get_mut(&after.stream) {
+            Some(state) if !state.done => {
+                let (tx, rx) = mpsc::channel(SINK_CAPACITY);
+                state.sink = Some(tx);
+                Some(rx)
+            }
+            // A finished request stream: replay it and end.
+            _ if after.stream != STANDALONE && !ready.is_empty() => None,
+            _ if after.stream != STANDALONE => return Err(StatusCode::NOT_FOUND),
+            _ => {
+                let (tx, rx) = mpsc::channel(SINK_CAPACITY);
+                routes.streams.entry(STANDALONE).or_insert_with(StreamState::new).sink = Some(tx);
+                Some(rx)
+            }
+        };
+        Ok(Delivery { ready, live })
+    }
+
+    /// Attaches the session's GET stream; 409 when one is already open.
+    pub(crate) fn attach_standalone(&self) -> Result<Delivery, StatusCode> {
+        let mut routes = self.routes.lock().map_err(|_| StatusCode::INTERNAL_SERVER_ERROR)?;
+        let state = routes.streams.entry(STANDALONE).or_insert_with(StreamState::new);
+        if state.sink.as_ref().is_some_and(|s| !s.is_closed()) {
+            return Err(StatusCode::CONFLICT);
+        }
+        let (tx, rx) = mpsc::channel(SINK_CAPACITY);
+        state.sink = Some(tx);
+        Ok(Delivery { ready: VecDeque::new(), live: Some(rx) })
+    }
+
+    /// Serve nothing more than what is in flight, then close.
+    pub(crate) fn close_when_idle(self: &Arc<Self>) {
+        self.ephemeral.store(true, Ordering::Relaxed);
+        let idle = self.routes.lock().map(|r| r.by_request.is_empty()).unwrap_or(true);
+        if idle {
+            let this = self.clone();
+            tokio::spawn(async move { this.close().await });
+        }
+    }
+
+    /// Ends the session: pending waits fail, handlers stop, streams end, events are forgotten.
+    pub(crate) async fn close(&self) {
+        self.closing.cancel();
+        self.engine.shutdown().await;
+        if let Ok(mut routes) = self.routes.lock() {
+            routes.streams.clear();
+            routes.by_request.clear();
+        }
+        if let Some(store) = &self.store {
+            store.forget(&self.id);
+        }
+    }
+}
+
+/// Moves what the engine sends onto the session's streams.
+async fn pump(session: Weak<HttpSession>, mut outbound: mpsc::Receiver<Outbound>) {
+    while let Some(out) = outbound.recv().await {
+        let Some(session) = session.upgrade() else { return };
+        if session.route(out) {
+            tokio::spawn(async move { session.close().await });
+            return;
+        }
+    }
+}
+
+fn format_event(event: &SseEvent) -> Bytes {
+    let mut text = String::with_capacity(event.frame.len() + 32);
+    if let Some(id) = event.id {
+        text.push_str("id: ");
+        text.push_str(&id.encode());
+        text.push('\n');
+    }
+    text.push_str("event: message\ndata: ");
+    text.push_str(&event.frame);
+    text.push_str("\n\n");
+    Bytes::from(text)
+}
+
+/// An SSE response delivering `delivery`, with keep-alive comments, ending when the stream's
+/// response was sent, the stream was detached, or the session closed.
+pub(crate) fn sse_response(delivery: Delivery, keep_alive: Duration, closing: CancellationToken) -> Response {
+    struct St {
+        delivery: Delivery,
+        tick: tokio::time::Interval,
+        closing: CancellationToken,
+        finished: bool,
+    }
+    let mut tick = tokio::time::interval_at(tokio::time::Instant::now() + keep_alive, keep_alive);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let state = St { delivery, tick, closing, finished: false };
+    let body = futures_util::stream::unfold(state, |mut st| async move {
+        if st.finished {
+            return None;
+        }
+        if let Some(event) = st.delivery.ready.pop_front() {
+            st.finished = event.is_response;
+            return Some((Ok::<_, Infallible>(format_event(&event)), st));
+        }
+        let live = st.delivery.live.as_mut()?;
+        tokio::select! {
+            event = live.recv() => {
+                let event = event?;
+                st.finished = event.is_response;
+                Some((Ok(format_event(&event)), st))
+            }
+            _ = st.tick.tick() => Some((Ok(Bytes::from_static(b": keep-alive\n\n")), st)),
+            () = st.closing.cancelled() => None,
+        }
+    });
+    Response::builder()
+        .status(StatusCode::OK)
+        .header(header::CONTENT_TYPE, "text/event-stream")
+        .header(header::CACHE_CONTROL, "no-cache")
+        .body(Body::from_stream(body))
+        .unwrap_or_else(|_| Response::new(Body::empty()))
+}
