@@ -46,6 +46,24 @@ pub(crate) fn doc_text(attrs: &[Attribute]) -> String {
     lines.join("\n").trim().to_owned()
 }
 
+/// The doc attribute (one `///` line) holding the `# Arguments` entry for `name`, so that an
+/// error about the entry can point at it.
+pub(crate) fn doc_line_naming<'a>(attrs: &'a [Attribute], name: &str) -> Option<&'a Attribute> {
+    attrs.iter().find(|attr| {
+        let Meta::NameValue(nv) = &attr.meta else {
+            return false;
+        };
+        let Expr::Lit(ExprLit { lit: Lit::Str(s), .. }) = &nv.value else {
+            return false;
+        };
+        nv.path.is_ident("doc")
+            && s.value().lines().any(|line| {
+                let (_, entries) = split_arguments_section(&format!("# Arguments\n{line}"));
+                entries.iter().any(|(n, _)| n == name)
+            })
+    })
+}
+
 /// Splits a doc comment into its description and the entries of an `# Arguments` section
 /// (rustdoc's convention: ``* `name` - text``).
 pub(crate) fn split_arguments_section(doc: &str) -> (String, Vec<(String, String)>) {
@@ -83,10 +101,37 @@ pub(crate) fn split_arguments_section(doc: &str) -> (String, Vec<(String, String
     (description.join("\n").trim().to_owned(), args)
 }
 
+/// The candidate closest to a misspelt `word` (at most two edits away), for "did you mean".
+pub(crate) fn closest<'a>(word: &str, candidates: &[&'a str]) -> Option<&'a str> {
+    fn distance(a: &str, b: &str) -> usize {
+        let b: Vec<char> = b.chars().collect();
+        let mut row: Vec<usize> = (0..=b.len()).collect();
+        for (i, ca) in a.chars().enumerate() {
+            let mut diagonal = row[0];
+            row[0] = i + 1;
+            for (j, cb) in b.iter().enumerate() {
+                let next = (row[j + 1] + 1).min(row[j] + 1).min(diagonal + usize::from(ca != *cb));
+                diagonal = row[j + 1];
+                row[j + 1] = next;
+            }
+        }
+        row[b.len()]
+    }
+    candidates
+        .iter()
+        .map(|c| (distance(word, c), *c))
+        .filter(|(d, _)| *d <= 2 && *d < word.chars().count())
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, c)| c)
+}
+
 /// Checks a tool name against MCP's rules (1 to 128 characters from `A-Z a-z 0-9 _ - .`).
 pub(crate) fn check_tool_name(name: &str) -> Result<(), String> {
-    if name.is_empty() || name.len() > 128 {
-        return Err(format!("tool names must be 1 to 128 characters long, `{name}` has {}", name.chars().count()));
+    if name.is_empty() {
+        return Err("tool names cannot be empty".to_owned());
+    }
+    if name.len() > 128 {
+        return Err(format!("tool name is {} characters long; MCP tool names have at most 128", name.len()));
     }
     match name.chars().find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))) {
         Some(c) => Err(format!(
@@ -107,6 +152,15 @@ mod tests {
         );
         assert_eq!(d, "Adds numbers.\n\nMore text.\n\n# Examples\nx");
         assert_eq!(a, vec![("a".into(), "The first. continues here".into()), ("b".into(), "The second.".into())]);
+    }
+
+    #[test]
+    fn suggestions() {
+        let options = ["name", "title", "read_only"];
+        assert_eq!(closest("nmae", &options), Some("name"));
+        assert_eq!(closest("readonly", &options), Some("read_only"));
+        assert_eq!(closest("color", &options), None);
+        assert_eq!(closest("x", &options), None);
     }
 
     #[test]

@@ -1,9 +1,13 @@
 //! Code generation for `#[tool]` and `#[toolbox]`. Generated code only calls into
 //! `::mcp_core::__private`; the logic lives in `mcp-core`'s traits.
+//!
+//! The generated locals (`__schema`, `__call`, …) have mixed-site hygiene, so they can never
+//! clash with the user's argument names. Calls that may fail a trait bound are spanned at the
+//! user's type: a wrong argument type is reported at the argument, a wrong return type at the
+//! `-> Type`.
 
-use proc_macro2::{Span, TokenStream};
-use quote::{quote, quote_spanned};
-use syn::spanned::Spanned;
+use proc_macro2::{Delimiter, Group, Span, TokenStream};
+use quote::{ToTokens, quote, quote_spanned};
 use syn::{Ident, ReturnType};
 
 use super::parse::{Flag, Param, ToolFn};
@@ -17,6 +21,11 @@ pub(crate) enum Callee<'a> {
     Method(&'a Ident),
     /// An associated function: `Self::name(args)`.
     Associated,
+}
+
+/// An identifier for generated code, invisible to the user's code.
+pub(crate) fn private_ident(name: &str) -> Ident {
+    Ident::new(name, Span::mixed_site())
 }
 
 fn opt_str(value: Option<&str>) -> TokenStream {
@@ -36,30 +45,55 @@ fn hint(flag: Option<Flag>) -> TokenStream {
     }
 }
 
-fn describe(p: &Param) -> TokenStream {
+/// The spans of the first and last tokens of `tokens`. An expression that starts with a token
+/// at the first span and ends with a group at the last one has the span of all of `tokens`, so
+/// an error about it underlines the whole type, not only its first token (on stable Rust a
+/// proc macro cannot join spans itself).
+fn span_range(tokens: &impl ToTokens) -> (Span, Span) {
+    let mut spans = tokens.to_token_stream().into_iter().map(|t| t.span());
+    let first = spans.next().unwrap_or_else(Span::call_site);
+    (first, spans.last().unwrap_or(first))
+}
+
+/// `tokens` in a group with the given delimiter and span.
+fn group(delimiter: Delimiter, span: Span, tokens: TokenStream) -> Group {
+    let mut g = Group::new(delimiter, tokens);
+    g.set_span(span);
+    g
+}
+
+/// Adds one argument to the input schema; spanned at its type.
+fn describe(p: &Param, schema: &Ident) -> TokenStream {
     let ty = &p.ty;
     let name = p.wire_name();
     let description = opt_str(p.description.as_deref());
-    quote_spanned! {ty.span()=>
-        <#ty as ::mcp_core::__private::ToolArgument>::describe(&mut __schema, #name, #description);
+    let (first, last) = span_range(ty);
+    let args = group(Delimiter::Parenthesis, last, quote!(&mut #schema, #name, #description));
+    quote_spanned! {first=>
+        <#ty as ::mcp_core::__private::ToolArgument>::describe #args;
     }
 }
 
-fn extract(p: &Param) -> TokenStream {
+/// Takes one argument out of the call into a local named like the argument; spanned at its type.
+fn extract(p: &Param, call: &Ident) -> TokenStream {
     let ty = &p.ty;
     let name = p.wire_name();
-    let ident = p.ident.clone().unwrap_or_else(|| Ident::new("__unnamed", Span::call_site()));
-    quote_spanned! {ty.span()=>
-        let #ident = <#ty as ::mcp_core::__private::ToolArgument>::extract(&mut __call, #name)?;
+    let ident = p.ident.clone().unwrap_or_else(|| private_ident("__unnamed"));
+    let (first, last) = span_range(ty);
+    let args = group(Delimiter::Parenthesis, last, quote!(&mut #call, #name));
+    quote_spanned! {first=>
+        let #ident = <#ty as ::mcp_core::__private::ToolArgument>::extract #args?;
     }
 }
 
 /// The expression building the tool's `ToolDef`.
 pub(crate) fn definition(f: &ToolFn, callee: Callee<'_>) -> TokenStream {
+    let schema = private_ident("__schema");
+    let call_arg = private_ident("__call");
     let name = tool_name(f);
     let fn_ident = &f.sig.ident;
-    let describes = f.params.iter().map(describe);
-    let extracts = f.params.iter().map(extract);
+    let describes = f.params.iter().map(|p| describe(p, &schema));
+    let extracts = f.params.iter().map(|p| extract(p, &call_arg));
     let idents: Vec<_> = f.params.iter().filter_map(|p| p.ident.clone()).collect();
     let call = match callee {
         Callee::Free => quote!(#fn_ident(#(#idents),*)),
@@ -67,12 +101,34 @@ pub(crate) fn definition(f: &ToolFn, callee: Callee<'_>) -> TokenStream {
         Callee::Associated => quote!(Self::#fn_ident(#(#idents),*)),
     };
     let call = if f.sig.asyncness.is_some() { quote!(#call.await) } else { call };
-    // The result check is spanned at the return type, so a wrong type is reported there.
-    let check_span = match &f.sig.output {
-        ReturnType::Type(_, ty) => ty.span(),
-        ReturnType::Default => f.sig.ident.span(),
+    // A method's handler holds its own `Arc` of the toolbox (the `move` closure would
+    // otherwise take the one every tool of the box shares), and each call clones it for its
+    // future.
+    let capture = match callee {
+        Callee::Method(this) => quote!(let #this = ::mcp_core::__private::Arc::clone(&#this);),
+        _ => quote!(),
     };
-    let checked = quote_spanned!(check_span=> ::mcp_core::__private::tool_result(__out));
+    // `ToolDef::new` requires the handler's output to be a tool result. The handler and the
+    // call are spanned at the return type, so a wrong type is reported once, there.
+    let (first, last) = match &f.sig.output {
+        ReturnType::Type(_, ty) => span_range(ty),
+        ReturnType::Default => span_range(&f.sig.ident),
+    };
+    let handler = Ident::new("__handler", Span::mixed_site().located_at(first));
+    let body = group(
+        Delimiter::Brace,
+        last,
+        quote! {
+            #capture
+            async move {
+                #(#extracts)*
+                ::core::result::Result::Ok::<_, ::mcp_core::__private::ErrorObject>(#call)
+            }
+        },
+    );
+    let closure = quote_spanned!(first=> move |mut #call_arg: ::mcp_core::__private::ToolCall| #body);
+    let args = group(Delimiter::Parenthesis, last, quote!(#name, #schema.finish(), #handler));
+    let new = quote_spanned!(first=> ::mcp_core::__private::ToolDef::new #args);
     let mut setters = Vec::new();
     if let Some(d) = &f.description {
         setters.push(quote!(.description(#d)));
@@ -93,31 +149,20 @@ pub(crate) fn definition(f: &ToolFn, callee: Callee<'_>) -> TokenStream {
             })
         });
     }
-    let capture = match callee {
-        Callee::Method(this) => quote!(let #this = ::mcp_core::__private::Arc::clone(&#this);),
-        _ => quote!(),
-    };
+    let mutability = (!f.params.is_empty()).then(|| quote!(mut));
     quote! {{
-        let mut __schema = ::mcp_core::__private::InputSchema::new();
+        let #mutability #schema = ::mcp_core::__private::InputSchema::new();
         #(#describes)*
-        ::mcp_core::__private::ToolDef::new(
-            #name,
-            __schema.finish(),
-            move |mut __call: ::mcp_core::__private::ToolCall| {
-                #capture
-                async move {
-                    #(#extracts)*
-                    let __out = #call;
-                    ::core::result::Result::Ok::<_, ::mcp_core::__private::ErrorObject>(#checked)
-                }
-            },
-        )
+        #capture
+        let #handler = #closure;
+        #new
         #(#setters)*
     }}
 }
 
 /// The items emitted beside a free `#[tool]` function: a hidden type named like the function
-/// (types and functions live in different namespaces) implementing `ToolFn`.
+/// (types and functions live in different namespaces) implementing `ToolFn`. Without a body
+/// (the function had errors), `definition` is a stub, so uses of the tool still compile.
 pub(crate) fn free_items(f: &ToolFn, vis: &syn::Visibility, body: Option<TokenStream>) -> TokenStream {
     let ident = &f.sig.ident;
     let definition = body.unwrap_or_else(|| quote!(::core::unreachable!()));

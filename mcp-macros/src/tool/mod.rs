@@ -2,37 +2,94 @@
 
 mod expand;
 mod parse;
+#[cfg(test)]
+mod tests;
 mod valid;
 
 use std::collections::HashMap;
 
-use proc_macro2::TokenStream;
-use quote::{format_ident, quote};
-use syn::{ImplItem, ItemFn, ItemImpl};
+use proc_macro2::{Delimiter, TokenStream, TokenTree};
+use quote::quote;
+use syn::{Attribute, ImplItem, Item, ItemFn, ItemImpl};
 
 use crate::common::Errors;
 use expand::Callee;
 use valid::Site;
 
+/// Whether an attribute is `#[tool]` (also when spelled `#[mcp_core::tool]`).
+fn is_tool_attr(attr: &Attribute) -> bool {
+    attr.path().segments.last().is_some_and(|s| s.ident == "tool")
+}
+
+/// The head of an item, without its attributes and body (`struct Add`, `impl Calc`), so that
+/// an error points at what the item is rather than underlining all of it.
+fn item_head(item: &TokenStream) -> TokenStream {
+    let mut tokens = item.clone().into_iter().peekable();
+    let mut head = Vec::new();
+    while let Some(token) = tokens.next() {
+        match &token {
+            // An outer attribute (doc comments included): `#` then `[…]`.
+            TokenTree::Punct(p) if p.as_char() == '#' && head.is_empty() => {
+                tokens.next();
+                continue;
+            }
+            TokenTree::Punct(p) if matches!(p.as_char(), ';' | '=') => break,
+            // `pub(crate)` is part of the head; any other group starts the body.
+            TokenTree::Group(g) if g.delimiter() != Delimiter::None => {
+                let after_pub = matches!(head.last(), Some(TokenTree::Ident(i)) if i == "pub");
+                if !(after_pub && g.delimiter() == Delimiter::Parenthesis) {
+                    break;
+                }
+            }
+            _ => {}
+        }
+        head.push(token);
+    }
+    if head.is_empty() { item.clone() } else { head.into_iter().collect() }
+}
+
+/// The attribute added to every tool function: arguments are deserialized from the request
+/// into owned values (references are refused), so clippy's advice to borrow them instead
+/// cannot be followed.
+fn allow_owned_arguments() -> Attribute {
+    syn::parse_quote!(#[allow(clippy::needless_pass_by_value)])
+}
+
+/// `#[tool]` on something that is not a function: one error at the item's head, and the item
+/// left as it was.
+fn not_a_function(input: TokenStream) -> TokenStream {
+    let message = match syn::parse2::<Item>(input.clone()) {
+        Ok(Item::Impl(_)) => {
+            "`#[tool]` applies to functions; for the methods of an `impl` block, put `#[toolbox]` on the block and `#[tool]` on each method"
+        }
+        _ => "`#[tool]` applies to functions (and to methods in a `#[toolbox]` impl block)",
+    };
+    let e = syn::Error::new_spanned(item_head(&input), message);
+    let e = e.to_compile_error();
+    quote!(#e #input)
+}
+
 /// `#[tool]` on a free function.
 pub(crate) fn expand_free(args: TokenStream, input: TokenStream) -> TokenStream {
-    let mut item: ItemFn = match syn::parse2(input.clone()) {
-        Ok(item) => item,
-        Err(_) => {
-            let e = syn::Error::new_spanned(
-                &input,
-                "`#[tool]` applies to functions (and to methods inside a `#[toolbox]` impl block)",
-            );
-            let e = e.to_compile_error();
-            return quote!(#e #input);
-        }
+    let Ok(mut item) = syn::parse2::<ItemFn>(input.clone()) else {
+        return not_a_function(input);
     };
     let mut errors = Errors::default();
     let attr = parse::tool_attr(args, &mut errors);
     let spec = parse::tool_fn(attr, &item.attrs, &mut item.sig, &mut errors);
     valid::check(&spec, Site::Free, &mut errors);
-    let body = errors.is_empty().then(|| expand::definition(&spec, Callee::Free));
-    let items = expand::free_items(&spec, &item.vis, body);
+    if !spec.params.is_empty() {
+        item.attrs.push(allow_owned_arguments());
+    }
+    // A method outside `#[toolbox]` sits in an `impl` block, where the hidden type below
+    // cannot go: emit the method and the error only.
+    let items = match spec.receiver {
+        parse::Receiver::None => {
+            let body = errors.is_empty().then(|| expand::definition(&spec, Callee::Free));
+            expand::free_items(&spec, &item.vis, body)
+        }
+        parse::Receiver::Shared(_) | parse::Receiver::Unsupported(_) => TokenStream::new(),
+    };
     let errors = errors.into_compile_errors();
     quote! {
         #item
@@ -50,22 +107,28 @@ pub(crate) fn expand_toolbox(args: TokenStream, input: TokenStream) -> TokenStre
     let mut item: ItemImpl = match syn::parse2(input.clone()) {
         Ok(item) => item,
         Err(_) => {
-            let e = syn::Error::new_spanned(&input, "`#[toolbox]` applies to an inherent `impl` block");
+            let e = syn::Error::new_spanned(
+                item_head(&input),
+                "`#[toolbox]` applies to an inherent `impl` block (`impl Type { … }`) whose tool methods are marked `#[tool]`",
+            );
             let e = e.to_compile_error();
             return quote!(#e #input);
         }
     };
     if let Some((_, path, _)) = &item.trait_ {
-        errors.spanned(path, "`#[toolbox]` applies to an inherent `impl` block, not a trait impl");
+        errors.spanned(
+            path,
+            "`#[toolbox]` applies to an inherent `impl` block, not a trait impl; move the tools to an `impl` of the type itself",
+        );
     }
-    let this = format_ident!("__mcp_this");
+    let this = expand::private_ident("__this");
     let mut definitions = Vec::new();
-    let mut names: HashMap<String, syn::Ident> = HashMap::new();
-    for impl_item in item.items.iter_mut() {
+    let mut names: HashMap<String, TokenStream> = HashMap::new();
+    for impl_item in &mut item.items {
         let ImplItem::Fn(method) = impl_item else {
             continue;
         };
-        let Some(pos) = method.attrs.iter().position(|a| a.path().is_ident("tool")) else {
+        let Some(pos) = method.attrs.iter().position(is_tool_attr) else {
             continue;
         };
         let tool_attr = method.attrs.remove(pos);
@@ -73,32 +136,42 @@ pub(crate) fn expand_toolbox(args: TokenStream, input: TokenStream) -> TokenStre
             syn::Meta::Path(_) => TokenStream::new(),
             syn::Meta::List(list) => list.tokens.clone(),
             syn::Meta::NameValue(nv) => {
-                errors.spanned(nv, "write `#[tool]` or `#[tool(…)]`");
+                errors.spanned(
+                    nv,
+                    "`#[tool = …]` is not a form `#[tool]` takes; write `#[tool]` or `#[tool(name = \"…\")]`",
+                );
                 TokenStream::new()
             }
         };
         let attr = parse::tool_attr(args, &mut errors);
         let spec = parse::tool_fn(attr, &method.attrs, &mut method.sig, &mut errors);
         valid::check(&spec, Site::Toolbox, &mut errors);
+        if !spec.params.is_empty() {
+            method.attrs.push(allow_owned_arguments());
+        }
         let name = valid::tool_name(&spec);
+        let here = valid::tool_name_tokens(&spec);
         if let Some(first) = names.get(&name) {
             let mut e = syn::Error::new_spanned(
-                &spec.sig.ident,
+                &here,
                 format!("duplicate tool name `{name}` in this toolbox; rename one with `#[tool(name = \"…\")]`"),
             );
             e.combine(syn::Error::new_spanned(first, format!("`{name}` is first defined here")));
             errors.push(e);
         } else {
-            names.insert(name, spec.sig.ident.clone());
+            names.insert(name, here);
         }
         let callee = match spec.receiver {
-            parse::Receiver::Shared => Callee::Method(&this),
+            parse::Receiver::Shared(_) => Callee::Method(&this),
             _ => Callee::Associated,
         };
         definitions.push(expand::definition(&spec, callee));
     }
     if names.is_empty() && errors.is_empty() {
-        errors.spanned(&item.self_ty, "this `#[toolbox]` has no `#[tool]` methods");
+        errors.spanned(
+            &item.self_ty,
+            "this `#[toolbox]` has no `#[tool]` methods; mark the methods to register with `#[tool]`",
+        );
     }
     let self_ty = &item.self_ty;
     let (impl_generics, _, where_clause) = item.generics.split_for_impl();

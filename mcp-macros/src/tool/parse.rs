@@ -1,12 +1,11 @@
 //! Reading `#[tool(…)]`, `#[arg(…)]` and the function signature. No semantic checks here.
 
-use proc_macro2::{Span, TokenStream};
+use proc_macro2::TokenStream;
 use syn::parse::Parser;
 use syn::punctuated::Punctuated;
-use syn::spanned::Spanned;
 use syn::{Attribute, Expr, ExprLit, FnArg, Ident, Lit, LitStr, Meta, Pat, Signature, Token, Type};
 
-use crate::common::{Errors, doc_text, split_arguments_section};
+use crate::common::{Errors, closest, doc_line_naming, doc_text, split_arguments_section};
 
 /// A boolean option, bare (`read_only`) or explicit (`read_only = false`).
 #[derive(Clone, Copy)]
@@ -26,7 +25,20 @@ pub(crate) struct ToolAttr {
     pub(crate) open_world: Option<Flag>,
 }
 
-const TOOL_OPTIONS: &str = "`name`, `title`, `description`, `read_only`, `destructive`, `idempotent`, `open_world`";
+const TOOL_OPTIONS: &[&str] = &["name", "title", "description", "read_only", "destructive", "idempotent", "open_world"];
+const ARG_OPTIONS: &[&str] = &["rename", "description"];
+
+/// The error for an option that `#[attr(…)]` does not know, with a suggestion when the option
+/// looks like a misspelling of a known one.
+fn unknown_option(meta: &Meta, attr: &str, known: &[&str], errors: &mut Errors) {
+    let key = meta.path().get_ident().map(Ident::to_string).unwrap_or_default();
+    let list = known.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ");
+    let message = match closest(&key, known) {
+        Some(k) => format!("unknown `#[{attr}]` option `{key}`; did you mean `{k}`? (options: {list})"),
+        None => format!("unknown `#[{attr}]` option `{key}`; the options are {list}"),
+    };
+    errors.spanned(meta.path(), message);
+}
 
 fn string_value(meta: &Meta, key: &str, errors: &mut Errors) -> Option<LitStr> {
     match meta {
@@ -61,9 +73,12 @@ fn flag_value(meta: &Meta, key: &str, errors: &mut Errors) -> Option<Flag> {
     }
 }
 
-fn set_once<T>(slot: &mut Option<T>, value: Option<T>, meta: &Meta, key: &str, errors: &mut Errors) {
+/// Stores an option's value, reporting a repeated option at the repetition. `attr` names the
+/// attribute (`tool`, `arg`) for the message.
+fn set_once<T>(slot: &mut Option<T>, value: Option<T>, meta: &Meta, attr: &str, errors: &mut Errors) {
     if slot.is_some() {
-        errors.spanned(meta, format!("`{key}` is given more than once"));
+        let key = meta.path().get_ident().map(Ident::to_string).unwrap_or_default();
+        errors.spanned(meta, format!("`{key}` is given more than once in `#[{attr}(…)]`; keep one"));
     } else {
         *slot = value;
     }
@@ -85,14 +100,14 @@ pub(crate) fn tool_attr(tokens: TokenStream, errors: &mut Errors) -> ToolAttr {
     for meta in metas(tokens, errors) {
         let key = meta.path().get_ident().map(Ident::to_string).unwrap_or_default();
         match key.as_str() {
-            "name" => set_once(&mut attr.name, string_value(&meta, &key, errors), &meta, &key, errors),
-            "title" => set_once(&mut attr.title, string_value(&meta, &key, errors), &meta, &key, errors),
-            "description" => set_once(&mut attr.description, string_value(&meta, &key, errors), &meta, &key, errors),
-            "read_only" => set_once(&mut attr.read_only, flag_value(&meta, &key, errors), &meta, &key, errors),
-            "destructive" => set_once(&mut attr.destructive, flag_value(&meta, &key, errors), &meta, &key, errors),
-            "idempotent" => set_once(&mut attr.idempotent, flag_value(&meta, &key, errors), &meta, &key, errors),
-            "open_world" => set_once(&mut attr.open_world, flag_value(&meta, &key, errors), &meta, &key, errors),
-            _ => errors.spanned(meta.path(), format!("unknown `#[tool]` option; expected one of {TOOL_OPTIONS}")),
+            "name" => set_once(&mut attr.name, string_value(&meta, &key, errors), &meta, "tool", errors),
+            "title" => set_once(&mut attr.title, string_value(&meta, &key, errors), &meta, "tool", errors),
+            "description" => set_once(&mut attr.description, string_value(&meta, &key, errors), &meta, "tool", errors),
+            "read_only" => set_once(&mut attr.read_only, flag_value(&meta, &key, errors), &meta, "tool", errors),
+            "destructive" => set_once(&mut attr.destructive, flag_value(&meta, &key, errors), &meta, "tool", errors),
+            "idempotent" => set_once(&mut attr.idempotent, flag_value(&meta, &key, errors), &meta, "tool", errors),
+            "open_world" => set_once(&mut attr.open_world, flag_value(&meta, &key, errors), &meta, "tool", errors),
+            _ => unknown_option(&meta, "tool", TOOL_OPTIONS, errors),
         }
     }
     attr
@@ -103,9 +118,9 @@ pub(crate) enum Receiver {
     /// A free function or an associated function.
     None,
     /// `&self`.
-    Shared,
-    /// Anything else (`self`, `&mut self`, `self: Box<Self>` …), with the receiver's span.
-    Unsupported(Span),
+    Shared(Box<syn::Receiver>),
+    /// Anything else (`self`, `&mut self`, `self: Box<Self>` …).
+    Unsupported(Box<syn::Receiver>),
 }
 
 /// One argument of the function.
@@ -137,8 +152,9 @@ pub(crate) struct ToolFn {
     pub(crate) params: Vec<Param>,
     /// The description: the attribute's, else the doc comment without its `# Arguments` section.
     pub(crate) description: Option<String>,
-    /// Names from `# Arguments` that match no argument, for validation.
-    pub(crate) documented: Vec<String>,
+    /// Names from `# Arguments` that match no argument, with the doc line naming them (for
+    /// the error's span), for validation.
+    pub(crate) documented: Vec<(String, Option<Attribute>)>,
 }
 
 /// Reads the function, removing `#[arg]` attributes from its arguments (they are ours).
@@ -150,7 +166,8 @@ pub(crate) fn tool_fn(attr: ToolAttr, attrs: &[Attribute], sig: &mut Signature, 
         match input {
             FnArg::Receiver(r) => {
                 let shared = r.reference.is_some() && r.mutability.is_none() && r.colon_token.is_none();
-                receiver = if shared { Receiver::Shared } else { Receiver::Unsupported(r.span()) };
+                let r = Box::new(r.clone());
+                receiver = if shared { Receiver::Shared(r) } else { Receiver::Unsupported(r) };
             }
             FnArg::Typed(pt) => {
                 let (rename, description) = arg_attrs(&mut pt.attrs, errors);
@@ -167,7 +184,10 @@ pub(crate) fn tool_fn(attr: ToolAttr, attrs: &[Attribute], sig: &mut Signature, 
         match params.iter_mut().find(|p| p.ident.as_ref().is_some_and(|i| *i == name) || p.wire_name() == name) {
             Some(p) if p.description.is_none() => p.description = Some(text),
             Some(_) => {}
-            None => documented.push(name),
+            None => {
+                let line = doc_line_naming(attrs, &name).cloned();
+                documented.push((name, line));
+            }
         }
     }
     let description = match &attr.description {
@@ -194,12 +214,12 @@ fn arg_attrs(attrs: &mut Vec<Attribute>, errors: &mut Errors) -> (Option<LitStr>
         for meta in metas(tokens, errors) {
             let key = meta.path().get_ident().map(Ident::to_string).unwrap_or_default();
             match key.as_str() {
-                "rename" => set_once(&mut rename, string_value(&meta, &key, errors), &meta, &key, errors),
+                "rename" => set_once(&mut rename, string_value(&meta, &key, errors), &meta, "arg", errors),
                 "description" => {
                     let value = string_value(&meta, &key, errors).map(|s| s.value());
-                    set_once(&mut description, value, &meta, &key, errors)
+                    set_once(&mut description, value, &meta, "arg", errors)
                 }
-                _ => errors.spanned(meta.path(), "unknown `#[arg]` option; expected `rename` or `description`"),
+                _ => unknown_option(&meta, "arg", ARG_OPTIONS, errors),
             }
         }
         false

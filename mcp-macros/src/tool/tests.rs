@@ -1,0 +1,197 @@
+//! Expansion snapshots: what `#[tool]` and `#[toolbox]` generate, written out as the code a
+//! person would write, and what they emit beside errors.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use super::{expand_free, expand_toolbox};
+
+/// Compares token streams as text, showing both in full when they differ.
+#[track_caller]
+fn assert_tokens(actual: &TokenStream, expected: &TokenStream) {
+    let (actual, expected) = (actual.to_string(), expected.to_string());
+    assert!(actual == expected, "expansion differs\n--- actual\n{actual}\n--- expected\n{expected}");
+}
+
+#[test]
+fn free_async_tool() {
+    let out = expand_free(
+        quote!(read_only, title = "Addition"),
+        quote! {
+            /// Adds two integers.
+            ///
+            /// # Arguments
+            /// * `a` - The first addend.
+            pub async fn add(a: i64, #[arg(rename = "second", description = "The second addend.")] b: Option<i64>) -> i64 {
+                a + b.unwrap_or(0)
+            }
+        },
+    );
+    let expected = quote! {
+        /// Adds two integers.
+        ///
+        /// # Arguments
+        /// * `a` - The first addend.
+        #[allow(clippy::needless_pass_by_value)]
+        pub async fn add(a: i64, b: Option<i64>) -> i64 {
+            a + b.unwrap_or(0)
+        }
+        #[doc(hidden)]
+        #[allow(non_camel_case_types, dead_code, missing_docs, unreachable_pub)]
+        pub struct add {}
+        const _: () = {
+            #[automatically_derived]
+            impl ::mcp_core::__private::ToolFn for add {
+                fn definition() -> ::mcp_core::__private::ToolDef {
+                    {
+                        let mut __schema = ::mcp_core::__private::InputSchema::new();
+                        <i64 as ::mcp_core::__private::ToolArgument>::describe(
+                            &mut __schema, "a", ::core::option::Option::Some("The first addend.")
+                        );
+                        <Option<i64> as ::mcp_core::__private::ToolArgument>::describe(
+                            &mut __schema, "second", ::core::option::Option::Some("The second addend.")
+                        );
+                        let __handler = move |mut __call: ::mcp_core::__private::ToolCall| {
+                            async move {
+                                let a = <i64 as ::mcp_core::__private::ToolArgument>::extract(&mut __call, "a")?;
+                                let b = <Option<i64> as ::mcp_core::__private::ToolArgument>::extract(&mut __call, "second")?;
+                                ::core::result::Result::Ok::<_, ::mcp_core::__private::ErrorObject>(add(a, b).await)
+                            }
+                        };
+                        ::mcp_core::__private::ToolDef::new("add", __schema.finish(), __handler)
+                            .description("Adds two integers.")
+                            .title("Addition")
+                            .annotations(::mcp_core::__private::ToolAnnotations {
+                                read_only_hint: ::core::option::Option::Some(true),
+                                destructive_hint: ::core::option::Option::None,
+                                idempotent_hint: ::core::option::Option::None,
+                                open_world_hint: ::core::option::Option::None,
+                                ..::core::default::Default::default()
+                            })
+                    }
+                }
+            }
+        };
+    };
+    assert_tokens(&out, &expected);
+}
+
+#[test]
+fn raw_identifiers_and_sync_tools() {
+    let out = expand_free(TokenStream::new(), quote! { fn kind(r#type: String) -> String { r#type } });
+    let text = out.to_string();
+    assert!(text.contains(r#"describe (& mut __schema , "type" , :: core :: option :: Option :: None)"#), "{text}");
+    assert!(text.contains(r#"let r#type = < String as"#), "{text}");
+    assert!(text.contains("Ok :: < _ , :: mcp_core :: __private :: ErrorObject > (kind (r#type))"), "{text}");
+    assert!(!text.contains(".description"), "no doc comment, no description: {text}");
+}
+
+#[test]
+fn toolbox() {
+    let out = expand_toolbox(
+        TokenStream::new(),
+        quote! {
+            impl<T: Send + Sync + 'static> Counter<T> {
+                /// Adds `n` to the start.
+                #[tool(name = "bump")]
+                async fn add(&self, n: i64) -> i64 { self.start + n }
+
+                /// The version.
+                #[tool]
+                fn version() -> &'static str { "1" }
+
+                fn helper(&self) {}
+            }
+        },
+    );
+    let expected = quote! {
+        impl<T: Send + Sync + 'static> Counter<T> {
+            /// Adds `n` to the start.
+            #[allow(clippy::needless_pass_by_value)]
+            async fn add(&self, n: i64) -> i64 { self.start + n }
+
+            /// The version.
+            fn version() -> &'static str { "1" }
+
+            fn helper(&self) {}
+        }
+
+        const _: () = {
+            #[automatically_derived]
+            impl<T: Send + Sync + 'static> ::mcp_core::__private::ToolBox for Counter<T> {
+                fn tools(self: ::mcp_core::__private::Arc<Self>) -> ::mcp_core::__private::Vec<::mcp_core::__private::ToolDef> {
+                    let __this = self;
+                    ::mcp_core::__private::vec![
+                        {
+                            let mut __schema = ::mcp_core::__private::InputSchema::new();
+                            <i64 as ::mcp_core::__private::ToolArgument>::describe(&mut __schema, "n", ::core::option::Option::None);
+                            let __this = ::mcp_core::__private::Arc::clone(&__this);
+                            let __handler = move |mut __call: ::mcp_core::__private::ToolCall| {
+                                let __this = ::mcp_core::__private::Arc::clone(&__this);
+                                async move {
+                                    let n = <i64 as ::mcp_core::__private::ToolArgument>::extract(&mut __call, "n")?;
+                                    ::core::result::Result::Ok::<_, ::mcp_core::__private::ErrorObject>(__this.add(n).await)
+                                }
+                            };
+                            ::mcp_core::__private::ToolDef::new("bump", __schema.finish(), __handler)
+                                .description("Adds `n` to the start.")
+                        },
+                        {
+                            let __schema = ::mcp_core::__private::InputSchema::new();
+                            let __handler = move |mut __call: ::mcp_core::__private::ToolCall| {
+                                async move {
+                                    ::core::result::Result::Ok::<_, ::mcp_core::__private::ErrorObject>(Self::version())
+                                }
+                            };
+                            ::mcp_core::__private::ToolDef::new("version", __schema.finish(), __handler)
+                                .description("The version.")
+                        }
+                    ]
+                }
+            }
+        };
+    };
+    assert_tokens(&out, &expected);
+}
+
+#[test]
+fn errors_come_with_stubs() {
+    let out = expand_free(quote!(nmae = "x"), quote! { fn f<T>(value: T) -> String { String::new() } });
+    let text = out.to_string();
+    // The function and a stub definition are still emitted, so `tools![f]` keeps compiling…
+    assert!(text.contains("fn f < T > (value : T) -> String"), "{text}");
+    assert!(text.contains("impl :: mcp_core :: __private :: ToolFn for f"), "{text}");
+    assert!(text.contains(":: core :: unreachable ! ()"), "{text}");
+    assert!(!text.contains("ToolDef :: new"), "{text}");
+    // …beside one `compile_error!` per mistake, all from one pass.
+    assert_eq!(text.matches("compile_error !").count(), 2, "{text}");
+    assert!(text.contains("did you mean `name`?"), "{text}");
+    assert!(text.contains("cannot be generic"), "{text}");
+}
+
+#[test]
+fn toolbox_errors_come_with_a_stub_impl() {
+    let out = expand_toolbox(
+        TokenStream::new(),
+        quote! {
+            impl Calc {
+                #[tool] fn add(&self) -> i64 { 1 }
+                #[tool(name = "add")] fn plus(&mut self) -> i64 { 2 }
+            }
+        },
+    );
+    let text = out.to_string();
+    assert!(text.contains("impl :: mcp_core :: __private :: ToolBox for Calc"), "{text}");
+    assert!(text.contains(":: core :: unreachable ! ()"), "{text}");
+    assert!(text.contains("duplicate tool name `add`"), "{text}");
+    assert!(text.contains("`add` is first defined here"), "{text}");
+    assert!(text.contains("not `&mut self`"), "{text}");
+}
+
+#[test]
+fn not_a_function() {
+    let out = expand_free(TokenStream::new(), quote! { struct S; });
+    let text = out.to_string();
+    assert!(text.starts_with(":: core :: compile_error !"), "{text}");
+    assert!(text.ends_with("struct S ;"), "{text}");
+}
