@@ -67,6 +67,7 @@ impl ServerSession {
 
     /// A session that serves requests without an `initialize` handshake (stateless HTTP):
     /// the client is taken to speak `protocol_version` and to declare no capabilities.
+    #[cfg(feature = "http")]
     pub(crate) fn preinitialized(server: Arc<ServerInner>, principal: Option<String>, protocol_version: &str) -> Self {
         let session = Self::for_principal(server, principal);
         let _ = session.state.client.set(ClientState {
