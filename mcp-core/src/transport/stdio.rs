@@ -4,6 +4,7 @@ use std::io;
 
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWrite, AsyncWriteExt, BufReader, BufWriter};
 use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
 
 use crate::engine::{Outbound, Service, Session};
 use crate::protocol::ErrorObject;
@@ -68,10 +69,23 @@ fn memchr(bytes: &[u8]) -> Option<usize> {
     bytes.iter().position(|&b| b == b'\n')
 }
 
-/// Drains the outbound queue into `writer`, one line per message, flushing when idle.
-pub(crate) async fn write_frames<W: AsyncWrite + Unpin>(mut rx: mpsc::Receiver<Outbound>, writer: W) -> io::Result<()> {
+/// Drains the outbound queue into `writer`, one line per message, flushing when idle. Ends when
+/// every sender is gone, or once `finish` is cancelled and the queue is empty.
+pub(crate) async fn write_frames<W: AsyncWrite + Unpin>(
+    mut rx: mpsc::Receiver<Outbound>,
+    writer: W,
+    finish: CancellationToken,
+) -> io::Result<()> {
     let mut w = BufWriter::with_capacity(64 * 1024, writer);
-    while let Some(out) = rx.recv().await {
+    loop {
+        let out = tokio::select! {
+            biased;
+            out = rx.recv() => match out {
+                Some(out) => out,
+                None => break,
+            },
+            () = finish.cancelled() => break,
+        };
         w.write_all(out.frame.as_bytes()).await?;
         w.write_all(b"\n").await?;
         if rx.is_empty() {
@@ -96,7 +110,8 @@ where
     R: tokio::io::AsyncRead + Unpin,
     W: AsyncWrite + Unpin + Send + 'static,
 {
-    let writer_task = tokio::spawn(write_frames(outbound, writer));
+    let finish = CancellationToken::new();
+    let writer_task = tokio::spawn(write_frames(outbound, writer, finish.clone()));
     let mut reader = BufReader::with_capacity(64 * 1024, reader);
     let mut buf = Vec::new();
     let result = loop {
@@ -129,6 +144,9 @@ where
     };
     session.shutdown().await;
     drop(session);
+    // Every response is queued by now. A peer handle that outlived its handler (a task the
+    // handler left behind) must not keep the output, and so the caller, waiting forever.
+    finish.cancel();
     match writer_task.await {
         Ok(Err(e)) if e.kind() != io::ErrorKind::BrokenPipe => {
             tracing::debug!(error = %e, "writer stopped")
