@@ -65,6 +65,16 @@ async fn wait_for_cancel(ctx: Context, probe: State<Probe>, tag: String) -> Stri
     format!("{tag} noticed its cancellation")
 }
 
+/// Hands its context to a background task that outlives the call.
+#[tool]
+async fn linger(ctx: Context) -> &'static str {
+    tokio::spawn(async move {
+        let _kept = ctx;
+        std::future::pending::<()>().await;
+    });
+    "left a task behind"
+}
+
 struct InProcess {
     client: LineClient,
     server: JoinHandle<io::Result<()>>,
@@ -78,7 +88,7 @@ impl InProcess {
         let (stopped_tx, stopped) = mpsc::unbounded_channel();
         let builder = Server::builder("stdio-test-server", "3.1.4")
             .title("Stdio test server")
-            .tools(tools![add, count, wait_for_cancel])
+            .tools(tools![add, count, wait_for_cancel, linger])
             .state(Probe { started: started_tx, stopped: stopped_tx });
         let server = configure(builder).build().expect("the test server builds");
         let (client_end, server_end) = tokio::io::duplex(64 * 1024);
@@ -276,7 +286,7 @@ async fn initialize_reports_the_server_identity_and_tools() {
     assert!(result["capabilities"]["tools"].is_object(), "{result}");
     let tools = s.client.result("tools/list", json!({})).await;
     let names: Vec<&str> = tools["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
-    assert_eq!(names, ["add", "count", "wait_for_cancel"]);
+    assert_eq!(names, ["add", "count", "wait_for_cancel", "linger"]);
     let wait = &tools["tools"][2]["inputSchema"];
     assert_eq!(wait["required"], json!(["tag"]), "injected arguments are not in the schema: {wait}");
     s.finish().await;
@@ -357,6 +367,15 @@ async fn eof_with_a_handler_in_flight_cancels_it_and_ends_serve_io() {
     s.client.close_input().await;
     assert_eq!(s.stopped().await, "eof");
     assert_eq!(s.finish().await, Vec::<Value>::new(), "the cancelled call gets no response");
+}
+
+#[tokio::test]
+async fn eof_ends_serve_io_even_if_a_task_still_holds_a_context() {
+    let mut s = InProcess::new();
+    s.client.initialize("2025-11-25").await;
+    let result = s.client.result("tools/call", json!({"name": "linger", "arguments": {}})).await;
+    assert_eq!(result["content"][0]["text"], "left a task behind");
+    assert_eq!(s.finish().await, Vec::<Value>::new());
 }
 
 #[tokio::test]
