@@ -42,6 +42,11 @@ pub use tool::{Json, State, ToolDef};
 #[cfg(feature = "macros")]
 pub use mcp_macros::{tool, toolbox};
 
+/// The README's examples, compiled as doctests so they cannot rot.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+pub struct ReadmeDoctests;
+
 /// The names most servers need.
 pub mod prelude {
     pub use crate::elicit::{Elicit, ElicitError, Elicitation, UrlElicitationRequired};
