@@ -1,0 +1,12 @@
+//! Compile-time diagnostics of `#[tool]` and `#[toolbox]`, as trybuild snapshots.
+//!
+//! When the toolchain changes the wording of its own messages, re-bless with
+//! `TRYBUILD=overwrite cargo test -p tests --test ui` and review the diff.
+
+#[test]
+fn tool_macro_diagnostics() {
+    let t = trybuild::TestCases::new();
+    // Paths are relative to this crate's directory (`tests/`), where cargo runs its tests.
+    t.compile_fail("ui/tool/*.rs");
+    t.pass("ui/pass/*.rs");
+}

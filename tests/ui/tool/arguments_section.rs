@@ -1,0 +1,15 @@
+use mcp_core::prelude::*;
+
+/// Adds two integers.
+///
+/// # Arguments
+/// * `a` - The first addend.
+/// * `c` - The second addend.
+#[tool]
+fn add(a: i64, b: i64) -> i64 {
+    a + b
+}
+
+fn main() {
+    let _ = Server::builder("t", "1").tools(tools![add]);
+}

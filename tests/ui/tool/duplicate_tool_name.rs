@@ -1,0 +1,22 @@
+use mcp_core::prelude::*;
+
+struct Calc;
+
+#[toolbox]
+impl Calc {
+    /// Adds two integers.
+    #[tool]
+    fn add(&self, a: i64, b: i64) -> i64 {
+        a + b
+    }
+
+    /// Also adds two integers.
+    #[tool(name = "add")]
+    fn plus(&self, a: i64, b: i64) -> i64 {
+        a + b
+    }
+}
+
+fn main() {
+    let _ = Server::builder("t", "1").toolbox(Calc);
+}

@@ -1,0 +1,15 @@
+use mcp_core::prelude::*;
+
+struct Calc;
+
+#[toolbox]
+impl Calc {
+    /// Not a tool.
+    fn add(&self, a: i64, b: i64) -> i64 {
+        a + b
+    }
+}
+
+fn main() {
+    let _ = Server::builder("t", "1").toolbox(Calc);
+}

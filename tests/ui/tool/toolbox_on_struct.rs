@@ -1,0 +1,10 @@
+use mcp_core::prelude::*;
+
+#[toolbox]
+pub(crate) struct Calc {
+    base: i64,
+}
+
+fn main() {
+    let _ = Calc { base: 1 }.base;
+}
