@@ -72,10 +72,4 @@ pub mod __private {
     pub use std::sync::OnceLock;
     pub use std::vec;
     pub use std::vec::Vec;
-
-    /// Identity, bounded: lets a wrong return type fail at the user's `-> Type`.
-    #[inline(always)]
-    pub fn tool_result<T: IntoToolResult>(value: T) -> T {
-        value
-    }
 }
