@@ -1,0 +1,366 @@
+// Drive the elicitation server with the official TypeScript MCP client over stdio.
+//
+// Usage: node elicitation_client.mjs SERVER_COMMAND [ARGS...]
+//
+// Three connections, each to a fresh server process:
+//   1. a client declaring form and URL elicitation answers form requests (accept, decline,
+//      cancel), checks the requested schemas, then goes through both URL-mode flows: the
+//      -32042 error of `protected_action` and the `auth_via_url` request, visiting each URL
+//      with fetch and waiting for `notifications/elicitation/complete`;
+//   2. a client declaring form mode only calls `auth_via_url` and must be told that URL mode
+//      is not supported, without any elicitation request reaching it;
+//   3. likewise a client declaring URL mode only, calling `create_project`.
+//
+// Prints one line per check and exits non-zero on the first failure.
+
+import { readFileSync } from "node:fs";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import {
+  ElicitationCompleteNotificationSchema,
+  ElicitRequestSchema,
+  ErrorCode,
+  McpError,
+  UrlElicitationRequiredError,
+} from "@modelcontextprotocol/sdk/types.js";
+
+const EXPECTED_PROTOCOL = "2025-11-25";
+const URL_ELICITATION_REQUIRED = -32042;
+/** How long to wait for a notification the server should send at once. */
+const NOTIFICATION_WAIT_MS = 10_000;
+
+class CheckFailed extends Error {}
+
+function check(condition, what, detail) {
+  if (!condition) {
+    throw new CheckFailed(detail === undefined ? what : `${what}: got ${JSON.stringify(detail)}`);
+  }
+  console.log(`  ok: ${what}`);
+}
+
+function sameJson(actual, expected) {
+  return JSON.stringify(actual) === JSON.stringify(expected);
+}
+
+function sameMembers(actual, expected) {
+  return sameJson([...actual].sort(), [...expected].sort());
+}
+
+function textOf(result) {
+  check(result.content.length === 1, "result has one content block", result.content);
+  check(result.content[0].type === "text", "content block is text", result.content[0]);
+  return result.content[0].text;
+}
+
+function okText(result) {
+  check(!result.isError, "result is not an error", result);
+  return textOf(result);
+}
+
+function errorText(result) {
+  check(result.isError === true, "result is an error (isError: true)", result);
+  return textOf(result);
+}
+
+function sdkVersion() {
+  const url = new URL("./node_modules/@modelcontextprotocol/sdk/package.json", import.meta.url);
+  return JSON.parse(readFileSync(url, "utf8")).version;
+}
+
+/**
+ * A connected client whose elicitation handler answers from a script: `answer(fn)` queues a
+ * function that receives the request's params and returns the ElicitResult; every request is
+ * recorded in `requests`. A request with nothing queued is declined and recorded as unexpected.
+ */
+async function connect(command, args, elicitation) {
+  const transport = new StdioClientTransport({ command, args, stderr: "inherit" });
+  let negotiated;
+  transport.setProtocolVersion = (version) => {
+    negotiated = version;
+  };
+  const client = new Client({ name: "interop-typescript-elicitation", version: "0" }, { capabilities: { elicitation } });
+
+  const requests = [];
+  const answers = [];
+  const unexpected = [];
+  client.setRequestHandler(ElicitRequestSchema, async (request) => {
+    requests.push(request.params);
+    const next = answers.shift();
+    if (next === undefined) {
+      unexpected.push(request.params);
+      return { action: "decline" };
+    }
+    return next(request.params);
+  });
+
+  // Completion notifications by id; `waitForCompletion` resolves when one arrives (or already has).
+  const completed = new Map();
+  const waiting = new Map();
+  client.setNotificationHandler(ElicitationCompleteNotificationSchema, (notification) => {
+    const id = notification.params.elicitationId;
+    completed.set(id, (completed.get(id) ?? 0) + 1);
+    waiting.get(id)?.();
+  });
+  const waitForCompletion = (id) =>
+    new Promise((resolve, reject) => {
+      if (completed.has(id)) {
+        resolve();
+        return;
+      }
+      const timer = setTimeout(() => {
+        waiting.delete(id);
+        reject(new CheckFailed(`no notifications/elicitation/complete for ${id} within ${NOTIFICATION_WAIT_MS} ms`));
+      }, NOTIFICATION_WAIT_MS);
+      waiting.set(id, () => {
+        clearTimeout(timer);
+        waiting.delete(id);
+        resolve();
+      });
+    });
+
+  // Anything the client could not parse or route (a malformed frame, a notification that fails
+  // its schema) lands here; the run fails if something does.
+  const clientErrors = [];
+  client.onerror = (error) => clientErrors.push(String(error?.stack ?? error));
+
+  await client.connect(transport);
+  check(negotiated === EXPECTED_PROTOCOL, `negotiated ${EXPECTED_PROTOCOL}`, negotiated);
+  check(client.getServerVersion()?.name === "elicitation", "server name is elicitation", client.getServerVersion());
+
+  const answer = (fn) => answers.push(fn);
+  const call = (name, args = {}) => client.callTool({ name, arguments: args });
+  // The final checks, after the scenario passed.
+  const verify = () => {
+    check(unexpected.length === 0, "no unexpected elicitation request arrived", unexpected);
+    check(answers.length === 0, "every scripted answer was used", answers.length);
+    check(clientErrors.length === 0, "the client reported no protocol errors", clientErrors);
+  };
+  return { client, requests, answer, call, completed, waitForCompletion, verify };
+}
+
+function checkProjectSchema(params) {
+  check(params.mode === "form", 'create_project asks in mode "form"', params.mode);
+  check(params.message === "Please provide the project details.", "create_project's message", params.message);
+  const schema = params.requestedSchema;
+  check(schema.type === "object", "requestedSchema is an object", schema);
+  check(sameMembers(Object.keys(schema.properties), ["projectName", "framework", "includeTests"]), "properties are projectName, framework, includeTests", Object.keys(schema.properties));
+  check(sameJson(schema.required, ["projectName"]), "only projectName is required", schema.required);
+  const { projectName, framework, includeTests } = schema.properties;
+  check(projectName.type === "string" && projectName.minLength === 1, "projectName is a string with minLength 1", projectName);
+  check(projectName.description === "Name of the project.", "projectName has its doc comment as description", projectName);
+  check(framework.type === "string", "framework is a string", framework);
+  const options = framework.enum ?? framework.oneOf?.map((option) => option.const);
+  check(sameJson(options, ["react", "vue", "angular", "none"]), "framework offers react, vue, angular, none", framework);
+  check(includeTests.type === "boolean" && includeTests.default === true, "includeTests is a boolean defaulting to true", includeTests);
+}
+
+async function formMode(session) {
+  const { requests, answer, call } = session;
+  console.log("form mode: create_project");
+
+  let asked = requests.length;
+  answer(() => ({ action: "accept", content: { projectName: "demo", framework: "vue", includeTests: false } }));
+  let text = okText(await call("create_project"));
+  check(requests.length === asked + 1, "create_project sent one elicitation request", requests.length - asked);
+  checkProjectSchema(requests.at(-1));
+  check(text === "Created project 'demo' with framework: vue", "accept returns the exact creation text", text);
+
+  // Optional fields left out: the framework is absent, includeTests takes its default.
+  answer(() => ({ action: "accept", content: { projectName: "bare" } }));
+  text = okText(await call("create_project"));
+  check(text === "Created project 'bare' with framework: none", "accept without a framework says none", text);
+
+  // The server checks accepted content against the schema it sent.
+  answer(() => ({ action: "accept", content: { projectName: "" } }));
+  text = errorText(await call("create_project"));
+  check(text.includes("projectName"), "an empty projectName (minLength 1) is refused, naming the field", text);
+
+  answer(() => ({ action: "accept", content: { projectName: "p", framework: "svelte" } }));
+  text = errorText(await call("create_project"));
+  check(text.includes("framework"), "a framework outside the enum is refused, naming the field", text);
+
+  answer(() => ({ action: "decline" }));
+  text = okText(await call("create_project"));
+  check(/declined/i.test(text), "decline returns a normal result saying the user declined", text);
+
+  answer(() => ({ action: "cancel" }));
+  text = errorText(await call("create_project"));
+  check(/cancel/i.test(text), "cancel returns an error result saying the user cancelled", text);
+
+  console.log("form mode: process_data");
+  asked = requests.length;
+  text = okText(await call("process_data", { data: "hello" }));
+  check(text === "Processed 5 characters", "short data is processed at once", text);
+  check(requests.length === asked, "short data sends no elicitation request", requests.length - asked);
+
+  const long = "x".repeat(150);
+  answer(() => ({ action: "accept", content: { proceed: true } }));
+  text = okText(await call("process_data", { data: long }));
+  check(requests.length === asked + 1, "long data asks for confirmation", requests.length - asked);
+  const confirm = requests.at(-1);
+  check(confirm.mode === "form", 'the confirmation is in mode "form"', confirm.mode);
+  check(confirm.message.includes("150 characters"), "the confirmation names the length", confirm.message);
+  check(sameJson(confirm.requestedSchema.required, ["proceed"]), "proceed is required", confirm.requestedSchema);
+  check(confirm.requestedSchema.properties.proceed?.type === "boolean", "proceed is a boolean", confirm.requestedSchema);
+  check(text === "Processed 150 characters", "proceed: true processes the data", text);
+
+  answer(() => ({ action: "accept", content: { proceed: false } }));
+  text = okText(await call("process_data", { data: long }));
+  check(text === "Processing cancelled by the user.", "proceed: false cancels processing", text);
+
+  answer(() => ({ action: "decline" }));
+  text = okText(await call("process_data", { data: long }));
+  check(text === "Processing cancelled by the user.", "declining the confirmation cancels processing", text);
+
+  answer(() => ({ action: "cancel" }));
+  text = okText(await call("process_data", { data: long }));
+  check(text === "Processing cancelled by the user.", "cancelling the confirmation cancels processing", text);
+
+  answer(() => ({ action: "accept", content: {} }));
+  text = errorText(await call("process_data", { data: long }));
+  check(text.includes("proceed"), "accepting without the required proceed is refused, naming the field", text);
+}
+
+/** Checks a URL of the example's page for elicitation `id` and returns it parsed. */
+function checkPageUrl(url, id) {
+  const parsed = new URL(url);
+  check(parsed.protocol === "http:" && parsed.hostname === "127.0.0.1" && parsed.pathname === "/auth", "the URL is the example's own /auth page", url);
+  check(parsed.searchParams.get("id") === id, "the URL carries the elicitation id", url);
+  return parsed;
+}
+
+async function visit(url) {
+  const response = await fetch(url);
+  await response.text();
+  return response.status;
+}
+
+async function urlMode(session) {
+  const { requests, answer, call, completed, waitForCompletion } = session;
+
+  console.log("url mode: protected_action");
+  let asked = requests.length;
+  let error;
+  try {
+    const result = await call("protected_action");
+    throw new CheckFailed(`protected_action before authorization: expected error -32042, got ${JSON.stringify(result)}`);
+  } catch (caught) {
+    if (caught instanceof CheckFailed) throw caught;
+    error = caught;
+  }
+  check(error instanceof UrlElicitationRequiredError, "protected_action fails with UrlElicitationRequiredError", String(error));
+  check(error instanceof McpError && error.code === URL_ELICITATION_REQUIRED, `the error code is ${URL_ELICITATION_REQUIRED}`, error.code);
+  check(ErrorCode.UrlElicitationRequired === URL_ELICITATION_REQUIRED, "the SDK names -32042 UrlElicitationRequired");
+  check(requests.length === asked, "no elicitation request came with the error", requests.length - asked);
+  const { elicitations } = error;
+  check(Array.isArray(elicitations) && elicitations.length === 1, "the error lists one elicitation", error.data);
+  const required = elicitations[0];
+  check(required.mode === "url", 'the listed elicitation has mode "url"', required);
+  check(typeof required.elicitationId === "string" && required.elicitationId.length > 0, "it has an elicitationId", required);
+  check(typeof required.message === "string" && required.message.length > 0, "it has a message", required);
+  checkPageUrl(required.url, required.elicitationId);
+
+  check(!completed.has(required.elicitationId), "no completion before the page is visited");
+  check((await visit(required.url)) === 200, "visiting the URL answers 200");
+  await waitForCompletion(required.elicitationId);
+  console.log("  ok: notifications/elicitation/complete arrived for that id");
+
+  const text = okText(await call("protected_action"));
+  check(/completed/i.test(text), "protected_action succeeds after the flow completed", text);
+
+  console.log("url mode: auth_via_url");
+  asked = requests.length;
+  answer(() => ({ action: "accept" }));
+  let result = okText(await call("auth_via_url"));
+  check(requests.length === asked + 1, "auth_via_url sent one elicitation request", requests.length - asked);
+  const params = requests.at(-1);
+  check(params.mode === "url", 'the request has mode "url"', params.mode);
+  check(typeof params.elicitationId === "string" && params.elicitationId.length > 0, "the request has an elicitationId", params);
+  check(params.elicitationId !== required.elicitationId, "a new flow has a new id", params.elicitationId);
+  check(typeof params.message === "string" && params.message.length > 0, "the request has a message", params);
+  check(params.requestedSchema === undefined, "a URL request has no requestedSchema", params);
+  checkPageUrl(params.url, params.elicitationId);
+  check(/started/i.test(result) && result.includes(params.elicitationId), "accept says the flow started (naming its id)", result);
+
+  check(!completed.has(params.elicitationId), "no completion before the page is visited");
+  check((await visit(params.url)) === 200, "visiting the URL answers 200");
+  await waitForCompletion(params.elicitationId);
+  console.log("  ok: notifications/elicitation/complete arrived with the same elicitationId");
+  check((await visit(params.url)) === 409, "a second visit answers 409");
+  const unknown = new URL(params.url);
+  unknown.searchParams.set("id", "no-such-flow");
+  check((await visit(unknown)) === 404, "a visit with an unknown id answers 404");
+  // Give a wrongly repeated notification time to arrive before counting.
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  check(completed.get(params.elicitationId) === 1, "the flow completed exactly once", completed.get(params.elicitationId));
+
+  for (const action of ["decline", "cancel"]) {
+    answer(() => ({ action }));
+    result = okText(await call("auth_via_url"));
+    check(/declined/i.test(result) && result.includes(action), `${action} says the user declined (action: ${action})`, result);
+  }
+}
+
+async function formOnly(session) {
+  const { requests, answer, call } = session;
+  console.log("form-only client: auth_via_url");
+  const text = errorText(await call("auth_via_url"));
+  check(/url/i.test(text) && /not support/i.test(text), "the result says URL mode is not supported", text);
+  check(requests.length === 0, "no elicitation request reached the client", requests);
+
+  // Form mode still works for this client.
+  answer(() => ({ action: "accept", content: { projectName: "forms", framework: "react" } }));
+  const created = okText(await call("create_project"));
+  check(created === "Created project 'forms' with framework: react", "form elicitation still works", created);
+}
+
+async function urlOnly(session) {
+  const { requests, call } = session;
+  console.log("url-only client: create_project");
+  const text = errorText(await call("create_project"));
+  check(/form/i.test(text) && /not support/i.test(text), "the result says form mode is not supported", text);
+  check(requests.length === 0, "no elicitation request reached the client", requests);
+}
+
+async function run(command, args) {
+  console.log(`[typescript sdk ${sdkVersion()}] ${[command, ...args].join(" ")}`);
+
+  const full = await connect(command, args, { form: {}, url: {} });
+  try {
+    await formMode(full);
+    await urlMode(full);
+    full.verify();
+  } finally {
+    await full.client.close();
+  }
+
+  const formsOnly = await connect(command, args, { form: {} });
+  try {
+    await formOnly(formsOnly);
+    formsOnly.verify();
+  } finally {
+    await formsOnly.client.close();
+  }
+
+  const urlsOnly = await connect(command, args, { url: {} });
+  try {
+    await urlOnly(urlsOnly);
+    urlsOnly.verify();
+  } finally {
+    await urlsOnly.client.close();
+  }
+}
+
+const [command, ...args] = process.argv.slice(2);
+if (!command) {
+  console.error("usage: node elicitation_client.mjs SERVER_COMMAND [ARGS...]");
+  process.exit(2);
+}
+try {
+  await run(command, args);
+  console.log("typescript elicitation client: all checks passed");
+} catch (error) {
+  const reason = error instanceof CheckFailed ? error.message : error?.stack ?? String(error);
+  console.error(`FAILED: ${reason}`);
+  process.exit(1);
+}

@@ -1,0 +1,313 @@
+"""Drive the elicitation server with the official Python MCP client over stdio.
+
+Usage: python elicitation_client.py [--mode legacy|auto|both] SERVER_COMMAND [ARGS...]
+
+The client answers the server's `elicitation/create` requests from its `elicitation_callback`
+(which makes it declare both form and URL mode) and sees server notifications through its
+`message_handler`. It checks `create_project` (accept, decline, cancel, with the requested
+schema), the URL-mode round trip of `auth_via_url` (accept, visit the URL with urllib, wait for
+`notifications/elicitation/complete` with the same id) and the -32042 error of
+`protected_action`, whose URL it visits before retrying.
+
+`legacy` connects with the `initialize` handshake; `auto` (the client's default) first probes
+`server/discover` and falls back to `initialize`. `both` (the default) runs the checks once per
+mode, each against a fresh server process.
+
+Prints one line per check and exits non-zero on the first failure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+import urllib.error
+import urllib.request
+from collections import deque
+from collections.abc import Callable
+from importlib.metadata import version
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+from mcp import Client, StdioServerParameters, UrlElicitationRequiredError
+from mcp.client.session import ClientRequestContext, IncomingMessage
+from mcp.shared.exceptions import MCPError
+from mcp.types import (
+    URL_ELICITATION_REQUIRED,
+    ElicitCompleteNotification,
+    ElicitRequestFormParams,
+    ElicitRequestParams,
+    ElicitRequestURLParams,
+    ElicitResult,
+    ErrorData,
+    Implementation,
+    TextContent,
+)
+
+EXPECTED_PROTOCOL = "2025-11-25"
+REQUEST_TIMEOUT = 30.0
+# How long to wait for a notification the server should send at once.
+NOTIFICATION_WAIT = 10.0
+
+Answer = Callable[[ElicitRequestParams], ElicitResult]
+
+
+class CheckFailed(Exception):
+    pass
+
+
+def check(condition: bool, what: str, detail: Any = None) -> None:
+    if not condition:
+        raise CheckFailed(f"{what}: got {detail!r}" if detail is not None else what)
+    print(f"  ok: {what}")
+
+
+def leaves(error: BaseException) -> list[BaseException]:
+    """The innermost exceptions of an exception group (task groups wrap what went wrong)."""
+    if isinstance(error, BaseExceptionGroup):
+        return [leaf for inner in error.exceptions for leaf in leaves(inner)]
+    return [error]
+
+
+def text_of(result: Any) -> str:
+    check(len(result.content) == 1, "result has one content block", result.content)
+    block = result.content[0]
+    check(isinstance(block, TextContent), "content block is text", block)
+    return block.text
+
+
+def ok_text(result: Any) -> str:
+    check(not result.is_error, "result is not an error", result)
+    return text_of(result)
+
+
+def error_text(result: Any) -> str:
+    check(result.is_error is True, "result is an error (isError: true)", result)
+    return text_of(result)
+
+
+class Script:
+    """Answers elicitation requests from a queue and records what arrives."""
+
+    def __init__(self) -> None:
+        self.requests: list[ElicitRequestParams] = []
+        self.answers: deque[Answer] = deque()
+        self.unexpected: list[ElicitRequestParams] = []
+        self.completed: dict[str, int] = {}
+        self.completion = asyncio.Event()
+        self.transport_errors: list[Exception] = []
+
+    def answer(self, answer: Answer) -> None:
+        self.answers.append(answer)
+
+    async def elicit(self, context: ClientRequestContext, params: ElicitRequestParams) -> ElicitResult | ErrorData:
+        self.requests.append(params)
+        if not self.answers:
+            self.unexpected.append(params)
+            return ElicitResult(action="decline")
+        return self.answers.popleft()(params)
+
+    async def on_message(self, message: IncomingMessage) -> None:
+        if isinstance(message, ElicitCompleteNotification):
+            elicitation_id = message.params.elicitation_id
+            self.completed[elicitation_id] = self.completed.get(elicitation_id, 0) + 1
+            self.completion.set()
+        elif isinstance(message, Exception):
+            self.transport_errors.append(message)
+
+    async def wait_for_completion(self, elicitation_id: str) -> None:
+        async def arrived() -> None:
+            while elicitation_id not in self.completed:
+                self.completion.clear()
+                await self.completion.wait()
+
+        try:
+            await asyncio.wait_for(arrived(), NOTIFICATION_WAIT)
+        except TimeoutError:
+            raise CheckFailed(
+                f"no notifications/elicitation/complete for {elicitation_id} within {NOTIFICATION_WAIT} s "
+                f"(received: {self.completed})"
+            ) from None
+
+
+def visit(url: str) -> int:
+    """GETs `url` (in a worker thread, so the client keeps reading) and returns the status."""
+    try:
+        with urllib.request.urlopen(url, timeout=NOTIFICATION_WAIT) as response:
+            response.read()
+            return response.status
+    except urllib.error.HTTPError as error:
+        return error.code
+
+
+def check_page_url(url: str, elicitation_id: str) -> None:
+    parts = urlsplit(url)
+    check(
+        parts.scheme == "http" and parts.hostname == "127.0.0.1" and parts.path == "/auth",
+        "the URL is the example's own /auth page",
+        url,
+    )
+    check(parse_qs(parts.query).get("id") == [elicitation_id], "the URL carries the elicitation id", url)
+
+
+def check_project_schema(params: ElicitRequestParams) -> None:
+    check(isinstance(params, ElicitRequestFormParams), "create_project asks with a form", params)
+    assert isinstance(params, ElicitRequestFormParams)
+    check(params.message == "Please provide the project details.", "create_project's message", params.message)
+    schema = params.requested_schema
+    check(schema.get("type") == "object", "requestedSchema is an object", schema)
+    properties = schema.get("properties", {})
+    check(
+        set(properties) == {"projectName", "framework", "includeTests"},
+        "properties are projectName, framework, includeTests",
+        sorted(properties),
+    )
+    check(schema.get("required") == ["projectName"], "only projectName is required", schema.get("required"))
+    name, framework, tests = properties["projectName"], properties["framework"], properties["includeTests"]
+    check(name.get("type") == "string" and name.get("minLength") == 1, "projectName is a string with minLength 1", name)
+    options = framework.get("enum") or [option.get("const") for option in framework.get("oneOf", [])]
+    check(framework.get("type") == "string", "framework is a string", framework)
+    check(options == ["react", "vue", "angular", "none"], "framework offers react, vue, angular, none", framework)
+    check(
+        tests.get("type") == "boolean" and tests.get("default") is True,
+        "includeTests is a boolean defaulting to true",
+        tests,
+    )
+
+
+async def form_mode(client: Client, script: Script) -> None:
+    print("form mode: create_project")
+    asked = len(script.requests)
+    script.answer(lambda _: ElicitResult(action="accept", content={"projectName": "demo", "framework": "angular"}))
+    text = ok_text(await client.call_tool("create_project", {}))
+    check(len(script.requests) == asked + 1, "create_project sent one elicitation request", len(script.requests) - asked)
+    check_project_schema(script.requests[-1])
+    check(text == "Created project 'demo' with framework: angular", "accept returns the exact creation text", text)
+
+    script.answer(lambda _: ElicitResult(action="accept", content={"projectName": "bare", "includeTests": False}))
+    text = ok_text(await client.call_tool("create_project", {}))
+    check(text == "Created project 'bare' with framework: none", "accept without a framework says none", text)
+
+    script.answer(lambda _: ElicitResult(action="decline"))
+    text = ok_text(await client.call_tool("create_project", {}))
+    check("declined" in text.lower(), "decline returns a normal result saying the user declined", text)
+
+    script.answer(lambda _: ElicitResult(action="cancel"))
+    text = error_text(await client.call_tool("create_project", {}))
+    check("cancel" in text.lower(), "cancel returns an error result saying the user cancelled", text)
+
+
+async def url_mode(client: Client, script: Script) -> None:
+    print("url mode: auth_via_url")
+    asked = len(script.requests)
+    script.answer(lambda _: ElicitResult(action="accept"))
+    text = ok_text(await client.call_tool("auth_via_url", {}))
+    check(len(script.requests) == asked + 1, "auth_via_url sent one elicitation request", len(script.requests) - asked)
+    params = script.requests[-1]
+    check(isinstance(params, ElicitRequestURLParams), "the request is a URL-mode request", params)
+    assert isinstance(params, ElicitRequestURLParams)
+    elicitation_id = params.elicitation_id
+    check(bool(elicitation_id), "the request has an elicitationId", params)
+    assert elicitation_id is not None
+    check(bool(params.message), "the request has a message", params)
+    check_page_url(params.url, elicitation_id)
+    check("started" in text and elicitation_id in text, "accept says the flow started (naming its id)", text)
+
+    check(elicitation_id not in script.completed, "no completion before the page is visited", script.completed)
+    status = await asyncio.to_thread(visit, params.url)
+    check(status == 200, "visiting the URL with urllib answers 200", status)
+    await script.wait_for_completion(elicitation_id)
+    print("  ok: notifications/elicitation/complete arrived (message_handler) with the same elicitationId")
+    status = await asyncio.to_thread(visit, params.url)
+    check(status == 409, "a second visit answers 409", status)
+    await asyncio.sleep(0.2)  # time for a wrongly repeated notification to arrive
+    check(script.completed.get(elicitation_id) == 1, "the flow completed exactly once", script.completed)
+
+    for action in ("decline", "cancel"):
+        script.answer(lambda _, action=action: ElicitResult(action=action))
+        text = ok_text(await client.call_tool("auth_via_url", {}))
+        check("declined" in text and action in text, f"{action} says the user declined (action: {action})", text)
+
+
+async def protected_action(client: Client, script: Script) -> None:
+    print("url mode: protected_action")
+    asked = len(script.requests)
+    try:
+        result = await client.call_tool("protected_action", {})
+    except MCPError as error:
+        check(error.code == URL_ELICITATION_REQUIRED, f"protected_action fails with error {URL_ELICITATION_REQUIRED}", error.code)
+        required = UrlElicitationRequiredError.from_error(error.error)
+        data = error.data
+    else:
+        raise CheckFailed(f"protected_action before authorization: expected error -32042, got {result!r}")
+    check(len(script.requests) == asked, "no elicitation request came with the error", len(script.requests) - asked)
+    check(len(required.elicitations) == 1, "the error lists one elicitation", data)
+    listed = required.elicitations[0]
+    check(listed.mode == "url" and bool(listed.elicitation_id), "it is a URL elicitation with an id", listed)
+    assert listed.elicitation_id is not None
+    check(bool(listed.message), "it has a message", listed)
+    check_page_url(listed.url, listed.elicitation_id)
+
+    status = await asyncio.to_thread(visit, listed.url)
+    check(status == 200, "visiting the URL with urllib answers 200", status)
+    await script.wait_for_completion(listed.elicitation_id)
+    print("  ok: notifications/elicitation/complete arrived for that id")
+    text = ok_text(await client.call_tool("protected_action", {}))
+    check("completed" in text.lower(), "protected_action succeeds after the flow completed", text)
+
+
+async def session(mode: str, command: list[str], scenario: Callable[[Client, Script], Any]) -> None:
+    params = StdioServerParameters(command=command[0], args=command[1:])
+    client_info = Implementation(name="interop-python-elicitation", version="0")
+    script = Script()
+    async with Client(
+        params,
+        mode=mode,
+        client_info=client_info,
+        read_timeout_seconds=REQUEST_TIMEOUT,
+        elicitation_callback=script.elicit,
+        message_handler=script.on_message,
+    ) as client:
+        check(client.protocol_version == EXPECTED_PROTOCOL, f"negotiated {EXPECTED_PROTOCOL}", client.protocol_version)
+        info = client.server_info
+        check(info is not None and info.name == "elicitation", "server name is elicitation", info)
+        await scenario(client, script)
+        check(not script.unexpected, "no unexpected elicitation request arrived", script.unexpected)
+        check(not script.answers, "every scripted answer was used", len(script.answers))
+        check(not script.transport_errors, "the client reported no transport errors", script.transport_errors)
+
+
+async def run(mode: str, command: list[str]) -> None:
+    print(f"[python mcp {version('mcp')}, mode={mode}] {' '.join(command)}")
+
+    async def scenario(client: Client, script: Script) -> None:
+        await form_mode(client, script)
+        # Before `auth_via_url`: once this session completes any flow it is authorized.
+        await protected_action(client, script)
+        await url_mode(client, script)
+
+    await session(mode, command, scenario)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--mode", choices=["legacy", "auto", "both"], default="both")
+    parser.add_argument("command", nargs=argparse.REMAINDER, help="server command and arguments")
+    args = parser.parse_args()
+    if not args.command:
+        parser.error("missing the server command")
+    modes = ["legacy", "auto"] if args.mode == "both" else [args.mode]
+    for mode in modes:
+        try:
+            asyncio.run(run(mode, args.command))
+        except Exception as error:  # any client or transport error is a failed interop run
+            for leaf in leaves(error):
+                reason = str(leaf) if isinstance(leaf, CheckFailed) else f"{type(leaf).__name__}: {leaf}"
+                print(f"FAILED (mode={mode}): {reason}", file=sys.stderr)
+            return 1
+    print(f"python elicitation client: all checks passed ({', '.join(modes)})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
