@@ -207,3 +207,57 @@ pub fn run_with_deadline(command: &mut Command, deadline: Duration) -> RunOutput
     };
     RunOutput { code, timed_out, stdout: stdout.join().unwrap_or_default(), stderr: stderr.join().unwrap_or_default() }
 }
+
+/// Fails the test unless `node` runs and `tests/interop/node_modules` holds npm `package` at
+/// the version pinned in `package.json`; returns `node --version`.
+///
+/// # Panics
+///
+/// Panics, naming what to install, when node or the package is missing or outdated.
+pub fn require_node_package(package: &str) -> String {
+    let node = require_program("node", &format!("Install Node.js 20 or newer, then run `{SETUP_COMMAND}`."));
+    let pinned = pinned_npm_version(package);
+    match installed_npm_version(package) {
+        Some(installed) if installed == pinned => node,
+        Some(installed) => panic!(
+            "tests/interop/node_modules has {package} {installed}, but package.json pins {pinned}: run `{SETUP_COMMAND}` \
+             (or `npm ci` in tests/interop)"
+        ),
+        None => panic!(
+            "{package} {pinned} is not installed in tests/interop/node_modules: run `{SETUP_COMMAND}` (or `npm ci` in \
+             tests/interop)"
+        ),
+    }
+}
+
+/// Fails the test unless the interop virtualenv's Python runs and has PyPI `package` at the
+/// version pinned in `requirements.txt`; returns the interpreter's path and `python --version`.
+///
+/// # Panics
+///
+/// Panics, naming what to install, when the virtualenv or the package is missing or outdated.
+pub fn require_python_package(package: &str) -> (PathBuf, String) {
+    let python = venv_python();
+    let hint = format!(
+        "The Python client lives in the virtualenv tests/interop/.venv: with Python 3.10 or newer (and its venv \
+         module) installed, run `{SETUP_COMMAND}`."
+    );
+    assert!(python.exists(), "{} does not exist. {hint}", python.display());
+    let version = require_program(python.to_str().expect("the workspace path is UTF-8"), &hint);
+    let pinned = pinned_python_version(package);
+    let probe = run_with_deadline(
+        Command::new(&python).args(["-c", &format!("import importlib.metadata as m; print(m.version({package:?}))")]),
+        Duration::from_secs(60),
+    );
+    assert!(
+        probe.success(),
+        "the Python package `{package}` is not installed in tests/interop/.venv. {hint}\n{}",
+        probe.describe()
+    );
+    let installed = probe.stdout.trim();
+    assert_eq!(
+        installed, pinned,
+        "tests/interop/.venv has {package} {installed}, but requirements.txt pins {pinned}. {hint}"
+    );
+    (python, version)
+}

@@ -1,0 +1,67 @@
+//! The official TypeScript and Python MCP clients, at the versions pinned in `tests/interop/`,
+//! answer the elicitation example's form and URL-mode requests over stdio.
+//!
+//! Each test runs one client script from `tests/interop/` against the `elicitation` binary; the
+//! script declares the elicitation capability, answers each `elicitation/create` from a script
+//! of accepts, declines and cancels, checks the tools' results and the requested schemas, and
+//! visits the URL-mode pages (served by the example itself) to complete the flows. It exits
+//! non-zero on the first failed check. The clients must be installed first with
+//! `tests/interop/setup.sh`; without them these tests fail and say so.
+
+use std::path::Path;
+use std::process::Command;
+use std::time::Duration;
+
+use tests::interop::{
+    RunOutput, example_binary, interop_dir, require_node_package, require_python_package, run_with_deadline,
+};
+
+/// Generous: a script starts the server a few times and makes a few dozen calls.
+const SCRIPT_DEADLINE: Duration = Duration::from_secs(180);
+
+/// Runs `client` (the interpreter and script arguments) against the elicitation server. The
+/// server's authorization page takes any free port (`--url-port 0`), so tests running in
+/// parallel never collide; the client reads the port from the URLs it is sent.
+fn run_client(client: &mut Command, server: &Path) -> RunOutput {
+    client
+        .arg(server)
+        .args(["--url-port", "0"])
+        .current_dir(interop_dir())
+        // `PORT` would switch the example to Streamable HTTP; the client SDKs pass the server
+        // only a minimal environment, but leave no doubt.
+        .env_remove("PORT")
+        .env_remove("ELICITATION_URL_PORT");
+    run_with_deadline(client, SCRIPT_DEADLINE)
+}
+
+#[test]
+fn typescript_client_answers_form_and_url_elicitations_over_stdio() {
+    let node = require_node_package("@modelcontextprotocol/sdk");
+    println!("node {node}");
+    let server = example_binary("elicitation");
+    let output = run_client(Command::new("node").arg("elicitation_client.mjs"), &server);
+    print!("{}", output.stdout);
+    assert!(output.success(), "the TypeScript client failed against {}: {}", server.display(), output.describe());
+    assert!(
+        output.stdout.contains("typescript elicitation client: all checks passed"),
+        "the TypeScript client did not finish: {}",
+        output.describe()
+    );
+}
+
+#[test]
+fn python_client_answers_form_and_url_elicitations_over_stdio() {
+    let (python, version) = require_python_package("mcp");
+    println!("{version}");
+    let server = example_binary("elicitation");
+    // Both connection modes: `legacy` (initialize handshake) and the client's default `auto`
+    // (a `server/discover` probe answered with "method not found", then initialize).
+    let output = run_client(Command::new(&python).args(["elicitation_client.py", "--mode", "both"]), &server);
+    print!("{}", output.stdout);
+    assert!(output.success(), "the Python client failed against {}: {}", server.display(), output.describe());
+    assert!(
+        output.stdout.contains("python elicitation client: all checks passed (legacy, auto)"),
+        "the Python client did not finish: {}",
+        output.describe()
+    );
+}
