@@ -64,7 +64,7 @@ fn options_of(name: &str, list: &Value, key: &str) -> Result<Vec<String>, Schema
     if items.is_empty() {
         return Err(SchemaError::at(name, format!("`{key}` must offer at least one option")));
     }
-    items
+    let values = items
         .iter()
         .map(|item| match (key, item) {
             ("enum", Value::String(s)) => Ok(s.clone()),
@@ -77,7 +77,21 @@ fn options_of(name: &str, list: &Value, key: &str) -> Result<Vec<String>, Schema
             },
             _ => Err(SchemaError::at(name, format!("`{key}` options must be strings"))),
         })
-        .collect()
+        .collect::<Result<Vec<String>, SchemaError>>()?;
+    if let Some((_, value)) = values.iter().enumerate().find(|(i, v)| values[..*i].contains(v)) {
+        return Err(SchemaError::at(name, format!("`{key}` offers `{value}` more than once")));
+    }
+    Ok(values)
+}
+
+/// Checks that a lower bound does not exceed its upper bound.
+fn ordered(name: &str, o: &JsonObject, low: &str, high: &str) -> Result<(), SchemaError> {
+    match (o.get(low).and_then(Value::as_f64), o.get(high).and_then(Value::as_f64)) {
+        (Some(l), Some(h)) if l > h => {
+            Err(SchemaError::at(name, format!("`{low}` ({l}) is greater than `{high}` ({h}): no answer can meet both")))
+        }
+        _ => Ok(()),
+    }
 }
 
 /// Checks that `schema` is a form MCP allows: a flat `type: object` whose properties are
@@ -150,6 +164,7 @@ fn check_property(name: &str, o: &JsonObject) -> Result<(), SchemaError> {
             check_keys(name, o, &["minLength", "maxLength", "format"])?;
             non_negative_integer(name, o, "minLength")?;
             non_negative_integer(name, o, "maxLength")?;
+            ordered(name, o, "minLength", "maxLength")?;
             match o.get("format") {
                 None => Ok(()),
                 Some(Value::String(f)) if STRING_FORMATS.contains(&f.as_str()) => Ok(()),
@@ -165,28 +180,36 @@ fn check_property(name: &str, o: &JsonObject) -> Result<(), SchemaError> {
                     return Err(SchemaError::at(name, format!("`{key}` must be a number")));
                 }
             }
-            Ok(())
+            ordered(name, o, "minimum", "maximum")
         }
         Some("boolean") => check_keys(name, o, &[]),
         Some("array") => {
             check_keys(name, o, &["items", "minItems", "maxItems"])?;
-            non_negative_integer(name, o, "minItems")?;
+            let min_items = non_negative_integer(name, o, "minItems")?;
             non_negative_integer(name, o, "maxItems")?;
+            ordered(name, o, "minItems", "maxItems")?;
             let Some(Value::Object(items)) = o.get("items") else {
                 return Err(SchemaError::at(name, "a multi-select needs `items` with `enum` or `anyOf`"));
             };
-            if let Some(any_of) = items.get("anyOf") {
+            let options = if let Some(any_of) = items.get("anyOf") {
                 if items.len() != 1 {
                     return Err(SchemaError::at(name, "`items` with `anyOf` takes no other keys"));
                 }
-                options_of(name, any_of, "anyOf").map(drop)
+                options_of(name, any_of, "anyOf")?
             } else if items.get("type").and_then(Value::as_str) == Some("string") && items.len() == 2 {
-                options_of(name, items.get("enum").unwrap_or(&Value::Null), "enum").map(drop)
+                options_of(name, items.get("enum").unwrap_or(&Value::Null), "enum")?
             } else {
-                Err(SchemaError::at(
+                return Err(SchemaError::at(
                     name,
                     "`items` must be `{\"type\": \"string\", \"enum\": […]}` or `{\"anyOf\": […]}`",
-                ))
+                ));
+            };
+            match min_items {
+                Some(min) if min > options.len() as u64 => Err(SchemaError::at(
+                    name,
+                    format!("`minItems` is {min}, but there are only {} options to choose from", options.len()),
+                )),
+                _ => Ok(()),
             }
         }
         Some("object") => {
@@ -234,14 +257,22 @@ fn check_value(name: &str, o: &JsonObject, value: &Value) -> Result<(), ContentE
             Ok(())
         }
         "number" | "integer" => {
+            let integral_value;
+            let value = if ty == "integer" {
+                integral_value = integral(value);
+                &integral_value
+            } else {
+                value
+            };
             let Some(n) = value.as_f64().filter(|_| value.is_number()) else {
                 return Err(content_error(
                     name,
                     format!("expected {}", if ty == "integer" { "an integer" } else { "a number" }),
                 ));
             };
-            if ty == "integer" && !(value.is_i64() || value.is_u64() || n.fract() == 0.0) {
-                return Err(content_error(name, format!("expected an integer, got {value}")));
+            if ty == "integer" && !(value.is_i64() || value.is_u64()) {
+                let rule = if n.fract() == 0.0 { "an integer that fits in 64 bits" } else { "an integer" };
+                return Err(content_error(name, format!("expected {rule}, got {value}")));
             }
             if let Some(min) = o.get("minimum").and_then(Value::as_f64) {
                 if n < min {
@@ -261,10 +292,13 @@ fn check_value(name: &str, o: &JsonObject, value: &Value) -> Result<(), ContentE
             let Value::Array(items) = value else { return Err(content_error(name, "expected an array of options")) };
             let item_schema = o.get("items").and_then(Value::as_object);
             let allowed = item_schema.and_then(allowed_values).unwrap_or_default();
-            for item in items {
+            for (i, item) in items.iter().enumerate() {
                 match item.as_str() {
                     Some(s) if allowed.contains(&s) => {}
                     _ => return Err(content_error(name, format!("{item} is not one of the options {allowed:?}"))),
+                }
+                if items[..i].contains(item) {
+                    return Err(content_error(name, format!("chooses {item} more than once")));
                 }
             }
             let count = items.len() as u64;
@@ -307,12 +341,33 @@ pub fn validate_content(schema: &JsonObject, content: &mut JsonObject) -> Result
             }
         }
     }
-    for (name, value) in content.iter() {
-        if let Some(o) = properties.get(name).and_then(Value::as_object) {
-            check_value(name, o, value)?;
+    // In the schema's order, so that the first error reported is the first field in the form.
+    for (name, property) in properties {
+        let (Some(o), Some(value)) = (property.as_object(), content.get_mut(name)) else { continue };
+        if o.get("type").and_then(Value::as_str) == Some("integer") {
+            // serde reads `3.0` as a float only; the schema's `integer` allows it.
+            *value = integral(value);
         }
+        check_value(name, o, value)?;
     }
     Ok(())
+}
+
+/// A whole number written as a float (`3.0`), as an integer (`3`), if it fits in 64 bits;
+/// anything else unchanged.
+fn integral(value: &Value) -> Value {
+    match value.as_f64() {
+        Some(n) if value.is_f64() && n.fract() == 0.0 => {
+            if (-9.223_372_036_854_776e18..9.223_372_036_854_776e18).contains(&n) {
+                Value::from(n as i64)
+            } else if (0.0..1.844_674_407_370_955_2e19).contains(&n) {
+                Value::from(n as u64)
+            } else {
+                value.clone()
+            }
+        }
+        _ => value.clone(),
+    }
 }
 
 /// Light syntactic checks for the four formats MCP allows.
@@ -449,7 +504,11 @@ mod tests {
                 "tests": {"type": "boolean", "default": true},
                 "n": {"type": "integer", "maximum": 10},
                 "fw": {"type": "string", "enum": ["react", "vue"]},
-                "tags": {"type": "array", "items": {"anyOf": [{"const": "a", "title": "A"}]}, "maxItems": 1}
+                "tags": {
+                    "type": "array",
+                    "items": {"anyOf": [{"const": "a", "title": "A"}, {"const": "b", "title": "B"}]},
+                    "maxItems": 1
+                }
             },
             "required": ["name"]
         }));
@@ -463,8 +522,8 @@ mod tests {
             (json!({"name": "x", "n": 11}), "n", "at most 10"),
             (json!({"name": "x", "n": 1.5}), "n", "integer"),
             (json!({"name": "x", "fw": "svelte"}), "fw", "options"),
-            (json!({"name": "x", "tags": ["b"]}), "tags", "options"),
-            (json!({"name": "x", "tags": ["a", "a"]}), "tags", "at most 1"),
+            (json!({"name": "x", "tags": ["c"]}), "tags", "options"),
+            (json!({"name": "x", "tags": ["a", "b"]}), "tags", "at most 1"),
             (json!({"name": "x", "tests": "yes"}), "tests", "boolean"),
         ];
         for (content, field, rule) in cases {
@@ -472,6 +531,91 @@ mod tests {
             assert_eq!(e.field, field, "{content}");
             assert!(e.rule.contains(rule), "{content}: {}", e.rule);
         }
+    }
+
+    fn one_field(property: Value) -> JsonObject {
+        obj(json!({"type": "object", "properties": {"x": property}}))
+    }
+
+    #[test]
+    fn integers_written_as_floats_become_integers() {
+        // serde will not read `3.0` into an integer type; the schema's `integer` accepts it.
+        let schema = one_field(json!({"type": "integer", "minimum": -5, "maximum": 5}));
+        for (sent, kept) in [(json!(3.0), json!(3)), (json!(-2.0), json!(-2)), (json!(4), json!(4))] {
+            let mut content = obj(json!({"x": sent}));
+            validate_content(&schema, &mut content).unwrap();
+            assert_eq!(content["x"], kept);
+            assert!(content["x"].is_i64(), "{sent} kept as {}", content["x"]);
+        }
+        let schema = one_field(json!({"type": "integer"}));
+        let e = validate_content(&schema, &mut obj(json!({"x": 1e20}))).unwrap_err();
+        assert!(e.rule.contains("integer"), "{}", e.rule);
+        // A `number` stays as sent.
+        let schema = one_field(json!({"type": "number"}));
+        let mut content = obj(json!({"x": 3.0}));
+        validate_content(&schema, &mut content).unwrap();
+        assert!(content["x"].is_f64());
+    }
+
+    #[test]
+    fn a_multi_select_chooses_each_option_once() {
+        let schema =
+            one_field(json!({"type": "array", "items": {"type": "string", "enum": ["a", "b"]}, "minItems": 2}));
+        let e = validate_content(&schema, &mut obj(json!({"x": ["a", "a"]}))).unwrap_err();
+        assert!(e.rule.contains("more than once"), "{}", e.rule);
+        validate_content(&schema, &mut obj(json!({"x": ["b", "a"]}))).unwrap();
+        let e = validate_content(&schema, &mut obj(json!({"x": "a"}))).unwrap_err();
+        assert!(e.rule.contains("array"), "{}", e.rule);
+    }
+
+    #[test]
+    fn null_is_no_answer() {
+        let schema = obj(json!({
+            "type": "object",
+            "properties": {
+                "name": {"type": "string"},
+                "tests": {"type": "boolean", "default": true},
+                "note": {"type": "string"}
+            },
+            "required": ["name"]
+        }));
+        let e = validate_content(&schema, &mut obj(json!({"name": null}))).unwrap_err();
+        assert_eq!((e.field.as_str(), e.rule.as_str()), ("name", "is required but missing"));
+        let mut content = obj(json!({"name": "x", "tests": null, "note": null}));
+        validate_content(&schema, &mut content).unwrap();
+        assert_eq!(Value::Object(content), json!({"name": "x", "tests": true}));
+    }
+
+    #[test]
+    fn errors_follow_the_schema_order_not_the_answer_order() {
+        let schema = obj(json!({
+            "type": "object",
+            "properties": {"first": {"type": "string"}, "second": {"type": "boolean"}}
+        }));
+        let e = validate_content(&schema, &mut obj(json!({"second": 1, "first": 2}))).unwrap_err();
+        assert_eq!(e.field, "first");
+    }
+
+    #[test]
+    fn string_lengths_count_characters_not_bytes() {
+        let schema = one_field(json!({"type": "string", "minLength": 2, "maxLength": 2}));
+        validate_content(&schema, &mut obj(json!({"x": "é👍"}))).unwrap();
+        assert!(validate_content(&schema, &mut obj(json!({"x": "é"}))).is_err());
+    }
+
+    #[test]
+    fn rejects_bounds_no_answer_can_meet() {
+        for property in [
+            json!({"type": "string", "minLength": 3, "maxLength": 2}),
+            json!({"type": "integer", "minimum": 3, "maximum": 2}),
+            json!({"type": "array", "items": {"type": "string", "enum": ["a"]}, "minItems": 2, "maxItems": 1}),
+            json!({"type": "array", "items": {"type": "string", "enum": ["a"]}, "minItems": 2}),
+            json!({"type": "string", "enum": ["a", "a"]}),
+            json!({"type": "string", "oneOf": [{"const": "a", "title": "A"}, {"const": "a", "title": "B"}]}),
+        ] {
+            assert!(check_form_schema(&one_field(property.clone())).is_err(), "accepted {property}");
+        }
+        check_form_schema(&one_field(json!({"type": "string", "minLength": 2, "maxLength": 2}))).unwrap();
     }
 
     #[test]
