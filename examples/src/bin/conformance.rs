@@ -1,0 +1,324 @@
+//! The conformance server: everything the official MCP conformance suite
+//! (`@modelcontextprotocol/conformance`) asks a server for, under the exact names its server
+//! scenarios call.
+//!
+//! Run it with `cargo run -p examples --bin conformance`; it always speaks Streamable HTTP, at
+//! `http://127.0.0.1:3001/mcp` unless `--port N` (or `PORT`) says otherwise. Then point the
+//! suite at it:
+//!
+//! ```sh
+//! npx @modelcontextprotocol/conformance server --url http://127.0.0.1:3001/mcp
+//! ```
+//!
+//! `tests/tests/conformance.rs` does exactly that in `cargo test`, against the pinned suite in
+//! `tests/conformance/`.
+
+use std::net::{Ipv4Addr, SocketAddr};
+use std::time::Duration;
+
+use mcp_core::prelude::*;
+use mcp_core::protocol::JsonObject;
+use mcp_core::tool::{ToolCall, ToolDef};
+use serde::Deserialize;
+use serde_json::json;
+
+/// Where the server listens when no port is given.
+const DEFAULT_PORT: u16 = 3001;
+
+/// A 1×1 red PNG.
+const RED_PIXEL_PNG: &str =
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR42mP4z8AAAAMBAQD3A0FDAAAAAElFTkSuQmCC";
+
+/// A WAV file of eight silent samples (8 kHz, mono, 8-bit).
+const SILENT_WAV: &str = "UklGRiwAAABXQVZFZm10IBAAAAABAAEAQB8AAEAfAAABAAgAZGF0YQgAAACAgICAgICAgA==";
+
+// ---- Content of every kind ----
+
+/// Returns a simple text response.
+#[tool(read_only)]
+fn test_simple_text() -> &'static str {
+    "This is a simple text response for testing."
+}
+
+/// Returns an image (a 1×1 red PNG).
+#[tool(read_only)]
+fn test_image_content() -> Content {
+    Content::image(RED_PIXEL_PNG, "image/png")
+}
+
+/// Returns audio (a short silent WAV).
+#[tool(read_only)]
+fn test_audio_content() -> Content {
+    Content::audio(SILENT_WAV, "audio/wav")
+}
+
+/// Returns an embedded text resource.
+#[tool(read_only)]
+fn test_embedded_resource() -> Content {
+    Content::embedded_text(
+        "test://embedded-resource",
+        Some("text/plain".into()),
+        "This is an embedded resource content.",
+    )
+}
+
+/// Returns text, an image and an embedded resource in one result.
+#[tool(read_only)]
+fn test_multiple_content_types() -> Vec<Content> {
+    vec![
+        Content::text("Multiple content types test:"),
+        Content::image(RED_PIXEL_PNG, "image/png"),
+        Content::embedded_text(
+            "test://mixed-content-resource",
+            Some("application/json".into()),
+            json!({"test": "data", "value": 123}).to_string(),
+        ),
+    ]
+}
+
+/// Always fails, as a tool error (`isError: true`).
+#[tool(read_only)]
+fn test_error_handling() -> Result<String, String> {
+    Err("This tool intentionally returns an error for testing".into())
+}
+
+/// Reports progress 0, 50 and 100 (of 100), 50 ms apart, when the client asks for progress.
+#[tool(read_only)]
+async fn test_tool_with_progress(ctx: Context) -> Result<String, String> {
+    for (i, progress) in [0.0, 50.0, 100.0].into_iter().enumerate() {
+        if i > 0 {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        let message = format!("Completed step {} of 3", i + 1);
+        ctx.progress(progress, Some(100.0), Some(&message)).await.map_err(|e| e.to_string())?;
+    }
+    Ok("Progress test completed".into())
+}
+
+// ---- Elicitation ----
+
+/// What `test_elicitation` asks for.
+#[derive(Debug, Deserialize, Elicit)]
+struct UserInfo {
+    /// User's response
+    #[elicit(not_secret)]
+    username: String,
+    /// User's email address
+    email: String,
+}
+
+/// How an elicitation ended, as the suite's reference texts spell it.
+fn action<T>(answer: &Elicitation<T>) -> &'static str {
+    match answer {
+        Elicitation::Accept(_) => "accept",
+        Elicitation::Decline => "decline",
+        Elicitation::Cancel => "cancel",
+    }
+}
+
+/// Asks the user for a username and an email address.
+///
+/// # Arguments
+/// * `message` - The message to show the user.
+#[tool]
+async fn test_elicitation(ctx: Context, message: String) -> Result<String, ElicitError> {
+    let answer = ctx.elicit::<UserInfo>(message).await?;
+    let content = match &answer {
+        Elicitation::Accept(u) => json!({"username": u.username, "email": u.email}),
+        _ => json!({}),
+    };
+    Ok(format!("User response: action={}, content={content}", action(&answer)))
+}
+
+/// An account status: a single choice with a default (SEP-1034).
+#[derive(Debug, Deserialize, Elicit)]
+#[serde(rename_all = "lowercase")]
+#[elicit(style = "plain")]
+enum Status {
+    Active,
+    Inactive,
+    Pending,
+}
+
+/// A form whose fields of every primitive kind have defaults (SEP-1034).
+#[derive(Debug, Deserialize, Elicit)]
+struct Defaults {
+    /// User name
+    #[elicit(default = "John Doe")]
+    name: String,
+    /// User age
+    #[elicit(default = 30)]
+    age: i64,
+    /// User score
+    #[elicit(default = 95.5)]
+    score: f64,
+    /// User status
+    #[elicit(default = Status::Active)]
+    status: Status,
+    /// Verification status
+    #[elicit(default = true)]
+    verified: bool,
+}
+
+/// Asks for a form whose every field has a default value (SEP-1034).
+#[tool]
+async fn test_elicitation_sep1034_defaults(ctx: Context) -> Result<String, ElicitError> {
+    let answer = ctx.elicit::<Defaults>("Please review and update the form fields with defaults").await?;
+    let content = match &answer {
+        Elicitation::Accept(d) => json!({
+            "name": d.name,
+            "age": d.age,
+            "score": d.score,
+            "status": format!("{:?}", d.status).to_lowercase(),
+            "verified": d.verified,
+        }),
+        _ => json!({}),
+    };
+    Ok(format!("Elicitation completed: action={}, content={content}", action(&answer)))
+}
+
+/// Options without titles: a plain `enum`.
+#[derive(Debug, Deserialize, Elicit)]
+#[serde(rename_all = "lowercase")]
+#[elicit(style = "plain")]
+enum Untitled {
+    Option1,
+    Option2,
+    Option3,
+}
+
+/// Options with titles: `oneOf` for a single choice, `anyOf` for several.
+#[derive(Debug, Deserialize, Elicit)]
+#[serde(rename_all = "lowercase")]
+#[elicit(style = "titled")]
+enum Titled {
+    #[elicit(title = "First Option")]
+    Value1,
+    #[elicit(title = "Second Option")]
+    Value2,
+    #[elicit(title = "Third Option")]
+    Value3,
+}
+
+/// The same values titled for a multiple choice.
+#[derive(Debug, Deserialize, Elicit)]
+#[serde(rename_all = "lowercase")]
+#[elicit(style = "titled")]
+enum TitledChoice {
+    #[elicit(title = "First Choice")]
+    Value1,
+    #[elicit(title = "Second Choice")]
+    Value2,
+    #[elicit(title = "Third Choice")]
+    Value3,
+}
+
+/// Options titled the legacy way: `enum` plus `enumNames`.
+#[derive(Debug, Deserialize, Elicit)]
+#[serde(rename_all = "lowercase")]
+#[elicit(style = "enum_names")]
+enum Legacy {
+    #[elicit(title = "Option One")]
+    Opt1,
+    #[elicit(title = "Option Two")]
+    Opt2,
+    #[elicit(title = "Option Three")]
+    Opt3,
+}
+
+/// One field for each of the five enum spellings of SEP-1330.
+#[derive(Debug, Deserialize, Elicit)]
+#[serde(rename_all = "camelCase")]
+struct EnumForm {
+    /// Choose an option
+    untitled_single: Untitled,
+    /// Choose a titled option
+    titled_single: Titled,
+    /// Choose a legacy option
+    legacy_enum: Legacy,
+    /// Choose multiple options
+    untitled_multi: Vec<Untitled>,
+    /// Choose multiple titled options
+    titled_multi: Vec<TitledChoice>,
+}
+
+/// Asks for a form with every enum spelling (SEP-1330).
+#[tool]
+async fn test_elicitation_sep1330_enums(ctx: Context) -> Result<String, ElicitError> {
+    let answer = ctx.elicit::<EnumForm>("Please select options from the enum fields").await?;
+    let content = match &answer {
+        Elicitation::Accept(f) => json!({
+            "untitledSingle": format!("{:?}", f.untitled_single).to_lowercase(),
+            "titledSingle": format!("{:?}", f.titled_single).to_lowercase(),
+            "legacyEnum": format!("{:?}", f.legacy_enum).to_lowercase(),
+            "untitledMulti": f.untitled_multi.iter().map(|o| format!("{o:?}").to_lowercase()).collect::<Vec<_>>(),
+            "titledMulti": f.titled_multi.iter().map(|o| format!("{o:?}").to_lowercase()).collect::<Vec<_>>(),
+        }),
+        _ => json!({}),
+    };
+    Ok(format!("Elicitation completed: action={}, content={content}", action(&answer)))
+}
+
+// ---- JSON Schema 2020-12 ----
+
+/// A tool whose input schema uses JSON Schema 2020-12 keywords (`$schema`, `$defs`, `$ref`,
+/// `additionalProperties`), given verbatim: `tools/list` must show it unchanged (SEP-1613).
+fn json_schema_2020_12_tool() -> ToolDef {
+    let schema = json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "type": "object",
+        "$defs": {
+            "address": {
+                "type": "object",
+                "properties": {
+                    "street": {"type": "string"},
+                    "city": {"type": "string"}
+                }
+            }
+        },
+        "properties": {
+            "name": {"type": "string"},
+            "address": {"$ref": "#/$defs/address"}
+        },
+        "additionalProperties": false
+    });
+    let schema: JsonObject = match schema {
+        serde_json::Value::Object(o) => o,
+        _ => JsonObject::new(),
+    };
+    ToolDef::new("json_schema_2020_12_tool", schema, |call: ToolCall| async move {
+        Ok::<_, ErrorObject>(format!(
+            "JSON Schema 2020-12 tool called with {}",
+            serde_json::Value::Object(call.arguments)
+        ))
+    })
+    .description("Tool with JSON Schema 2020-12 features")
+}
+
+fn server() -> Result<Server, mcp_core::BuildError> {
+    Server::builder("conformance", env!("CARGO_PKG_VERSION"))
+        .title("MCP conformance test server")
+        .enable_elicitation()
+        .tools(tools![
+            test_simple_text,
+            test_image_content,
+            test_audio_content,
+            test_embedded_resource,
+            test_multiple_content_types,
+            test_error_handling,
+            test_tool_with_progress,
+            test_elicitation,
+            test_elicitation_sep1034_defaults,
+            test_elicitation_sep1330_enums,
+        ])
+        .tool(json_schema_2020_12_tool())
+        .build()
+}
+
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    examples::init_logging();
+    let port = examples::port_option("port", "PORT", Some(DEFAULT_PORT))?.unwrap_or(DEFAULT_PORT);
+    server()?.serve_http(SocketAddr::from((Ipv4Addr::LOCALHOST, port)), None).await?;
+    Ok(())
+}
