@@ -189,6 +189,12 @@ impl StreamableHttp {
         self.shared.sessions.read().map(|s| s.len()).unwrap_or(0)
     }
 
+    /// How many requests of the open sessions still have a response stream: requests in
+    /// flight, or whose response has not been routed yet. Zero once every request has finished.
+    pub fn request_streams(&self) -> usize {
+        self.shared.sessions.read().map(|s| s.values().map(|s| s.request_streams()).sum()).unwrap_or(0)
+    }
+
     /// Ends every session: pending waits fail, handlers are cancelled, streams close.
     pub async fn close_all(&self) {
         self.shared.closing.cancel();

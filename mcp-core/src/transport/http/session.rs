@@ -131,6 +131,11 @@ impl HttpSession {
         self.last_active.lock().map(|t| t.elapsed()).unwrap_or_default()
     }
 
+    /// How many request streams are tracked (the GET stream is not counted).
+    pub(crate) fn request_streams(&self) -> usize {
+        self.routes.lock().map(|r| r.streams.keys().filter(|k| **k != STANDALONE).count()).unwrap_or(0)
+    }
+
     pub(crate) fn in_flight(&self) -> usize {
         self.engine.in_flight_count() + self.engine.peer().pending_count()
     }
