@@ -51,6 +51,11 @@ fn server() -> (Server, mpsc::UnboundedReceiver<mcp_core::server::SessionKey>) {
 }
 
 async fn connect(server: &Server, capabilities: Value) -> LineClient {
+    connect_at(server, "2025-11-25", capabilities).await
+}
+
+/// Connects asking for protocol revision `version`.
+async fn connect_at(server: &Server, version: &str, capabilities: Value) -> LineClient {
     let (client_io, server_io) = tokio::io::duplex(1 << 16);
     let (server_read, server_write) = tokio::io::split(server_io);
     let server = server.clone();
@@ -60,7 +65,7 @@ async fn connect(server: &Server, capabilities: Value) -> LineClient {
     client
         .result(
             "initialize",
-            json!({"protocolVersion": "2025-11-25", "capabilities": capabilities, "clientInfo": {"name": "t", "version": "1"}}),
+            json!({"protocolVersion": version, "capabilities": capabilities, "clientInfo": {"name": "t", "version": "1"}}),
         )
         .await;
     client.notify("notifications/initialized", json!({})).await;
@@ -117,6 +122,17 @@ async fn a_form_only_client_gets_not_supported_and_nothing_is_sent() {
             "{capabilities}"
         );
     }
+    assert!(server.url_elicitations().is_empty(), "a refused request records no id");
+}
+
+#[tokio::test]
+async fn a_session_before_2025_11_25_gets_not_supported_even_if_it_declares_url_mode() {
+    // URL mode exists from 2025-11-25 on. An older revision's `elicitation/create` has no
+    // `mode` and is always a form: sent there, a URL request would reach the client as a form
+    // without a schema.
+    let (server, _) = server();
+    let mut client = connect_at(&server, "2025-06-18", url_capable()).await;
+    assert_eq!(text(&mut client, "open_page", json!({})).await, "Err(NotSupported { mode: \"url\" })");
     assert!(server.url_elicitations().is_empty(), "a refused request records no id");
 }
 

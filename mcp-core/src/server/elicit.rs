@@ -110,9 +110,17 @@ impl Context {
             && self.client_capabilities().and_then(|c| c.elicitation.as_ref()).is_some_and(|e| e.supports_form())
     }
 
-    /// Whether this request may elicit in URL mode.
+    /// Whether this request may elicit in URL mode: the server enabled elicitation, the client
+    /// declared URL-mode support and the session's revision has URL mode (2025-11-25 or later).
     pub fn can_elicit_url(&self) -> bool {
-        self.elicitation_enabled()
+        self.elicitation_enabled() && self.client_supports_url_mode()
+    }
+
+    /// Whether the client may be sent a URL-mode request. Before 2025-11-25 `elicitation/create`
+    /// has no `mode` and is always a form, so a URL request would reach the client as a form
+    /// without a schema; a client on such a session that declares `url` anyway is not asked.
+    pub(super) fn client_supports_url_mode(&self) -> bool {
+        self.protocol_version().is_none_or(|v| v >= MODE_REVISION)
             && self.client_capabilities().and_then(|c| c.elicitation.as_ref()).is_some_and(|e| e.supports_url())
     }
 
@@ -222,16 +230,17 @@ impl Context {
     async fn send(&self, params: ElicitRequestParams, timeout: Option<Duration>) -> Result<ElicitResult, ElicitError> {
         let default_timeout = self.server().elicitation_timeout.ok_or(ElicitError::NotEnabled)?;
         let capabilities = self.client_capabilities().ok_or(ElicitError::NoSession)?;
-        let supported = capabilities.elicitation.as_ref().is_some_and(|e| match params {
-            ElicitRequestParams::Form { .. } => e.supports_form(),
-            ElicitRequestParams::Url { .. } => e.supports_url(),
-        });
+        let supported = match params {
+            ElicitRequestParams::Form { .. } => capabilities.elicitation.as_ref().is_some_and(|e| e.supports_form()),
+            ElicitRequestParams::Url { .. } => self.client_supports_url_mode(),
+        };
         if !supported {
             return Err(ElicitError::NotSupported { mode: params.mode() });
         }
         let mut wire = serde_json::to_value(&params).map_err(|e| ElicitError::InvalidRequest(e.to_string()))?;
         if self.protocol_version().is_some_and(|v| v < MODE_REVISION) {
-            // Older revisions know only forms, without a `mode` member.
+            // Older revisions know only forms (URL requests were refused above), without a
+            // `mode` member.
             if let Some(o) = wire.as_object_mut() {
                 o.remove("mode");
             }

@@ -231,12 +231,8 @@ impl Context {
         if self.server().elicitation_timeout.is_none() {
             return Err(ElicitError::NotEnabled);
         }
-        let caps = self.client_capabilities().ok_or(ElicitError::NoSession)?;
-        if caps.elicitation.as_ref().is_some_and(|e| e.supports_url()) {
-            Ok(())
-        } else {
-            Err(ElicitError::NotSupported { mode: "url" })
-        }
+        self.client_capabilities().ok_or(ElicitError::NoSession)?;
+        if self.client_supports_url_mode() { Ok(()) } else { Err(ElicitError::NotSupported { mode: "url" }) }
     }
 
     /// Asks the user to open `url` (URL mode). The SDK creates the elicitation id and replaces
