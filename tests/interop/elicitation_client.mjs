@@ -334,7 +334,9 @@ async function run(command, args) {
     await full.client.close();
   }
 
-  const formsOnly = await connect(command, args, { form: {} });
+  // `applyDefaults` (the client fills schema defaults into accepted content) is a form-mode
+  // setting hosts send; the server must take it as form-only support.
+  const formsOnly = await connect(command, args, { form: { applyDefaults: true } });
   try {
     await formOnly(formsOnly);
     formsOnly.verify();
