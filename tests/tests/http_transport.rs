@@ -406,6 +406,25 @@ async fn requests_need_a_known_session_id() {
 }
 
 #[tokio::test]
+async fn an_unsupported_protocol_version_header_is_refused_on_every_method() {
+    let h = Harness::start(HttpConfig::default()).await;
+    let session = h.session(json!({})).await;
+    let list = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"});
+    let post = replace(session.post(&list), "mcp-protocol-version", "1999-01-01").send().await.unwrap();
+    assert_eq!(post.status(), StatusCode::BAD_REQUEST);
+    let get = replace(session.get(), "mcp-protocol-version", "1999-01-01").send().await.unwrap();
+    assert_eq!(get.status(), StatusCode::BAD_REQUEST, "GET checks MCP-Protocol-Version too");
+    let delete = replace(session.delete(), "mcp-protocol-version", "1999-01-01").send().await.unwrap();
+    assert_eq!(delete.status(), StatusCode::BAD_REQUEST, "DELETE checks MCP-Protocol-Version too");
+    assert_eq!(h.http.session_count(), 1, "a refused DELETE ends nothing");
+    // A version the server supports, though not the negotiated one, is accepted, and so is none.
+    let older = replace(session.post(&list), "mcp-protocol-version", "2025-06-18").send().await.unwrap();
+    assert_eq!(older.status(), StatusCode::OK);
+    let unversioned = h.post(&list).header("mcp-session-id", &session.id).send().await.unwrap();
+    assert_eq!(unversioned.status(), StatusCode::OK);
+}
+
+#[tokio::test]
 async fn content_type_and_accept_are_checked() {
     let h = Harness::start(HttpConfig::default()).await;
     let session = h.session(json!({})).await;
@@ -421,6 +440,17 @@ async fn content_type_and_accept_are_checked() {
     let with_charset =
         replace(session.post(&list), "content-type", "application/json; charset=utf-8").send().await.unwrap();
     assert_eq!(with_charset.status(), StatusCode::OK);
+    // Accept may come as several header lines.
+    let split_accept = session
+        .with_headers(h.client.post(&h.url))
+        .header(CONTENT_TYPE, "application/json")
+        .header(ACCEPT, "application/json")
+        .header(ACCEPT, "text/event-stream")
+        .body(list.to_string())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(split_accept.status(), StatusCode::OK, "Accept split over two header lines");
     let put = session.with_headers(h.client.put(&h.url)).send().await.unwrap();
     assert_eq!(put.status(), StatusCode::METHOD_NOT_ALLOWED);
 }

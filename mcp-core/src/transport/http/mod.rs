@@ -285,9 +285,11 @@ fn header_str<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
     headers.get(name).and_then(|v| v.to_str().ok())
 }
 
+/// Whether `Accept` lists `media` (or a wildcard covering it). The list may be split over
+/// several header lines.
 fn accepts(headers: &HeaderMap, media: &str) -> bool {
-    let Some(accept) = header_str(headers, header::ACCEPT.as_str()) else { return false };
-    accept.split(',').any(|part| {
+    let mut listed = headers.get_all(header::ACCEPT).iter().filter_map(|v| v.to_str().ok()).flat_map(|v| v.split(','));
+    listed.any(|part| {
         let media_type = part.split(';').next().unwrap_or("").trim();
         media_type == media
             || media_type == "*/*"
@@ -300,6 +302,19 @@ async fn endpoint(State(shared): State<Arc<Shared>>, request: Request) -> Respon
     if let Err(reason) = security::check(&shared.config, &parts.headers) {
         tracing::warn!(%reason, "rejected an HTTP request");
         return plain(StatusCode::FORBIDDEN, &reason);
+    }
+    // Every request after `initialize` carries the negotiated revision; one this server does
+    // not speak is refused whatever the method.
+    if let Some(v) = header_str(&parts.headers, PROTOCOL_VERSION_HEADER) {
+        if !SUPPORTED_PROTOCOL_VERSIONS.contains(&v) {
+            return plain(
+                StatusCode::BAD_REQUEST,
+                &format!(
+                    "unsupported MCP-Protocol-Version `{v}`; supported: {}",
+                    SUPPORTED_PROTOCOL_VERSIONS.join(", ")
+                ),
+            );
+        }
     }
     let principal = parts.extensions.get::<Principal>().map(|p| p.0.clone());
     match parts.method {
@@ -366,18 +381,8 @@ async fn post(shared: &Arc<Shared>, headers: &HeaderMap, principal: Option<Strin
             return (StatusCode::BAD_REQUEST, [(header::CONTENT_TYPE, "application/json")], body).into_response();
         }
     };
+    // Checked by `endpoint`: absent, or a revision this server speaks.
     let version = header_str(headers, PROTOCOL_VERSION_HEADER);
-    if let Some(v) = version {
-        if !SUPPORTED_PROTOCOL_VERSIONS.contains(&v) {
-            return plain(
-                StatusCode::BAD_REQUEST,
-                &format!(
-                    "unsupported MCP-Protocol-Version `{v}`; supported: {}",
-                    SUPPORTED_PROTOCOL_VERSIONS.join(", ")
-                ),
-            );
-        }
-    }
     let is_initialize = matches!(&message, Message::Request(r) if r.method == "initialize");
 
     if shared.config.stateless {
