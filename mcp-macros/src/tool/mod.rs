@@ -10,7 +10,7 @@ use std::collections::HashMap;
 
 use proc_macro2::{Delimiter, TokenStream, TokenTree};
 use quote::quote;
-use syn::{Attribute, ImplItem, Item, ItemFn, ItemImpl};
+use syn::{Attribute, Item};
 
 use crate::common::Errors;
 use expand::Callee;
@@ -56,22 +56,26 @@ fn allow_owned_arguments() -> Attribute {
 }
 
 /// `#[tool]` on something that is not a function: one error at the item's head, and the item
-/// left as it was.
+/// left as it was. Input that is not even an item gets the parser's own, precise, error.
 fn not_a_function(input: TokenStream) -> TokenStream {
-    let message = match syn::parse2::<Item>(input.clone()) {
-        Ok(Item::Impl(_)) => {
-            "`#[tool]` applies to functions; for the methods of an `impl` block, put `#[toolbox]` on the block and `#[tool]` on each method"
-        }
-        _ => "`#[tool]` applies to functions (and to methods in a `#[toolbox]` impl block)",
+    let e = match syn::parse2::<Item>(input.clone()) {
+        Ok(Item::Impl(_)) => syn::Error::new_spanned(
+            item_head(&input),
+            "`#[tool]` applies to functions; for the methods of an `impl` block, put `#[toolbox]` on the block and `#[tool]` on each method",
+        ),
+        Ok(_) => syn::Error::new_spanned(
+            item_head(&input),
+            "`#[tool]` applies to functions (and to methods in a `#[toolbox]` impl block)",
+        ),
+        Err(e) => e,
     };
-    let e = syn::Error::new_spanned(item_head(&input), message);
     let e = e.to_compile_error();
     quote!(#e #input)
 }
 
 /// `#[tool]` on a free function.
 pub(crate) fn expand_free(args: TokenStream, input: TokenStream) -> TokenStream {
-    let Ok(mut item) = syn::parse2::<ItemFn>(input.clone()) else {
+    let Ok(mut item) = syn::parse2::<parse::LooseFn>(input.clone()) else {
         return not_a_function(input);
     };
     let mut errors = Errors::default();
@@ -98,24 +102,32 @@ pub(crate) fn expand_free(args: TokenStream, input: TokenStream) -> TokenStream 
     }
 }
 
+/// `#[toolbox]` on input that is not an `impl` block (or one with an item that does not parse,
+/// which the compiler reports itself): the parser's error for an `impl` block, else where
+/// `#[toolbox]` goes.
+fn not_an_impl(input: TokenStream, parse_error: syn::Error) -> TokenStream {
+    let e = match syn::parse2::<Item>(input.clone()) {
+        Ok(Item::Impl(_)) | Err(_) => parse_error,
+        Ok(_) => syn::Error::new_spanned(
+            item_head(&input),
+            "`#[toolbox]` applies to an inherent `impl` block (`impl Type { … }`) whose tool methods are marked `#[tool]`",
+        ),
+    };
+    let e = e.to_compile_error();
+    quote!(#e #input)
+}
+
 /// `#[toolbox]` on an impl block.
 pub(crate) fn expand_toolbox(args: TokenStream, input: TokenStream) -> TokenStream {
     let mut errors = Errors::default();
     if !args.is_empty() {
         errors.spanned(&args, "`#[toolbox]` takes no options; put options on each `#[tool(…)]`");
     }
-    let mut item: ItemImpl = match syn::parse2(input.clone()) {
+    let mut item: parse::ToolboxImpl = match syn::parse2(input.clone()) {
         Ok(item) => item,
-        Err(_) => {
-            let e = syn::Error::new_spanned(
-                item_head(&input),
-                "`#[toolbox]` applies to an inherent `impl` block (`impl Type { … }`) whose tool methods are marked `#[tool]`",
-            );
-            let e = e.to_compile_error();
-            return quote!(#e #input);
-        }
+        Err(parse_error) => return not_an_impl(input, parse_error),
     };
-    if let Some((_, path, _)) = &item.trait_ {
+    if let Some((path, _)) = &item.trait_ {
         errors.spanned(
             path,
             "`#[toolbox]` applies to an inherent `impl` block, not a trait impl; move the tools to an `impl` of the type itself",
@@ -125,7 +137,7 @@ pub(crate) fn expand_toolbox(args: TokenStream, input: TokenStream) -> TokenStre
     let mut definitions = Vec::new();
     let mut names: HashMap<String, TokenStream> = HashMap::new();
     for impl_item in &mut item.items {
-        let ImplItem::Fn(method) = impl_item else {
+        let parse::ToolboxItem::Fn(method) = impl_item else {
             continue;
         };
         let Some(pos) = method.attrs.iter().position(is_tool_attr) else {

@@ -1,11 +1,130 @@
 //! Reading `#[tool(…)]`, `#[arg(…)]` and the function signature. No semantic checks here.
 
-use proc_macro2::TokenStream;
-use syn::parse::Parser;
+use proc_macro2::{Delimiter, Group, TokenStream};
+use quote::ToTokens;
+use syn::parse::{Parse, ParseStream, Parser};
 use syn::punctuated::Punctuated;
-use syn::{Attribute, Expr, ExprLit, FnArg, Ident, Lit, LitStr, Meta, Pat, Signature, Token, Type};
+use syn::{
+    Attribute, Expr, ExprLit, FnArg, Generics, Ident, ImplItem, Lit, LitStr, Meta, Pat, Path, Signature, Token, Type,
+    TypePath, Visibility, braced, token,
+};
 
 use crate::common::{Errors, closest, doc_line_naming, doc_text, split_arguments_section};
+
+/// A function as `#[tool]` reads it: the signature parsed, the body kept as tokens. The macro
+/// never looks inside the body, so a body that does not parse (the compiler reports that
+/// itself) must not become a second, misleading error, nor cost the tool its definition.
+pub(crate) struct LooseFn {
+    pub(crate) attrs: Vec<Attribute>,
+    pub(crate) vis: Visibility,
+    pub(crate) sig: Signature,
+    pub(crate) body: Group,
+}
+
+impl Parse for LooseFn {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        let attrs = input.call(Attribute::parse_outer)?;
+        let vis = input.parse()?;
+        let sig = input.parse()?;
+        let body: Group = input.parse()?;
+        if body.delimiter() != Delimiter::Brace {
+            return Err(syn::Error::new(body.span(), "expected the function's body"));
+        }
+        Ok(LooseFn { attrs, vis, sig, body })
+    }
+}
+
+impl ToTokens for LooseFn {
+    fn to_tokens(&self, tokens: &mut TokenStream) {
+        for attr in &self.attrs {
+            attr.to_tokens(tokens);
+        }
+        self.vis.to_tokens(tokens);
+        self.sig.to_tokens(tokens);
+        self.body.to_tokens(tokens);
+    }
+}
+
+/// An `impl` block as `#[toolbox]` reads it: every method a [`LooseFn`] (so a method whose
+/// body does not parse still yields its tool), other items parsed as usual.
+pub(crate) struct ToolboxImpl {
+    pub(crate) attrs: Vec<Attribute>,
+    pub(crate) inner_attrs: Vec<Attribute>,
+    pub(crate) unsafety: Option<Token![unsafe]>,
+    pub(crate) impl_token: Token![impl],
+    pub(crate) generics: Generics,
+    pub(crate) trait_: Option<(Path, Token![for])>,
+    pub(crate) self_ty: Type,
+    pub(crate) brace: token::Brace,
+    pub(crate) items: Vec<ToolboxItem>,
+}
+
+/// An item of a [`ToolboxImpl`].
+pub(crate) enum ToolboxItem {
+    Fn(Box<LooseFn>),
+    Other(Box<ImplItem>),
+}
+
+impl Parse for ToolboxImpl {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        let attrs = input.call(Attribute::parse_outer)?;
+        let unsafety = input.parse()?;
+        let impl_token = input.parse()?;
+        let mut generics: Generics = input.parse()?;
+        let first: Type = input.parse()?;
+        let (trait_, self_ty) = match input.parse::<Option<Token![for]>>()? {
+            Some(for_token) => {
+                let Type::Path(TypePath { qself: None, path }) = first else {
+                    return Err(syn::Error::new_spanned(first, "expected a trait"));
+                };
+                (Some((path, for_token)), input.parse()?)
+            }
+            None => (None, first),
+        };
+        generics.where_clause = input.parse()?;
+        let content;
+        let brace = braced!(content in input);
+        let inner_attrs = content.call(Attribute::parse_inner)?;
+        let mut items = Vec::new();
+        while !content.is_empty() {
+            let fork = content.fork();
+            if fork.parse::<LooseFn>().is_ok() {
+                items.push(ToolboxItem::Fn(content.parse()?));
+            } else {
+                items.push(ToolboxItem::Other(content.parse()?));
+            }
+        }
+        Ok(ToolboxImpl { attrs, inner_attrs, unsafety, impl_token, generics, trait_, self_ty, brace, items })
+    }
+}
+
+impl ToTokens for ToolboxImpl {
+    fn to_tokens(&self, tokens: &mut TokenStream) {
+        for attr in &self.attrs {
+            attr.to_tokens(tokens);
+        }
+        self.unsafety.to_tokens(tokens);
+        self.impl_token.to_tokens(tokens);
+        self.generics.to_tokens(tokens);
+        if let Some((path, for_token)) = &self.trait_ {
+            path.to_tokens(tokens);
+            for_token.to_tokens(tokens);
+        }
+        self.self_ty.to_tokens(tokens);
+        self.generics.where_clause.to_tokens(tokens);
+        self.brace.surround(tokens, |tokens| {
+            for attr in &self.inner_attrs {
+                attr.to_tokens(tokens);
+            }
+            for item in &self.items {
+                match item {
+                    ToolboxItem::Fn(f) => f.to_tokens(tokens),
+                    ToolboxItem::Other(i) => i.to_tokens(tokens),
+                }
+            }
+        });
+    }
+}
 
 /// A boolean option, bare (`read_only`) or explicit (`read_only = false`).
 #[derive(Clone, Copy)]

@@ -195,3 +195,18 @@ fn not_a_function() {
     assert!(text.starts_with(":: core :: compile_error !"), "{text}");
     assert!(text.ends_with("struct S ;"), "{text}");
 }
+
+#[test]
+fn bodies_are_never_parsed() {
+    // The compiler reports a body's syntax error itself; the tool is generated all the same.
+    let out = expand_free(TokenStream::new(), quote! { fn f(a: i64) -> i64 { let x = ; a } });
+    let text = out.to_string();
+    assert!(!text.contains("compile_error"), "{text}");
+    assert!(text.contains("fn f (a : i64) -> i64 { let x = ; a }"), "{text}");
+    assert!(text.contains("ToolDef :: new (\"f\""), "{text}");
+
+    let out = expand_toolbox(TokenStream::new(), quote! { impl S { #[tool] fn g(&self) -> i64 { 1 + } } });
+    let text = out.to_string();
+    assert!(!text.contains("compile_error"), "{text}");
+    assert!(text.contains("ToolDef :: new (\"g\""), "{text}");
+}
