@@ -688,6 +688,18 @@ async fn idle_sessions_expire_but_not_while_an_elicitation_is_pending() {
     assert_eq!(gone.status(), StatusCode::NOT_FOUND);
 }
 
+#[tokio::test]
+async fn idleness_counts_from_the_end_of_the_last_request() {
+    let h = Harness::start(HttpConfig::default().idle_timeout(Duration::from_millis(400))).await;
+    let session = h.session(json!({})).await;
+    // The request lasts longer than the idle timeout...
+    assert_eq!(session.call_text(1, "nap", json!({"ms": 900})).await, "rested");
+    // ...and the session must not expire the moment it ends.
+    tokio::time::sleep(Duration::from_millis(150)).await;
+    let list = session.send(&json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"})).await;
+    assert_eq!(list.status(), StatusCode::OK, "the session expired right after a long request");
+}
+
 async fn principal_from_header(
     mut request: axum::extract::Request,
     next: axum::middleware::Next,

@@ -176,6 +176,9 @@ impl HttpSession {
             }
         }
         if is_response && request_stream.is_some() {
+            // Idleness counts from the end of the last request, not from when it arrived: a
+            // request that ran longer than the idle timeout must not expire its session at once.
+            self.touch();
             state.done = true;
             state.sink = None;
             if let Some(r) = &out.related {
