@@ -670,6 +670,40 @@ async fn foreign_hosts_and_origins_are_refused() {
 }
 
 #[tokio::test]
+async fn stateless_mode_serves_each_post_on_its_own() {
+    let h = Harness::start(HttpConfig::default().stateless(true)).await;
+    let response = h.post(&tool_call(1, "add", json!({"a": 20, "b": 22}))).send().await.unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    assert!(header(&response, "mcp-session-id").is_none(), "no session ids when stateless");
+    assert_eq!(text_of(&response.json_body().await), "42");
+
+    let init = h.post(&initialize_request(form_capable())).send().await.unwrap();
+    assert_eq!(init.status(), StatusCode::OK);
+    assert!(header(&init, "mcp-session-id").is_none());
+
+    // Nobody could answer an elicitation: the client declared nothing to this session.
+    let asked = h.post(&tool_call(2, "ask", json!({}))).send().await.unwrap();
+    assert_eq!(text_of(&asked.json_body().await), "not supported: form");
+
+    // Messages sent while handling the request still come on its stream, then the response.
+    let mut call = tool_call(3, "chatty", json!({"pause_ms": 100}));
+    call["params"]["_meta"] = json!({"progressToken": 7});
+    let mut sse = Sse::new(h.post(&call).send().await.unwrap());
+    assert_eq!(sse.message().await.1["method"], "notifications/progress");
+    assert_eq!(sse.message().await.1["method"], "notifications/message");
+    assert_eq!(sse.message().await.1["params"]["progress"], 2.0);
+    let (_, response) = sse.message().await;
+    assert_eq!(text_of(&response), "done");
+    sse.ends().await;
+
+    let get = h.client.get(&h.url).header(ACCEPT, "text/event-stream").send().await.unwrap();
+    assert_eq!(get.status(), StatusCode::METHOD_NOT_ALLOWED);
+    let delete = h.client.delete(&h.url).send().await.unwrap();
+    assert_eq!(delete.status(), StatusCode::METHOD_NOT_ALLOWED);
+    assert_eq!(h.http.session_count(), 0);
+}
+
+#[tokio::test]
 async fn idle_sessions_expire_but_not_while_an_elicitation_is_pending() {
     let h = Harness::start(HttpConfig::default().idle_timeout(Duration::from_millis(200))).await;
     let waiting = h.session(form_capable()).await;

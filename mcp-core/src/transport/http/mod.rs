@@ -447,7 +447,7 @@ async fn deliver(session: &Arc<HttpSession>, message: Message, new_id: Option<St
             let status = if is_error && new_id.is_some() { StatusCode::BAD_REQUEST } else { StatusCode::OK };
             (status, [(header::CONTENT_TYPE, "application/json")], first.frame).into_response()
         }
-        Some(first) => session::sse_response(Delivery::new(first, events), session.keep_alive(), session.closing()),
+        Some(first) => session::sse_response(Delivery::new(first, events), session.clone()),
     };
     if let Some(id) = new_id {
         if let Ok(v) = HeaderValue::from_str(&id) {
@@ -476,7 +476,7 @@ async fn get(shared: &Arc<Shared>, headers: &HeaderMap, principal: Option<String
         None => session.attach_standalone(),
     };
     match attached {
-        Ok(delivery) => session::sse_response(delivery, session.keep_alive(), session.closing()),
+        Ok(delivery) => session::sse_response(delivery, session),
         Err(status) => plain(
             status,
             if status == StatusCode::CONFLICT {

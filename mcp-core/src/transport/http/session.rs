@@ -113,10 +113,6 @@ impl HttpSession {
         self.principal.as_deref()
     }
 
-    pub(crate) fn keep_alive(&self) -> Duration {
-        self.keep_alive
-    }
-
     pub(crate) fn closing(&self) -> CancellationToken {
         self.closing.clone()
     }
@@ -276,16 +272,21 @@ fn format_event(event: &SseEvent) -> Bytes {
 
 /// An SSE response delivering `delivery`, with keep-alive comments, ending when the stream's
 /// response was sent, the stream was detached, or the session closed.
-pub(crate) fn sse_response(delivery: Delivery, keep_alive: Duration, closing: CancellationToken) -> Response {
+///
+/// The response keeps `session` alive while it streams: a stateless session is held by nothing
+/// else, and dropping it would cancel the very request whose messages the stream carries.
+pub(crate) fn sse_response(delivery: Delivery, session: Arc<HttpSession>) -> Response {
     struct St {
         delivery: Delivery,
         tick: tokio::time::Interval,
         closing: CancellationToken,
         finished: bool,
+        _session: Arc<HttpSession>,
     }
+    let keep_alive = session.keep_alive;
     let mut tick = tokio::time::interval_at(tokio::time::Instant::now() + keep_alive, keep_alive);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    let state = St { delivery, tick, closing, finished: false };
+    let state = St { delivery, tick, closing: session.closing(), finished: false, _session: session };
     let body = futures_util::stream::unfold(state, |mut st| async move {
         if st.finished {
             return None;
@@ -296,6 +297,9 @@ pub(crate) fn sse_response(delivery: Delivery, keep_alive: Duration, closing: Ca
         }
         let live = st.delivery.live.as_mut()?;
         tokio::select! {
+            // What was routed before the session closed is still delivered (a stateless
+            // session closes as soon as its response is routed).
+            biased;
             event = live.recv() => {
                 let event = event?;
                 st.finished = event.is_response;
