@@ -798,6 +798,49 @@ async fn malformed_json_is_a_400_with_a_parse_error() {
 }
 
 #[tokio::test]
+async fn a_cancelled_request_ends_its_post_and_leaves_nothing_behind() {
+    let h = Harness::start(HttpConfig::default()).await;
+    let session = h.session(json!({})).await;
+    let pending = tokio::spawn({
+        let post = session.post(&tool_call(11, "wait_forever", json!({})));
+        async move { post.send().await }
+    });
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 11}});
+    assert_eq!(session.send(&cancel).await.status(), StatusCode::ACCEPTED);
+    let response = within("the cancelled POST to end", pending).await.unwrap().unwrap();
+    // No JSON-RPC response is sent for a cancelled request; the HTTP exchange still ends.
+    let body = within("its body", response.text()).await.unwrap();
+    assert!(!body.contains("\"result\""), "a cancelled request got a result: {body}");
+    within("no request state left", async {
+        while h.http.request_streams() != 0 {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    })
+    .await;
+    // The id may be used again.
+    assert_eq!(session.call_text(11, "add", json!({"a": 1, "b": 1})).await, "2");
+}
+
+#[tokio::test]
+async fn cancelling_a_request_mid_stream_ends_its_stream() {
+    let h = Harness::start(HttpConfig::default()).await;
+    let session = h.session(form_capable()).await;
+    let mut sse = Sse::new(session.call(12, "ask", json!({})).await);
+    let (_, request) = sse.message().await;
+    assert_eq!(request["method"], "elicitation/create");
+    let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 12}});
+    assert_eq!(session.send(&cancel).await.status(), StatusCode::ACCEPTED);
+    // The server withdraws its own pending request on the same stream, then the stream ends
+    // without a response.
+    let (_, withdrawn) = sse.message().await;
+    assert_eq!(withdrawn["method"], "notifications/cancelled");
+    assert_eq!(withdrawn["params"]["requestId"], request["id"]);
+    sse.ends().await;
+    assert_eq!(h.http.request_streams(), 0);
+}
+
+#[tokio::test]
 async fn finished_requests_leave_no_per_request_state() {
     let h = Harness::start(HttpConfig::default()).await;
     let session = h.session(form_capable()).await;

@@ -31,7 +31,7 @@ use axum::response::{IntoResponse, Response};
 use tokio_util::sync::CancellationToken;
 
 pub use events::{EventId, EventStore, MemoryEventStore};
-use session::{Delivery, HttpSession};
+use session::{Delivery, HttpSession, OpenError};
 
 use crate::protocol::jsonrpc::{DecodeError, encode_error};
 use crate::protocol::{ErrorObject, Message, SUPPORTED_PROTOCOL_VERSIONS};
@@ -353,8 +353,12 @@ fn lookup(shared: &Shared, headers: &HeaderMap, principal: &Option<String>) -> R
             Ok(s)
         }
         // Another user's session id is answered exactly like an unknown one.
-        _ => Err(json_rpc_error(StatusCode::NOT_FOUND, &ErrorObject::new(-32001, "session not found"))),
+        _ => Err(session_not_found()),
     }
+}
+
+fn session_not_found() -> Response {
+    json_rpc_error(StatusCode::NOT_FOUND, &ErrorObject::new(-32001, "session not found"))
 }
 
 async fn post(shared: &Arc<Shared>, headers: &HeaderMap, principal: Option<String>, bytes: &[u8]) -> Response {
@@ -434,13 +438,22 @@ async fn deliver(session: &Arc<HttpSession>, message: Message, new_id: Option<St
         return StatusCode::ACCEPTED.into_response();
     };
     let id = request.id.clone();
-    let Some(mut events) = session.open_request_stream(&id) else {
-        let error = ErrorObject::invalid_request(format!("request id {id} is already in use by a request in flight"));
-        let body = encode_error(Some(&id), &error);
-        return (StatusCode::BAD_REQUEST, [(header::CONTENT_TYPE, "application/json")], body).into_response();
+    let mut events = match session.open_request_stream(&id) {
+        Ok(events) => events,
+        Err(OpenError::DuplicateId) => {
+            let error =
+                ErrorObject::invalid_request(format!("request id {id} is already in use by a request in flight"));
+            let body = encode_error(Some(&id), &error);
+            return (StatusCode::BAD_REQUEST, [(header::CONTENT_TYPE, "application/json")], body).into_response();
+        }
+        // Closed between the lookup and now: as if it had not been found.
+        Err(OpenError::Closed) => return session_not_found(),
     };
     session.engine().handle_message(Message::Request(request)).await;
     let mut response = match events.recv().await {
+        // Cancelled before it sent anything: no response will come. The request still gets
+        // the SSE stream the spec asks for, ending at once.
+        None if !session.closing().is_cancelled() => session::sse_response(Delivery::empty(), session.clone()),
         None => plain(StatusCode::SERVICE_UNAVAILABLE, "the session closed before answering"),
         Some(first) if first.is_response => {
             let is_error = first.frame.contains("\"error\":{") && !first.frame.contains("\"result\":");

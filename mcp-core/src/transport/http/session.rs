@@ -2,8 +2,11 @@
 
 use std::collections::{HashMap, VecDeque};
 use std::convert::Infallible;
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, Weak};
+use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
 use axum::body::{Body, Bytes};
@@ -14,8 +17,8 @@ use tokio_util::sync::CancellationToken;
 
 use super::Shared;
 use super::events::{EventId, EventStore};
-use crate::engine::{Outbound, OutboundKind, Session};
-use crate::protocol::RequestId;
+use crate::engine::{BoxFuture, HandlerResult, Outbound, OutboundKind, Peer, RequestScope, Service, Session};
+use crate::protocol::{Notification, Request, RequestId};
 use crate::server::ServerSession;
 
 /// The stream of messages not tied to any request (the session's GET stream).
@@ -42,6 +45,11 @@ impl Delivery {
     pub(crate) fn new(first: SseEvent, live: mpsc::Receiver<SseEvent>) -> Self {
         Delivery { ready: VecDeque::from([first]), live: Some(live) }
     }
+
+    /// Nothing at all: the stream ends at once.
+    pub(crate) fn empty() -> Self {
+        Delivery { ready: VecDeque::new(), live: None }
+    }
 }
 
 struct StreamState {
@@ -61,11 +69,87 @@ struct Routes {
     next_stream: u64,
     by_request: HashMap<RequestId, u64>,
     streams: HashMap<u64, StreamState>,
+    /// The session closed: no new request stream may open (nothing would ever end it).
+    closed: bool,
+}
+
+/// Why a request stream could not be opened.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum OpenError {
+    /// A request with that id is in flight.
+    DuplicateId,
+    /// The session has closed.
+    Closed,
+}
+
+/// The server session, reporting requests that end without a response.
+///
+/// The engine sends nothing for a request whose handler was dropped (the client cancelled it),
+/// so without this the request's stream, and the POST waiting on it, would stay open until the
+/// session ends.
+pub(crate) struct Tracked {
+    inner: ServerSession,
+    unanswered: mpsc::UnboundedSender<RequestId>,
+}
+
+impl Service for Tracked {
+    fn handle_request(&self, request: Request, scope: RequestScope) -> BoxFuture<'static, HandlerResult> {
+        let id = scope.id.clone();
+        let inner = self.inner.handle_request(request, scope);
+        Box::pin(WatchEnd { inner: Some(inner), report: Some((id, self.unanswered.clone())), polling: false })
+    }
+
+    fn handle_notification(&self, notification: Notification, peer: &Peer) {
+        self.inner.handle_notification(notification, peer);
+    }
+
+    fn closed(&self) {
+        self.inner.closed();
+    }
+}
+
+/// A handler's future that reports its request when it is dropped before completing: the engine
+/// drops it only when the request was cancelled, and then sends no response.
+struct WatchEnd {
+    inner: Option<BoxFuture<'static, HandlerResult>>,
+    report: Option<(RequestId, mpsc::UnboundedSender<RequestId>)>,
+    /// Set while the handler is polled: if it panics, the engine answers with an error, so the
+    /// request does not end unanswered.
+    polling: bool,
+}
+
+impl Future for WatchEnd {
+    type Output = HandlerResult;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<HandlerResult> {
+        let this = self.get_mut();
+        let Some(inner) = this.inner.as_mut() else { return Poll::Pending };
+        this.polling = true;
+        let outcome = inner.as_mut().poll(cx);
+        this.polling = false;
+        if outcome.is_ready() {
+            this.report = None;
+            this.inner = None;
+        }
+        outcome
+    }
+}
+
+impl Drop for WatchEnd {
+    fn drop(&mut self) {
+        // The handler's own clean-up (withdrawing its requests to the client) is queued first.
+        drop(self.inner.take());
+        if let Some((id, report)) = self.report.take() {
+            if !self.polling {
+                let _ = report.send(id);
+            }
+        }
+    }
 }
 
 pub(crate) struct HttpSession {
     id: String,
-    engine: Session<ServerSession>,
+    engine: Session<Tracked>,
     routes: Mutex<Routes>,
     last_active: Mutex<Instant>,
     principal: Option<String>,
@@ -85,7 +169,8 @@ impl HttpSession {
         shared: &Arc<Shared>,
         resumable: bool,
     ) -> Arc<Self> {
-        let (engine, outbound) = Session::new(service, shared.server.session.clone());
+        let (unanswered, unanswered_rx) = mpsc::unbounded_channel();
+        let (engine, outbound) = Session::new(Tracked { inner: service, unanswered }, shared.server.session.clone());
         let session = Arc::new(HttpSession {
             id,
             engine,
@@ -97,7 +182,7 @@ impl HttpSession {
             closing: shared.closing.child_token(),
             ephemeral: AtomicBool::new(false),
         });
-        tokio::spawn(pump(Arc::downgrade(&session), outbound));
+        tokio::spawn(pump(Arc::downgrade(&session), outbound, unanswered_rx));
         session
     }
 
@@ -105,7 +190,7 @@ impl HttpSession {
         &self.id
     }
 
-    pub(crate) fn engine(&self) -> &Session<ServerSession> {
+    pub(crate) fn engine(&self) -> &Session<Tracked> {
         &self.engine
     }
 
@@ -137,18 +222,33 @@ impl HttpSession {
     }
 
     /// A stream for the response to request `id` (and what is sent while handling it).
-    /// `None` when a request with that id is already in flight.
-    pub(crate) fn open_request_stream(&self, id: &RequestId) -> Option<mpsc::Receiver<SseEvent>> {
-        let mut routes = self.routes.lock().ok()?;
+    pub(crate) fn open_request_stream(&self, id: &RequestId) -> Result<mpsc::Receiver<SseEvent>, OpenError> {
+        let mut routes = self.routes.lock().map_err(|_| OpenError::Closed)?;
+        if routes.closed {
+            return Err(OpenError::Closed);
+        }
         if routes.by_request.contains_key(id) {
-            return None;
+            return Err(OpenError::DuplicateId);
         }
         let stream = routes.next_stream;
         routes.next_stream += 1;
         let (tx, rx) = mpsc::channel(SINK_CAPACITY);
         routes.by_request.insert(id.clone(), stream);
         routes.streams.insert(stream, StreamState { sink: Some(tx), ..StreamState::new() });
-        Some(rx)
+        Ok(rx)
+    }
+
+    /// Ends the stream of request `id`, which ended without a response (it was cancelled).
+    /// Returns true when the session should close, like [`route`](Self::route).
+    fn end_unanswered(&self, id: &RequestId) -> bool {
+        let Ok(mut routes) = self.routes.lock() else { return true };
+        if let Some(stream) = routes.by_request.remove(id) {
+            // Dropping the sink ends the SSE response (or the POST still waiting for a first
+            // message); a client resuming this stream later gets 404.
+            routes.streams.remove(&stream);
+            self.touch();
+        }
+        self.ephemeral.load(Ordering::Relaxed) && routes.by_request.is_empty()
     }
 
     /// Puts one outbound message on its stream. Returns true when the session should close
@@ -237,6 +337,7 @@ impl HttpSession {
         self.closing.cancel();
         self.engine.shutdown().await;
         if let Ok(mut routes) = self.routes.lock() {
+            routes.closed = true;
             routes.streams.clear();
             routes.by_request.clear();
         }
@@ -246,11 +347,39 @@ impl HttpSession {
     }
 }
 
-/// Moves what the engine sends onto the session's streams.
-async fn pump(session: Weak<HttpSession>, mut outbound: mpsc::Receiver<Outbound>) {
-    while let Some(out) = outbound.recv().await {
-        let Some(session) = session.upgrade() else { return };
-        if session.route(out) {
+/// Moves what the engine sends onto the session's streams, and ends the streams of requests
+/// that ended unanswered.
+async fn pump(
+    session: Weak<HttpSession>,
+    mut outbound: mpsc::Receiver<Outbound>,
+    mut unanswered: mpsc::UnboundedReceiver<RequestId>,
+) {
+    let mut reports_open = true;
+    loop {
+        let close = tokio::select! {
+            biased;
+            out = outbound.recv() => {
+                let Some(out) = out else { return };
+                let Some(session) = session.upgrade() else { return };
+                session.route(out).then_some(session)
+            }
+            id = unanswered.recv(), if reports_open => {
+                let Some(id) = id else {
+                    reports_open = false;
+                    continue;
+                };
+                let Some(session) = session.upgrade() else { return };
+                // Whatever the handler sent before it was dropped is already queued: deliver it
+                // on the request's stream before ending that stream.
+                let mut close = false;
+                while let Ok(out) = outbound.try_recv() {
+                    close |= session.route(out);
+                }
+                close |= session.end_unanswered(&id);
+                close.then_some(session)
+            }
+        };
+        if let Some(session) = close {
             tokio::spawn(async move { session.close().await });
             return;
         }
