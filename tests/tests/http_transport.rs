@@ -69,6 +69,16 @@ async fn wait_forever(ctx: Context) -> String {
     "cancelled".into()
 }
 
+/// Logs a message whose JSON text spans several lines, then answers.
+#[tool]
+async fn raw_log(ctx: Context) -> Result<String, String> {
+    let params =
+        serde_json::value::RawValue::from_string("{\n  \"level\": \"info\",\r\n  \"data\": \"two\\nlines\"\n}".into())
+            .map_err(|e| e.to_string())?;
+    ctx.peer().notify("notifications/message", &params).await.map_err(|e| e.to_string())?;
+    Ok("logged".into())
+}
+
 /// Returns the principal of the session.
 #[tool]
 fn whoami(ctx: Context) -> String {
@@ -78,7 +88,7 @@ fn whoami(ctx: Context) -> String {
 fn server() -> Server {
     Server::builder("http-tests", "1.0.0")
         .enable_elicitation()
-        .tools(tools![add, chatty, ask, start_flow, nap, wait_forever, whoami])
+        .tools(tools![add, chatty, ask, start_flow, nap, wait_forever, whoami, raw_log])
         .build()
         .expect("the test server builds")
 }
@@ -402,7 +412,7 @@ async fn requests_need_a_known_session_id() {
     let session = h.session(json!({})).await;
     let listed = session.send(&list).await;
     assert_eq!(listed.status(), StatusCode::OK);
-    assert_eq!(listed.json_body().await["result"]["tools"].as_array().map(Vec::len), Some(7));
+    assert_eq!(listed.json_body().await["result"]["tools"].as_array().map(Vec::len), Some(8));
 }
 
 #[tokio::test]
@@ -512,6 +522,18 @@ async fn progress_and_logs_travel_on_the_posts_stream_before_the_response() {
     let (other, seq) = stream_of(&id.unwrap());
     assert_ne!(other, stream);
     assert_eq!(seq, 1);
+}
+
+#[tokio::test]
+async fn a_message_whose_json_spans_lines_is_framed_as_one_event() {
+    let h = Harness::start(HttpConfig::default()).await;
+    let session = h.session(json!({})).await;
+    let mut sse = Sse::new(session.call(1, "raw_log", json!({})).await);
+    let (_, log) = sse.message().await;
+    assert_eq!(log["method"], "notifications/message");
+    assert_eq!(log["params"]["data"], "two\nlines");
+    assert_eq!(text_of(&sse.message().await.1), "logged");
+    sse.ends().await;
 }
 
 #[tokio::test]

@@ -393,9 +393,16 @@ fn format_event(event: &SseEvent) -> Bytes {
         text.push_str(&id.encode());
         text.push('\n');
     }
-    text.push_str("event: message\ndata: ");
-    text.push_str(&event.frame);
-    text.push_str("\n\n");
+    text.push_str("event: message\n");
+    // A frame is compact JSON as a rule, but a raw value passed through verbatim may hold line
+    // breaks (JSON whitespace). Each line becomes its own `data:` line, which the client joins
+    // back with `\n`: a bare break would end the field, or with a blank line the event.
+    for line in event.frame.split(['\r', '\n']) {
+        text.push_str("data: ");
+        text.push_str(line);
+        text.push('\n');
+    }
+    text.push('\n');
     Bytes::from(text)
 }
 
@@ -444,4 +451,20 @@ pub(crate) fn sse_response(delivery: Delivery, session: Arc<HttpSession>) -> Res
         .header(header::CACHE_CONTROL, "no-cache")
         .body(Body::from_stream(body))
         .unwrap_or_else(|_| Response::new(Body::empty()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_event_is_framed_with_one_data_line_per_line() {
+        let one = SseEvent { id: Some(EventId { stream: 3, seq: 1 }), frame: r#"{"a":1}"#.into(), is_response: false };
+        assert_eq!(&format_event(&one)[..], b"id: 3-1\nevent: message\ndata: {\"a\":1}\n\n");
+        let split = SseEvent { id: None, frame: "{\n\"a\":\r\n1\r}".into(), is_response: true };
+        assert_eq!(
+            &format_event(&split)[..],
+            b"event: message\ndata: {\ndata: \"a\":\ndata: \ndata: 1\ndata: }\n\n".as_slice()
+        );
+    }
 }
