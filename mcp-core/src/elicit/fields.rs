@@ -50,12 +50,18 @@ macro_rules! integer_fields {
 }
 integer_fields!(i8, i16, i32, u8, u16, u32);
 
+// 64-bit bounds are left out: many clients hold numbers as doubles and cannot represent them
+// exactly. Unsigned types still cannot go below zero.
 macro_rules! wide_integer_fields {
-    ($($t:ty),*) => {$(
+    ($($t:ty => $unsigned:literal),*) => {$(
         impl ElicitField for $t {
             const KIND: FieldKind = FieldKind::Integer;
             fn field_schema(_: OptionStyle) -> JsonObject {
-                typed("integer")
+                let mut o = typed("integer");
+                if $unsigned {
+                    o.insert("minimum".into(), json!(0));
+                }
+                o
             }
             fn default_json(&self) -> Option<Value> {
                 Some(json!(*self))
@@ -63,7 +69,7 @@ macro_rules! wide_integer_fields {
         }
     )*};
 }
-wide_integer_fields!(i64, u64, isize, usize);
+wide_integer_fields!(i64 => false, u64 => true, isize => false, usize => true);
 
 macro_rules! float_fields {
     ($($t:ty),*) => {$(
@@ -73,7 +79,10 @@ macro_rules! float_fields {
                 typed("number")
             }
             fn default_json(&self) -> Option<Value> {
-                serde_json::Number::from_f64(f64::from(*self)).map(Value::Number)
+                // Through the shortest text that reads back as the same value, so that an `f32`
+                // default of `0.1` is `0.1`, not the `0.10000000149011612` of `f64::from`.
+                let value: f64 = self.to_string().parse().ok()?;
+                serde_json::Number::from_f64(value).map(Value::Number)
             }
         }
     )*};
@@ -130,6 +139,9 @@ pub fn single_select_schema<E: ElicitOptions>(style: OptionStyle) -> JsonObject 
     options_schema::<E>(style)
 }
 
+// Not recommended in diagnostics: for `Vec<String>`, "`Vec<String>` cannot be a field" (with
+// the list of what can) helps more than "`String` is not `ElicitOptions`".
+#[diagnostic::do_not_recommend]
 impl<E: ElicitOptions + ElicitField> ElicitField for Vec<E> {
     const KIND: FieldKind = FieldKind::MultiSelect;
     fn field_schema(style: OptionStyle) -> JsonObject {

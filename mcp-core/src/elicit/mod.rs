@@ -53,6 +53,14 @@ impl FieldKind {
     pub const fn is_numeric(self) -> bool {
         matches!(self, FieldKind::Integer | FieldKind::Number)
     }
+    /// Whether the field is a single choice (where `enumNames` can spell the titles).
+    pub const fn is_single_select(self) -> bool {
+        matches!(self, FieldKind::SingleSelect)
+    }
+    /// Whether a default can be written as text: the string itself, or the value of one option.
+    pub const fn takes_text_default(self) -> bool {
+        matches!(self, FieldKind::String | FieldKind::SingleSelect)
+    }
     /// Whether `minItems`/`maxItems` apply.
     pub const fn is_multi_select(self) -> bool {
         matches!(self, FieldKind::MultiSelect)
@@ -105,7 +113,7 @@ pub trait ElicitOptions: DeserializeOwned + Send + 'static {
     message = "`{Self}` cannot be a field of an elicitation form",
     label = "not a form field",
     note = "MCP forms are flat: a field is a `String`, `bool`, an integer, `f32`/`f64`, a unit-only enum with `#[derive(Elicit)]` (single choice), a `Vec` of such an enum (multiple choice), or an `Option` of one of these",
-    note = "nested structs, maps, tuples and other collections cannot be form fields; ask for them in several steps or flatten them"
+    note = "nested structs, maps, tuples, and lists of anything but such an enum (`Vec<String>`, `Vec<i32>`) cannot be form fields; ask for their parts as separate fields, or in several steps"
 )]
 pub trait ElicitField: Send + 'static {
     /// The field's kind.
@@ -200,7 +208,13 @@ impl FormBuilder {
 
     /// Starts a field of type `T`, spelled with `style` if it is a choice.
     pub fn field<T: ElicitField>(&mut self, name: &str, style: OptionStyle) -> FieldBuilder<'_> {
-        FieldBuilder { form: self, name: name.to_owned(), schema: T::field_schema(style), required: T::REQUIRED }
+        self.property(name, T::field_schema(style), T::REQUIRED)
+    }
+
+    /// Starts a field from its schema (for example an [`ElicitField::field_schema`]), required
+    /// or not. The form is checked against MCP's subset when built.
+    pub fn property(&mut self, name: &str, schema: JsonObject, required: bool) -> FieldBuilder<'_> {
+        FieldBuilder { form: self, name: name.to_owned(), schema, required }
     }
 
     /// Checks the form and returns its schema.

@@ -13,8 +13,6 @@ pub(crate) enum Rule {
     ScreamingKebab,
 }
 
-pub(crate) const RULES: &str = "\"lowercase\", \"UPPERCASE\", \"PascalCase\", \"camelCase\", \"snake_case\", \"SCREAMING_SNAKE_CASE\", \"kebab-case\", \"SCREAMING-KEBAB-CASE\"";
-
 impl Rule {
     pub(crate) fn parse(s: &str) -> Option<Rule> {
         Some(match s {

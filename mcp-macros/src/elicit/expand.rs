@@ -1,11 +1,11 @@
 //! Code generation for `#[derive(Elicit)]`: calls into `mcp_core::__private`'s form builder.
 
-use proc_macro2::TokenStream;
+use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{Expr, ExprLit, Ident, Lit};
 
-use super::parse::{Field, SerdeDefault, Variant};
+use super::parse::{Field, SerdeDefault, Spanned_, Variant};
 
 fn style_tokens(style: Option<&str>) -> TokenStream {
     let variant = match style {
@@ -17,58 +17,115 @@ fn style_tokens(style: Option<&str>) -> TokenStream {
     quote!(::mcp_core::__private::OptionStyle::#variant)
 }
 
-/// A compile-time check that an option fits the field's kind, spanned at the option.
-fn kind_check(ty: &syn::Type, span: proc_macro2::Span, predicate: &str, message: &str) -> TokenStream {
-    let predicate = Ident::new(predicate, span);
-    quote_spanned! {span=>
-        const _: () = ::core::assert!(
-            <#ty as ::mcp_core::__private::ElicitField>::KIND.#predicate(),
-            #message
-        );
+/// A type as the user wrote it, spaced the way rustfmt would (`Option<Vec<Size>>`), for
+/// messages.
+fn type_text(ty: &syn::Type) -> String {
+    let raw = quote!(#ty).to_string();
+    let mut out = String::with_capacity(raw.len());
+    let mut chars = raw.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == ' ' {
+            let before = out.chars().last();
+            let after = chars.peek().copied();
+            let glue_before = matches!(before, Some('<' | '&' | '(' | '[' | ':' | '\''));
+            let glue_after = matches!(after, Some('<' | '>' | ',' | ')' | ']' | ':' | ';'));
+            if glue_before || glue_after {
+                continue;
+            }
+        }
+        out.push(c);
     }
+    out
 }
 
-/// The compile-time checks of one field's options.
+/// The compile-time checks of one field: that its type is a form field (the error lands on the
+/// type, with `ElicitField`'s explanation), and that each option fits the field's kind (the
+/// error lands on the option). A type that is not a form field fails only the first check: the
+/// option checks read the kind through `__KIND`, whose error is not reported again.
 pub(crate) fn field_checks(field: &Field) -> TokenStream {
     let ty = &field.ty;
     let o = &field.options;
+    let shown = type_text(ty);
     let mut checks = Vec::new();
-    // The field type must be a form field; the error lands on the type.
-    checks.push(quote_spanned! {ty.span()=>
-        const _: ::mcp_core::__private::FieldKind = <#ty as ::mcp_core::__private::ElicitField>::KIND;
-    });
-    let string = "this option applies to string fields only (`min_length`, `max_length`, `format`)";
-    for span in [
-        o.min_length.as_ref().map(|x| x.span),
-        o.max_length.as_ref().map(|x| x.span),
-        o.format.as_ref().map(|x| x.span),
-    ]
-    .into_iter()
-    .flatten()
-    {
-        checks.push(kind_check(ty, span, "is_string", string));
+    let mut check = |span: Span, predicate: &str, message: String| {
+        let predicate = Ident::new(predicate, span);
+        checks.push(quote_spanned! {span=>
+            const _: () = ::core::assert!(__KIND.#predicate(), #message);
+        });
+    };
+    for (key, option) in [("min_length", &o.min_length), ("max_length", &o.max_length)] {
+        if let Some(option) = option {
+            check(option.span, "is_string", format!("`{key}` applies to string fields only, and `{shown}` is not one"));
+        }
     }
-    let numeric = "`minimum` and `maximum` apply to number and integer fields only";
-    for span in [o.minimum.as_ref().map(|x| x.span), o.maximum.as_ref().map(|x| x.span)].into_iter().flatten() {
-        checks.push(kind_check(ty, span, "is_numeric", numeric));
+    if let Some(option) = &o.format {
+        check(option.span, "is_string", format!("`format` applies to string fields only, and `{shown}` is not one"));
     }
-    let multi = "`min_items` and `max_items` apply to multi-select fields (`Vec` of an enum) only";
-    for span in [o.min_items.as_ref().map(|x| x.span), o.max_items.as_ref().map(|x| x.span)].into_iter().flatten() {
-        checks.push(kind_check(ty, span, "is_multi_select", multi));
+    for (key, option) in [("minimum", &o.minimum), ("maximum", &o.maximum)] {
+        if let Some(option) = option {
+            check(
+                option.span,
+                "is_numeric",
+                format!("`{key}` applies to number and integer fields only, and `{shown}` is not one"),
+            );
+        }
     }
-    if let Some(s) = &o.style {
-        checks.push(kind_check(
-            ty,
-            s.span,
+    for (key, option) in [("min_items", &o.min_items), ("max_items", &o.max_items)] {
+        if let Some(option) = option {
+            check(
+                option.span,
+                "is_multi_select",
+                format!(
+                    "`{key}` applies to multi-select fields only (a `Vec` of a `#[derive(Elicit)]` enum), and `{shown}` is not one"
+                ),
+            );
+        }
+    }
+    if let Some(Spanned_ { value: Expr::Lit(ExprLit { lit: Lit::Str(text), .. }), .. }) = &o.default {
+        check(
+            text.span(),
+            "takes_text_default",
+            format!(
+                "a string `default` applies to string and single-choice fields only; for `{shown}`, write a value of that type, e.g. `default = 0` or `default = true`"
+            ),
+        );
+    }
+    if let Some(style) = &o.style {
+        check(
+            style.span,
             "has_options",
-            "`style` applies to choice fields (an enum, or a `Vec` of one) only",
-        ));
+            format!(
+                "`style` applies to choice fields only (a `#[derive(Elicit)]` enum, or a `Vec` of one), and `{shown}` is not one"
+            ),
+        );
+        if style.value == "enum_names" {
+            check(
+                style.value_span,
+                "is_single_select",
+                format!(
+                    "`style = \"enum_names\"` has no multi-select spelling in MCP forms; use \"plain\" or \"titled\" for `{shown}`"
+                ),
+            );
+        }
     }
-    quote!(#(#checks)*)
+    let kind = quote_spanned! {ty.span()=>
+        <#ty as ::mcp_core::__private::ElicitField>::KIND
+    };
+    quote! {
+        const _: () = {
+            const __KIND: ::mcp_core::__private::FieldKind = #kind;
+            #(#checks)*
+        };
+    }
 }
 
 /// The statements adding one field to `__form`.
-pub(crate) fn field_statement(field: &Field, wire: &str, self_ty: &Ident, container_default: bool) -> TokenStream {
+pub(crate) fn field_statement(
+    field: &Field,
+    wire: &str,
+    self_ty: &Ident,
+    container_default: &SerdeDefault,
+) -> TokenStream {
     let ty = &field.ty;
     let o = &field.options;
     let ident = &field.ident;
@@ -113,41 +170,54 @@ pub(crate) fn field_statement(field: &Field, wire: &str, self_ty: &Ident, contai
         let v = n.value;
         calls.push(quote!(.max_items(#v)));
     }
-    let field_trait = quote!(::mcp_core::__private::ElicitField);
-    let default_value = match (&o.default, &field.serde_default) {
-        (Some(expr), _) => {
-            // A string literal converts into the field's type (`String`); anything else must
-            // already have it. Either way the compiler checks it against the field.
-            let value = match expr {
-                Expr::Lit(ExprLit { lit: Lit::Str(_), .. }) => {
-                    quote_spanned!(expr.span()=> ::core::convert::Into::into(#expr))
-                }
-                _ => quote!(#expr),
-            };
-            Some(quote_spanned! {expr.span()=> {
-                let __default: #ty = #value;
-                <#ty as #field_trait>::default_json(&__default)
-            }})
+    // `<T as ElicitField>` spanned at the type: if `T` is not a form field, these report the
+    // very error of the type check in `field_checks`, which the compiler shows once.
+    let field_trait = quote_spanned!(ty.span()=> <#ty as ::mcp_core::__private::ElicitField>);
+    let default_value = match (o.default.as_ref().map(|d| &d.value), &field.serde_default) {
+        // A string literal is the value on the wire: the text of a string field, or the value
+        // of one option of a choice (`field_checks` rejects it on other kinds; building the
+        // schema checks it against the options).
+        (Some(Expr::Lit(ExprLit { lit: Lit::Str(text), .. })), _) => Some(quote_spanned! {text.span()=>
+            ::core::option::Option::Some(::mcp_core::__private::serde_json::Value::from(#text))
+        }),
+        // Anything else must have the field's type, which the compiler checks.
+        (Some(expr), _) => Some(quote_spanned! {expr.span()=> {
+            let __default: #ty = #expr;
+            #field_trait::default_json(&__default)
+        }}),
+        (None, SerdeDefault::Default(_)) => {
+            Some(quote!(#field_trait::default_json(&<#ty as ::core::default::Default>::default())))
         }
-        (None, SerdeDefault::Default) => {
-            Some(quote!(<#ty as #field_trait>::default_json(&<#ty as ::core::default::Default>::default())))
-        }
-        (None, SerdeDefault::Path(path)) => Some(quote!(<#ty as #field_trait>::default_json(&#path()))),
-        (None, SerdeDefault::None) if container_default => {
-            Some(quote!(<#ty as #field_trait>::default_json(&<#self_ty as ::core::default::Default>::default().#ident)))
-        }
-        (None, SerdeDefault::None) => None,
+        (None, SerdeDefault::Path(path, _)) => Some(quote!(#field_trait::default_json(&#path()))),
+        (None, SerdeDefault::None) => match container_default {
+            SerdeDefault::None => None,
+            SerdeDefault::Default(_) => {
+                Some(quote!(#field_trait::default_json(&<#self_ty as ::core::default::Default>::default().#ident)))
+            }
+            SerdeDefault::Path(path, _) => Some(quote!(#field_trait::default_json(&#path().#ident))),
+        },
     };
     if let Some(d) = default_value {
         calls.push(quote!(.default_value(#d)));
     }
     quote! {
-        __form.field::<#ty>(#wire, #style) #(#calls)* .add();
+        __form
+            .property(#wire, #field_trait::field_schema(#style), #field_trait::REQUIRED)
+            #(#calls)*
+            .add();
     }
 }
 
 /// `impl Elicit` for a struct.
-pub(crate) fn struct_impl(ident: &Ident, statements: Option<Vec<TokenStream>>, checks: TokenStream) -> TokenStream {
+pub(crate) fn struct_impl(
+    ident: &Ident,
+    statements: Option<Vec<TokenStream>>,
+    checks: TokenStream,
+    implement: bool,
+) -> TokenStream {
+    if !implement {
+        return quote!(const _: () = { #checks };);
+    }
     let body = match statements {
         Some(statements) => quote! {
             static SCHEMA: ::mcp_core::__private::OnceLock<
@@ -227,5 +297,24 @@ pub(crate) fn enum_impl(ident: &Ident, variants: &[(&Variant, String)], style: O
                 }
             }
         };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn types_read_as_written() {
+        for (ty, text) in [
+            (syn::parse_quote!(Option<Vec<Size>>), "Option<Vec<Size>>"),
+            (syn::parse_quote!(std::collections::HashMap<String, u8>), "std::collections::HashMap<String, u8>"),
+            (syn::parse_quote!((f64, f64)), "(f64, f64)"),
+            (syn::parse_quote!(&'static str), "&'static str"),
+            (syn::parse_quote!([u8; 4]), "[u8; 4]"),
+        ] {
+            let ty: syn::Type = ty;
+            assert_eq!(type_text(&ty), text);
+        }
     }
 }

@@ -17,62 +17,87 @@ pub(crate) fn derive(input: TokenStream) -> TokenStream {
         Err(e) => return e.to_compile_error(),
     };
     let mut errors = Errors::default();
-    if !input.generics.params.is_empty() {
+    let generic = !input.generics.params.is_empty();
+    if generic {
         errors.spanned(
             &input.generics,
-            "`#[derive(Elicit)]` does not support generic types: a form has one fixed schema",
+            "`#[derive(Elicit)]` does not support generic types: a form has one fixed schema; derive it on a concrete type",
         );
     }
     let container = parse::container(&input.attrs, &mut errors);
-    let rule = valid::rule(&container, &mut errors);
+    // With a `rename_all` rule serde rejects, serde reports it and emits no `Deserialize`.
+    let (rule, mut serde_broken) = match valid::rule(&container) {
+        Ok(rule) => (rule, container.broken),
+        Err(()) => (None, true),
+    };
     let ident = &input.ident;
     let output = match &input.data {
         Data::Struct(data) => {
-            if container.style.is_some() {
-                errors.spanned(
-                    ident,
-                    "`#[elicit(style = …)]` on a type applies to enums; on a struct, put it on the field",
-                );
+            valid::check_container(&container, "struct", &mut errors);
+            if let Some(style) = &container.style {
+                errors.push(syn::Error::new(
+                    style.span,
+                    "`#[elicit(style = …)]` on a type applies to enums; on a struct, put it on the choice field",
+                ));
             }
-            if !matches!(data.fields, Fields::Named(_)) {
-                errors.spanned(
-                    &input.ident,
-                    "`#[derive(Elicit)]` needs a struct with named fields (each becomes a form field) or a unit-only enum",
-                );
+            match data.fields {
+                Fields::Named(_) => {}
+                Fields::Unnamed(_) => errors.spanned(
+                    ident,
+                    "`#[derive(Elicit)]` needs named fields, since each field's name is a form field's name; a tuple struct has none: write `struct Name { field: Type, … }`",
+                ),
+                Fields::Unit => errors.spanned(
+                    ident,
+                    "a form needs at least one field: give this unit struct named fields, `struct Name { field: Type, … }`",
+                ),
             }
             let fields = parse::fields(&data.fields, &mut errors);
+            serde_broken |= fields.iter().any(|f| f.serde_broken);
             let wire: Vec<String> = fields
                 .iter()
-                .map(|f| match (&f.rename, rule) {
-                    (Some(r), _) => r.clone(),
-                    (None, Some(rule)) => rule.field(f.ident.to_string().trim_start_matches("r#")),
-                    (None, None) => f.ident.to_string().trim_start_matches("r#").to_owned(),
+                .map(|f| {
+                    let name = f.ident.to_string();
+                    let name = name.trim_start_matches("r#");
+                    match (&f.rename, rule) {
+                        (Some(r), _) => r.clone(),
+                        (None, Some(rule)) => rule.field(name),
+                        (None, None) => name.to_owned(),
+                    }
                 })
                 .collect();
             for (f, w) in fields.iter().zip(&wire) {
                 valid::check_field(f, w, &mut errors);
             }
-            let live: Vec<(&parse::Field, &String)> = fields.iter().zip(&wire).filter(|(f, _)| !f.skip).collect();
+            // Flattened fields are reported above; checking their type too would only repeat it.
+            let live: Vec<(&parse::Field, &String)> =
+                fields.iter().zip(&wire).filter(|(f, _)| !f.skip && f.flatten.is_none()).collect();
             valid::duplicate_names(live.iter().map(|(f, w)| ((*w).clone(), &f.ident)), "fields", &mut errors);
-            if live.is_empty() && matches!(data.fields, Fields::Named(_)) {
-                errors.spanned(ident, "a form needs at least one field");
+            if fields.iter().all(|f| f.skip) && matches!(data.fields, Fields::Named(_)) {
+                errors.spanned(ident, "a form needs at least one field: this struct has none that serde deserializes");
             }
-            let checks: TokenStream = live.iter().map(|(f, _)| expand::field_checks(f)).collect();
+            // A generic parameter is not in scope of the checks; the generics error says it all.
+            let checks: TokenStream =
+                if generic { TokenStream::new() } else { live.iter().map(|(f, _)| expand::field_checks(f)).collect() };
             let statements = errors.is_empty().then(|| {
-                live.iter().map(|(f, w)| expand::field_statement(f, w, ident, container.serde_default)).collect()
+                live.iter().map(|(f, w)| expand::field_statement(f, w, ident, &container.serde_default)).collect()
             });
-            expand::struct_impl(ident, statements, checks)
+            // Without serde's impl (or with generics), an impl would only add errors.
+            let implement = !generic && !serde_broken;
+            expand::struct_impl(ident, statements, checks, implement)
         }
         Data::Enum(data) => {
+            valid::check_container(&container, "enum", &mut errors);
             valid::check_style(&container, &mut errors);
             let variants = parse::variants(data, &mut errors);
             let named: Vec<(&parse::Variant, String)> = variants
                 .iter()
                 .map(|v| {
+                    let name = v.ident.to_string();
+                    let name = name.trim_start_matches("r#");
                     let wire = match (&v.rename, rule) {
                         (Some(r), _) => r.clone(),
-                        (None, Some(rule)) => rule.variant(&v.ident.to_string()),
-                        (None, None) => v.ident.to_string(),
+                        (None, Some(rule)) => rule.variant(name),
+                        (None, None) => name.to_owned(),
                     };
                     (v, wire)
                 })
@@ -88,7 +113,11 @@ pub(crate) fn derive(input: TokenStream) -> TokenStream {
             if named.iter().all(|(v, _)| v.skip) {
                 errors.spanned(ident, "a choice needs at least one option: this enum has no variants to offer");
             }
-            expand::enum_impl(ident, &named, container.style.as_ref().map(|s| s.value.as_str()), errors.is_empty())
+            if generic || serde_broken {
+                TokenStream::new()
+            } else {
+                expand::enum_impl(ident, &named, container.style.as_ref().map(|s| s.value.as_str()), errors.is_empty())
+            }
         }
         Data::Union(_) => {
             errors.spanned(

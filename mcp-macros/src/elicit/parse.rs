@@ -9,10 +9,22 @@ use syn::{Attribute, Expr, ExprLit, Fields, Ident, Lit, LitStr, Meta, Token, Typ
 
 use crate::common::{Errors, doc_text};
 
-/// An option value with the span of its key, for diagnostics.
+/// An option's value, with the spans of its key (`min_length` in `min_length = 1`) and of its
+/// value, for diagnostics.
 pub(crate) struct Spanned_<T> {
     pub(crate) value: T,
     pub(crate) span: Span,
+    pub(crate) value_span: Span,
+}
+
+impl<T> Spanned_<T> {
+    fn new(value: T, meta: &Meta) -> Self {
+        let value_span = match meta {
+            Meta::NameValue(nv) => nv.value.span(),
+            _ => meta.span(),
+        };
+        Spanned_ { value, span: meta.path().span(), value_span }
+    }
 }
 
 /// `#[elicit(…)]` on a field.
@@ -27,18 +39,27 @@ pub(crate) struct FieldOptions {
     pub(crate) maximum: Option<Spanned_<f64>>,
     pub(crate) min_items: Option<Spanned_<u64>>,
     pub(crate) max_items: Option<Spanned_<u64>>,
-    pub(crate) default: Option<Expr>,
+    pub(crate) default: Option<Spanned_<Expr>>,
     pub(crate) style: Option<Spanned_<String>>,
     pub(crate) not_secret: bool,
 }
 
-/// What serde does with a field when it is missing.
+/// What serde does with a field (or, on a container, with every field) when it is missing.
 pub(crate) enum SerdeDefault {
     None,
     /// `#[serde(default)]`.
-    Default,
+    Default(Span),
     /// `#[serde(default = "path")]`.
-    Path(syn::ExprPath),
+    Path(syn::ExprPath, Span),
+}
+
+impl SerdeDefault {
+    pub(crate) fn span(&self) -> Option<Span> {
+        match self {
+            SerdeDefault::None => None,
+            SerdeDefault::Default(span) | SerdeDefault::Path(_, span) => Some(*span),
+        }
+    }
 }
 
 /// One named field.
@@ -50,6 +71,8 @@ pub(crate) struct Field {
     pub(crate) skip: bool,
     pub(crate) flatten: Option<Span>,
     pub(crate) serde_default: SerdeDefault,
+    /// Set when serde will reject one of the field's attributes itself (and report it).
+    pub(crate) serde_broken: bool,
     pub(crate) options: FieldOptions,
 }
 
@@ -65,11 +88,15 @@ pub(crate) struct Variant {
 }
 
 /// Container-level attributes.
-#[derive(Default)]
 pub(crate) struct Container {
     pub(crate) rename_all: Option<Spanned_<String>>,
-    pub(crate) serde_default: bool,
+    pub(crate) serde_default: SerdeDefault,
     pub(crate) style: Option<Spanned_<String>>,
+    /// Serde options that make the type deserialize from something other than its own
+    /// fields or variant names (`transparent`, `from`, `tag`, …), with their spans.
+    pub(crate) reshaping: Vec<(String, Span)>,
+    /// Set when serde will reject one of the attributes itself (and report it).
+    pub(crate) broken: bool,
 }
 
 pub(crate) fn metas(tokens: proc_macro2::TokenStream, errors: &mut Errors) -> Vec<Meta> {
@@ -103,7 +130,11 @@ fn lit_of(meta: &Meta) -> Option<&Lit> {
 }
 
 fn key_of(meta: &Meta) -> String {
-    meta.path().get_ident().map(Ident::to_string).unwrap_or_default()
+    let path = meta.path();
+    match path.get_ident() {
+        Some(ident) => ident.to_string(),
+        None => path.segments.iter().map(|s| s.ident.to_string()).collect::<Vec<_>>().join("::"),
+    }
 }
 
 fn string(meta: &Meta, errors: &mut Errors) -> Option<LitStr> {
@@ -119,10 +150,10 @@ fn string(meta: &Meta, errors: &mut Errors) -> Option<LitStr> {
 
 fn unsigned(meta: &Meta, errors: &mut Errors) -> Option<Spanned_<u64>> {
     match lit_of(meta) {
-        Some(Lit::Int(i)) => match i.base10_parse::<u64>() {
-            Ok(value) => Some(Spanned_ { value, span: meta.span() }),
-            Err(e) => {
-                errors.push(e);
+        Some(Lit::Int(i)) if !i.base10_digits().starts_with('-') => match i.base10_parse::<u64>() {
+            Ok(value) => Some(Spanned_::new(value, meta)),
+            Err(_) => {
+                errors.spanned(i, format!("`{}` is too large: it must fit in a `u64`", key_of(meta)));
                 None
             }
         },
@@ -152,12 +183,13 @@ fn number(meta: &Meta, errors: &mut Errors) -> Option<Spanned_<f64>> {
         let key = key_of(meta);
         errors.spanned(meta, format!("`{key}` expects a number literal: `{key} = 0`"));
     }
-    parsed.map(|value| Spanned_ { value, span: meta.span() })
+    parsed.map(|value| Spanned_::new(value, meta))
 }
 
 fn once<T>(slot: &mut Option<T>, value: Option<T>, meta: &Meta, errors: &mut Errors) {
     if slot.is_some() {
-        errors.spanned(meta, format!("`{}` is given more than once", key_of(meta)));
+        let key = key_of(meta);
+        errors.spanned(meta, format!("`{key}` is given more than once; keep one `{key} = …`"));
     } else if value.is_some() {
         *slot = value;
     }
@@ -180,23 +212,27 @@ fn field_options(attrs: &[Attribute], errors: &mut Errors) -> FieldOptions {
                 "minimum" => once(&mut o.minimum, number(&meta, errors), &meta, errors),
                 "maximum" => once(&mut o.maximum, number(&meta, errors), &meta, errors),
                 "format" => {
-                    let v = string(&meta, errors).map(|s| Spanned_ { value: s.value(), span: s.span() });
+                    let v = string(&meta, errors).map(|s| Spanned_::new(s.value(), &meta));
                     once(&mut o.format, v, &meta, errors)
                 }
                 "style" => {
-                    let v = string(&meta, errors).map(|s| Spanned_ { value: s.value(), span: s.span() });
+                    let v = string(&meta, errors).map(|s| Spanned_::new(s.value(), &meta));
                     once(&mut o.style, v, &meta, errors)
                 }
                 "default" => match &meta {
-                    Meta::NameValue(nv) => once(&mut o.default, Some(nv.value.clone()), &meta, errors),
+                    Meta::NameValue(nv) => {
+                        once(&mut o.default, Some(Spanned_::new(nv.value.clone(), &meta)), &meta, errors)
+                    }
                     _ => errors.spanned(&meta, "`default` expects a value: `default = …`"),
                 },
                 "not_secret" => match meta {
                     Meta::Path(_) => o.not_secret = true,
                     _ => errors.spanned(&meta, "`not_secret` takes no value: write `#[elicit(not_secret)]`"),
                 },
-                _ => errors
-                    .spanned(meta.path(), format!("unknown `#[elicit]` field option; expected one of {FIELD_OPTIONS}")),
+                other => errors.spanned(
+                    meta.path(),
+                    format!("unknown `#[elicit]` field option `{other}`; expected one of {FIELD_OPTIONS}"),
+                ),
             }
         }
     }
@@ -232,69 +268,94 @@ struct SerdeItem {
     skip: bool,
     flatten: Option<Span>,
     default: SerdeDefault,
+    /// Set when serde will reject the attribute itself (and report it).
+    broken: bool,
 }
 
-fn serde_item(attrs: &[Attribute], errors: &mut Errors) -> SerdeItem {
-    let mut item = SerdeItem { rename: None, skip: false, flatten: None, default: SerdeDefault::None };
-    for attr in attrs.iter().filter(|a| a.path().is_ident("serde")) {
-        let Meta::List(list) = &attr.meta else { continue };
-        // Unknown serde options are serde's to report; we only read the ones that shape the form.
-        for meta in metas(list.tokens.clone(), &mut Errors::default()) {
-            match key_of(&meta).as_str() {
-                "rename" => item.rename = serde_name(&meta).or(item.rename),
-                "skip" | "skip_deserializing" => item.skip = true,
-                "flatten" => item.flatten = Some(meta.span()),
-                "default" => {
-                    item.default = match &meta {
-                        Meta::Path(_) => SerdeDefault::Default,
-                        _ => match lit_of(&meta) {
-                            Some(Lit::Str(s)) => match s.parse::<syn::ExprPath>() {
-                                Ok(p) => SerdeDefault::Path(p),
-                                Err(e) => {
-                                    errors.push(e);
-                                    SerdeDefault::None
-                                }
-                            },
-                            _ => SerdeDefault::None,
-                        },
-                    }
-                }
-                _ => {}
+/// The serde options in `#[serde(…)]` attributes. Unknown or malformed options are serde's to
+/// report; we only read the ones that shape the form.
+fn serde_metas(attrs: &[Attribute]) -> Vec<Meta> {
+    attrs
+        .iter()
+        .filter(|a| a.path().is_ident("serde"))
+        .filter_map(|a| match &a.meta {
+            Meta::List(list) => Some(metas(list.tokens.clone(), &mut Errors::default())),
+            _ => None,
+        })
+        .flatten()
+        .collect()
+}
+
+/// `default` or `default = "path"`; `None` (with `broken`) when serde will reject it.
+fn serde_default(meta: &Meta, broken: &mut bool) -> SerdeDefault {
+    match meta {
+        Meta::Path(_) => SerdeDefault::Default(meta.span()),
+        _ => match lit_of(meta).and_then(|lit| match lit {
+            Lit::Str(s) => s.parse::<syn::ExprPath>().ok(),
+            _ => None,
+        }) {
+            Some(path) => SerdeDefault::Path(path, meta.path().span()),
+            None => {
+                *broken = true;
+                SerdeDefault::None
             }
+        },
+    }
+}
+
+fn serde_item(attrs: &[Attribute]) -> SerdeItem {
+    let mut item = SerdeItem { rename: None, skip: false, flatten: None, default: SerdeDefault::None, broken: false };
+    for meta in serde_metas(attrs) {
+        match key_of(&meta).as_str() {
+            "rename" => item.rename = serde_name(&meta).or(item.rename),
+            "skip" | "skip_deserializing" => item.skip = true,
+            "flatten" => item.flatten = Some(meta.span()),
+            "default" => item.default = serde_default(&meta, &mut item.broken),
+            _ => {}
         }
     }
     item
 }
 
+/// Container options after which serde no longer reads the type as an object of its fields
+/// (or, for an enum, as one of its variant names).
+const RESHAPING: &[&str] = &["transparent", "from", "try_from", "tag", "content", "untagged"];
+
 pub(crate) fn container(attrs: &[Attribute], errors: &mut Errors) -> Container {
-    let mut c = Container::default();
-    for attr in attrs {
-        if attr.path().is_ident("serde") {
-            let Meta::List(list) = &attr.meta else { continue };
-            for meta in metas(list.tokens.clone(), &mut Errors::default()) {
-                match key_of(&meta).as_str() {
-                    "rename_all" => {
-                        if let Some(rule) = serde_name(&meta) {
-                            c.rename_all = Some(Spanned_ { value: rule, span: meta.span() });
-                        }
-                    }
-                    "default" if matches!(meta, Meta::Path(_)) => c.serde_default = true,
-                    _ => {}
+    let mut c = Container {
+        rename_all: None,
+        serde_default: SerdeDefault::None,
+        style: None,
+        reshaping: Vec::new(),
+        broken: false,
+    };
+    for meta in serde_metas(attrs) {
+        let key = key_of(&meta);
+        match key.as_str() {
+            "rename_all" => {
+                if let Some(rule) = serde_name(&meta) {
+                    c.rename_all = Some(Spanned_::new(rule, &meta));
                 }
             }
-        } else if attr.path().is_ident("elicit") {
-            let Some(tokens) = list_tokens(attr, errors) else { continue };
-            for meta in metas(tokens, errors) {
-                match key_of(&meta).as_str() {
-                    "style" => {
-                        let v = string(&meta, errors).map(|s| Spanned_ { value: s.value(), span: s.span() });
-                        once(&mut c.style, v, &meta, errors)
-                    }
-                    _ => errors.spanned(
-                        meta.path(),
-                        "unknown `#[elicit]` option here; on a type, only `style = \"…\"` is accepted",
-                    ),
+            "default" => c.serde_default = serde_default(&meta, &mut c.broken),
+            _ if RESHAPING.contains(&key.as_str()) => c.reshaping.push((key, meta.path().span())),
+            _ => {}
+        }
+    }
+    for attr in attrs.iter().filter(|a| a.path().is_ident("elicit")) {
+        let Some(tokens) = list_tokens(attr, errors) else { continue };
+        for meta in metas(tokens, errors) {
+            match key_of(&meta).as_str() {
+                "style" => {
+                    let v = string(&meta, errors).map(|s| Spanned_::new(s.value(), &meta));
+                    once(&mut c.style, v, &meta, errors)
                 }
+                other => errors.spanned(
+                    meta.path(),
+                    format!(
+                        "unknown `#[elicit]` option `{other}` on a type; here only `style = \"…\"` is accepted (field options go on the fields)"
+                    ),
+                ),
             }
         }
     }
@@ -306,7 +367,7 @@ pub(crate) fn fields(fields: &Fields, errors: &mut Errors) -> Vec<Field> {
         .iter()
         .filter_map(|f| {
             let ident = f.ident.clone()?;
-            let serde = serde_item(&f.attrs, errors);
+            let serde = serde_item(&f.attrs);
             Some(Field {
                 ident,
                 ty: f.ty.clone(),
@@ -315,6 +376,7 @@ pub(crate) fn fields(fields: &Fields, errors: &mut Errors) -> Vec<Field> {
                 skip: serde.skip,
                 flatten: serde.flatten,
                 serde_default: serde.default,
+                serde_broken: serde.broken,
                 options: field_options(&f.attrs, errors),
             })
         })
@@ -325,14 +387,17 @@ pub(crate) fn variants(data: &syn::DataEnum, errors: &mut Errors) -> Vec<Variant
     data.variants
         .iter()
         .map(|v| {
-            let serde = serde_item(&v.attrs, errors);
+            let serde = serde_item(&v.attrs);
             let mut title = None;
             for attr in v.attrs.iter().filter(|a| a.path().is_ident("elicit")) {
                 let Some(tokens) = list_tokens(attr, errors) else { continue };
                 for meta in metas(tokens, errors) {
                     match key_of(&meta).as_str() {
                         "title" => once(&mut title, string(&meta, errors), &meta, errors),
-                        _ => errors.spanned(meta.path(), "unknown `#[elicit]` option on a variant; expected `title`"),
+                        other => errors.spanned(
+                            meta.path(),
+                            format!("unknown `#[elicit]` option `{other}` on a variant; expected `title = \"…\"`"),
+                        ),
                     }
                 }
             }

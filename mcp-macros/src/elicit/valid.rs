@@ -2,29 +2,40 @@
 
 use syn::spanned::Spanned;
 
-use super::case::{RULES, Rule, words};
-use super::parse::{Container, Field, Variant};
+use super::case::{Rule, words};
+use super::parse::{Container, Field, Spanned_, Variant};
 use crate::common::Errors;
 
 const FORMATS: &[&str] = &["email", "uri", "date", "date-time"];
 const STYLES: &[&str] = &["plain", "titled", "enum_names"];
 
-/// The rename rule, if valid.
-pub(crate) fn rule(container: &Container, errors: &mut Errors) -> Option<Rule> {
-    let spec = container.rename_all.as_ref()?;
-    let rule = Rule::parse(&spec.value);
-    if rule.is_none() {
-        errors.push(syn::Error::new(
-            spec.span,
-            format!("unknown `rename_all` rule `{}`; expected one of {RULES}", spec.value),
-        ));
+/// The rename rule. An unknown rule is serde's to report (its derive runs beside ours), so it
+/// is not reported twice; the caller then emits no impl, which would only add errors.
+pub(crate) fn rule(container: &Container) -> Result<Option<Rule>, ()> {
+    match &container.rename_all {
+        None => Ok(None),
+        Some(spec) => Rule::parse(&spec.value).map(Some).ok_or(()),
     }
-    rule
 }
 
-/// Words that mark a secret wherever they appear in a name.
-const SECRET_WORDS: &[&str] =
-    &["password", "passwd", "passphrase", "secret", "token", "credential", "apikey", "privatekey"];
+/// Serde container options that make the type deserialize from something other than what the
+/// form asks for.
+pub(crate) fn check_container(container: &Container, what: &str, errors: &mut Errors) {
+    for (key, span) in &container.reshaping {
+        errors.push(syn::Error::new(
+            *span,
+            format!(
+                "`#[serde({key})]` changes what this {what} deserializes from, so it would not match the form MCP sends back; remove it, or elicit a separate type without it and convert"
+            ),
+        ));
+    }
+}
+
+/// Words that mark a secret wherever they appear inside a word (`userpassword`).
+const SECRET_WORDS: &[&str] = &["password", "passwd", "passphrase", "credential", "apikey", "privatekey"];
+/// Words that mark a secret at the end of a word (`accesstoken`, `clientsecret`), so that
+/// `tokenizer` or `secretary` are not taken for one.
+const SECRET_ENDINGS: &[&str] = &["token", "secret", "secrets"];
 /// Words that mark a secret only as a whole word.
 const SECRET_EXACT: &[&str] = &["pwd", "pin", "cvv", "cvc", "ssn", "iban", "otp", "totp"];
 /// Adjacent word pairs that mark a secret.
@@ -39,13 +50,23 @@ const SECRET_PAIRS: &[(&str, &str)] = &[
     ("security", "code"),
     ("account", "number"),
 ];
+/// Last words that make a name describe a secret rather than hold one (`token_count`,
+/// `password_length`, `token_type`).
+const ABOUT_SECRET: &[&str] = &["count", "limit", "budget", "length", "usage", "type", "kind", "policy", "hint"];
 
 /// Why `name` looks like a secret, if it does.
 pub(crate) fn secret_reason(name: &str) -> Option<String> {
     let w = words(name);
-    if let Some(word) =
-        w.iter().find(|x| SECRET_WORDS.iter().any(|s| x.contains(s)) || SECRET_EXACT.contains(&x.as_str()))
-    {
+    if w.last().is_some_and(|last| ABOUT_SECRET.contains(&last.as_str())) {
+        return None;
+    }
+    let is_secret = |word: &str| {
+        let stem = word.trim_end_matches(|c: char| c.is_ascii_digit());
+        SECRET_WORDS.iter().any(|s| stem.contains(s))
+            || SECRET_ENDINGS.iter().any(|s| stem.ends_with(s))
+            || SECRET_EXACT.contains(&stem)
+    };
+    if let Some(word) = w.iter().find(|x| is_secret(x)) {
         return Some(format!("`{word}`"));
     }
     w.windows(2)
@@ -57,7 +78,7 @@ pub(crate) fn check_field(field: &Field, wire: &str, errors: &mut Errors) {
     if let Some(span) = field.flatten {
         errors.push(syn::Error::new(
             span,
-            "`#[serde(flatten)]` cannot be used in a form: MCP forms are flat, list the fields directly",
+            "`#[serde(flatten)]` cannot be used in a form: MCP forms are flat, so list the inner fields in this struct directly",
         ));
     }
     if field.skip {
@@ -65,58 +86,93 @@ pub(crate) fn check_field(field: &Field, wire: &str, errors: &mut Errors) {
     }
     let o = &field.options;
     if !o.not_secret {
-        let reason = secret_reason(&field.ident.to_string()).or_else(|| secret_reason(wire));
-        if let Some(word) = reason {
+        let ident = field.ident.to_string();
+        let ident = ident.trim_start_matches("r#");
+        let reason = match (secret_reason(ident), secret_reason(wire)) {
+            (Some(word), _) => Some(format!("field `{ident}` looks like a secret ({word})")),
+            (None, Some(word)) => {
+                Some(format!("field `{ident}`, named `{wire}` on the wire, looks like a secret ({word})"))
+            }
+            (None, None) => None,
+        };
+        if let Some(reason) = reason {
             errors.spanned(
                 &field.ident,
                 format!(
-                    "field `{}` looks like a secret ({word}): MCP forbids asking for passwords, API keys, access tokens or payment credentials in form mode; send the user to your own page with URL-mode elicitation (`ctx.elicit_url`) instead, or mark the field `#[elicit(not_secret)]` if it is not a secret",
-                    field.ident
+                    "{reason}: MCP forbids asking for passwords, API keys, access tokens or payment credentials in form mode; send the user to your own page with URL-mode elicitation (`ctx.elicit_url`) instead, or mark the field `#[elicit(not_secret)]` if it is not a secret"
                 ),
             );
         }
     }
     if let Some(f) = &o.format {
         if !FORMATS.contains(&f.value.as_str()) {
-            errors.push(syn::Error::new(f.span, format!("`format` must be one of \"email\", \"uri\", \"date\", \"date-time\" (MCP forms allow no other), not \"{}\"", f.value)));
-        }
-    }
-    if let Some(s) = &o.style {
-        if !STYLES.contains(&s.value.as_str()) {
             errors.push(syn::Error::new(
-                s.span,
-                format!("`style` must be \"plain\", \"titled\" or \"enum_names\", not \"{}\"", s.value),
+                f.value_span,
+                format!(
+                    "unknown `format` \"{}\"; MCP forms allow only \"email\", \"uri\", \"date\" and \"date-time\"",
+                    f.value
+                ),
             ));
         }
     }
+    if let Some(s) = &o.style {
+        check_style_value(s, errors);
+    }
     if let (Some(min), Some(max)) = (&o.min_length, &o.max_length) {
         if min.value > max.value {
-            errors.push(syn::Error::new(min.span, "`min_length` is greater than `max_length`"));
+            errors.push(syn::Error::new(
+                min.span,
+                format!(
+                    "`min_length = {}` is greater than `max_length = {}`: no answer could satisfy both",
+                    min.value, max.value
+                ),
+            ));
         }
     }
     if let (Some(min), Some(max)) = (&o.min_items, &o.max_items) {
         if min.value > max.value {
-            errors.push(syn::Error::new(min.span, "`min_items` is greater than `max_items`"));
+            errors.push(syn::Error::new(
+                min.span,
+                format!(
+                    "`min_items = {}` is greater than `max_items = {}`: no selection could satisfy both",
+                    min.value, max.value
+                ),
+            ));
         }
     }
     if let (Some(min), Some(max)) = (&o.minimum, &o.maximum) {
         if min.value > max.value {
-            errors.push(syn::Error::new(min.span, "`minimum` is greater than `maximum`"));
+            errors.push(syn::Error::new(
+                min.span,
+                format!(
+                    "`minimum = {}` is greater than `maximum = {}`: no answer could satisfy both",
+                    min.value, max.value
+                ),
+            ));
         }
     }
-    if o.default.is_some() && !matches!(field.serde_default, super::parse::SerdeDefault::None) {
-        errors.spanned(&field.ident, "give the default once: either `#[elicit(default = …)]` or `#[serde(default)]`");
+    if let (Some(default), Some(serde_span)) = (&o.default, field.serde_default.span()) {
+        let mut e = syn::Error::new(
+            default.span,
+            "the default is given twice, here and by `#[serde(default …)]`; keep one of them",
+        );
+        e.combine(syn::Error::new(serde_span, "the other default, given to serde"));
+        errors.push(e);
+    }
+}
+
+fn check_style_value(style: &Spanned_<String>, errors: &mut Errors) {
+    if !STYLES.contains(&style.value.as_str()) {
+        errors.push(syn::Error::new(
+            style.value_span,
+            format!("unknown `style` \"{}\"; expected \"plain\", \"titled\" or \"enum_names\"", style.value),
+        ));
     }
 }
 
 pub(crate) fn check_style(container: &Container, errors: &mut Errors) {
     if let Some(s) = &container.style {
-        if !STYLES.contains(&s.value.as_str()) {
-            errors.push(syn::Error::new(
-                s.span,
-                format!("`style` must be \"plain\", \"titled\" or \"enum_names\", not \"{}\"", s.value),
-            ));
-        }
+        check_style_value(s, errors);
     }
 }
 
@@ -125,7 +181,7 @@ pub(crate) fn check_variant(variant: &Variant, errors: &mut Errors) {
         errors.push(syn::Error::new(
             span,
             format!(
-                "variant `{}` carries data; form options are unit variants only (a choice is a plain string)",
+                "variant `{}` carries data, but the options of a choice are unit variants only (the answer is one plain string); remove the data, or ask for it in a field of its own",
                 variant.ident
             ),
         ));
@@ -140,7 +196,12 @@ pub(crate) fn duplicate_names<'a>(
     let mut seen: Vec<(String, &syn::Ident)> = Vec::new();
     for (name, ident) in names {
         if let Some((_, first)) = seen.iter().find(|(n, _)| *n == name) {
-            let mut e = syn::Error::new(ident.span(), format!("two {what} are named `{name}` on the wire"));
+            let mut e = syn::Error::new(
+                ident.span(),
+                format!(
+                    "two {what} are named `{name}` on the wire (after serde's `rename`/`rename_all`); give this one another name with `#[serde(rename = \"…\")]`"
+                ),
+            );
             e.combine(syn::Error::new(first.span(), format!("`{name}` is first used here")));
             errors.push(e);
         } else {
@@ -165,10 +226,26 @@ mod tests {
             "card_number",
             "pin",
             "privateKey",
+            "refresh_token",
+            "clientSecret",
+            "password2",
+            "accesstoken",
         ] {
             assert!(secret_reason(name).is_some(), "{name}");
         }
-        for name in ["project_name", "email", "keyboard_layout", "pinned", "spinner", "description"] {
+        for name in [
+            "project_name",
+            "email",
+            "keyboard_layout",
+            "pinned",
+            "spinner",
+            "description",
+            "max_tokens",
+            "token_count",
+            "tokenizer",
+            "secretary",
+            "password_length",
+        ] {
             assert!(secret_reason(name).is_none(), "{name}");
         }
     }
