@@ -1,0 +1,20 @@
+use mcp_core::prelude::*;
+use serde::Deserialize;
+
+#[derive(Deserialize, Elicit)]
+#[serde(rename_all = "camelCase")]
+struct Profile {
+    full_name: String,
+    #[serde(rename = "fullName")]
+    display_name: String,
+}
+
+#[derive(Deserialize, Elicit)]
+#[serde(rename_all = "lowercase")]
+enum Mode {
+    Fast,
+    #[serde(rename = "fast")]
+    Quick,
+}
+
+fn main() {}

@@ -1,0 +1,23 @@
+use mcp_core::prelude::*;
+use serde::Deserialize;
+
+#[derive(Deserialize, Elicit)]
+#[serde(rename_all = "camelCase")]
+struct Login {
+    user: String,
+    password: String,
+    api_key: String,
+    #[serde(rename = "accessToken")]
+    token_value: String,
+    card_number: String,
+}
+
+#[derive(Deserialize, Elicit)]
+#[allow(non_snake_case)]
+struct Camel {
+    accessToken: String,
+    #[serde(rename = "apiKey")]
+    key: String,
+}
+
+fn main() {}
