@@ -4,11 +4,12 @@
 //! stateless serving, idle expiry, principals, and that nothing is kept once requests finish.
 
 use std::pin::Pin;
+use std::sync::Arc;
 use std::time::Duration;
 
 use futures_util::{Stream, StreamExt};
 use mcp_core::prelude::*;
-use mcp_core::transport::http::{HttpConfig, Principal, StreamableHttp};
+use mcp_core::transport::http::{HttpConfig, MemoryEventStore, Principal, StreamableHttp};
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HOST, ORIGIN};
 use reqwest::{RequestBuilder, Response, StatusCode};
 use serde_json::{Value, json};
@@ -628,6 +629,30 @@ async fn a_dropped_stream_resumes_with_last_event_id_during_an_elicitation() {
     sse.ends().await;
     let garbage = within("a bad Last-Event-ID", session.get().header("last-event-id", "x").send()).await.unwrap();
     assert_eq!(garbage.status(), StatusCode::BAD_REQUEST);
+}
+
+#[tokio::test]
+async fn plain_json_answers_do_not_push_a_streams_events_out_of_the_store() {
+    let store = Arc::new(MemoryEventStore::new(4));
+    let h = Harness::start(HttpConfig::default().event_store(store)).await;
+    let session = h.session(json!({})).await;
+    let mut call = tool_call(1, "chatty", json!({"pause_ms": 600}));
+    call["params"]["_meta"] = json!({"progressToken": "p"});
+    let mut sse = Sse::new(session.send(&call).await);
+    let (seen, _) = sse.message().await;
+    drop(sse);
+    // Quick requests answered with plain JSON while the stream is away: nobody can resume
+    // them, so they must not take the place of the stream's events.
+    for id in 10..16 {
+        assert_eq!(session.call_text(id, "add", json!({"a": id, "b": 0})).await, id.to_string());
+    }
+    let resumed =
+        within("the resuming GET", session.get().header("last-event-id", seen.unwrap()).send()).await.unwrap();
+    let mut sse = Sse::new(resumed);
+    assert_eq!(sse.message().await.1["method"], "notifications/message", "the event after the last one seen");
+    assert_eq!(sse.message().await.1["params"]["progress"], 2.0);
+    assert_eq!(text_of(&sse.message().await.1), "done");
+    sse.ends().await;
 }
 
 #[tokio::test]

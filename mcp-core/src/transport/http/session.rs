@@ -259,9 +259,13 @@ impl HttpSession {
         let stream_id = request_stream.unwrap_or(STANDALONE);
         let is_response = out.kind == OutboundKind::Response;
         let state = routes.streams.entry(stream_id).or_insert_with(StreamState::new);
+        // A response that is the first message of its stream goes out as plain JSON: no event
+        // id reaches the client, so nobody can resume it, and keeping it would only push
+        // resumable events out of a bounded store.
+        let plain_json = is_response && request_stream.is_some() && state.next_seq == 0;
         state.next_seq += 1;
         let id = self.store.as_ref().map(|_| EventId { stream: stream_id, seq: state.next_seq });
-        if let (Some(store), Some(id)) = (&self.store, id) {
+        if let (Some(store), Some(id), false) = (&self.store, id, plain_json) {
             store.store(&self.id, id, &out.frame);
         }
         if let Some(sink) = &state.sink {
