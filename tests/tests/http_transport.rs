@@ -656,6 +656,26 @@ async fn plain_json_answers_do_not_push_a_streams_events_out_of_the_store() {
 }
 
 #[tokio::test]
+async fn resuming_after_events_were_dropped_is_refused_not_silently_lossy() {
+    let store = Arc::new(MemoryEventStore::new(3));
+    let h = Harness::start(HttpConfig::default().event_store(store)).await;
+    let session = h.session(json!({})).await;
+    let mut call = tool_call(1, "chatty", json!({"pause_ms": 600}));
+    call["params"]["_meta"] = json!({"progressToken": "p"});
+    let mut sse = Sse::new(session.send(&call).await);
+    let (seen, _) = sse.message().await;
+    drop(sse);
+    // Two other streams push the first one's events out of the store.
+    for id in 2..4 {
+        let mut other = Sse::new(session.call(id, "chatty", json!({"pause_ms": 0})).await);
+        while other.next().await.is_some() {}
+    }
+    let resumed =
+        within("the resuming GET", session.get().header("last-event-id", seen.unwrap()).send()).await.unwrap();
+    assert_eq!(resumed.status(), StatusCode::NOT_FOUND, "the log message after the last event seen is gone");
+}
+
+#[tokio::test]
 async fn a_stream_resumes_while_the_request_is_still_running() {
     let h = Harness::start(HttpConfig::default()).await;
     let session = h.session(form_capable()).await;

@@ -42,7 +42,17 @@ pub trait EventStore: Send + Sync + 'static {
 #[derive(Debug)]
 pub struct MemoryEventStore {
     per_session: usize,
-    sessions: Mutex<HashMap<String, VecDeque<(EventId, String)>>>,
+    sessions: Mutex<HashMap<String, Kept>>,
+}
+
+/// One session's events.
+#[derive(Debug, Default)]
+struct Kept {
+    events: VecDeque<(EventId, String)>,
+    /// The last event dropped from each stream (for the newest streams that lost any), so a
+    /// client resuming from before it is told it cannot catch up, even when no later event of
+    /// that stream is kept yet.
+    dropped: HashMap<u64, u64>,
 }
 
 impl MemoryEventStore {
@@ -61,19 +71,30 @@ impl Default for MemoryEventStore {
 impl EventStore for MemoryEventStore {
     fn store(&self, session: &str, id: EventId, frame: &str) {
         if let Ok(mut sessions) = self.sessions.lock() {
-            let events = sessions.entry(session.to_owned()).or_default();
-            if events.len() == self.per_session {
-                events.pop_front();
+            let kept = sessions.entry(session.to_owned()).or_default();
+            if kept.events.len() == self.per_session {
+                if let Some((gone, _)) = kept.events.pop_front() {
+                    kept.dropped.insert(gone.stream, gone.seq);
+                    if kept.dropped.len() > self.per_session {
+                        // Bounded too: forget the oldest stream's loss.
+                        if let Some(oldest) = kept.dropped.keys().min().copied() {
+                            kept.dropped.remove(&oldest);
+                        }
+                    }
+                }
             }
-            events.push_back((id, frame.to_owned()));
+            kept.events.push_back((id, frame.to_owned()));
         }
     }
 
     fn replay(&self, session: &str, after: EventId) -> Option<Vec<(EventId, String)>> {
         let sessions = self.sessions.lock().ok()?;
-        let Some(events) = sessions.get(session) else { return Some(Vec::new()) };
+        let Some(kept) = sessions.get(session) else { return Some(Vec::new()) };
+        if kept.dropped.get(&after.stream).is_some_and(|&last| last > after.seq) {
+            return None;
+        }
         let missed: Vec<_> =
-            events.iter().filter(|(id, _)| id.stream == after.stream && id.seq > after.seq).cloned().collect();
+            kept.events.iter().filter(|(id, _)| id.stream == after.stream && id.seq > after.seq).cloned().collect();
         match missed.first() {
             Some((first, _)) if first.seq > after.seq + 1 => None,
             _ => Some(missed),
@@ -105,6 +126,14 @@ mod tests {
         assert_eq!(store.replay("s", EventId { stream: 1, seq: 0 }), None);
         assert_eq!(store.replay("s", EventId { stream: 1, seq: 2 }), Some(vec![]));
         assert_eq!(store.replay("other", EventId { stream: 1, seq: 0 }), Some(vec![]));
+        // Both events of stream 1 are gone now, and none after them is kept: resuming from
+        // before them must still be refused, not answered with nothing.
+        store.store("s", EventId { stream: 3, seq: 1 }, "c1");
+        store.store("s", EventId { stream: 3, seq: 2 }, "c2");
+        assert_eq!(store.replay("s", EventId { stream: 1, seq: 1 }), None);
+        assert_eq!(store.replay("s", EventId { stream: 1, seq: 2 }), Some(vec![]));
+        store.forget("s");
+        assert_eq!(store.replay("s", EventId { stream: 1, seq: 1 }), Some(vec![]));
         assert_eq!(EventId::decode("7-42"), Some(EventId { stream: 7, seq: 42 }));
         assert_eq!(EventId::decode("x"), None);
     }
