@@ -255,6 +255,11 @@ impl HttpSession {
     /// (ephemeral, and nothing is left in flight).
     fn route(&self, out: Outbound) -> bool {
         let Ok(mut routes) = self.routes.lock() else { return true };
+        if routes.closed {
+            // Nobody can receive it, and storing it would recreate the session's events after
+            // `close` forgot them, never to be freed.
+            return false;
+        }
         let request_stream = out.related.as_ref().and_then(|r| routes.by_request.get(r).copied());
         let stream_id = request_stream.unwrap_or(STANDALONE);
         let is_response = out.kind == OutboundKind::Response;
@@ -460,6 +465,40 @@ pub(crate) fn sse_response(delivery: Delivery, session: Arc<HttpSession>) -> Res
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::transport::http::{HttpConfig, StreamableHttp};
+
+    /// Records which sessions have events stored.
+    #[derive(Default)]
+    struct Recorder(Mutex<Vec<String>>);
+
+    impl EventStore for Recorder {
+        fn store(&self, session: &str, _: EventId, _: &str) {
+            self.0.lock().unwrap().push(session.to_owned());
+        }
+        fn replay(&self, _: &str, _: EventId) -> Option<Vec<(EventId, String)>> {
+            Some(Vec::new())
+        }
+        fn forget(&self, session: &str) {
+            self.0.lock().unwrap().retain(|s| s != session);
+        }
+    }
+
+    #[tokio::test]
+    async fn nothing_is_stored_for_a_session_after_it_closed() {
+        let server = crate::Server::builder("t", "1").build().unwrap();
+        let store = Arc::new(Recorder::default());
+        let http = StreamableHttp::new(&server, HttpConfig::default().event_store(store.clone()));
+        let service = ServerSession::new(server.inner().clone());
+        let session = HttpSession::start("s1".into(), service, None, &http.shared, true);
+        let note = || Outbound { frame: "{}".into(), related: None, kind: OutboundKind::Notification };
+        assert!(!session.route(note()));
+        assert_eq!(*store.0.lock().unwrap(), ["s1"]);
+        session.close().await;
+        assert!(store.0.lock().unwrap().is_empty(), "close forgets the session's events");
+        // A message still queued, or sent by a task that outlived the session, comes later.
+        session.route(note());
+        assert!(store.0.lock().unwrap().is_empty(), "a closed session's events would never be forgotten");
+    }
 
     #[test]
     fn an_event_is_framed_with_one_data_line_per_line() {
