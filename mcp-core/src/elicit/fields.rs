@@ -35,6 +35,7 @@ macro_rules! integer_fields {
     ($($t:ty),*) => {$(
         impl ElicitField for $t {
             const KIND: FieldKind = FieldKind::Integer;
+            const RANGE: (f64, f64) = (<$t>::MIN as f64, <$t>::MAX as f64);
             fn field_schema(_: OptionStyle) -> JsonObject {
                 let mut o = typed("integer");
                 // Bounds of the Rust type, so the client cannot submit a value we cannot hold.
@@ -56,6 +57,7 @@ macro_rules! wide_integer_fields {
     ($($t:ty => $unsigned:literal),*) => {$(
         impl ElicitField for $t {
             const KIND: FieldKind = FieldKind::Integer;
+            const RANGE: (f64, f64) = (<$t>::MIN as f64, <$t>::MAX as f64);
             fn field_schema(_: OptionStyle) -> JsonObject {
                 let mut o = typed("integer");
                 if $unsigned {
@@ -75,6 +77,7 @@ macro_rules! float_fields {
     ($($t:ty),*) => {$(
         impl ElicitField for $t {
             const KIND: FieldKind = FieldKind::Number;
+            const RANGE: (f64, f64) = (<$t>::MIN as f64, <$t>::MAX as f64);
             fn field_schema(_: OptionStyle) -> JsonObject {
                 typed("number")
             }
@@ -91,6 +94,7 @@ float_fields!(f32, f64);
 
 impl<T: ElicitField> ElicitField for Option<T> {
     const KIND: FieldKind = T::KIND;
+    const RANGE: (f64, f64) = T::RANGE;
     const REQUIRED: bool = false;
     fn field_schema(style: OptionStyle) -> JsonObject {
         T::field_schema(style)

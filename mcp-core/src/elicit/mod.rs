@@ -120,6 +120,10 @@ pub trait ElicitField: Send + 'static {
     const KIND: FieldKind;
     /// Whether the form requires the field (`false` for `Option<T>`).
     const REQUIRED: bool = true;
+    /// For a number field, the lowest and highest values the type can hold (`#[derive(Elicit)]`
+    /// refuses `minimum`/`maximum` options outside them: the client could send an answer the
+    /// type cannot read).
+    const RANGE: (f64, f64) = (f64::NEG_INFINITY, f64::INFINITY);
     /// The field's schema: its type and kind-specific keys, before title, description,
     /// constraints and default are added.
     fn field_schema(style: OptionStyle) -> JsonObject;

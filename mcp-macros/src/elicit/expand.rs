@@ -111,10 +111,33 @@ pub(crate) fn field_checks(field: &Field) -> TokenStream {
     let kind = quote_spanned! {ty.span()=>
         <#ty as ::mcp_core::__private::ElicitField>::KIND
     };
+    // Bounds beyond what the type holds would let the client send a number serde then refuses.
+    let mut range_checks = Vec::new();
+    for (key, option) in [("minimum", &o.minimum), ("maximum", &o.maximum)] {
+        if let Some(option) = option {
+            let value = option.value;
+            let message = format!(
+                "`{key} = {value}` is outside the values `{shown}` can hold; the client could send a number the field cannot take"
+            );
+            range_checks.push(quote_spanned! {option.value_span=>
+                const _: () = ::core::assert!(__RANGE.0 <= #value && #value <= __RANGE.1, #message);
+            });
+        }
+    }
+    let range = (!range_checks.is_empty()).then(|| {
+        let range = quote_spanned! {ty.span()=>
+            <#ty as ::mcp_core::__private::ElicitField>::RANGE
+        };
+        quote! {
+            const __RANGE: (f64, f64) = #range;
+            #(#range_checks)*
+        }
+    });
     quote! {
         const _: () = {
             const __KIND: ::mcp_core::__private::FieldKind = #kind;
             #(#checks)*
+            #range
         };
     }
 }
