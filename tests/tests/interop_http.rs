@@ -1,0 +1,175 @@
+//! The official TypeScript and Python MCP clients, at the versions pinned in `tests/interop/`,
+//! drive the example servers over Streamable HTTP.
+//!
+//! Each test starts the `elicitation` example (`--port P --url-port 0`) and the `quickstart`
+//! example (`--port Q`) on 127.0.0.1, then runs `tests/interop/http_client.mjs` or
+//! `tests/interop/http_client.py` against `http://127.0.0.1:P/mcp` and `http://127.0.0.1:Q/mcp`.
+//! The scripts exit non-zero on the first failed check. The clients must be installed first
+//! with `tests/interop/setup.sh`; without them these tests fail and say so.
+
+use std::fs::File;
+use std::net::{Ipv4Addr, TcpListener, TcpStream};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use tests::interop::{
+    SETUP_COMMAND, example_binary, installed_npm_version, interop_dir, pinned_npm_version, pinned_python_version,
+    require_program, run_with_deadline, venv_python,
+};
+
+/// Generous: a script makes a few dozen requests over two sessions per server.
+const SCRIPT_DEADLINE: Duration = Duration::from_secs(180);
+/// How long a server may take to start listening.
+const STARTUP: Duration = Duration::from_secs(30);
+
+/// An example server listening on 127.0.0.1, killed when dropped.
+struct Running {
+    name: String,
+    child: Child,
+    log: PathBuf,
+    url: String,
+}
+
+impl Running {
+    /// Starts example `name` with `--port <free port>` and `extra` arguments, and waits until
+    /// it accepts connections.
+    fn start(name: &str, extra: &[&str]) -> Running {
+        let binary = example_binary(name);
+        let port = free_port();
+        let log = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("interop-http-{name}-{port}.log"));
+        let stderr = File::create(&log).unwrap_or_else(|e| panic!("cannot create {}: {e}", log.display()));
+        let child = Command::new(&binary)
+            .arg("--port")
+            .arg(port.to_string())
+            .args(extra)
+            .env("RUST_LOG", "info")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(stderr)
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start {}: {e}", binary.display()));
+        let mut running = Running { name: name.to_owned(), child, log, url: format!("http://127.0.0.1:{port}/mcp") };
+        let started = Instant::now();
+        while TcpStream::connect((Ipv4Addr::LOCALHOST, port)).is_err() {
+            if let Ok(Some(status)) = running.child.try_wait() {
+                panic!("the {name} server exited ({status}) before listening:\n{}", running.log_text());
+            }
+            assert!(started.elapsed() < STARTUP, "the {name} server did not listen within {STARTUP:?}");
+            thread::sleep(Duration::from_millis(50));
+        }
+        running
+    }
+
+    fn log_text(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        // The process may have exited already; either way it is reaped.
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        if !thread::panicking() {
+            let _ = std::fs::remove_file(&self.log);
+        }
+    }
+}
+
+/// A port nothing listens on right now (the OS picks it; it is released at once for the server).
+fn free_port() -> u16 {
+    let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).expect("bind 127.0.0.1:0");
+    listener.local_addr().expect("a local address").port()
+}
+
+fn servers() -> (Running, Running) {
+    (Running::start("elicitation", &["--url-port", "0"]), Running::start("quickstart", &[]))
+}
+
+fn logs(servers: &[&Running]) -> String {
+    servers.iter().map(|s| format!("--- {} server log ---\n{}", s.name, s.log_text())).collect::<Vec<_>>().join("\n")
+}
+
+#[test]
+fn typescript_client_drives_the_examples_over_streamable_http() {
+    let node = require_program("node", &format!("Install Node.js 20 or newer, then run `{SETUP_COMMAND}`."));
+    println!("node {node}");
+    let package = "@modelcontextprotocol/sdk";
+    let pinned = pinned_npm_version(package);
+    match installed_npm_version(package) {
+        Some(installed) if installed == pinned => {}
+        Some(installed) => panic!(
+            "tests/interop/node_modules has {package} {installed}, but package.json pins {pinned}: run `{SETUP_COMMAND}` \
+             (or `npm ci` in tests/interop)"
+        ),
+        None => panic!(
+            "{package} {pinned} is not installed in tests/interop/node_modules: run `{SETUP_COMMAND}` (or `npm ci` in \
+             tests/interop)"
+        ),
+    }
+
+    let (elicitation, quickstart) = servers();
+    let output = run_with_deadline(
+        Command::new("node")
+            .arg("http_client.mjs")
+            .arg(&elicitation.url)
+            .arg(&quickstart.url)
+            .current_dir(interop_dir()),
+        SCRIPT_DEADLINE,
+    );
+    print!("{}", output.stdout);
+    assert!(
+        output.success() && output.stdout.contains("all checks passed"),
+        "the TypeScript client failed over Streamable HTTP: {}\n{}",
+        output.describe(),
+        logs(&[&elicitation, &quickstart])
+    );
+}
+
+#[test]
+fn python_client_drives_the_examples_over_streamable_http() {
+    let python = venv_python();
+    let hint = format!(
+        "The Python client lives in the virtualenv tests/interop/.venv: with Python 3.10 or newer (and its venv \
+         module) installed, run `{SETUP_COMMAND}`."
+    );
+    assert!(python.exists(), "{} does not exist. {hint}", python.display());
+    let version = require_program(python.to_str().expect("the workspace path is UTF-8"), &hint);
+    println!("{version}");
+    let pinned = pinned_python_version("mcp");
+    let probe = run_with_deadline(
+        Command::new(&python).args(["-c", "import importlib.metadata as m; print(m.version('mcp'))"]),
+        Duration::from_secs(60),
+    );
+    assert!(
+        probe.success(),
+        "the Python package `mcp` is not installed in tests/interop/.venv. {hint}\n{}",
+        probe.describe()
+    );
+    let installed = probe.stdout.trim();
+    assert_eq!(
+        installed, pinned,
+        "tests/interop/.venv has mcp {installed}, but requirements.txt pins {pinned}. {hint}"
+    );
+
+    let (elicitation, quickstart) = servers();
+    // Both connection modes: `legacy` (initialize handshake) and the client's default `auto`
+    // (a `server/discover` probe, which this handshake-era server refuses, then initialize).
+    let output = run_with_deadline(
+        Command::new(&python)
+            .args(["http_client.py", "--mode", "both"])
+            .arg(&elicitation.url)
+            .arg(&quickstart.url)
+            .current_dir(interop_dir()),
+        SCRIPT_DEADLINE,
+    );
+    print!("{}", output.stdout);
+    assert!(
+        output.success() && output.stdout.contains("all checks passed"),
+        "the Python client failed over Streamable HTTP: {}\n{}",
+        output.describe(),
+        logs(&[&elicitation, &quickstart])
+    );
+}
