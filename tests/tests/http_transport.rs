@@ -839,6 +839,8 @@ async fn an_oversized_body_is_refused_with_413() {
     let big = tool_call(1, "add", json!({"a": 1, "b": 2, "padding": "x".repeat(4096)}));
     let response = session.send(&big).await;
     assert_eq!(response.status(), StatusCode::PAYLOAD_TOO_LARGE);
+    // The rest of the body is not read, so the connection cannot carry another request: say so.
+    assert_eq!(header(&response, "connection").as_deref(), Some("close"));
     assert_eq!(session.call_text(2, "add", json!({"a": 1, "b": 2})).await, "3", "the session is unharmed");
 }
 
@@ -942,4 +944,58 @@ async fn closing_all_sessions_ends_their_streams() {
     get.ends().await;
     post.ends().await;
     assert_eq!(h.http.session_count(), 0);
+}
+
+/// Sends one POST on `tcp` with the body written separately from the head (as many clients do),
+/// and returns the response head and body, up to the end of the body.
+async fn raw_post(tcp: &mut tokio::net::TcpStream, head: &str, body: &str) -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let head = format!("POST /mcp HTTP/1.1\r\n{head}content-length: {}\r\n\r\n", body.len());
+    tcp.write_all(head.as_bytes()).await.expect("write the head");
+    tcp.flush().await.expect("flush");
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    tcp.write_all(body.as_bytes()).await.expect("write the body");
+    let mut response = Vec::new();
+    let mut buf = [0u8; 4096];
+    loop {
+        let text = String::from_utf8_lossy(&response).to_string();
+        if let Some((head, rest)) = text.split_once("\r\n\r\n") {
+            let length = head
+                .lines()
+                .find_map(|l| l.to_ascii_lowercase().strip_prefix("content-length: ").map(str::to_owned))
+                .and_then(|v| v.trim().parse::<usize>().ok())
+                .expect("a content-length");
+            if rest.len() >= length {
+                return text;
+            }
+        }
+        let n = within("a response", tcp.read(&mut buf)).await.expect("read");
+        assert!(n > 0, "the server closed the connection without a complete response: {text:?}");
+        response.extend_from_slice(&buf[..n]);
+    }
+}
+
+#[tokio::test]
+async fn a_request_refused_before_its_body_was_read_leaves_the_connection_usable() {
+    let h = Harness::start(HttpConfig::default()).await;
+    let session = h.session(json!({})).await;
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}).to_string();
+    let head = |extra: &str| {
+        format!(
+            "host: 127.0.0.1:{}\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\n\
+             mcp-session-id: {}\r\n{extra}",
+            h.port, session.id
+        )
+    };
+    let mut tcp = tokio::net::TcpStream::connect(("127.0.0.1", h.port)).await.unwrap();
+    // Refused on its headers alone: a revision the server does not speak (as a client probing
+    // for a newer revision sends), then a foreign origin.
+    let refused = raw_post(&mut tcp, &head("mcp-protocol-version: 2026-07-28\r\n"), &body).await;
+    assert!(refused.starts_with("HTTP/1.1 400"), "{refused}");
+    let refused = raw_post(&mut tcp, &head("origin: http://evil.example\r\n"), &body).await;
+    assert!(refused.starts_with("HTTP/1.1 403"), "{refused}");
+    // The same connection carries the next request: the server did not hang up on a client
+    // that had no way to know.
+    let served = raw_post(&mut tcp, &head(""), &body).await;
+    assert!(served.starts_with("HTTP/1.1 200"), "{served}");
 }

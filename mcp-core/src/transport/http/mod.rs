@@ -299,6 +299,22 @@ fn accepts(headers: &HeaderMap, media: &str) -> bool {
 
 async fn endpoint(State(shared): State<Arc<Shared>>, request: Request) -> Response {
     let (parts, body) = request.into_parts();
+    // The body is read before anything is refused. A response sent while part of the body is
+    // still unread makes hyper close the connection after it, without saying so: a client that
+    // reuses the connection (as after the 400 for a newer revision's probe) then sees it drop
+    // with no response.
+    let bytes = match axum::body::to_bytes(body, shared.config.max_body).await {
+        Ok(b) => b,
+        Err(_) => {
+            let mut r = plain(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                &format!("the request body exceeds the limit of {} bytes", shared.config.max_body),
+            );
+            // The rest stays unread, so this connection cannot carry another request.
+            r.headers_mut().insert(header::CONNECTION, HeaderValue::from_static("close"));
+            return r;
+        }
+    };
     if let Err(reason) = security::check(&shared.config, &parts.headers) {
         tracing::warn!(%reason, "rejected an HTTP request");
         return plain(StatusCode::FORBIDDEN, &reason);
@@ -318,18 +334,7 @@ async fn endpoint(State(shared): State<Arc<Shared>>, request: Request) -> Respon
     }
     let principal = parts.extensions.get::<Principal>().map(|p| p.0.clone());
     match parts.method {
-        Method::POST => {
-            let bytes = match axum::body::to_bytes(body, shared.config.max_body).await {
-                Ok(b) => b,
-                Err(_) => {
-                    return plain(
-                        StatusCode::PAYLOAD_TOO_LARGE,
-                        &format!("the request body exceeds the limit of {} bytes", shared.config.max_body),
-                    );
-                }
-            };
-            post(&shared, &parts.headers, principal, &bytes).await
-        }
+        Method::POST => post(&shared, &parts.headers, principal, &bytes).await,
         Method::GET => get(&shared, &parts.headers, principal).await,
         Method::DELETE => delete(&shared, &parts.headers, principal).await,
         _ => {
