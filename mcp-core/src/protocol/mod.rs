@@ -1,9 +1,20 @@
 //! Wire types only: the JSON-RPC envelope, MCP messages and error codes. Nothing here does I/O.
 
+pub mod base64;
+pub mod completion;
 pub mod elicitation;
 pub mod jsonrpc;
+pub mod logging;
+pub mod prompts;
+pub mod resources;
+pub mod sampling;
 pub mod types;
 
+pub use completion::*;
 pub use elicitation::*;
 pub use jsonrpc::{ErrorObject, Message, Notification, Request, RequestId, Response, codes};
+pub use logging::*;
+pub use prompts::*;
+pub use resources::*;
+pub use sampling::*;
 pub use types::*;
