@@ -26,21 +26,27 @@
 
 #![warn(missing_docs)]
 
+pub mod client;
 pub mod elicit;
 pub mod engine;
+pub mod prompt;
 pub mod protocol;
+pub mod resource;
 pub mod server;
+pub mod testing;
 pub mod tool;
 pub mod transport;
 
 pub use elicit::{ElicitError, Elicitation, UrlElicitationRequired};
 pub use engine::{Peer, PeerError};
-pub use protocol::{CallToolResult, Content, ErrorObject};
+pub use prompt::{ArgumentValue, PromptDef};
+pub use protocol::{CallToolResult, Content, ErrorObject, LoggingLevel, PromptMessage, ResourceContents, Role};
+pub use resource::ResourceDef;
 pub use server::{BuildError, Context, Server, ServerBuilder};
 pub use tool::{Json, State, ToolDef};
 
 #[cfg(feature = "macros")]
-pub use mcp_macros::{tool, toolbox};
+pub use mcp_macros::{prompt, resource, tool, toolbox};
 
 /// The README's examples, compiled as doctests so they cannot rot.
 #[cfg(doctest)]
@@ -50,12 +56,16 @@ pub struct ReadmeDoctests;
 /// The names most servers need.
 pub mod prelude {
     pub use crate::elicit::{Elicit, ElicitError, Elicitation, UrlElicitationRequired};
-    pub use crate::protocol::{CallToolResult, Content, ErrorObject};
-    pub use crate::server::{Context, Server};
+    pub use crate::prompt::{ArgumentValue, PromptDef};
+    pub use crate::protocol::{
+        CallToolResult, Content, ErrorObject, GetPromptResult, LoggingLevel, PromptMessage, ResourceContents, Role,
+    };
+    pub use crate::resource::{Blob, ResourceDef, ResourceUri};
+    pub use crate::server::{Completer, Context, Server};
     pub use crate::tool::{Json, State, ToolDef};
-    pub use crate::tools;
+    pub use crate::{prompts, resources, tools};
     #[cfg(feature = "macros")]
-    pub use mcp_macros::{tool, toolbox};
+    pub use mcp_macros::{prompt, resource, tool, toolbox};
 }
 
 /// Items used by macro-generated code. Not a public API: no stability promise.
@@ -65,7 +75,11 @@ pub mod __private {
     pub use crate::elicit::{
         ChoiceOption, Elicit, ElicitField, ElicitOptions, FieldKind, FormBuilder, FormSchema, OptionStyle, SchemaError,
     };
-    pub use crate::protocol::{ErrorObject, JsonObject, ToolAnnotations};
+    pub use crate::prompt::{IntoPromptResult, PromptArg, PromptCall, PromptDef, PromptFn};
+    pub use crate::protocol::{ErrorObject, JsonObject, PromptArgument, ToolAnnotations};
+    pub use crate::resource::{
+        IntoResourceContents, ResourceCall, ResourceDef, ResourceFn, ResourceInjected, ResourceVariable,
+    };
     pub use crate::tool::{InputSchema, IntoToolResult, ToolArgument, ToolBox, ToolCall, ToolDef, ToolFn};
     pub use serde_json;
     pub use std::sync::Arc;

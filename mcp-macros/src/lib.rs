@@ -9,6 +9,9 @@ use proc_macro::TokenStream;
 
 mod common;
 mod elicit;
+mod options;
+mod prompt;
+mod resource;
 mod tool;
 
 /// Turns a function into an MCP tool.
@@ -101,4 +104,59 @@ pub fn toolbox(args: TokenStream, input: TokenStream) -> TokenStream {
 #[proc_macro_derive(Elicit, attributes(elicit))]
 pub fn derive_elicit(input: TokenStream) -> TokenStream {
     elicit::derive(input.into()).into()
+}
+
+/// Turns a function into an MCP prompt.
+///
+/// ```ignore
+/// /// Asks for a code review.
+/// ///
+/// /// # Arguments
+/// /// * `code` - The code to review.
+/// /// * `focus` - What to look at first.
+/// #[prompt(title = "Code review")]
+/// fn review(code: String, focus: Option<String>) -> Vec<PromptMessage> {
+///     vec![PromptMessage::user(format!("Review this code, focusing on {}:\n{code}", focus.as_deref().unwrap_or("anything")))]
+/// }
+///
+/// let server = Server::builder("writer", "1.0.0").prompts(prompts![review]).build()?;
+/// ```
+///
+/// The function stays callable as written. Its arguments become the prompt's arguments
+/// (strings on the wire, parsed into the argument's type; `Option<T>` arguments are optional),
+/// except injected ones (`Context`, `State<T>`). The doc comment becomes the description; an
+/// `# Arguments` section (or `#[arg(description = "…")]`) describes each argument.
+///
+/// Options: `name = "…"`, `title = "…"`, `description = "…"`. On an argument:
+/// `#[arg(rename = "…", description = "…")]`. The function returns text (one user message),
+/// `PromptMessage`, `Vec<PromptMessage>`, `GetPromptResult`, or a `Result` of one of these.
+#[proc_macro_attribute]
+pub fn prompt(args: TokenStream, input: TokenStream) -> TokenStream {
+    prompt::expand(args.into(), input.into()).into()
+}
+
+/// Turns a function into an MCP resource (a URI) or resource template (an RFC 6570 URI
+/// template, whose variables are arguments of the function with the same names).
+///
+/// ```ignore
+/// /// The README.
+/// #[resource("file:///README.md", name = "readme", mime_type = "text/markdown")]
+/// fn readme() -> &'static str { "# Hello" }
+///
+/// /// One user's profile.
+/// #[resource("users://{id}/profile", mime_type = "application/json")]
+/// async fn profile(id: u64, db: State<Db>) -> Option<String> { db.profile(id) }
+///
+/// let server = Server::builder("files", "1.0.0").resources(resources![readme, profile]).build()?;
+/// ```
+///
+/// A template variable without an argument of that name is a compile error naming the
+/// variable; any other argument must be injected (`Context`, `State<T>`, `ResourceUri`).
+/// Options after the URI: `name = "…"` (default: the function's name), `title = "…"`,
+/// `description = "…"` (default: the doc comment), `mime_type = "…"`. The function returns
+/// text, bytes (`Vec<u8>`, `Blob`), `Json<T>`, `ResourceContents`, or an `Option` (`None` is
+/// "resource not found") or `Result` of one of these.
+#[proc_macro_attribute]
+pub fn resource(args: TokenStream, input: TokenStream) -> TokenStream {
+    resource::expand(args.into(), input.into()).into()
 }

@@ -1,4 +1,5 @@
 //! Shared helpers for the integration tests.
 
 pub mod interop;
+pub mod serve;
 pub mod stdio;

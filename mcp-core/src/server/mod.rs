@@ -1,8 +1,15 @@
-//! Servers: the builder, the tool router, and the per-session dispatch.
+//! Servers: the builder, the tool, prompt and resource routers, and the per-session dispatch.
 
+mod catalog;
+mod completion;
 mod context;
 mod elicit;
+mod logging;
+mod prompts;
+mod resources;
+mod sampling;
 mod session;
+mod surface;
 mod url;
 
 use std::any::{Any, TypeId};
@@ -11,17 +18,19 @@ use std::io;
 use std::sync::Arc;
 use std::time::Duration;
 
-use serde_json::value::RawValue;
 use tokio::io::{AsyncRead, AsyncWrite};
 
+pub use completion::{Completer, CompletionCall};
 pub use context::Context;
 pub use elicit::{DEFAULT_ELICITATION_TIMEOUT, ElicitRequest};
+pub use sampling::{ClientRequestError, DEFAULT_SAMPLING_TIMEOUT, ROOTS_TIMEOUT, SessionHandle};
 #[cfg(feature = "http")]
 pub(crate) use session::ServerSession;
+pub use surface::ChangeError;
 pub use url::{CompleteError, Completed, SessionKey, UrlElicitRequest, UrlElicitations};
 
 use crate::engine::{Session, SessionConfig};
-use crate::protocol::{Implementation, ListChangedCapability, ListToolsResult, ServerCapabilities};
+use crate::protocol::{Implementation, ListToolsResult, ServerCapabilities};
 use crate::tool::{ToolBox, ToolDef};
 use crate::transport::{LineOptions, serve_lines};
 
@@ -51,6 +60,34 @@ pub enum BuildError {
         /// What is wrong with its schema.
         reason: String,
     },
+    /// Two prompts were registered under one name.
+    #[error("a prompt named `{name}` is already registered; prompt names must be unique")]
+    DuplicatePrompt {
+        /// The name registered twice.
+        name: String,
+    },
+    /// Two resources (or templates) were registered under one URI.
+    #[error("a resource with URI (or template) `{uri}` is already registered")]
+    DuplicateResource {
+        /// The URI registered twice.
+        uri: String,
+    },
+    /// A resource template is not a URI template this server can match.
+    #[error("invalid URI template `{template}`: {reason}")]
+    InvalidUriTemplate {
+        /// The template.
+        template: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// A completer names a prompt argument or template variable that is not registered.
+    #[error("a completer is registered for `{argument}` of {target}, which has no such argument")]
+    UnknownCompletionTarget {
+        /// The prompt or template.
+        target: String,
+        /// The argument or variable.
+        argument: String,
+    },
 }
 
 /// Checks a tool name against MCP's rules: 1 to 128 characters from `A-Z a-z 0-9 _ - .`.
@@ -68,9 +105,10 @@ pub(crate) struct ServerInner {
     pub(crate) info: Implementation,
     pub(crate) instructions: Option<String>,
     pub(crate) capabilities: ServerCapabilities,
-    pub(crate) tools: HashMap<String, ToolDef>,
-    /// `tools/list`, serialized once.
-    pub(crate) tools_list: Box<RawValue>,
+    /// The tools, with `tools/list` serialized in advance.
+    pub(crate) tools: catalog::Catalog<ToolDef>,
+    /// Prompts, resources, logging, completion, sampling, and the live sessions.
+    pub(crate) surface: surface::Surface,
     pub(crate) state: HashMap<TypeId, Arc<dyn Any + Send + Sync>>,
     /// `Some(default timeout)` when elicitation is enabled.
     pub(crate) elicitation_timeout: Option<Duration>,
@@ -98,6 +136,7 @@ impl Server {
             info: Implementation::new(name, version),
             instructions: None,
             tools: Vec::new(),
+            surface: surface::SurfaceBuilder::default(),
             state: HashMap::new(),
             elicitation_timeout: None,
             line: LineOptions::default(),
@@ -117,9 +156,8 @@ impl Server {
 
     /// The registered tools, in registration order.
     pub fn tools(&self) -> ListToolsResult {
-        // Serialized by `build` from a `ListToolsResult`, so it always decodes.
-        serde_json::from_str(self.inner.tools_list.get())
-            .unwrap_or(ListToolsResult { tools: vec![], next_cursor: None })
+        let tools = self.inner.tools.snapshot().items.iter().map(|t| t.tool.clone()).collect();
+        ListToolsResult { tools, next_cursor: None }
     }
 
     /// The server's URL-mode elicitations, for completing flows from outside any request
@@ -151,6 +189,7 @@ pub struct ServerBuilder {
     info: Implementation,
     instructions: Option<String>,
     tools: Vec<ToolDef>,
+    surface: surface::SurfaceBuilder,
     state: HashMap<TypeId, Arc<dyn Any + Send + Sync>>,
     elicitation_timeout: Option<Duration>,
     line: LineOptions,
@@ -245,34 +284,25 @@ impl ServerBuilder {
 
     /// Checks the configuration and builds the server.
     pub fn build(self) -> Result<Server, BuildError> {
-        let mut tools = HashMap::with_capacity(self.tools.len());
-        let mut listed = Vec::with_capacity(self.tools.len());
-        for def in self.tools {
-            let name = def.name().to_owned();
-            validate_tool_name(&name).map_err(|reason| BuildError::InvalidToolName { name: name.clone(), reason })?;
+        for def in &self.tools {
+            let name = def.name();
+            validate_tool_name(name).map_err(|reason| BuildError::InvalidToolName { name: name.to_owned(), reason })?;
             if let Some(schema) = &def.tool.output_schema {
                 crate::tool::check_output_schema(schema)
-                    .map_err(|e| BuildError::InvalidOutputSchema { tool: name.clone(), reason: e.0 })?;
+                    .map_err(|e| BuildError::InvalidOutputSchema { tool: name.to_owned(), reason: e.0 })?;
             }
-            if tools.contains_key(&name) {
-                return Err(BuildError::DuplicateTool { name });
-            }
-            listed.push(def.tool.clone());
-            tools.insert(name, def);
         }
-        let capabilities = ServerCapabilities {
-            tools: (!listed.is_empty()).then(ListChangedCapability::default),
-            ..Default::default()
-        };
-        let tools_list = serde_json::value::to_raw_value(&ListToolsResult { tools: listed, next_cursor: None })
-            .map_err(|e| BuildError::InvalidOutputSchema { tool: String::new(), reason: e.to_string() })?;
+        let surface = self.surface.build()?;
+        let tools =
+            catalog::Catalog::new(self.tools, surface.page_size).map_err(|name| BuildError::DuplicateTool { name })?;
+        let capabilities = surface.capabilities(tools.len());
         Ok(Server {
             inner: Arc::new(ServerInner {
                 info: self.info,
                 instructions: self.instructions,
                 capabilities,
                 tools,
-                tools_list,
+                surface,
                 state: self.state,
                 elicitation_timeout: self.elicitation_timeout,
                 url_elicitations: UrlElicitations::default(),

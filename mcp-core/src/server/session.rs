@@ -32,6 +32,8 @@ pub(crate) struct SessionState {
     pub(crate) principal: Option<String>,
     client: OnceLock<ClientState>,
     initialized: AtomicBool,
+    /// Logging level and resource subscriptions.
+    pub(crate) surface: super::surface::SessionSurface,
 }
 
 impl SessionState {
@@ -42,6 +44,7 @@ impl SessionState {
             principal,
             client: OnceLock::new(),
             initialized: AtomicBool::new(false),
+            surface: Default::default(),
         }
     }
 
@@ -122,10 +125,7 @@ impl ServerSession {
 
     fn list_tools(&self, request: &Request) -> HandlerResult {
         let p: PaginatedParams = params(request)?;
-        if p.cursor.is_some() {
-            return Err(ErrorObject::invalid_params("invalid cursor: the tool list has a single page"));
-        }
-        Ok(self.server.tools_list.clone())
+        self.server.tools.page(p.cursor.as_deref())
     }
 
     fn call_tool(&self, request: Request, scope: RequestScope) -> BoxFuture<'static, HandlerResult> {
@@ -136,8 +136,7 @@ impl ServerSession {
             let tool = server
                 .tools
                 .get(&p.name)
-                .ok_or_else(|| ErrorObject::invalid_params(format!("unknown tool: `{}`", p.name)))?
-                .clone();
+                .ok_or_else(|| ErrorObject::invalid_params(format!("unknown tool: `{}`", p.name)))?;
             let progress_token = p.meta.and_then(|m| m.progress_token);
             let ctx = Context::new(scope.id, scope.peer, scope.cancel, progress_token, session, server);
             let result = tool.call(ToolCall { ctx, arguments: p.arguments.unwrap_or_default() }).await?;
@@ -149,8 +148,7 @@ impl ServerSession {
 impl Service for ServerSession {
     fn handle_request(&self, request: Request, scope: RequestScope) -> BoxFuture<'static, HandlerResult> {
         let method = request.method.as_str();
-        let known = matches!(method, "initialize" | "ping" | "tools/list" | "tools/call");
-        if !known || (method == "tools/list" || method == "tools/call") && self.server.capabilities.tools.is_none() {
+        if !self.server.offers(method) {
             return ready(Err(ErrorObject::method_not_found(method)));
         }
         if method == "ping" {
@@ -166,18 +164,20 @@ impl Service for ServerSession {
         }
         match method {
             "tools/list" => ready(self.list_tools(&request)),
-            _ => self.call_tool(request, scope),
+            "tools/call" => self.call_tool(request, scope),
+            _ => super::surface::handle(self.server.clone(), self.state.clone(), request, scope),
         }
     }
 
     fn closed(&self) {
         self.server.url_elicitations.remove_session(self.state.key);
+        self.server.surface.sessions.remove(self.state.key);
     }
 
-    fn handle_notification(&self, notification: Notification, _peer: &Peer) {
-        match notification.method.as_str() {
-            "notifications/initialized" => self.state.initialized.store(true, Ordering::Relaxed),
-            other => tracing::debug!(method = other, "ignored notification"),
+    fn handle_notification(&self, notification: Notification, peer: &Peer) {
+        if notification.method == "notifications/initialized" {
+            self.state.initialized.store(true, Ordering::Relaxed);
         }
+        super::surface::on_notification(&self.server, &self.state, &notification.method, peer);
     }
 }

@@ -11,6 +11,7 @@ use std::future::Future;
 use std::sync::Arc;
 
 pub use args::{State, ToolArgument};
+pub(crate) use result::protocol_error;
 pub use result::{IntoToolResult, Json};
 pub(crate) use schema::check_output_schema;
 pub use schema::{InputSchema, SchemaError};

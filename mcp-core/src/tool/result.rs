@@ -110,7 +110,7 @@ impl<T: Serialize + JsonSchema + Send + 'static> IntoToolResult for Json<T> {
 
 /// The JSON-RPC error an error value stands for, if it is one of the protocol-level errors
 /// ([`ErrorObject`], [`UrlElicitationRequired`]), directly or boxed.
-fn protocol_error(e: &(dyn Any + Send)) -> Option<ErrorObject> {
+pub(crate) fn protocol_error(e: &(dyn Any + Send)) -> Option<ErrorObject> {
     if let Some(rpc) = e.downcast_ref::<ErrorObject>() {
         return Some(rpc.clone());
     }

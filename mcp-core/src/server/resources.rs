@@ -1,0 +1,95 @@
+//! `resources/read`, `resources/subscribe` and `resources/unsubscribe`, registering resources
+//! on the builder, and announcing updates to subscribers.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use super::session::SessionState;
+use super::surface::{context, params, to_raw};
+use super::{Server, ServerBuilder, ServerInner};
+use crate::engine::{BoxFuture, HandlerResult, RequestScope};
+use crate::protocol::{EmptyResult, ErrorObject, Request, ResourceUriParams};
+use crate::resource::{ResourceCall, ResourceDef};
+
+impl ServerBuilder {
+    /// Registers a resource or a resource template. A URI (or template) registered twice, or an
+    /// invalid template, makes [`build`](Self::build) fail.
+    pub fn resource(mut self, resource: ResourceDef) -> Self {
+        self.surface.resources.push(resource);
+        self
+    }
+
+    /// Registers several resources and templates, e.g. `resources![readme, user_profile]`.
+    pub fn resources(mut self, resources: impl IntoIterator<Item = ResourceDef>) -> Self {
+        self.surface.resources.extend(resources);
+        self
+    }
+
+    /// Accepts `resources/subscribe` (declaring `resources.subscribe`): the application then
+    /// announces changes with [`Server::notify_resource_updated`], which reaches the sessions
+    /// subscribed to that URI.
+    pub fn resource_subscriptions(mut self) -> Self {
+        self.surface.subscriptions = true;
+        self
+    }
+}
+
+/// The definition serving `uri` and the template variables it matched: a static resource by
+/// exact URI first, else the first template (in registration order) that matches.
+fn resolve(server: &ServerInner, uri: &str) -> Option<(ResourceDef, HashMap<String, String>)> {
+    if let Some(entry) = server.surface.resources.get(uri) {
+        return Some((entry.def, HashMap::new()));
+    }
+    let templates = server.surface.templates.snapshot();
+    templates.items.iter().find_map(|t| t.parsed.matches(uri).map(|vars| (t.def.clone(), vars)))
+}
+
+/// Answers `resources/read`; an unknown URI is -32002 with `data.uri`.
+pub(crate) fn read(
+    server: &Arc<ServerInner>,
+    session: &Arc<SessionState>,
+    request: Request,
+    scope: RequestScope,
+) -> BoxFuture<'static, HandlerResult> {
+    let p: ResourceUriParams = match params(&request) {
+        Ok(p) => p,
+        Err(e) => return Box::pin(std::future::ready(Err(e))),
+    };
+    let Some((def, variables)) = resolve(server, &p.uri) else {
+        return Box::pin(std::future::ready(Err(ErrorObject::resource_not_found(&p.uri))));
+    };
+    let ctx = context(server, session, &request, scope);
+    let fut = def.read(ResourceCall { ctx, uri: p.uri, variables });
+    Box::pin(async move { to_raw(&fut.await?) })
+}
+
+/// Answers `resources/subscribe` (`on`) and `resources/unsubscribe`. Subscribing to a URI no
+/// resource or template serves is -32002.
+pub(crate) fn subscribe(server: &ServerInner, session: &SessionState, request: &Request, on: bool) -> HandlerResult {
+    let p: ResourceUriParams = params(request)?;
+    let mut subscriptions = session.surface.subscriptions.lock().map_err(|_| ErrorObject::internal("poisoned"))?;
+    if on {
+        if resolve(server, &p.uri).is_none() {
+            return Err(ErrorObject::resource_not_found(&p.uri));
+        }
+        subscriptions.insert(p.uri);
+    } else {
+        subscriptions.remove(&p.uri);
+    }
+    to_raw(&EmptyResult {})
+}
+
+impl Server {
+    /// Sends `notifications/resources/updated` for `uri` to every session subscribed to it;
+    /// returns how many sessions it reached.
+    pub async fn notify_resource_updated(&self, uri: &str) -> usize {
+        let params = ResourceUriParams { uri: uri.to_owned() };
+        self.inner
+            .surface
+            .sessions
+            .broadcast("notifications/resources/updated", &params, |s| {
+                s.surface.subscriptions.lock().is_ok_and(|subs| subs.contains(uri))
+            })
+            .await
+    }
+}

@@ -1,0 +1,76 @@
+//! Code generation for `#[resource]`. Generated code only calls into `::mcp_core::__private`;
+//! the logic lives in `mcp-core`'s traits. An argument named like a template variable is
+//! parsed from it (`ResourceVariable`); any other argument must be supplied by the server
+//! (`ResourceInjected`), and a wrong type is reported at the argument.
+
+use proc_macro2::{Delimiter, Ident, Span, TokenStream};
+use quote::{quote, quote_spanned};
+use syn::ReturnType;
+
+use super::parse::ResourceFn;
+use super::valid::resource_name;
+use crate::options::{Param, group, private_ident, span_range};
+
+fn extract(p: &Param, call: &Ident, vars: &[String]) -> TokenStream {
+    let ty = &p.ty;
+    let name = p.wire_name();
+    let ident = p.ident.clone().unwrap_or_else(|| private_ident("__unnamed"));
+    let (first, last) = span_range(ty);
+    if vars.contains(&name) {
+        let args = group(Delimiter::Parenthesis, last, quote!(&mut #call, #name));
+        quote_spanned! {first=>
+            let #ident = <#ty as ::mcp_core::__private::ResourceVariable>::extract #args?;
+        }
+    } else {
+        let args = group(Delimiter::Parenthesis, last, quote!(&#call));
+        quote_spanned! {first=>
+            let #ident = <#ty as ::mcp_core::__private::ResourceInjected>::inject #args?;
+        }
+    }
+}
+
+/// The expression building the resource's `ResourceDef`.
+pub(crate) fn definition(f: &ResourceFn, vars: &[String]) -> TokenStream {
+    let call_arg = private_ident("__call");
+    let name = resource_name(f);
+    let uri = f.attr.uri.as_ref().map(syn::LitStr::value).unwrap_or_default();
+    let fn_ident = &f.sig.ident;
+    let extracts = f.params.iter().map(|p| extract(p, &call_arg, vars));
+    let idents: Vec<_> = f.params.iter().filter_map(|p| p.ident.clone()).collect();
+    let call = quote!(#fn_ident(#(#idents),*));
+    let call = if f.sig.asyncness.is_some() { quote!(#call.await) } else { call };
+    let (first, last) = match &f.sig.output {
+        ReturnType::Type(_, ty) => span_range(ty),
+        ReturnType::Default => span_range(&f.sig.ident),
+    };
+    let handler = Ident::new("__handler", Span::mixed_site().located_at(first));
+    let body = group(
+        Delimiter::Brace,
+        last,
+        quote! {
+            async move {
+                #(#extracts)*
+                ::core::result::Result::Ok::<_, ::mcp_core::__private::ErrorObject>(#call)
+            }
+        },
+    );
+    let closure = quote_spanned!(first=> move |mut #call_arg: ::mcp_core::__private::ResourceCall| #body);
+    let constructor = if vars.is_empty() { quote!(new) } else { quote!(template) };
+    let args = group(Delimiter::Parenthesis, last, quote!(#uri, #name, #handler));
+    let new = quote_spanned!(first=> ::mcp_core::__private::ResourceDef::#constructor #args);
+    let mut setters = Vec::new();
+    if let Some(d) = &f.description {
+        setters.push(quote!(.description(#d)));
+    }
+    if let Some(t) = &f.attr.title {
+        setters.push(quote!(.title(#t)));
+    }
+    if let Some(m) = &f.attr.mime_type {
+        setters.push(quote!(.mime_type(#m)));
+    }
+    quote! {{
+        let #handler = #closure;
+        #new
+        #(#setters)*
+    }}
+}

@@ -1,0 +1,9 @@
+use mcp_core::prelude::*;
+
+/// Reviews.
+#[prompt]
+fn review<T: Into<String>>(code: String) -> String {
+    code
+}
+
+fn main() {}

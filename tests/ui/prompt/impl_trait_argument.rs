@@ -1,0 +1,9 @@
+use mcp_core::prelude::*;
+
+/// Reviews.
+#[prompt]
+fn review(code: impl Into<String>) -> String {
+    code.into()
+}
+
+fn main() {}

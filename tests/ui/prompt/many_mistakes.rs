@@ -1,0 +1,12 @@
+use mcp_core::prelude::*;
+
+/// Reviews.
+///
+/// # Arguments
+/// * `ghost` - Not an argument.
+#[prompt(nmae = "x", title = 3)]
+unsafe fn review<T>(code: &str, #[arg(rename = "")] other: String) -> String {
+    String::new()
+}
+
+fn main() {}

@@ -1,0 +1,6 @@
+use mcp_core::prelude::*;
+
+#[prompt]
+struct Review;
+
+fn main() {}

@@ -1,0 +1,9 @@
+use mcp_core::prelude::*;
+
+/// Reviews.
+#[prompt(title = "A", title = "B")]
+fn review(code: String) -> String {
+    code
+}
+
+fn main() {}

@@ -1,0 +1,9 @@
+use mcp_core::prelude::*;
+
+/// Reviews.
+#[prompt]
+fn review((code, focus): (String, String)) -> String {
+    code + &focus
+}
+
+fn main() {}

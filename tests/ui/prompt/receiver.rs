@@ -1,0 +1,13 @@
+use mcp_core::prelude::*;
+
+struct Library;
+
+impl Library {
+    /// Reviews.
+    #[prompt]
+    fn review(&self, code: String) -> String {
+        code
+    }
+}
+
+fn main() {}

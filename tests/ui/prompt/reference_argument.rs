@@ -1,0 +1,9 @@
+use mcp_core::prelude::*;
+
+/// Reviews.
+#[prompt]
+fn review(code: &str) -> String {
+    code.to_owned()
+}
+
+fn main() {}

@@ -1,0 +1,9 @@
+use mcp_core::prelude::*;
+
+/// Reviews.
+#[prompt]
+fn review(#[arg(colour = "red")] code: String) -> String {
+    code
+}
+
+fn main() {}

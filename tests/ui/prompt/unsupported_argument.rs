@@ -1,0 +1,9 @@
+use mcp_core::prelude::*;
+
+/// Reviews several files.
+#[prompt]
+fn review(files: Vec<String>) -> String {
+    files.join(",")
+}
+
+fn main() {}

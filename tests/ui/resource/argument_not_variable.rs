@@ -1,0 +1,9 @@
+use mcp_core::prelude::*;
+
+/// Data of one item.
+#[resource("test://template/{id}/data")]
+fn item(id: String, format: String) -> String {
+    id + &format
+}
+
+fn main() {}

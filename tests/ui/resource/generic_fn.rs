@@ -1,0 +1,9 @@
+use mcp_core::prelude::*;
+
+/// One item.
+#[resource("test://items/{id}")]
+fn item<T>(id: String) -> String {
+    id
+}
+
+fn main() {}

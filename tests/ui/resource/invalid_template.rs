@@ -1,0 +1,9 @@
+use mcp_core::prelude::*;
+
+/// An item.
+#[resource("test://items/{item id}")]
+fn item() -> &'static str {
+    "x"
+}
+
+fn main() {}

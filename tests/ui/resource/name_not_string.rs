@@ -1,0 +1,9 @@
+use mcp_core::prelude::*;
+
+/// The readme.
+#[resource("test://readme", mime_type = text)]
+fn readme() -> &'static str {
+    "# Readme"
+}
+
+fn main() {}

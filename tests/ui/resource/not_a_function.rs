@@ -1,0 +1,6 @@
+use mcp_core::prelude::*;
+
+#[resource("test://x")]
+struct Readme;
+
+fn main() {}

@@ -1,0 +1,56 @@
+//! Every supported shape of `#[resource]`, compiled under strict lints.
+#![deny(warnings, missing_docs)]
+
+use mcp_core::prelude::*;
+use mcp_core::resource::ResourceUri;
+use serde::Serialize;
+
+/// Shared storage.
+pub struct Store;
+
+/// A profile.
+#[derive(Serialize)]
+pub struct Profile {
+    /// The name.
+    pub name: String,
+}
+
+/// The readme.
+#[resource("file:///README.md", name = "readme", title = "Read me", mime_type = "text/markdown")]
+pub fn readme() -> &'static str {
+    "# Readme"
+}
+
+/// The logo.
+#[resource("file:///logo.png", mime_type = "image/png")]
+pub async fn logo(_store: State<Store>) -> Vec<u8> {
+    vec![0x89]
+}
+
+/// One user's profile.
+#[resource("users://{org}/{id}/profile{?fields}")]
+pub async fn profile(
+    org: String,
+    id: u64,
+    fields: Option<String>,
+    ctx: Context,
+    uri: ResourceUri,
+) -> Result<Option<Json<Profile>>, String> {
+    let _ = (ctx.request_id(), uri.0, fields);
+    Ok((id > 0).then(|| Json(Profile { name: org })))
+}
+
+/// A file by path.
+#[resource("files:///{+path}", description = "Any file.")]
+pub fn file(path: std::path::PathBuf) -> Vec<ResourceContents> {
+    vec![ResourceContents::text(format!("files:///{}", path.display()), None, "x")]
+}
+
+/// Builds the server.
+pub fn server() -> Result<Server, mcp_core::BuildError> {
+    Server::builder("r", "1").state(Store).resources(resources![readme, logo, profile, file]).build()
+}
+
+fn main() {
+    let _ = server();
+}

@@ -1,0 +1,9 @@
+use mcp_core::prelude::*;
+
+/// A number.
+#[resource("test://number")]
+fn number() -> u32 {
+    7
+}
+
+fn main() {}

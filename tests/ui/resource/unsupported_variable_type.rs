@@ -1,0 +1,9 @@
+use mcp_core::prelude::*;
+
+/// Several items.
+#[resource("test://items/{ids}")]
+fn items(ids: Vec<u32>) -> String {
+    format!("{ids:?}")
+}
+
+fn main() {}

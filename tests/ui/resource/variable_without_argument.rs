@@ -1,0 +1,9 @@
+use mcp_core::prelude::*;
+
+/// Data of one item.
+#[resource("test://template/{id}/data")]
+fn item(ident: String) -> String {
+    ident
+}
+
+fn main() {}
