@@ -791,12 +791,13 @@ async fn idle_sessions_expire_but_not_while_an_elicitation_is_pending() {
 
 #[tokio::test]
 async fn idleness_counts_from_the_end_of_the_last_request() {
-    let h = Harness::start(HttpConfig::default().idle_timeout(Duration::from_millis(400))).await;
+    // Idle sessions are looked for every quarter of the timeout (250 ms here).
+    let h = Harness::start(HttpConfig::default().idle_timeout(Duration::from_millis(1000))).await;
     let session = h.session(json!({})).await;
     // The request lasts longer than the idle timeout...
-    assert_eq!(session.call_text(1, "nap", json!({"ms": 900})).await, "rested");
+    assert_eq!(session.call_text(1, "nap", json!({"ms": 1500})).await, "rested");
     // ...and the session must not expire the moment it ends.
-    tokio::time::sleep(Duration::from_millis(150)).await;
+    tokio::time::sleep(Duration::from_millis(400)).await;
     let list = session.send(&json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"})).await;
     assert_eq!(list.status(), StatusCode::OK, "the session expired right after a long request");
 }
@@ -874,11 +875,19 @@ async fn a_cancelled_request_ends_its_post_and_leaves_nothing_behind() {
         let post = session.post(&tool_call(11, "wait_forever", json!({})));
         async move { post.send().await }
     });
-    tokio::time::sleep(Duration::from_millis(100)).await;
+    within("the request to be in flight", async {
+        while h.http.request_streams() != 1 {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    })
+    .await;
     let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 11}});
     assert_eq!(session.send(&cancel).await.status(), StatusCode::ACCEPTED);
     let response = within("the cancelled POST to end", pending).await.unwrap().unwrap();
-    // No JSON-RPC response is sent for a cancelled request; the HTTP exchange still ends.
+    // No JSON-RPC response is sent for a cancelled request; the HTTP exchange still ends, as
+    // an SSE stream with nothing on it.
+    assert_eq!(response.status(), StatusCode::OK);
+    assert_eq!(content_type(&response), "text/event-stream");
     let body = within("its body", response.text()).await.unwrap();
     assert!(!body.contains("\"result\""), "a cancelled request got a result: {body}");
     within("no request state left", async {
