@@ -17,7 +17,7 @@ use std::net::{Ipv4Addr, SocketAddr};
 use std::time::Duration;
 
 use mcp_core::prelude::*;
-use mcp_core::protocol::JsonObject;
+use mcp_core::protocol::{CreateMessageParams, JsonObject, SamplingMessage};
 use mcp_core::tool::{ToolCall, ToolDef};
 use serde::Deserialize;
 use serde_json::json;
@@ -93,6 +93,99 @@ async fn test_tool_with_progress(ctx: Context) -> Result<String, String> {
         ctx.progress(progress, Some(100.0), Some(&message)).await.map_err(|e| e.to_string())?;
     }
     Ok("Progress test completed".into())
+}
+
+/// Sends three `info` log messages, 50 ms apart, while it runs.
+#[tool(read_only)]
+async fn test_tool_with_logging(ctx: Context) -> &'static str {
+    ctx.info("Tool execution started").await;
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    ctx.info("Tool processing data").await;
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    ctx.info("Tool execution completed").await;
+    "Logging test completed"
+}
+
+/// Asks the client's model to answer a prompt.
+///
+/// # Arguments
+/// * `prompt` - The prompt to send to the LLM.
+#[tool]
+async fn test_sampling(ctx: Context, prompt: String) -> Result<String, mcp_core::server::ClientRequestError> {
+    let answer = ctx.sample(CreateMessageParams::new(vec![SamplingMessage::user(prompt)], 100)).await?;
+    Ok(format!("LLM response: {}", answer.text().unwrap_or_default()))
+}
+
+// ---- Resources ----
+
+/// A static text resource.
+#[resource("test://static-text", name = "static-text", mime_type = "text/plain")]
+fn static_text() -> &'static str {
+    "This is the content of the static text resource."
+}
+
+/// A static binary resource (a 1×1 red PNG).
+#[resource("test://static-binary", name = "static-binary", mime_type = "image/png")]
+fn static_binary() -> ResourceContents {
+    ResourceContents::Blob {
+        uri: "test://static-binary".into(),
+        mime_type: Some("image/png".into()),
+        blob: RED_PIXEL_PNG.into(),
+    }
+}
+
+/// A resource clients subscribe to.
+#[resource("test://watched-resource", name = "watched-resource", mime_type = "text/plain")]
+fn watched_resource() -> &'static str {
+    "Watched resource content."
+}
+
+/// Data for one id, from a URI template.
+#[resource("test://template/{id}/data", name = "template-data", mime_type = "application/json")]
+fn template_data(id: String) -> String {
+    json!({"id": id, "templateTest": true, "data": format!("Data for ID: {id}")}).to_string()
+}
+
+// ---- Prompts ----
+
+/// A simple prompt without arguments.
+#[prompt]
+fn test_simple_prompt() -> &'static str {
+    "This is a simple prompt for testing."
+}
+
+/// A prompt with two arguments.
+///
+/// # Arguments
+/// * `arg1` - First test argument.
+/// * `arg2` - Second test argument.
+#[prompt]
+fn test_prompt_with_arguments(arg1: String, arg2: String) -> String {
+    format!("Prompt with arguments: arg1='{arg1}', arg2='{arg2}'")
+}
+
+/// A prompt embedding a resource.
+///
+/// # Arguments
+/// * `resourceUri` - URI of the resource to embed.
+#[prompt]
+fn test_prompt_with_embedded_resource(#[arg(rename = "resourceUri")] uri: String) -> Vec<PromptMessage> {
+    vec![
+        PromptMessage::resource(
+            Role::User,
+            ResourceContents::text(uri, Some("text/plain".into()), "Embedded resource content for testing."),
+        ),
+        PromptMessage::user("Please process the embedded resource above."),
+    ]
+}
+
+/// A prompt with an image.
+#[prompt]
+fn test_prompt_with_image() -> Vec<PromptMessage> {
+    vec![
+        PromptMessage::new(Role::User, Content::image(RED_PIXEL_PNG, "image/png")),
+        PromptMessage::user("Please analyze the image above."),
+    ]
 }
 
 // ---- Elicitation ----
@@ -307,11 +400,26 @@ fn server() -> Result<Server, mcp_core::BuildError> {
             test_multiple_content_types,
             test_error_handling,
             test_tool_with_progress,
+            test_tool_with_logging,
+            test_sampling,
             test_elicitation,
             test_elicitation_sep1034_defaults,
             test_elicitation_sep1330_enums,
         ])
         .tool(json_schema_2020_12_tool())
+        .resources(resources![static_text, static_binary, watched_resource, template_data])
+        .resource_subscriptions()
+        .prompts(prompts![
+            test_simple_prompt,
+            test_prompt_with_arguments,
+            test_prompt_with_embedded_resource,
+            test_prompt_with_image
+        ])
+        .complete_prompt_argument(
+            "test_prompt_with_arguments",
+            "arg1",
+            Completer::values(["paris", "park", "party", "test", "testing"]),
+        )
         .build()
 }
 
