@@ -9,7 +9,9 @@
 //! logs) travel on **that POST's own SSE stream**, followed by the response; the client's
 //! answers arrive as new POSTs. A POST whose handler sends nothing else is answered with plain
 //! JSON. SSE events carry ids, and a client that reconnects with `Last-Event-ID` receives what
-//! it missed (kept by an [`EventStore`], in memory and bounded by default).
+//! it missed (kept by an [`EventStore`], in memory and bounded by default); when some of it is
+//! no longer kept, the reconnection is refused with 404 rather than served with a gap. A
+//! request the client cancels (`notifications/cancelled`) gets no response: its stream ends.
 //!
 //! In stateless mode ([`HttpConfig::stateless`]) there are no session ids: every POST is served
 //! by a fresh session, so server-to-client requests (elicitation, sampling, roots) cannot be
