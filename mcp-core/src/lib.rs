@@ -26,12 +26,14 @@
 
 #![warn(missing_docs)]
 
+pub mod client;
 pub mod elicit;
 pub mod engine;
 pub mod prompt;
 pub mod protocol;
 pub mod resource;
 pub mod server;
+pub mod testing;
 pub mod tool;
 pub mod transport;
 

@@ -318,3 +318,31 @@ async fn a_fixed_tool_list_is_one_page_without_list_changed() {
     assert!(server.add_tool(echo_tool("c")).await.is_err());
     assert!(server.remove_tool("a").await.is_err());
 }
+
+#[tokio::test]
+async fn a_client_that_stops_reading_does_not_hold_up_updates() {
+    let server = server();
+    let mut stalled = connect(&server).await;
+    let mut reader = connect(&server).await;
+    subscribe(&mut stalled, "test://static/readme").await;
+    subscribe(&mut reader, "test://static/readme").await;
+    let reading = tokio::spawn(async move {
+        loop {
+            reader.recv().await;
+        }
+    });
+    // `stalled` never reads again: once its pipe and queue are full, each update waits a
+    // bounded time for it and still reaches the session that reads.
+    let mut reached = 2;
+    let mut rounds = 0;
+    while reached == 2 {
+        rounds += 1;
+        assert!(rounds < 20_000, "the stalled session never filled up");
+        reached = server.notify_resource_updated("test://static/readme").await;
+    }
+    let started = std::time::Instant::now();
+    assert_eq!(server.notify_resource_updated("test://static/readme").await, 1);
+    let waited = started.elapsed();
+    assert!(waited < std::time::Duration::from_secs(5), "waited {waited:?}");
+    reading.abort();
+}

@@ -60,8 +60,11 @@ impl Context {
     }
 
     /// Sends `data` (a string or any serializable value) to the client as a
-    /// `notifications/message` at `level`, if the session's level lets it through. Delivery
-    /// failures (the session closed) are ignored.
+    /// `notifications/message` at `level`, if the session's level lets it through: the level
+    /// the client set with `logging/setLevel`, or before it sets one, the server's
+    /// [`default_log_level`](super::ServerBuilder::default_log_level) — without which nothing
+    /// is sent (MCP leaves that choice to the server). Delivery failures (the session closed)
+    /// are ignored.
     pub async fn log(&self, level: LoggingLevel, data: impl Serialize) {
         self.log_to(level, None, data).await;
     }

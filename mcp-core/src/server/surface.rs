@@ -254,7 +254,11 @@ pub(crate) struct SessionSurface {
     pub(crate) subscriptions: Mutex<HashSet<String>>,
 }
 
-/// The initialized sessions of a server, for announcements.
+/// How long an announcement waits for room in one session's outbound queue.
+pub(crate) const BROADCAST_PATIENCE: Duration = Duration::from_secs(1);
+
+/// The initialized sessions of a server (those that sent `notifications/initialized`), for
+/// announcements.
 #[derive(Default)]
 pub(crate) struct Sessions(Mutex<HashMap<SessionKey, (Peer, Arc<SessionState>)>>);
 
@@ -275,8 +279,9 @@ impl Sessions {
         self.0.lock().map(|m| m.len()).unwrap_or(0)
     }
 
-    /// Sends a notification to every session `filter` accepts, concurrently (a session that
-    /// stopped reading does not hold up the others); returns how many it was sent to.
+    /// Sends a notification to every session `filter` accepts, concurrently; returns how many
+    /// it was sent to. A session whose outbound queue stays full for [`BROADCAST_PATIENCE`]
+    /// (a client that stopped reading) misses it rather than holding up the caller.
     pub(crate) async fn broadcast<P: Serialize + Sync>(
         &self,
         method: &str,
@@ -287,8 +292,12 @@ impl Sessions {
             Ok(m) => m.values().filter(|(_, s)| filter(s)).map(|(p, _)| p.clone()).collect(),
             Err(_) => return 0,
         };
-        let sends = peers.iter().map(|p| p.notify(method, params));
-        futures_util::future::join_all(sends).await.into_iter().filter(Result::is_ok).count()
+        let sends = peers.iter().map(|p| tokio::time::timeout(BROADCAST_PATIENCE, p.notify(method, params)));
+        let sent = futures_util::future::join_all(sends).await.into_iter().filter(|r| matches!(r, Ok(Ok(())))).count();
+        if sent < peers.len() {
+            tracing::debug!(method, missed = peers.len() - sent, "some sessions could not take a notification");
+        }
+        sent
     }
 }
 

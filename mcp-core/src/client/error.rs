@@ -1,0 +1,114 @@
+//! Why a client operation failed.
+
+use std::time::Duration;
+
+use crate::elicit::UrlElicitationRequired;
+use crate::engine::PeerError;
+use crate::protocol::ErrorObject;
+
+/// Why a request to the server (or connecting to it) produced no result.
+///
+/// A tool that fails is not an error here: its result has `isError: true`
+/// ([`CallToolResult::is_error`](crate::CallToolResult::is_error)).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ClientError {
+    /// The server answered with a JSON-RPC error.
+    #[error("the server answered with error {}: {}", .0.code, .0.message)]
+    Rpc(ErrorObject),
+    /// The server answered with error -32042: the user must complete these URL-mode
+    /// elicitations before the request can succeed. See
+    /// [`Client::complete_url_elicitations`](super::Client::complete_url_elicitations) and
+    /// [`Client::wait_for_elicitations`](super::Client::wait_for_elicitations).
+    #[error("{} ({} URL-mode elicitation(s) to complete first)", .0.message, .0.elicitations.len())]
+    UrlElicitationRequired(UrlElicitationRequired),
+    /// No answer arrived in time.
+    #[error("no answer to `{method}` within {timeout:?}")]
+    Timeout {
+        /// What was awaited.
+        method: String,
+        /// The timeout that expired.
+        timeout: Duration,
+    },
+    /// The request was cancelled (its cancellation token fired); the server was told.
+    #[error("the request was cancelled")]
+    Cancelled,
+    /// The connection is closed (or closed while waiting).
+    #[error("the connection is closed")]
+    Closed,
+    /// Parameters could not be encoded, or a result could not be decoded.
+    #[error("{0}")]
+    Codec(String),
+    /// The transport failed: the server could not be started or reached.
+    #[error("transport: {0}")]
+    Transport(String),
+    /// `initialize` negotiated a protocol revision this client does not speak.
+    #[error("the server chose protocol revision `{0}`, which this client does not speak")]
+    UnsupportedProtocolVersion(String),
+}
+
+impl ClientError {
+    /// The JSON-RPC error the server answered with, if that is what this is.
+    pub fn rpc(&self) -> Option<&ErrorObject> {
+        match self {
+            ClientError::Rpc(e) => Some(e),
+            _ => None,
+        }
+    }
+
+    /// The JSON-RPC error code, for errors the server answered with (-32042 included).
+    pub fn code(&self) -> Option<i32> {
+        match self {
+            ClientError::Rpc(e) => Some(e.code),
+            ClientError::UrlElicitationRequired(_) => Some(crate::protocol::codes::URL_ELICITATION_REQUIRED),
+            _ => None,
+        }
+    }
+}
+
+impl From<PeerError> for ClientError {
+    fn from(e: PeerError) -> Self {
+        match e {
+            PeerError::Rpc(error) if is_transport_error(&error) => ClientError::Transport(error.message),
+            PeerError::Rpc(error) => match UrlElicitationRequired::from_error_object(&error) {
+                Some(required) => ClientError::UrlElicitationRequired(required),
+                None => ClientError::Rpc(error),
+            },
+            PeerError::Timeout { method, timeout } => ClientError::Timeout { method, timeout },
+            PeerError::Cancelled => ClientError::Cancelled,
+            PeerError::Closed => ClientError::Closed,
+            PeerError::Codec(m) => ClientError::Codec(m),
+        }
+    }
+}
+
+/// Whether the error was made up by the HTTP transport rather than sent by the server.
+fn is_transport_error(_error: &ErrorObject) -> bool {
+    #[cfg(feature = "http-client")]
+    {
+        let mark = crate::transport::http_client::TRANSPORT_ERROR_MARK;
+        _error.data.as_ref().and_then(|d| d.get(mark)).is_some_and(|v| v == true)
+    }
+    #[cfg(not(feature = "http-client"))]
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn url_elicitation_required_is_typed() {
+        let wire = UrlElicitationRequired::single("e1", "https://example.test/a", "Authorize").to_error_object();
+        match ClientError::from(PeerError::Rpc(wire)) {
+            ClientError::UrlElicitationRequired(r) => {
+                assert_eq!(r.elicitations[0].elicitation_id, "e1");
+            }
+            other => panic!("expected UrlElicitationRequired, got {other:?}"),
+        }
+        // -32042 without the data the spec requires stays a plain error.
+        let bare = ErrorObject::new(-32042, "x").with_data(json!({"nope": 1}));
+        assert!(matches!(ClientError::from(PeerError::Rpc(bare)), ClientError::Rpc(_)));
+    }
+}

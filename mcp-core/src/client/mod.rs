@@ -1,0 +1,775 @@
+//! MCP clients: connect to a server, use what it offers, and answer what it asks.
+//!
+//! A [`Client`] is built by a [`ClientBuilder`] with the handlers for the server's requests
+//! ([`ElicitationHandler`], [`SamplingHandler`], [`RootsHandler`]) — the capabilities declared
+//! in `initialize` follow from them — and connected over a child process's stdio
+//! ([`connect_stdio`](ClientBuilder::connect_stdio)), Streamable HTTP
+//! ([`connect_http`](ClientBuilder::connect_http), feature `http-client`), any reader/writer
+//! pair ([`connect_io`](ClientBuilder::connect_io)), or to a [`Server`] in this process
+//! ([`connect_in_process`](ClientBuilder::connect_in_process)).
+//!
+//! ```no_run
+//! use mcp_core::client::{Client, ElicitationModes, elicitation_fn};
+//! use mcp_core::protocol::ElicitResult;
+//!
+//! # async fn run() -> Result<(), mcp_core::client::ClientError> {
+//! let client = Client::builder("my-app", "1.0.0")
+//!     .elicitation(elicitation_fn(ElicitationModes::FORM, |request| async move {
+//!         // Show `request.message()` and the form to the user…
+//!         request.as_form().and_then(|f| f.accept_defaults().ok()).unwrap_or_else(ElicitResult::decline)
+//!     }))
+//!     .connect_stdio(tokio::process::Command::new("my-mcp-server"))
+//!     .await?;
+//! let result = client.call_tool("add", serde_json::json!({"a": 2, "b": 40})).await?;
+//! println!("{:?}", result.content);
+//! client.close().await;
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! Every request waits at most [`DEFAULT_REQUEST_TIMEOUT`] unless configured otherwise;
+//! dropping its future, or cancelling the token given to [`ToolCall::cancel_on`], withdraws it
+//! with `notifications/cancelled`. Notifications reach the application through
+//! [`Client::notifications`] (a broadcast receiver) or [`ClientBuilder::on_notification`].
+
+pub(crate) mod connection;
+mod elicitation;
+mod error;
+mod handlers;
+mod notifications;
+pub(crate) mod service;
+
+use std::future::{Future, IntoFuture};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::sync::broadcast;
+
+pub use elicitation::{
+    ElicitationFn, ElicitationHandler, ElicitationModes, ElicitationRequest, FormRequest, TypedAnswerError,
+    TypedElicitation, TypedForm, UrlRequest, elicitation_fn, fill_defaults, typed_elicitation,
+};
+pub use error::ClientError;
+pub use handlers::{RootsHandler, SamplingFn, SamplingHandler, SamplingSupport, sampling_fn};
+pub use notifications::ServerNotification;
+/// Cancels a request given to [`ToolCall::cancel_on`].
+pub use tokio_util::sync::CancellationToken;
+
+use connection::{Connection, LineConnection};
+use service::{ClientService, ClientShared, NotificationCallback, ProgressCallback};
+
+use crate::elicit::UrlElicitationRequired;
+use crate::engine::{BoxFuture, Peer, RequestOptions, Session, SessionConfig};
+use crate::protocol::{
+    CallToolParams, CallToolResult, ClientCapabilities, CompleteArgument, CompleteContext, CompleteParams,
+    CompleteResult, Completion, CompletionReference, ElicitAction, EmptyResult, GetPromptParams, GetPromptResult,
+    Implementation, InitializeParams, InitializeResult, JsonObject, LATEST_PROTOCOL_VERSION, ListPromptsResult,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, LoggingLevel, PaginatedParams, ProgressParams,
+    ProgressToken, Prompt, ReadResourceResult, RequestMeta, Resource, ResourceTemplate, ResourceUriParams,
+    SUPPORTED_PROTOCOL_VERSIONS, ServerCapabilities, SetLevelParams, Tool,
+};
+use crate::server::Server;
+use crate::transport::LineOptions;
+
+/// How long a request waits for its answer unless configured otherwise: 5 minutes (a tool may
+/// ask the user something while it runs).
+pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(5 * 60);
+
+/// How long [`Client::complete_url_elicitations`] waits for the user to finish the flows.
+pub const DEFAULT_URL_ELICITATION_TIMEOUT: Duration = Duration::from_secs(10 * 60);
+
+/// How many notifications a slow subscriber may fall behind before it misses some.
+pub const DEFAULT_NOTIFICATION_CAPACITY: usize = 256;
+
+/// The most pages a `list_all_*` call follows (a server repeating cursors must not loop it).
+const MAX_PAGES: usize = 10_000;
+
+/// How many times [`Client::call_tool_with_url_elicitation`] completes flows and retries.
+const URL_ELICITATION_ROUNDS: usize = 3;
+
+/// Configures a [`Client`]: who it is, its handlers, its limits, then how it connects.
+#[must_use = "a builder does nothing until one of its `connect_*` methods is awaited"]
+pub struct ClientBuilder {
+    info: Implementation,
+    protocol_version: String,
+    elicitation: Option<Arc<dyn elicitation::DynElicitationHandler>>,
+    sampling: Option<Arc<dyn handlers::DynSamplingHandler>>,
+    roots: Option<Arc<dyn handlers::DynRootsHandler>>,
+    callbacks: Vec<NotificationCallback>,
+    notification_capacity: usize,
+    request_timeout: Option<Duration>,
+    url_elicitation_timeout: Duration,
+    session: SessionConfig,
+    line: LineOptions,
+}
+
+impl std::fmt::Debug for ClientBuilder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ClientBuilder")
+            .field("info", &self.info)
+            .field("capabilities", &self.shared_parts().capabilities())
+            .finish_non_exhaustive()
+    }
+}
+
+impl ClientBuilder {
+    /// Sets the human-readable title in `clientInfo`.
+    pub fn title(mut self, title: impl Into<String>) -> Self {
+        self.info.title = Some(title.into());
+        self
+    }
+
+    /// Answers `elicitation/create` with `handler`, declaring the modes it supports.
+    pub fn elicitation(mut self, handler: impl ElicitationHandler) -> Self {
+        self.elicitation = Some(Arc::new(handler));
+        self
+    }
+
+    /// Answers `sampling/createMessage` with `handler`, declaring `sampling`.
+    pub fn sampling(mut self, handler: impl SamplingHandler) -> Self {
+        self.sampling = Some(Arc::new(handler));
+        self
+    }
+
+    /// Answers `roots/list` with `handler` (a `Vec<Root>` will do), declaring `roots`.
+    pub fn roots(mut self, handler: impl RootsHandler) -> Self {
+        self.roots = Some(Arc::new(handler));
+        self
+    }
+
+    /// Calls `callback` with every notification from the server, on the connection's reader,
+    /// in order: keep it quick (send to a channel if there is work to do).
+    pub fn on_notification(mut self, callback: impl Fn(&ServerNotification) + Send + Sync + 'static) -> Self {
+        self.callbacks.push(Arc::new(callback));
+        self
+    }
+
+    /// How many notifications a [`Client::notifications`] receiver may fall behind before it
+    /// misses some (default [`DEFAULT_NOTIFICATION_CAPACITY`]).
+    pub fn notification_capacity(mut self, capacity: usize) -> Self {
+        self.notification_capacity = capacity.max(1);
+        self
+    }
+
+    /// How long each request waits for its answer (default [`DEFAULT_REQUEST_TIMEOUT`]);
+    /// `None` waits until the answer comes, the request is cancelled, or the connection closes.
+    pub fn request_timeout(mut self, timeout: Option<Duration>) -> Self {
+        self.request_timeout = timeout;
+        self
+    }
+
+    /// How long [`Client::complete_url_elicitations`] waits for the flows to complete (default
+    /// [`DEFAULT_URL_ELICITATION_TIMEOUT`]).
+    pub fn url_elicitation_timeout(mut self, timeout: Duration) -> Self {
+        self.url_elicitation_timeout = timeout;
+        self
+    }
+
+    /// The protocol revision to ask for in `initialize` (default the newest,
+    /// [`LATEST_PROTOCOL_VERSION`]). The server may answer with an older one it speaks.
+    pub fn protocol_version(mut self, version: impl Into<String>) -> Self {
+        self.protocol_version = version.into();
+        self
+    }
+
+    /// The longest accepted incoming line on line transports (default 4 MiB).
+    pub fn max_message_size(mut self, bytes: usize) -> Self {
+        self.line.max_line = bytes;
+        self
+    }
+
+    /// What the client will declare in `initialize`, given the handlers registered so far.
+    pub fn capabilities(&self) -> ClientCapabilities {
+        self.shared_parts().capabilities()
+    }
+
+    fn shared_parts(&self) -> ClientShared {
+        let (events, _) = broadcast::channel(self.notification_capacity);
+        ClientShared {
+            elicitation: self.elicitation.clone(),
+            sampling: self.sampling.clone(),
+            roots: self.roots.clone(),
+            events,
+            callbacks: self.callbacks.clone(),
+            completions: Default::default(),
+            progress: Mutex::default(),
+            closed: CancellationToken::new(),
+        }
+    }
+
+    /// Starts the server `command` (its stdin and stdout are taken for the protocol; its
+    /// stderr is left as configured) and connects to it. On [`Client::close`] its input is
+    /// closed and it gets a few seconds to exit before it is killed.
+    pub async fn connect_stdio(self, command: tokio::process::Command) -> Result<Client, ClientError> {
+        let mut command = command;
+        command.stdin(std::process::Stdio::piped()).stdout(std::process::Stdio::piped()).kill_on_drop(true);
+        let mut child = command.spawn().map_err(|e| ClientError::Transport(format!("cannot start the server: {e}")))?;
+        let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
+            return Err(ClientError::Transport("the server's stdin or stdout is not a pipe".into()));
+        };
+        self.connect_lines(stdout, stdin, |c| c.with_child(child)).await
+    }
+
+    /// Connects over a reader (the server's output) and a writer (its input), one JSON
+    /// message per line. Closing the client closes the writer.
+    pub async fn connect_io<R, W>(self, reader: R, writer: W) -> Result<Client, ClientError>
+    where
+        R: AsyncRead + Unpin + Send + 'static,
+        W: AsyncWrite + Unpin + Send + 'static,
+    {
+        self.connect_lines(reader, writer, |c| c).await
+    }
+
+    /// Connects to `server` in this process, through memory (see also [`crate::testing`]).
+    pub async fn connect_in_process(self, server: &Server) -> Result<Client, ClientError> {
+        let (client_io, server_io) = tokio::io::duplex(64 * 1024);
+        let (server_read, server_write) = tokio::io::split(server_io);
+        let server = server.clone();
+        let task = tokio::spawn(async move {
+            if let Err(e) = server.serve_io(server_read, server_write).await {
+                tracing::debug!(error = %e, "the in-process server stopped");
+            }
+        });
+        let (client_read, client_write) = tokio::io::split(client_io);
+        self.connect_lines(client_read, client_write, |c| c.with_server_task(task)).await
+    }
+
+    /// Connects to a Streamable HTTP endpoint (`http://host:port/mcp`).
+    #[cfg(feature = "http-client")]
+    pub async fn connect_http(self, url: &str) -> Result<Client, ClientError> {
+        self.connect_http_with(url, crate::transport::http_client::HttpClientConfig::default()).await
+    }
+
+    /// Connects to a Streamable HTTP endpoint with transport settings (extra headers, an
+    /// HTTP client of the application's, reconnection).
+    #[cfg(feature = "http-client")]
+    pub async fn connect_http_with(
+        self,
+        url: &str,
+        config: crate::transport::http_client::HttpClientConfig,
+    ) -> Result<Client, ClientError> {
+        let shared = Arc::new(self.shared_parts());
+        let (session, outbound) = Session::new(ClientService { shared: shared.clone() }, self.session.clone());
+        let peer = session.peer().clone();
+        let connection = crate::transport::http_client::HttpConnection::start(session, outbound, url, config)?;
+        self.finish(shared, peer, Box::new(connection)).await
+    }
+
+    async fn connect_lines<R, W>(
+        self,
+        reader: R,
+        writer: W,
+        attach: impl FnOnce(LineConnection) -> LineConnection,
+    ) -> Result<Client, ClientError>
+    where
+        R: AsyncRead + Unpin + Send + 'static,
+        W: AsyncWrite + Unpin + Send + 'static,
+    {
+        let shared = Arc::new(self.shared_parts());
+        let (session, outbound) = Session::new(ClientService { shared: shared.clone() }, self.session.clone());
+        let peer = session.peer().clone();
+        let connection = attach(LineConnection::start(session, outbound, reader, writer, self.line.clone()));
+        self.finish(shared, peer, Box::new(connection)).await
+    }
+
+    /// The `initialize` handshake; on failure the connection is closed.
+    async fn finish(
+        self,
+        shared: Arc<ClientShared>,
+        peer: Peer,
+        connection: Box<dyn Connection>,
+    ) -> Result<Client, ClientError> {
+        let params = InitializeParams {
+            protocol_version: self.protocol_version.clone(),
+            capabilities: shared.capabilities(),
+            client_info: self.info.clone(),
+        };
+        let options = RequestOptions { timeout: self.request_timeout, cancel: None };
+        let handshake = async {
+            let result: InitializeResult = peer.request("initialize", &params, options).await?;
+            if !SUPPORTED_PROTOCOL_VERSIONS.contains(&result.protocol_version.as_str()) {
+                return Err(ClientError::UnsupportedProtocolVersion(result.protocol_version));
+            }
+            connection.negotiated(&result.protocol_version);
+            peer.notify("notifications/initialized", &serde_json::json!({})).await?;
+            Ok(result)
+        };
+        match handshake.await {
+            Ok(init) => {
+                tracing::debug!(protocol_version = %init.protocol_version, server = %init.server_info.name, "connected");
+                Ok(Client {
+                    inner: Arc::new(ClientInner {
+                        peer,
+                        shared,
+                        init,
+                        request_timeout: self.request_timeout,
+                        url_elicitation_timeout: self.url_elicitation_timeout,
+                        connection,
+                        next_progress: AtomicU64::new(1),
+                    }),
+                })
+            }
+            Err(e) => {
+                connection.close().await;
+                Err(e)
+            }
+        }
+    }
+}
+
+struct ClientInner {
+    peer: Peer,
+    shared: Arc<ClientShared>,
+    init: InitializeResult,
+    request_timeout: Option<Duration>,
+    url_elicitation_timeout: Duration,
+    connection: Box<dyn Connection>,
+    next_progress: AtomicU64,
+}
+
+impl Drop for ClientInner {
+    fn drop(&mut self) {
+        self.connection.abort();
+    }
+}
+
+/// A connected, initialized MCP client. Cheap to clone; every clone uses the same connection.
+///
+/// Dropping the last clone stops the connection at once; [`close`](Self::close) ends it
+/// gracefully.
+#[derive(Clone)]
+pub struct Client {
+    inner: Arc<ClientInner>,
+}
+
+impl std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Client")
+            .field("server", &self.inner.init.server_info)
+            .field("protocol_version", &self.inner.init.protocol_version)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Client {
+    /// Starts a builder; `name` and `version` become the `clientInfo` servers see.
+    pub fn builder(name: impl Into<String>, version: impl Into<String>) -> ClientBuilder {
+        ClientBuilder {
+            info: Implementation::new(name, version),
+            protocol_version: LATEST_PROTOCOL_VERSION.to_owned(),
+            elicitation: None,
+            sampling: None,
+            roots: None,
+            callbacks: Vec::new(),
+            notification_capacity: DEFAULT_NOTIFICATION_CAPACITY,
+            request_timeout: Some(DEFAULT_REQUEST_TIMEOUT),
+            url_elicitation_timeout: DEFAULT_URL_ELICITATION_TIMEOUT,
+            session: SessionConfig::default(),
+            line: LineOptions::default(),
+        }
+    }
+
+    /// What the server answered to `initialize`.
+    pub fn initialize_result(&self) -> &InitializeResult {
+        &self.inner.init
+    }
+
+    /// The server's identity.
+    pub fn server_info(&self) -> &Implementation {
+        &self.inner.init.server_info
+    }
+
+    /// What the server declared it can do.
+    pub fn server_capabilities(&self) -> &ServerCapabilities {
+        &self.inner.init.capabilities
+    }
+
+    /// The negotiated protocol revision.
+    pub fn protocol_version(&self) -> &str {
+        &self.inner.init.protocol_version
+    }
+
+    /// The server's instructions, if it gave any.
+    pub fn instructions(&self) -> Option<&str> {
+        self.inner.init.instructions.as_deref()
+    }
+
+    /// What this client declared.
+    pub fn capabilities(&self) -> ClientCapabilities {
+        self.inner.shared.capabilities()
+    }
+
+    /// The session's peer, for requests and notifications this API does not cover.
+    pub fn peer(&self) -> &Peer {
+        &self.inner.peer
+    }
+
+    /// A receiver of every notification the server sends from now on. A receiver that falls
+    /// more than the configured capacity behind misses the oldest (it reads `Lagged`).
+    pub fn notifications(&self) -> broadcast::Receiver<ServerNotification> {
+        self.inner.shared.events.subscribe()
+    }
+
+    /// Whether the connection has ended.
+    pub fn is_closed(&self) -> bool {
+        self.inner.peer.is_closed() || self.inner.connection.ended().is_cancelled()
+    }
+
+    /// Resolves once the connection has ended (closed by either side).
+    pub async fn closed(&self) {
+        self.inner.connection.ended().cancelled().await;
+    }
+
+    /// Ends the connection: requests still waiting fail with [`ClientError::Closed`], the
+    /// server is told (its input closes; over HTTP the session is deleted), and a server
+    /// process this client started is stopped.
+    pub async fn close(&self) {
+        self.inner.connection.close().await;
+    }
+
+    fn options(&self, timeout: Option<Option<Duration>>, cancel: Option<CancellationToken>) -> RequestOptions {
+        RequestOptions { timeout: timeout.unwrap_or(self.inner.request_timeout), cancel }
+    }
+
+    /// Sends any request and decodes its result as `R`, with the default timeout.
+    pub async fn request<P: Serialize + ?Sized, R: DeserializeOwned>(
+        &self,
+        method: &str,
+        params: &P,
+    ) -> Result<R, ClientError> {
+        Ok(self.inner.peer.request(method, params, self.options(None, None)).await?)
+    }
+
+    /// Sends any notification.
+    pub async fn notify<P: Serialize + ?Sized>(&self, method: &str, params: &P) -> Result<(), ClientError> {
+        Ok(self.inner.peer.notify(method, params).await?)
+    }
+
+    /// `ping`: checks that the server answers.
+    pub async fn ping(&self) -> Result<(), ClientError> {
+        self.request::<_, EmptyResult>("ping", &serde_json::json!({})).await.map(drop)
+    }
+
+    /// One page of `tools/list` (`cursor`: where the previous page said the next starts).
+    pub async fn list_tools(&self, cursor: Option<&str>) -> Result<ListToolsResult, ClientError> {
+        self.request("tools/list", &page(cursor)).await
+    }
+
+    /// Every tool, following the pages.
+    pub async fn list_all_tools(&self) -> Result<Vec<Tool>, ClientError> {
+        self.all_pages(|c| async move { self.list_tools(c.as_deref()).await.map(|r| (r.tools, r.next_cursor)) }).await
+    }
+
+    /// Calls a tool. `arguments` must serialize to a JSON object (or `()` for none).
+    pub async fn call_tool(&self, name: &str, arguments: impl Serialize) -> Result<CallToolResult, ClientError> {
+        self.tool(name).arguments(arguments).send().await
+    }
+
+    /// A tool call to configure (progress, timeout, cancellation) before awaiting it.
+    pub fn tool(&self, name: impl Into<String>) -> ToolCall<'_> {
+        ToolCall { client: self, name: name.into(), arguments: Ok(None), timeout: None, cancel: None, progress: None }
+    }
+
+    /// Calls a tool; when the server answers that URL-mode elicitations must be completed
+    /// first (-32042), offers each to the elicitation handler, waits for the server to report
+    /// them complete, and calls again (a few times at most). When the handler does not accept
+    /// them all, the -32042 error is returned.
+    pub async fn call_tool_with_url_elicitation(
+        &self,
+        name: &str,
+        arguments: impl Serialize,
+    ) -> Result<CallToolResult, ClientError> {
+        let arguments = tool_arguments(arguments).map_err(ClientError::Codec)?;
+        let mut rounds = 0;
+        loop {
+            let call = ToolCall { arguments: Ok(arguments.clone()), ..self.tool(name) };
+            match call.send().await {
+                Err(ClientError::UrlElicitationRequired(required)) if rounds < URL_ELICITATION_ROUNDS => {
+                    rounds += 1;
+                    if !self.complete_url_elicitations(&required).await? {
+                        return Err(ClientError::UrlElicitationRequired(required));
+                    }
+                }
+                other => return other,
+            }
+        }
+    }
+
+    /// Offers each elicitation of a -32042 error to the elicitation handler (as a URL-mode
+    /// request: the user's consent to open it) and, if every one is accepted, waits until the
+    /// server reports them all complete. `Ok(false)` when one was not accepted (or no handler
+    /// supports URL mode); then nothing is awaited.
+    pub async fn complete_url_elicitations(&self, required: &UrlElicitationRequired) -> Result<bool, ClientError> {
+        let Some(handler) = self.inner.shared.elicitation.as_ref().filter(|h| h.modes().url) else {
+            return Ok(false);
+        };
+        for e in &required.elicitations {
+            let request = ElicitationRequest::Url(UrlRequest::new(&e.message, &e.elicitation_id, &e.url));
+            if handler.elicit(request).await.action != ElicitAction::Accept {
+                return Ok(false);
+            }
+        }
+        let ids = required.elicitations.iter().map(|e| e.elicitation_id.as_str());
+        self.wait_for_elicitations(ids, self.inner.url_elicitation_timeout).await?;
+        Ok(true)
+    }
+
+    /// Waits until the server has sent `notifications/elicitation/complete` for every one of
+    /// `ids` (completions that arrived earlier count), at most `timeout`.
+    pub async fn wait_for_elicitations<'a>(
+        &self,
+        ids: impl IntoIterator<Item = &'a str>,
+        timeout: Duration,
+    ) -> Result<(), ClientError> {
+        let ids: Vec<String> = ids.into_iter().map(str::to_owned).collect();
+        self.inner.shared.completions.wait(&ids, &self.inner.shared.closed, timeout).await
+    }
+
+    /// Whether the server has reported the URL-mode elicitation `id` complete.
+    pub fn elicitation_completed(&self, id: &str) -> bool {
+        self.inner.shared.completions.all_done(&[id.to_owned()])
+    }
+
+    /// One page of `resources/list`.
+    pub async fn list_resources(&self, cursor: Option<&str>) -> Result<ListResourcesResult, ClientError> {
+        self.request("resources/list", &page(cursor)).await
+    }
+
+    /// Every resource, following the pages.
+    pub async fn list_all_resources(&self) -> Result<Vec<Resource>, ClientError> {
+        self.all_pages(|c| async move { self.list_resources(c.as_deref()).await.map(|r| (r.resources, r.next_cursor)) })
+            .await
+    }
+
+    /// One page of `resources/templates/list`.
+    pub async fn list_resource_templates(
+        &self,
+        cursor: Option<&str>,
+    ) -> Result<ListResourceTemplatesResult, ClientError> {
+        self.request("resources/templates/list", &page(cursor)).await
+    }
+
+    /// Every resource template, following the pages.
+    pub async fn list_all_resource_templates(&self) -> Result<Vec<ResourceTemplate>, ClientError> {
+        self.all_pages(|c| async move {
+            self.list_resource_templates(c.as_deref()).await.map(|r| (r.resource_templates, r.next_cursor))
+        })
+        .await
+    }
+
+    /// `resources/read`.
+    pub async fn read_resource(&self, uri: &str) -> Result<ReadResourceResult, ClientError> {
+        self.request("resources/read", &ResourceUriParams { uri: uri.to_owned() }).await
+    }
+
+    /// `resources/subscribe`: the server will send
+    /// [`ServerNotification::ResourceUpdated`] when the resource changes.
+    pub async fn subscribe_resource(&self, uri: &str) -> Result<(), ClientError> {
+        self.request::<_, EmptyResult>("resources/subscribe", &ResourceUriParams { uri: uri.to_owned() })
+            .await
+            .map(drop)
+    }
+
+    /// `resources/unsubscribe`.
+    pub async fn unsubscribe_resource(&self, uri: &str) -> Result<(), ClientError> {
+        self.request::<_, EmptyResult>("resources/unsubscribe", &ResourceUriParams { uri: uri.to_owned() })
+            .await
+            .map(drop)
+    }
+
+    /// One page of `prompts/list`.
+    pub async fn list_prompts(&self, cursor: Option<&str>) -> Result<ListPromptsResult, ClientError> {
+        self.request("prompts/list", &page(cursor)).await
+    }
+
+    /// Every prompt, following the pages.
+    pub async fn list_all_prompts(&self) -> Result<Vec<Prompt>, ClientError> {
+        self.all_pages(|c| async move { self.list_prompts(c.as_deref()).await.map(|r| (r.prompts, r.next_cursor)) })
+            .await
+    }
+
+    /// `prompts/get` with string arguments (`&[]` for none).
+    pub async fn get_prompt(&self, name: &str, arguments: &[(&str, &str)]) -> Result<GetPromptResult, ClientError> {
+        let arguments = (!arguments.is_empty())
+            .then(|| arguments.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect());
+        self.request("prompts/get", &GetPromptParams { name: name.to_owned(), arguments }).await
+    }
+
+    /// `completion/complete`.
+    pub async fn complete(&self, params: &CompleteParams) -> Result<Completion, ClientError> {
+        self.request::<_, CompleteResult>("completion/complete", params).await.map(|r| r.completion)
+    }
+
+    /// Completes the value of a prompt's argument.
+    pub async fn complete_prompt_argument(
+        &self,
+        prompt: &str,
+        argument: &str,
+        value: &str,
+    ) -> Result<Completion, ClientError> {
+        let reference = CompletionReference::Prompt { name: prompt.to_owned(), title: None };
+        self.complete(&completion_params(reference, argument, value)).await
+    }
+
+    /// Completes the value of a resource template's variable.
+    pub async fn complete_resource_argument(
+        &self,
+        uri_template: &str,
+        argument: &str,
+        value: &str,
+    ) -> Result<Completion, ClientError> {
+        let reference = CompletionReference::Resource { uri: uri_template.to_owned() };
+        self.complete(&completion_params(reference, argument, value)).await
+    }
+
+    /// `logging/setLevel`: the server sends log messages at `level` and above.
+    pub async fn set_log_level(&self, level: LoggingLevel) -> Result<(), ClientError> {
+        self.request::<_, EmptyResult>("logging/setLevel", &SetLevelParams { level }).await.map(drop)
+    }
+
+    /// Tells the server the roots changed (`notifications/roots/list_changed`).
+    pub async fn notify_roots_list_changed(&self) -> Result<(), ClientError> {
+        self.notify("notifications/roots/list_changed", &serde_json::json!({})).await
+    }
+
+    async fn all_pages<T, F, Fut>(&self, mut page: F) -> Result<Vec<T>, ClientError>
+    where
+        F: FnMut(Option<String>) -> Fut,
+        Fut: Future<Output = Result<(Vec<T>, Option<String>), ClientError>>,
+    {
+        let mut all = Vec::new();
+        let mut cursor = None;
+        for _ in 0..MAX_PAGES {
+            let (items, next) = page(cursor.take()).await?;
+            all.extend(items);
+            match next {
+                Some(next) => cursor = Some(next),
+                None => return Ok(all),
+            }
+        }
+        Err(ClientError::Codec(format!("the server sent more than {MAX_PAGES} pages")))
+    }
+}
+
+fn page(cursor: Option<&str>) -> PaginatedParams {
+    PaginatedParams { cursor: cursor.map(str::to_owned) }
+}
+
+fn completion_params(reference: CompletionReference, argument: &str, value: &str) -> CompleteParams {
+    CompleteParams {
+        reference,
+        argument: CompleteArgument { name: argument.to_owned(), value: value.to_owned() },
+        context: None::<CompleteContext>,
+    }
+}
+
+/// Tool arguments as a JSON object: `()` or `null` for none.
+fn tool_arguments(arguments: impl Serialize) -> Result<Option<JsonObject>, String> {
+    match serde_json::to_value(arguments) {
+        Ok(serde_json::Value::Object(o)) => Ok(Some(o)),
+        Ok(serde_json::Value::Null) => Ok(None),
+        Ok(other) => Err(format!("tool arguments must be a JSON object, not {other}")),
+        Err(e) => Err(format!("tool arguments could not be encoded: {e}")),
+    }
+}
+
+/// A `tools/call` being configured; await it (or call [`send`](Self::send)) to make the call.
+#[must_use = "a tool call does nothing until awaited"]
+pub struct ToolCall<'a> {
+    client: &'a Client,
+    name: String,
+    arguments: Result<Option<JsonObject>, String>,
+    timeout: Option<Option<Duration>>,
+    cancel: Option<CancellationToken>,
+    progress: Option<ProgressCallback>,
+}
+
+impl std::fmt::Debug for ToolCall<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ToolCall").field("name", &self.name).field("arguments", &self.arguments).finish_non_exhaustive()
+    }
+}
+
+/// Removes a request's progress callback when the request ends, however it ends.
+struct ProgressGuard<'a> {
+    shared: &'a ClientShared,
+    token: ProgressToken,
+}
+
+impl Drop for ProgressGuard<'_> {
+    fn drop(&mut self) {
+        if let Ok(mut m) = self.shared.progress.lock() {
+            m.remove(&self.token);
+        }
+    }
+}
+
+impl ToolCall<'_> {
+    /// The arguments: anything that serializes to a JSON object.
+    pub fn arguments(mut self, arguments: impl Serialize) -> Self {
+        self.arguments = tool_arguments(arguments);
+        self
+    }
+
+    /// Waits at most `timeout` for the result (instead of the client's default).
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = Some(Some(timeout));
+        self
+    }
+
+    /// Waits for the result however long it takes (until cancelled or the connection closes).
+    pub fn without_timeout(mut self) -> Self {
+        self.timeout = Some(None);
+        self
+    }
+
+    /// Withdraws the call (with `notifications/cancelled`) when `token` is cancelled; the call
+    /// then fails with [`ClientError::Cancelled`].
+    pub fn cancel_on(mut self, token: CancellationToken) -> Self {
+        self.cancel = Some(token);
+        self
+    }
+
+    /// Asks the server for progress notifications and hands each to `callback`, on the
+    /// connection's reader: keep it quick.
+    pub fn on_progress(mut self, callback: impl Fn(ProgressParams) + Send + Sync + 'static) -> Self {
+        self.progress = Some(Arc::new(callback));
+        self
+    }
+
+    /// Makes the call.
+    pub async fn send(self) -> Result<CallToolResult, ClientError> {
+        let client = self.client;
+        let arguments = self.arguments.map_err(ClientError::Codec)?;
+        let shared = &*client.inner.shared;
+        let mut meta = None;
+        let _guard = match self.progress {
+            Some(callback) => {
+                let n = client.inner.next_progress.fetch_add(1, Ordering::Relaxed);
+                let token = ProgressToken::String(format!("progress-{n}"));
+                if let Ok(mut m) = shared.progress.lock() {
+                    m.insert(token.clone(), callback);
+                }
+                meta = Some(RequestMeta { progress_token: Some(token.clone()), other: JsonObject::new() });
+                Some(ProgressGuard { shared, token })
+            }
+            None => None,
+        };
+        let params = CallToolParams { name: self.name, arguments, meta };
+        let options = client.options(self.timeout, self.cancel);
+        Ok(client.inner.peer.request("tools/call", &params, options).await?)
+    }
+}
+
+impl<'a> IntoFuture for ToolCall<'a> {
+    type Output = Result<CallToolResult, ClientError>;
+    type IntoFuture = BoxFuture<'a, Self::Output>;
+
+    fn into_future(self) -> Self::IntoFuture {
+        Box::pin(self.send())
+    }
+}

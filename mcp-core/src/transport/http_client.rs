@@ -1,0 +1,746 @@
+//! MCP's Streamable HTTP transport (revision 2025-11-25), client side.
+//!
+//! Every message the client sends is a `POST` to the endpoint with
+//! `Accept: application/json, text/event-stream`, the session id the server gave in answer to
+//! `initialize` (`Mcp-Session-Id`) and, after `initialize`, the negotiated revision
+//! (`MCP-Protocol-Version`). A request is answered with JSON or with an SSE stream carrying the
+//! server's messages about it and then the response; the server's own requests found there
+//! are answered with new POSTs. After `notifications/initialized` the client opens the
+//! session's `GET` stream (a server may decline with 405), and on close it sends `DELETE`.
+//!
+//! A stream that ends before the response arrived is resumed with `GET` and `Last-Event-ID`,
+//! after the delay the server asked for with `retry:` (a few times at most); the `GET` stream is
+//! reopened the same way when it ends.
+//!
+//! The transport uses [`reqwest`] without TLS: `http://` endpoints (a local server) work as
+//! they are; for `https://`, enable a TLS feature of `reqwest` in the application and pass a
+//! client built with it to [`HttpClientConfig::http_client`].
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::Duration;
+
+use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
+use reqwest::{RequestBuilder, Response, StatusCode};
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+
+use crate::client::ClientError;
+use crate::client::connection::Connection;
+use crate::client::service::ClientService;
+use crate::engine::{BoxFuture, Outbound, OutboundKind, Session};
+use crate::protocol::jsonrpc::{DecodeError, encode_error};
+use crate::protocol::{ErrorObject, Message, RequestId};
+
+/// The header carrying the session id.
+const SESSION_HEADER: &str = "mcp-session-id";
+/// The header carrying the negotiated protocol revision.
+const PROTOCOL_VERSION_HEADER: &str = "mcp-protocol-version";
+/// Marks an error made up by this transport (the server was not reached, or broke the
+/// protocol), so the client reports it as [`ClientError::Transport`].
+pub(crate) const TRANSPORT_ERROR_MARK: &str = "mcpClientTransport";
+/// How long closing waits for the server to acknowledge `DELETE`.
+const DELETE_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Settings of the Streamable HTTP client transport.
+#[derive(Debug, Clone)]
+pub struct HttpClientConfig {
+    client: Option<reqwest::Client>,
+    headers: HeaderMap,
+    standalone_stream: bool,
+    max_message_size: usize,
+    max_reconnects: u32,
+    default_retry: Duration,
+}
+
+impl Default for HttpClientConfig {
+    fn default() -> Self {
+        HttpClientConfig {
+            client: None,
+            headers: HeaderMap::new(),
+            standalone_stream: true,
+            max_message_size: crate::transport::DEFAULT_MAX_LINE,
+            max_reconnects: 3,
+            default_retry: Duration::from_secs(1),
+        }
+    }
+}
+
+impl HttpClientConfig {
+    /// Sends `name: value` with every HTTP request (for example `Authorization`).
+    pub fn header(mut self, name: HeaderName, value: HeaderValue) -> Self {
+        self.headers.insert(name, value);
+        self
+    }
+
+    /// Sends `Authorization: Bearer <token>` with every HTTP request.
+    pub fn bearer_token(self, token: &str) -> Result<Self, ClientError> {
+        let value = HeaderValue::from_str(&format!("Bearer {token}"))
+            .map_err(|_| ClientError::Transport("the token is not a valid header value".into()))?;
+        Ok(self.header(reqwest::header::AUTHORIZATION, value))
+    }
+
+    /// Uses `client` for every HTTP request (its TLS, proxy and timeout settings).
+    pub fn http_client(mut self, client: reqwest::Client) -> Self {
+        self.client = Some(client);
+        self
+    }
+
+    /// Whether to open the session's `GET` stream after initialization (default true).
+    pub fn standalone_stream(mut self, open: bool) -> Self {
+        self.standalone_stream = open;
+        self
+    }
+
+    /// The largest accepted message from the server (default 4 MiB).
+    pub fn max_message_size(mut self, bytes: usize) -> Self {
+        self.max_message_size = bytes.max(1024);
+        self
+    }
+
+    /// How many times in a row a stream is resumed, and how long to wait before resuming when
+    /// the server gave no `retry:` (defaults: 3 times, 1 second).
+    pub fn reconnect(mut self, max_attempts: u32, default_retry: Duration) -> Self {
+        self.max_reconnects = max_attempts;
+        self.default_retry = default_retry;
+        self
+    }
+}
+
+struct Shared {
+    http: reqwest::Client,
+    url: reqwest::Url,
+    config: HttpClientConfig,
+    session: Arc<Session<ClientService>>,
+    session_id: RwLock<Option<String>>,
+    protocol_version: RwLock<Option<String>>,
+    stop: CancellationToken,
+    ended: CancellationToken,
+    tasks: TaskTracker,
+    standalone_opened: AtomicBool,
+}
+
+/// A client session over Streamable HTTP.
+pub(crate) struct HttpConnection {
+    shared: Arc<Shared>,
+    pump: Mutex<Option<JoinHandle<()>>>,
+    closing: AtomicBool,
+}
+
+impl HttpConnection {
+    /// Starts delivering the session's messages to `url`.
+    pub(crate) fn start(
+        session: Session<ClientService>,
+        outbound: mpsc::Receiver<Outbound>,
+        url: &str,
+        config: HttpClientConfig,
+    ) -> Result<Self, ClientError> {
+        let url = reqwest::Url::parse(url).map_err(|e| ClientError::Transport(format!("invalid URL {url:?}: {e}")))?;
+        if !matches!(url.scheme(), "http" | "https") {
+            return Err(ClientError::Transport(format!("{url} is not an http:// or https:// URL")));
+        }
+        let http = match &config.client {
+            Some(c) => c.clone(),
+            None => reqwest::Client::builder()
+                .connect_timeout(Duration::from_secs(10))
+                .build()
+                .map_err(|e| ClientError::Transport(format!("cannot build the HTTP client: {e}")))?,
+        };
+        let shared = Arc::new(Shared {
+            http,
+            url,
+            config,
+            session: Arc::new(session),
+            session_id: RwLock::default(),
+            protocol_version: RwLock::default(),
+            stop: CancellationToken::new(),
+            ended: CancellationToken::new(),
+            tasks: TaskTracker::new(),
+            standalone_opened: AtomicBool::new(false),
+        });
+        let pump = tokio::spawn(pump(shared.clone(), outbound));
+        Ok(HttpConnection { shared, pump: Mutex::new(Some(pump)), closing: AtomicBool::new(false) })
+    }
+}
+
+impl Connection for HttpConnection {
+    fn negotiated(&self, version: &str) {
+        if let Ok(mut v) = self.shared.protocol_version.write() {
+            *v = Some(version.to_owned());
+        }
+    }
+
+    fn close(&self) -> BoxFuture<'_, ()> {
+        Box::pin(async move {
+            if self.closing.swap(true, Ordering::AcqRel) {
+                self.shared.ended.cancelled().await;
+                return;
+            }
+            let shared = &self.shared;
+            shared.stop.cancel();
+            shared.delete_session().await;
+            shared.session.shutdown().await;
+            shared.tasks.close();
+            shared.tasks.wait().await;
+            let pump = self.pump.lock().ok().and_then(|mut p| p.take());
+            if let Some(pump) = pump {
+                let _ = pump.await;
+            }
+            shared.ended.cancel();
+        })
+    }
+
+    fn ended(&self) -> CancellationToken {
+        self.shared.ended.clone()
+    }
+
+    fn abort(&self) {
+        if self.closing.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        self.shared.stop.cancel();
+        self.shared.ended.cancel();
+        // Best effort: tell the server, if there is a runtime to do it on.
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            let shared = self.shared.clone();
+            runtime.spawn(async move { shared.delete_session().await });
+        }
+    }
+}
+
+/// Delivers the session's outbound messages, one POST each, in order.
+async fn pump(shared: Arc<Shared>, mut outbound: mpsc::Receiver<Outbound>) {
+    loop {
+        let out = tokio::select! {
+            biased;
+            () = shared.stop.cancelled() => break,
+            out = outbound.recv() => match out {
+                Some(out) => out,
+                None => break,
+            },
+        };
+        shared.deliver(out).await;
+    }
+}
+
+/// The id of an encoded request.
+fn request_id(frame: &str) -> Option<RequestId> {
+    match Message::decode(frame) {
+        Ok(Message::Request(r)) => Some(r.id),
+        _ => None,
+    }
+}
+
+fn is_notification(frame: &str, method: &str) -> bool {
+    matches!(Message::decode(frame), Ok(Message::Notification(n)) if n.method == method)
+}
+
+fn is_event_stream(response: &Response) -> bool {
+    response
+        .headers()
+        .get(CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.trim_start().to_ascii_lowercase().starts_with("text/event-stream"))
+}
+
+/// An error made up by the transport, reported as [`ClientError::Transport`].
+fn transport_error(message: impl Into<String>) -> ErrorObject {
+    ErrorObject::internal(message).with_data(serde_json::json!({ TRANSPORT_ERROR_MARK: true }))
+}
+
+/// How reading a stream ended.
+enum StreamEnd {
+    /// The awaited response arrived.
+    Answered,
+    /// The server ended the stream (or it broke).
+    Ended,
+    /// The connection is closing.
+    Stopped,
+}
+
+/// Where a stream is, for resuming it.
+#[derive(Default)]
+struct StreamPosition {
+    last_event_id: Option<String>,
+    retry: Option<Duration>,
+}
+
+impl Shared {
+    fn with_session(&self, mut request: RequestBuilder) -> RequestBuilder {
+        request = request.headers(self.config.headers.clone());
+        if let Some(id) = self.session_id.read().ok().and_then(|s| s.clone()) {
+            request = request.header(SESSION_HEADER, id);
+        }
+        if let Some(v) = self.protocol_version.read().ok().and_then(|v| v.clone()) {
+            request = request.header(PROTOCOL_VERSION_HEADER, v);
+        }
+        request
+    }
+
+    fn has_session_id(&self) -> bool {
+        self.session_id.read().map(|s| s.is_some()).unwrap_or(false)
+    }
+
+    /// Remembers the session id the server assigned (on the `initialize` response).
+    fn capture_session_id(&self, response: &Response) {
+        let Some(id) = response.headers().get(SESSION_HEADER).and_then(|v| v.to_str().ok()) else { return };
+        if let Ok(mut current) = self.session_id.write() {
+            if current.is_none() {
+                tracing::debug!(session = id, "the server assigned a session");
+                *current = Some(id.to_owned());
+            }
+        }
+    }
+
+    /// Sends `body` with POST, unless the connection closes first.
+    async fn post(&self, body: String) -> Option<Result<Response, reqwest::Error>> {
+        let request = self
+            .with_session(self.http.post(self.url.clone()))
+            .header(CONTENT_TYPE, "application/json")
+            .header(ACCEPT, "application/json, text/event-stream")
+            .body(body);
+        tokio::select! {
+            biased;
+            () = self.stop.cancelled() => None,
+            r = request.send() => Some(r),
+        }
+    }
+
+    /// Opens (or resumes, after `last_event_id`) a GET stream, unless the connection closes first.
+    async fn get(&self, last_event_id: Option<&str>) -> Option<Result<Response, reqwest::Error>> {
+        let mut request = self.with_session(self.http.get(self.url.clone())).header(ACCEPT, "text/event-stream");
+        if let Some(id) = last_event_id {
+            request = request.header("last-event-id", id);
+        }
+        tokio::select! {
+            biased;
+            () = self.stop.cancelled() => None,
+            r = request.send() => Some(r),
+        }
+    }
+
+    async fn delete_session(&self) {
+        if !self.has_session_id() {
+            return;
+        }
+        let request = self.with_session(self.http.delete(self.url.clone())).send();
+        match tokio::time::timeout(DELETE_TIMEOUT, request).await {
+            Ok(Ok(r)) if r.status().is_success() || r.status() == StatusCode::METHOD_NOT_ALLOWED => {}
+            Ok(Ok(r)) => tracing::debug!(status = %r.status(), "the server refused to end the session"),
+            Ok(Err(e)) => tracing::debug!(error = %e, "could not end the session"),
+            Err(_) => tracing::debug!("the server did not answer DELETE in time"),
+        }
+    }
+
+    /// Fails the pending request `id` with `error`.
+    async fn fail(&self, id: &RequestId, error: ErrorObject) {
+        tracing::debug!(%id, code = error.code, message = %error.message, "request failed in the transport");
+        self.session.handle_frame(&encode_error(Some(id), &error)).await;
+    }
+
+    /// The server forgot the session (404): nothing more can be done on it.
+    fn session_lost(self: &Arc<Self>) {
+        tracing::warn!("the server no longer knows this session; the connection is closed");
+        let shared = self.clone();
+        tokio::spawn(async move {
+            shared.stop.cancel();
+            shared.session.shutdown().await;
+            shared.ended.cancel();
+        });
+    }
+
+    /// POSTs one outbound message and routes what comes back.
+    async fn deliver(self: &Arc<Self>, out: Outbound) {
+        let awaited = match out.kind {
+            OutboundKind::Request => request_id(&out.frame),
+            _ => None,
+        };
+        let initialized =
+            out.kind == OutboundKind::Notification && is_notification(&out.frame, "notifications/initialized");
+        let Some(sent) = self.post(out.frame).await else { return };
+        match (awaited, sent) {
+            (Some(id), Err(e)) => {
+                self.fail(&id, transport_error(format!("could not reach {}: {e}", self.url))).await;
+            }
+            (None, Err(e)) => tracing::warn!(error = %e, "could not deliver a message to the server"),
+            (Some(id), Ok(response)) => {
+                self.capture_session_id(&response);
+                let shared = self.clone();
+                self.tasks.spawn(async move { shared.read_answer(id, response).await });
+            }
+            (None, Ok(response)) => {
+                if !response.status().is_success() {
+                    tracing::warn!(status = %response.status(), "the server refused a message");
+                }
+            }
+        }
+        if initialized && self.config.standalone_stream && !self.standalone_opened.swap(true, Ordering::AcqRel) {
+            let shared = self.clone();
+            self.tasks.spawn(async move { shared.standalone().await });
+        }
+    }
+
+    /// Reads the answer to the request `id`: JSON, an SSE stream, or an HTTP error.
+    async fn read_answer(self: Arc<Self>, id: RequestId, mut response: Response) {
+        let status = response.status();
+        if status == StatusCode::NOT_FOUND && self.has_session_id() {
+            self.fail(&id, transport_error("the server no longer knows this session (HTTP 404)")).await;
+            self.session_lost();
+            return;
+        }
+        if !status.is_success() {
+            let body = self.read_body(&mut response).await.unwrap_or_default();
+            let error = serde_json::from_str::<serde_json::Value>(&body)
+                .ok()
+                .and_then(|v| serde_json::from_value::<ErrorObject>(v.get("error")?.clone()).ok())
+                .unwrap_or_else(|| {
+                    let snippet: String = body.chars().take(200).collect();
+                    transport_error(format!("HTTP {status}: {snippet}"))
+                });
+            self.fail(&id, error).await;
+            return;
+        }
+        if is_event_stream(&response) {
+            self.read_request_stream(id, response).await;
+            return;
+        }
+        if status == StatusCode::ACCEPTED {
+            tracing::debug!(%id, "the server accepted the request without answering it here");
+            return;
+        }
+        match self.read_body(&mut response).await {
+            Some(body) if !body.trim().is_empty() => {
+                if !self.handle_incoming(&body, Some(&id)).await {
+                    self.fail(&id, transport_error("the server's JSON answer is not the response to the request"))
+                        .await;
+                }
+            }
+            _ => self.fail(&id, transport_error("the server answered the request with an empty body")).await,
+        }
+    }
+
+    /// A whole (non-SSE) body, if it fits within the size limit and is UTF-8.
+    async fn read_body(&self, response: &mut Response) -> Option<String> {
+        let mut body = Vec::new();
+        loop {
+            let chunk = tokio::select! {
+                biased;
+                () = self.stop.cancelled() => return None,
+                c = response.chunk() => c,
+            };
+            match chunk {
+                Ok(Some(bytes)) => {
+                    if body.len() + bytes.len() > self.config.max_message_size {
+                        tracing::warn!(limit = self.config.max_message_size, "the server's answer is too large");
+                        return None;
+                    }
+                    body.extend_from_slice(&bytes);
+                }
+                Ok(None) => return String::from_utf8(body).ok(),
+                Err(e) => {
+                    tracing::debug!(error = %e, "reading the server's answer failed");
+                    return None;
+                }
+            }
+        }
+    }
+
+    /// Hands one message from the server to the session; true when it is the response to `awaited`.
+    async fn handle_incoming(&self, text: &str, awaited: Option<&RequestId>) -> bool {
+        match Message::decode(text) {
+            Ok(message) => {
+                let answered = matches!((&message, awaited), (Message::Response(r), Some(id)) if &r.id == id);
+                self.session.handle_message(message).await;
+                answered
+            }
+            Err(DecodeError { id, error, respond }) => {
+                tracing::debug!(code = error.code, message = %error.message, "rejected a message from the server");
+                if respond {
+                    self.session.send_error(id.as_ref(), &error).await;
+                }
+                false
+            }
+        }
+    }
+
+    /// Reads one SSE stream until the awaited response, its end, or the connection closing.
+    async fn read_stream(
+        &self,
+        mut response: Response,
+        awaited: Option<&RequestId>,
+        position: &mut StreamPosition,
+    ) -> StreamEnd {
+        let mut parser = SseParser::new(self.config.max_message_size);
+        let mut events = Vec::new();
+        loop {
+            let chunk = tokio::select! {
+                biased;
+                () = self.stop.cancelled() => return StreamEnd::Stopped,
+                c = response.chunk() => c,
+            };
+            let bytes = match chunk {
+                Ok(Some(bytes)) => bytes,
+                Ok(None) => return StreamEnd::Ended,
+                Err(e) => {
+                    tracing::debug!(error = %e, "an SSE stream broke");
+                    return StreamEnd::Ended;
+                }
+            };
+            parser.feed(&bytes, &mut events);
+            position.retry = parser.retry.or(position.retry);
+            if parser.last_event_id.is_some() {
+                position.last_event_id.clone_from(&parser.last_event_id);
+            }
+            for data in events.drain(..) {
+                if self.handle_incoming(&data, awaited).await {
+                    return StreamEnd::Answered;
+                }
+            }
+        }
+    }
+
+    /// Waits the delay the server asked for before reconnecting; false if the connection closes.
+    async fn pause(&self, position: &StreamPosition) -> bool {
+        let delay = position.retry.unwrap_or(self.config.default_retry);
+        tokio::select! {
+            biased;
+            () = self.stop.cancelled() => false,
+            () = tokio::time::sleep(delay) => true,
+        }
+    }
+
+    /// Reads a request's SSE stream, resuming it with GET when it ends before the response.
+    async fn read_request_stream(&self, id: RequestId, response: Response) {
+        let mut position = StreamPosition::default();
+        let mut response = response;
+        let mut attempts = 0;
+        loop {
+            match self.read_stream(response, Some(&id), &mut position).await {
+                StreamEnd::Answered | StreamEnd::Stopped => return,
+                StreamEnd::Ended => {}
+            }
+            let Some(last) = position.last_event_id.clone() else {
+                self.fail(
+                    &id,
+                    transport_error(
+                        "the server ended the stream without answering (and gave no event id to resume from)",
+                    ),
+                )
+                .await;
+                return;
+            };
+            if attempts >= self.config.max_reconnects {
+                self.fail(&id, transport_error(format!("the stream ended without an answer {attempts} times"))).await;
+                return;
+            }
+            attempts += 1;
+            if !self.pause(&position).await {
+                return;
+            }
+            tracing::debug!(%id, last_event_id = %last, "resuming the stream of a request");
+            match self.get(Some(&last)).await {
+                None => return,
+                Some(Ok(r)) if r.status().is_success() && is_event_stream(&r) => response = r,
+                Some(Ok(r)) => {
+                    let error = transport_error(format!("resuming the stream failed: HTTP {}", r.status()));
+                    self.fail(&id, error).await;
+                    return;
+                }
+                Some(Err(e)) => {
+                    self.fail(&id, transport_error(format!("resuming the stream failed: {e}"))).await;
+                    return;
+                }
+            }
+        }
+    }
+
+    /// The session's GET stream: server messages not tied to a request. Reopened (resumed)
+    /// when it ends, a few times in a row at most; given up when the server declines it.
+    async fn standalone(&self) {
+        let mut position = StreamPosition::default();
+        let mut failures = 0;
+        loop {
+            let response = match self.get(position.last_event_id.as_deref()).await {
+                None => return,
+                Some(Ok(r)) => r,
+                Some(Err(e)) => {
+                    tracing::debug!(error = %e, "could not open the GET stream");
+                    return;
+                }
+            };
+            let status = response.status();
+            if !status.is_success() || !is_event_stream(&response) {
+                // 405: the server offers no such stream. Anything else: nothing to retry.
+                tracing::debug!(%status, "the server did not open a GET stream");
+                return;
+            }
+            let before = position.last_event_id.clone();
+            if let StreamEnd::Stopped = self.read_stream(response, None, &mut position).await {
+                return;
+            }
+            // A stream that delivered something starts the count of failures afresh.
+            failures = if position.last_event_id != before { 1 } else { failures + 1 };
+            if failures > self.config.max_reconnects || !self.pause(&position).await {
+                return;
+            }
+        }
+    }
+}
+
+/// An incremental parser of `text/event-stream` bodies (the WHATWG format), yielding the data
+/// of `message` events. Lines longer than the limit spoil their event, which is dropped.
+pub(crate) struct SseParser {
+    line: Vec<u8>,
+    line_too_long: bool,
+    after_cr: bool,
+    at_start: bool,
+    data: String,
+    event: String,
+    spoiled: bool,
+    max: usize,
+    /// The last event id seen (what `Last-Event-ID` resumes from).
+    pub(crate) last_event_id: Option<String>,
+    /// The reconnection delay the server asked for.
+    pub(crate) retry: Option<Duration>,
+}
+
+impl SseParser {
+    pub(crate) fn new(max: usize) -> Self {
+        SseParser {
+            line: Vec::new(),
+            line_too_long: false,
+            after_cr: false,
+            at_start: true,
+            data: String::new(),
+            event: String::new(),
+            spoiled: false,
+            max,
+            last_event_id: None,
+            retry: None,
+        }
+    }
+
+    /// Parses `bytes`, appending the data of each complete `message` event to `out`.
+    pub(crate) fn feed(&mut self, bytes: &[u8], out: &mut Vec<String>) {
+        for &b in bytes {
+            if self.after_cr {
+                self.after_cr = false;
+                if b == b'\n' {
+                    continue;
+                }
+            }
+            match b {
+                b'\r' => {
+                    self.after_cr = true;
+                    self.end_line(out);
+                }
+                b'\n' => self.end_line(out),
+                _ if self.line.len() < self.max => self.line.push(b),
+                _ => self.line_too_long = true,
+            }
+        }
+    }
+
+    fn end_line(&mut self, out: &mut Vec<String>) {
+        let mut line = std::mem::take(&mut self.line);
+        if std::mem::take(&mut self.line_too_long) {
+            self.spoiled = true;
+            return;
+        }
+        if std::mem::take(&mut self.at_start) && line.starts_with(&[0xEF, 0xBB, 0xBF]) {
+            line.drain(..3);
+        }
+        if line.is_empty() {
+            self.dispatch(out);
+            return;
+        }
+        let Ok(text) = String::from_utf8(line) else {
+            self.spoiled = true;
+            return;
+        };
+        if text.starts_with(':') {
+            return;
+        }
+        let (field, value) = match text.split_once(':') {
+            Some((f, v)) => (f, v.strip_prefix(' ').unwrap_or(v)),
+            None => (text.as_str(), ""),
+        };
+        match field {
+            "data" => {
+                if self.data.len() + value.len() + 1 > self.max {
+                    self.spoiled = true;
+                } else {
+                    self.data.push_str(value);
+                    self.data.push('\n');
+                }
+            }
+            "event" => self.event = value.to_owned(),
+            "id" if !value.contains('\0') => self.last_event_id = Some(value.to_owned()),
+            "retry" if !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit()) => {
+                if let Ok(ms) = value.parse::<u64>() {
+                    self.retry = Some(Duration::from_millis(ms));
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn dispatch(&mut self, out: &mut Vec<String>) {
+        let mut data = std::mem::take(&mut self.data);
+        let event = std::mem::take(&mut self.event);
+        if std::mem::take(&mut self.spoiled) {
+            tracing::warn!("dropped an SSE event that was too long or not UTF-8");
+            return;
+        }
+        data.pop();
+        // An event without data (the priming event a server sends first) carries no message.
+        if data.trim().is_empty() || !(event.is_empty() || event == "message") {
+            return;
+        }
+        out.push(data);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(chunks: &[&[u8]], max: usize) -> (Vec<String>, SseParser) {
+        let mut parser = SseParser::new(max);
+        let mut out = Vec::new();
+        for chunk in chunks {
+            parser.feed(chunk, &mut out);
+        }
+        (out, parser)
+    }
+
+    #[test]
+    fn parses_events_across_chunks_and_line_endings() {
+        let (out, p) = parse(
+            &[
+                b"\xEF\xBB\xBFid: 1-1\nretry: 500\ndata: \n\n",
+                b"event: message\r\nid: 1-2\r",
+                b"\ndata: {\"a\":\r\ndata: 1}\r\n\r\n",
+            ],
+            1024,
+        );
+        assert_eq!(out, ["{\"a\":\n1}"]);
+        assert_eq!(p.last_event_id.as_deref(), Some("1-2"));
+        assert_eq!(p.retry, Some(Duration::from_millis(500)));
+        let (out, _) = parse(&[b": keep-alive\n\ndata:x\n\nevent: other\ndata: y\n\ndata: z\r\r"], 1024);
+        assert_eq!(out, ["x", "z"]);
+    }
+
+    #[test]
+    fn drops_events_over_the_limit() {
+        let long = format!("data: {}\n\ndata: ok\n\n", "x".repeat(100));
+        let (out, _) = parse(&[long.as_bytes()], 32);
+        assert_eq!(out, ["ok"]);
+        let (out, _) = parse(&[b"data: 0123456789\ndata: 0123456789\ndata: 0123456789\n\ndata: ok\n\n"], 24);
+        assert_eq!(out, ["ok"]);
+        let (out, _) = parse(&[b"data: \xFF\n\ndata: ok\n\n"], 24);
+        assert_eq!(out, ["ok"]);
+    }
+}
