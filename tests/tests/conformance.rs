@@ -177,7 +177,8 @@ fn http_status(port: u16) -> Option<u16> {
     std::str::from_utf8(&head).ok()?.strip_prefix("HTTP/1.1 ")?.get(..3)?.parse().ok()
 }
 
-/// The scenario names a baseline lists under `server:` (a YAML list of plain names).
+/// The scenario names a baseline lists under `server:` (a YAML block list of plain names, or
+/// `server: []`).
 fn baseline(path: &Path) -> BTreeSet<String> {
     let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
     let mut in_server = false;
@@ -189,6 +190,12 @@ fn baseline(path: &Path) -> BTreeSet<String> {
         }
         if !line.starts_with([' ', '-']) {
             in_server = line == "server:";
+            let rest = line.strip_prefix("server:").map(str::trim);
+            assert!(
+                rest.is_none_or(|rest| rest.is_empty() || rest == "[]"),
+                "{}: write the `server` entries one per line (`  - scenario`), or `server: []` for none",
+                path.display()
+            );
             continue;
         }
         if let (true, Some(entry)) = (in_server, line.trim().strip_prefix("- ")) {
