@@ -587,6 +587,24 @@ async fn the_get_stream_carries_unrelated_messages_and_only_one_is_open() {
 }
 
 #[tokio::test]
+async fn an_idle_stream_gets_keep_alive_comments() {
+    let h = Harness::start(HttpConfig::default().keep_alive(Duration::from_millis(50))).await;
+    let session = h.session(json!({})).await;
+    let response = within("GET", session.get().send()).await.unwrap();
+    assert_eq!(content_type(&response), "text/event-stream");
+    assert_eq!(header(&response, "cache-control").as_deref(), Some("no-cache"));
+    let mut body = Box::pin(response.bytes_stream());
+    let mut seen = String::new();
+    within("a keep-alive comment", async {
+        while !seen.contains(": keep-alive\n\n") {
+            let chunk = body.next().await.expect("the stream stays open").expect("a chunk");
+            seen.push_str(std::str::from_utf8(&chunk).unwrap());
+        }
+    })
+    .await;
+}
+
+#[tokio::test]
 async fn delete_ends_the_session() {
     let h = Harness::start(HttpConfig::default()).await;
     let session = h.session(json!({})).await;
@@ -629,6 +647,8 @@ async fn a_dropped_stream_resumes_with_last_event_id_during_an_elicitation() {
     sse.ends().await;
     let garbage = within("a bad Last-Event-ID", session.get().header("last-event-id", "x").send()).await.unwrap();
     assert_eq!(garbage.status(), StatusCode::BAD_REQUEST);
+    let unknown = within("an unknown stream", session.get().header("last-event-id", "999-1").send()).await.unwrap();
+    assert_eq!(unknown.status(), StatusCode::NOT_FOUND);
 }
 
 #[tokio::test]
