@@ -1,0 +1,207 @@
+//! `mcp_core::testing` used the way a server author would: tools equivalent to those of the
+//! `elicitation` example, tested in process with scripted answers, a few lines per test.
+
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex};
+
+use mcp_core::client::{ClientError, ElicitationModes, ElicitationRequest};
+use mcp_core::prelude::*;
+use mcp_core::protocol::ElicitResult;
+use mcp_core::server::SessionKey;
+use mcp_core::testing::{self, ElicitationScript, ToolResultExt};
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+
+#[derive(Debug, Deserialize, Serialize, Elicit)]
+#[serde(rename_all = "lowercase")]
+enum Framework {
+    React,
+    Vue,
+    Angular,
+    #[serde(rename = "none")]
+    Plain,
+}
+
+#[derive(Debug, Deserialize, Serialize, Elicit)]
+#[serde(rename_all = "camelCase")]
+struct ProjectDetails {
+    /// Name of the project.
+    #[elicit(min_length = 1)]
+    project_name: String,
+    /// Front-end framework to use.
+    framework: Option<Framework>,
+    /// Include a test setup.
+    #[elicit(default = true)]
+    include_tests: bool,
+}
+
+#[derive(Debug, Deserialize, Elicit)]
+struct Confirmation {
+    /// Process the data anyway?
+    proceed: bool,
+}
+
+/// Creates a new project, asking the user for its details.
+#[tool]
+async fn create_project(ctx: Context) -> Result<String, String> {
+    match ctx.elicit::<ProjectDetails>("Please provide the project details.").await {
+        Ok(Elicitation::Accept(d)) => {
+            let framework = match d.framework {
+                Some(Framework::React) => "react",
+                Some(Framework::Vue) => "vue",
+                Some(Framework::Angular) => "angular",
+                Some(Framework::Plain) | None => "none",
+            };
+            Ok(format!("Created project '{}' with framework: {framework} (tests: {})", d.project_name, d.include_tests))
+        }
+        Ok(Elicitation::Decline) => Ok("The user declined to provide project details; no project was created.".into()),
+        Ok(Elicitation::Cancel) => Err("The user cancelled project creation.".into()),
+        Err(e) => Err(format!("Could not ask for the project details: {e}")),
+    }
+}
+
+/// Processes data, asking for confirmation first when it is large.
+///
+/// # Arguments
+/// * `data` - The data to process.
+#[tool]
+async fn process_data(ctx: Context, data: String) -> Result<String, String> {
+    let length = data.chars().count();
+    if length > 100 {
+        let question = format!("The data is {length} characters long. Process it anyway?");
+        let answer = ctx.elicit::<Confirmation>(question).await.map_err(|e| format!("Could not ask: {e}"))?;
+        if !answer.accepted().is_some_and(|c| c.proceed) {
+            return Ok("Processing cancelled by the user.".into());
+        }
+    }
+    Ok(format!("Processed {length} characters"))
+}
+
+/// Starts an authorization flow in the browser.
+#[tool]
+async fn auth_via_url(ctx: Context) -> Result<String, String> {
+    match ctx.elicit_url("https://auth.example.test/auth?id={elicitationId}", "Authorize the app.").await {
+        Ok(Elicitation::Accept(id)) => Ok(format!("Authorization flow {id} started.")),
+        Ok(_) => Ok("The user declined to authorize.".into()),
+        Err(e) => Err(format!("Could not start the authorization flow: {e}")),
+    }
+}
+
+#[derive(Default)]
+struct Authorized(Mutex<HashSet<SessionKey>>);
+
+/// Needs authorization; asks for it with -32042 until it is given.
+#[tool]
+async fn protected_action(ctx: Context, authorized: State<Authorized>) -> Result<String, UrlElicitationRequired> {
+    if authorized.0.0.lock().unwrap().contains(&ctx.session_key()) {
+        return Ok("Protected action completed.".into());
+    }
+    let id = ctx.new_url_elicitation_id();
+    Err(UrlElicitationRequired::single(&id, format!("https://auth.example.test/auth?id={id}"), "Authorize first."))
+}
+
+fn server() -> Server {
+    Server::builder("elicitation", "1.0.0")
+        .enable_elicitation()
+        .tools(tools![create_project, process_data, auth_via_url, protected_action])
+        .state(Authorized::default())
+        .build()
+        .expect("a valid server")
+}
+
+#[tokio::test]
+async fn create_project_with_the_users_details() {
+    let script = ElicitationScript::new().accept(json!({"projectName": "demo", "framework": "vue"}));
+    let client = testing::connect_with(&server(), &script).await;
+    let result = client.call_tool("create_project", ()).await.unwrap();
+    assert_eq!(result.text(), "Created project 'demo' with framework: vue (tests: true)");
+    script.assert_done();
+}
+
+#[tokio::test]
+async fn create_project_asks_for_the_declared_form() {
+    let script = ElicitationScript::new().accept_value(&ProjectDetails {
+        project_name: "typed".into(),
+        framework: None,
+        include_tests: false,
+    });
+    let client = testing::connect_with(&server(), &script).await;
+    let result = client.call_tool("create_project", ()).await.unwrap();
+    assert_eq!(result.text(), "Created project 'typed' with framework: none (tests: false)");
+    let asked = script.requests();
+    let form = asked[0].as_form().unwrap();
+    assert_eq!(form.message, "Please provide the project details.");
+    assert!(form.is_form_of::<ProjectDetails>());
+    assert_eq!(form.schema().as_object()["required"], json!(["projectName"]));
+}
+
+#[tokio::test]
+async fn create_project_declined_or_cancelled() {
+    let script = ElicitationScript::new().decline().cancel();
+    let client = testing::connect_with(&server(), &script).await;
+    let declined = client.call_tool("create_project", ()).await.unwrap();
+    assert!(!declined.is_error());
+    assert!(declined.text().contains("declined"));
+    let cancelled = client.call_tool("create_project", ()).await.unwrap();
+    assert!(cancelled.is_error());
+    assert_eq!(cancelled.text(), "The user cancelled project creation.");
+}
+
+#[tokio::test]
+async fn process_data_confirms_only_large_inputs() {
+    let script = ElicitationScript::new().accept(json!({"proceed": true})).accept(json!({"proceed": false}));
+    let client = testing::connect_with(&server(), &script).await;
+    let small = client.call_tool("process_data", json!({"data": "short"})).await.unwrap();
+    assert_eq!(small.text(), "Processed 5 characters");
+    assert!(script.requests().is_empty(), "nothing was asked for a small input");
+    let large = "x".repeat(150);
+    let yes = client.call_tool("process_data", json!({"data": large})).await.unwrap();
+    assert_eq!(yes.text(), "Processed 150 characters");
+    let no = client.call_tool("process_data", json!({"data": large})).await.unwrap();
+    assert_eq!(no.text(), "Processing cancelled by the user.");
+    assert_eq!(script.requests()[0].message(), "The data is 150 characters long. Process it anyway?");
+}
+
+#[tokio::test]
+async fn auth_via_url_needs_a_client_with_url_mode() {
+    let script = ElicitationScript::new().accept(json!({}));
+    let client = testing::connect_with(&server(), &script).await;
+    let started = client.call_tool("auth_via_url", ()).await.unwrap();
+    let ElicitationRequest::Url(url) = &script.requests()[0] else { panic!("a URL request") };
+    assert_eq!(started.text(), format!("Authorization flow {} started.", url.elicitation_id));
+    assert_eq!(url.domain(), Some("auth.example.test"));
+
+    let form_only = testing::connect_with(&server(), &ElicitationScript::new().modes(ElicitationModes::FORM)).await;
+    let refused = form_only.call_tool("auth_via_url", ()).await.unwrap();
+    assert!(refused.is_error(), "{refused:?}");
+}
+
+#[tokio::test]
+async fn protected_action_after_the_flow_completes() {
+    let authorized = Arc::new(Authorized::default());
+    let server = Server::builder("elicitation", "1.0.0")
+        .enable_elicitation()
+        .tools(tools![protected_action])
+        .state_arc(authorized.clone())
+        .build()
+        .unwrap();
+    let flows = server.url_elicitations().clone();
+    // The user consents, and the page they open authorizes the session and completes the flow.
+    let script = ElicitationScript::new().answer_with(move |request| {
+        let id = request.as_url().expect("a URL request").elicitation_id.clone();
+        let session = flows.owner(&id).expect("a flow of this server");
+        authorized.0.lock().unwrap().insert(session);
+        let flows = flows.clone();
+        tokio::spawn(async move { flows.complete(&id).await.map(drop) });
+        ElicitResult::accept_url()
+    });
+    let client = testing::connect_with(&server, &script).await;
+
+    let Err(ClientError::UrlElicitationRequired(required)) = client.call_tool("protected_action", ()).await else {
+        panic!("-32042 expected");
+    };
+    assert_eq!(required.elicitations[0].message, "Authorize first.");
+    assert!(client.complete_url_elicitations(&required).await.unwrap());
+    assert_eq!(client.call_tool("protected_action", ()).await.unwrap().text(), "Protected action completed.");
+    script.assert_done();
+}
