@@ -63,6 +63,10 @@ impl Context {
         &self.inner.server
     }
 
+    pub(crate) fn server_arc(&self) -> Arc<ServerInner> {
+        self.inner.server.clone()
+    }
+
     pub(crate) fn session_state(&self) -> &SessionState {
         &self.inner.session
     }

@@ -524,6 +524,14 @@ impl Server {
     }
 }
 
+impl Context {
+    /// A handle to the server serving this request, to change its lists or announce resource
+    /// updates from inside a handler.
+    pub fn server_handle(&self) -> Server {
+        Server { inner: self.server_arc() }
+    }
+}
+
 fn remove<T>(items: &mut Vec<T>, hit: impl Fn(&T) -> bool) -> bool {
     let before = items.len();
     items.retain(|t| !hit(t));

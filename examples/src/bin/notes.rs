@@ -1,0 +1,108 @@
+//! A notes server: resources (a static index and a URI template per note) with subscriptions,
+//! a prompt with argument completion, tools that change notes and announce it, and logging.
+//!
+//! Run it with `cargo run -p examples --bin notes` (stdio) or `-- --port 8080` (Streamable
+//! HTTP), then point any MCP host at it.
+
+use std::collections::BTreeMap;
+use std::sync::Mutex;
+
+use mcp_core::prelude::*;
+use mcp_core::server::CompletionCall;
+
+/// The notes, by name.
+#[derive(Default)]
+struct Notes(Mutex<BTreeMap<String, String>>);
+
+impl Notes {
+    fn names(&self) -> Vec<String> {
+        self.0.lock().map(|n| n.keys().cloned().collect()).unwrap_or_default()
+    }
+
+    fn get(&self, name: &str) -> Option<String> {
+        self.0.lock().ok()?.get(name).cloned()
+    }
+
+    /// Stores a note; `Some(true)` when it is new, `None` when the store is unavailable.
+    fn write(&self, name: &str, text: String) -> Option<bool> {
+        Some(self.0.lock().ok()?.insert(name.to_owned(), text).is_none())
+    }
+}
+
+/// The names of every note, one per line.
+#[resource("notes://index", name = "index", mime_type = "text/plain")]
+fn index(notes: State<Notes>) -> String {
+    notes.names().join("\n")
+}
+
+/// One note.
+#[resource("notes://{name}", name = "note", mime_type = "text/markdown")]
+fn note(name: String, notes: State<Notes>) -> Option<String> {
+    notes.get(&name)
+}
+
+/// Writes a note (replacing one of the same name) and tells subscribers.
+///
+/// # Arguments
+/// * `name` - The note's name.
+/// * `text` - Its text, in Markdown.
+#[tool(idempotent)]
+async fn write_note(ctx: Context, notes: State<Notes>, name: String, text: String) -> String {
+    let Some(created) = notes.write(&name, text) else {
+        return "the notes are unavailable".into();
+    };
+    ctx.info(format!("{} note `{name}`", if created { "created" } else { "updated" })).await;
+    let server = ctx.server_handle();
+    server.notify_resource_updated(&format!("notes://{name}")).await;
+    if created {
+        server.notify_resource_updated("notes://index").await;
+    }
+    format!("saved `{name}`")
+}
+
+/// Asks the model to summarize a note.
+///
+/// # Arguments
+/// * `name` - The note to summarize.
+/// * `style` - How: `bullets` or `prose`.
+#[prompt(title = "Summarize a note")]
+fn summarize(notes: State<Notes>, name: String, style: Option<String>) -> Result<Vec<PromptMessage>, ErrorObject> {
+    let text = notes.get(&name).ok_or_else(|| ErrorObject::invalid_params(format!("no note is named `{name}`")))?;
+    let style = style.unwrap_or_else(|| "prose".into());
+    Ok(vec![
+        PromptMessage::resource(
+            Role::User,
+            ResourceContents::text(format!("notes://{name}"), Some("text/markdown".into()), text),
+        ),
+        PromptMessage::user(format!("Summarize the note above as {style}.")),
+    ])
+}
+
+/// Suggests note names starting with what was typed.
+fn note_names() -> Completer {
+    Completer::new(|call: CompletionCall| async move {
+        let names = call.ctx.state::<Notes>().map(|n| n.names()).unwrap_or_default();
+        Ok::<_, ErrorObject>(names.into_iter().filter(|n| n.starts_with(&call.value)).collect::<Vec<_>>())
+    })
+}
+
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    examples::init_logging();
+    let notes = Notes::default();
+    notes.write("welcome", "# Welcome\n\nWrite notes with `write_note`.".into());
+    let server = Server::builder("notes", env!("CARGO_PKG_VERSION"))
+        .title("Notes")
+        .instructions("Notes as resources (`notes://{name}`); write them with `write_note`.")
+        .state(notes)
+        .tools(tools![write_note])
+        .resources(resources![index, note])
+        .resource_subscriptions()
+        .prompts(prompts![summarize])
+        .complete_prompt_argument("summarize", "name", note_names())
+        .complete_prompt_argument("summarize", "style", Completer::values(["bullets", "prose"]))
+        .complete_template_variable("notes://{name}", "name", note_names())
+        .default_log_level(LoggingLevel::Info)
+        .build()?;
+    examples::serve(server).await
+}
