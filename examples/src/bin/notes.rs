@@ -1,5 +1,6 @@
 //! A notes server: resources (a static index and a URI template per note) with subscriptions,
-//! a prompt with argument completion, tools that change notes and announce it, and logging.
+//! a prompt with argument completion, tools that change notes and announce it, logging, and
+//! requests to the client (sampling its model, listing its roots).
 //!
 //! Run it with `cargo run -p examples --bin notes` (stdio) or `-- --port 8080` (Streamable
 //! HTTP), then point any MCP host at it.
@@ -8,7 +9,8 @@ use std::collections::BTreeMap;
 use std::sync::Mutex;
 
 use mcp_core::prelude::*;
-use mcp_core::server::CompletionCall;
+use mcp_core::protocol::{CreateMessageParams, SamplingMessage};
+use mcp_core::server::{ClientRequestError, CompletionCall};
 
 /// The notes, by name.
 #[derive(Default)]
@@ -60,6 +62,30 @@ async fn write_note(ctx: Context, notes: State<Notes>, name: String, text: Strin
     format!("saved `{name}`")
 }
 
+/// Asks the client's model for a title for a note.
+///
+/// # Arguments
+/// * `name` - The note to title.
+#[tool(read_only)]
+async fn suggest_title(ctx: Context, notes: State<Notes>, name: String) -> Result<String, ClientRequestError> {
+    let text = notes.get(&name).unwrap_or_default();
+    let params = CreateMessageParams::new(vec![SamplingMessage::user(format!("Suggest a title for:\n{text}"))], 30)
+        .system_prompt("Answer with the title only.");
+    let answer = ctx.sample(params).await?;
+    Ok(format!("{} suggests: {}", answer.model, answer.text().unwrap_or_default()))
+}
+
+/// Lists the directories the client lets the server work in (its roots).
+#[tool(read_only)]
+async fn workspaces(ctx: Context) -> Result<String, ClientRequestError> {
+    let roots = ctx.roots().await?;
+    Ok(roots
+        .iter()
+        .map(|r| format!("{} ({})", r.uri, r.name.as_deref().unwrap_or("unnamed")))
+        .collect::<Vec<_>>()
+        .join("\n"))
+}
+
 /// Asks the model to summarize a note.
 ///
 /// # Arguments
@@ -95,7 +121,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .title("Notes")
         .instructions("Notes as resources (`notes://{name}`); write them with `write_note`.")
         .state(notes)
-        .tools(tools![write_note])
+        .tools(tools![write_note, suggest_title, workspaces])
         .resources(resources![index, note])
         .resource_subscriptions()
         .prompts(prompts![summarize])
