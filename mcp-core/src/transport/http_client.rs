@@ -41,6 +41,8 @@ const PROTOCOL_VERSION_HEADER: &str = "mcp-protocol-version";
 /// Marks an error made up by this transport (the server was not reached, or broke the
 /// protocol), so the client reports it as [`ClientError::Transport`].
 pub(crate) const TRANSPORT_ERROR_MARK: &str = "mcpClientTransport";
+/// How long the session's GET stream may take to open before the client goes on without it.
+const STANDALONE_OPEN_TIMEOUT: Duration = Duration::from_secs(5);
 /// How long closing waits for the server to acknowledge `DELETE`.
 const DELETE_TIMEOUT: Duration = Duration::from_secs(5);
 
@@ -377,8 +379,22 @@ impl Shared {
             }
         }
         if initialized && self.config.standalone_stream && !self.standalone_opened.swap(true, Ordering::AcqRel) {
+            // Opened before anything else is sent: a server may send there what a later request
+            // causes, and a stream opened after that would miss it.
+            let first = match tokio::time::timeout(STANDALONE_OPEN_TIMEOUT, self.get(None)).await {
+                Ok(Some(Ok(response))) => response,
+                Ok(None) => return,
+                Ok(Some(Err(e))) => {
+                    tracing::debug!(error = %e, "could not open the GET stream");
+                    return;
+                }
+                Err(_) => {
+                    tracing::debug!("the server did not answer the GET stream's request in time");
+                    return;
+                }
+            };
             let shared = self.clone();
-            self.tasks.spawn(async move { shared.standalone().await });
+            self.tasks.spawn(async move { shared.standalone(first).await });
         }
     }
 
@@ -558,17 +574,21 @@ impl Shared {
 
     /// The session's GET stream: server messages not tied to a request. Reopened (resumed)
     /// when it ends, a few times in a row at most; given up when the server declines it.
-    async fn standalone(&self) {
+    async fn standalone(&self, first: Response) {
         let mut position = StreamPosition::default();
         let mut failures = 0;
+        let mut next = Some(first);
         loop {
-            let response = match self.get(position.last_event_id.as_deref()).await {
-                None => return,
-                Some(Ok(r)) => r,
-                Some(Err(e)) => {
-                    tracing::debug!(error = %e, "could not open the GET stream");
-                    return;
-                }
+            let response = match next.take() {
+                Some(r) => r,
+                None => match self.get(position.last_event_id.as_deref()).await {
+                    None => return,
+                    Some(Ok(r)) => r,
+                    Some(Err(e)) => {
+                        tracing::debug!(error = %e, "could not reopen the GET stream");
+                        return;
+                    }
+                },
             };
             let status = response.status();
             if !status.is_success() || !is_event_stream(&response) {

@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# Runs the client scenarios of the pinned MCP conformance suite against a client command:
+#
+#   suite        what runs                                                      judged by
+#   0.1.16       @modelcontextprotocol/conformance 0.1.16, one run per scenario:  every check passes
+#                initialize, tools_call, elicitation-sep1034-client-defaults,
+#                sse-retry
+#   2025-11-25   0.2.0-alpha.12 `client --requirements 2025-11-25` (every        client-baseline-2025-11-25.yml
+#                client scenario the revision requires)
+#
+# Usage: tests/conformance/run-client.sh [--suite 0.1.16|2025-11-25] [--output-dir DIR] [COMMAND]
+#
+# COMMAND defaults to target/debug/conformance-client (build it first with
+# `cargo build -p examples --bin conformance-client`); the suite appends the test server's URL
+# and sets MCP_CONFORMANCE_SCENARIO. Without --suite both are run. With --output-dir, each
+# scenario's checks are written under DIR/<suite>/.
+#
+# Exits 0 when every run passes. Install the suite first with tests/conformance/setup.sh.
+# `cargo test` does all this itself (tests/tests/conformance_client.rs).
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+node="$here/node_modules/.bin/node"
+
+suites=(0.1.16 2025-11-25)
+scenarios=(initialize tools_call elicitation-sep1034-client-defaults sse-retry)
+output_dir=""
+command="$root/target/debug/conformance-client"
+while [[ $# -gt 0 ]]; do
+    case "$1" in
+        --suite) suites=("$2"); shift 2 ;;
+        --output-dir) output_dir="$2"; shift 2 ;;
+        -h|--help) sed -n '2,19p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -*) echo "run-client.sh: unknown option $1" >&2; exit 2 ;;
+        *) command="$1"; shift ;;
+    esac
+done
+
+if [[ ! -x "$node" || ! -d "$here/node_modules/conformance-0.1" || ! -d "$here/node_modules/conformance-0.2" ]]; then
+    echo "run-client.sh: the conformance suite is not installed; run tests/conformance/setup.sh" >&2
+    exit 2
+fi
+
+status=0
+for suite in "${suites[@]}"; do
+    out=()
+    case "$suite" in
+        0.1.16)
+            for scenario in "${scenarios[@]}"; do
+                if [[ -n "$output_dir" ]]; then
+                    out=(--output-dir "$output_dir/$suite")
+                fi
+                echo "==> conformance $suite client scenario $scenario"
+                if ! "$node" "$here/node_modules/conformance-0.1/dist/index.js" client \
+                    --command "$command" --scenario "$scenario" "${out[@]}"; then
+                    status=1
+                fi
+            done
+            ;;
+        2025-11-25)
+            if [[ -n "$output_dir" ]]; then
+                out=(--output-dir "$output_dir/$suite")
+            fi
+            echo "==> conformance $suite client requirements"
+            if ! "$node" "$here/node_modules/conformance-0.2/dist/index.js" client \
+                --command "$command" --requirements 2025-11-25 \
+                --expected-failures "$here/client-baseline-2025-11-25.yml" "${out[@]}"; then
+                status=1
+            fi
+            ;;
+        *) echo "run-client.sh: unknown suite $suite (expected 0.1.16 or 2025-11-25)" >&2; exit 2 ;;
+    esac
+done
+exit "$status"
