@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
-pub use template::{UriTemplate, UriTemplateError};
+pub use template::{MAX_MATCHED_URI, UriTemplate, UriTemplateError};
 
 use crate::engine::BoxFuture;
 use crate::prompt::ArgumentValue;

@@ -45,9 +45,9 @@ impl fmt::Display for UriTemplate {
     }
 }
 
-fn is_unreserved(c: char) -> bool {
-    c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '_' | '~')
-}
+/// The longest URI matched against a template (matching takes memory proportional to the URI's
+/// length times the template's parts).
+pub const MAX_MATCHED_URI: usize = 16 * 1024;
 
 fn is_reserved(c: char) -> bool {
     matches!(
@@ -145,79 +145,147 @@ impl UriTemplate {
 
     /// The variables of `uri` if it matches, percent-decoded. Variables of `{?…}`, `{&…}`,
     /// `{#…}`, `{/…}` and `{.…}` expressions that the URI leaves out are absent from the map.
+    /// A URI longer than [`MAX_MATCHED_URI`] bytes matches no template.
     pub fn matches(&self, uri: &str) -> Option<HashMap<String, String>> {
-        let mut vars = HashMap::new();
-        match_parts(&self.parts, uri, &mut vars).then_some(vars)
+        if uri.len() > MAX_MATCHED_URI {
+            return None;
+        }
+        self.match_uri(uri)
     }
 }
 
-fn match_parts(parts: &[Part], uri: &str, vars: &mut HashMap<String, String>) -> bool {
-    let Some((first, rest)) = parts.split_first() else {
-        return uri.is_empty();
+/// Whether byte `c` may appear in the value of an expression with operator `op` (non-ASCII
+/// bytes only where any character may).
+fn allowed(op: Op, c: u8) -> bool {
+    let unreserved = c.is_ascii_alphanumeric() || matches!(c, b'-' | b'.' | b'_' | b'~' | b'%');
+    match op {
+        Op::Simple | Op::Label => unreserved,
+        Op::Reserved => c != b'#',
+        Op::Fragment => true,
+        Op::Path => (unreserved || (c.is_ascii() && is_reserved(char::from(c)))) && !matches!(c, b'/' | b'?' | b'#'),
+        Op::Query | Op::QueryMore => false,
+    }
+}
+
+fn prefix(op: Op) -> Option<u8> {
+    match op {
+        Op::Fragment => Some(b'#'),
+        Op::Label => Some(b'.'),
+        Op::Path => Some(b'/'),
+        _ => None,
+    }
+}
+
+/// Whether `query` (from the expression's position up to `#` or the end) is what a query
+/// expression over `names` can produce: empty, or `lead` then `name=value` pairs joined by `&`,
+/// each name one of `names` and given once.
+fn query_ok(query: &[u8], lead: u8, names: &[String]) -> bool {
+    let Some((&first, pairs)) = query.split_first() else {
+        return true;
     };
-    match first {
-        Part::Literal(lit) => uri.strip_prefix(lit.as_str()).is_some_and(|tail| match_parts(rest, tail, vars)),
-        Part::Expr(op @ (Op::Query | Op::QueryMore), names) => {
-            let end = uri.find('#').unwrap_or(uri.len());
-            let (query, tail) = uri.split_at(end);
-            let lead = if *op == Op::Query { '?' } else { '&' };
-            let mut found = HashMap::new();
-            if !query.is_empty() {
-                let Some(pairs) = query.strip_prefix(lead) else {
-                    return false;
-                };
-                for pair in pairs.split('&') {
-                    let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
-                    let Some(value) = decode(value) else { return false };
-                    if !names.iter().any(|n| n == key) || found.insert(key.to_owned(), value).is_some() {
-                        return false;
+    let mut seen: Vec<&[u8]> = Vec::new();
+    first == lead
+        && pairs.split(|&c| c == b'&').all(|pair| {
+            let key = pair.split(|&c| c == b'=').next().unwrap_or_default();
+            let fresh = !seen.contains(&key);
+            seen.push(key);
+            fresh && names.iter().any(|n| n.as_bytes() == key)
+        })
+}
+
+impl UriTemplate {
+    /// Matches in time linear in the URI (times the number of parts): `can[p][i]` says whether
+    /// the parts from `p` on match the URI from byte `i` on, computed from the last part back;
+    /// then the values are read front to back, each one as short as the rest allows.
+    fn match_uri(&self, uri: &str) -> Option<HashMap<String, String>> {
+        let b = uri.as_bytes();
+        let n = b.len();
+        let k = self.parts.len();
+        let mut next_hash = vec![n; n + 1];
+        for i in (0..n).rev() {
+            next_hash[i] = if b[i] == b'#' { i } else { next_hash[i + 1] };
+        }
+        let mut can = vec![vec![false; n + 1]; k + 1];
+        can[k][n] = true;
+        // next[p][i]: the first e >= i where the parts from p on match.
+        let mut next = vec![vec![usize::MAX; n + 2]; k + 1];
+        let fill = |can: &[bool], next: &mut [usize]| {
+            for i in (0..=n).rev() {
+                next[i] = if can[i] { i } else { next[i + 1] };
+            }
+        };
+        fill(&can[k], &mut next[k]);
+        // run[p][i]: where the run of bytes allowed in part p's value, starting at i, ends.
+        let mut runs: Vec<Vec<usize>> = vec![Vec::new(); k];
+        for p in (0..k).rev() {
+            match &self.parts[p] {
+                Part::Literal(lit) => {
+                    let lit = lit.as_bytes();
+                    for i in 0..=n {
+                        can[p][i] = b[i..].starts_with(lit) && can[p + 1][i + lit.len()];
+                    }
+                }
+                Part::Expr(op @ (Op::Query | Op::QueryMore), names) => {
+                    let lead = if *op == Op::Query { b'?' } else { b'&' };
+                    for i in 0..=n {
+                        let j = next_hash[i];
+                        can[p][i] = can[p + 1][j] && query_ok(&b[i..j], lead, names);
+                    }
+                }
+                Part::Expr(op, _) => {
+                    let mut run = vec![n; n + 1];
+                    for i in (0..n).rev() {
+                        run[i] = if allowed(*op, b[i]) { run[i + 1] } else { i };
+                    }
+                    for i in 0..=n {
+                        let start = match prefix(*op) {
+                            Some(c) => (i < n && b[i] == c).then_some(i + 1),
+                            None => Some(i),
+                        };
+                        let included = start.is_some_and(|s| s < n && next[p + 1][s + 1] <= run[s]);
+                        can[p][i] = included || (prefix(*op).is_some() && can[p + 1][i]);
+                    }
+                    runs[p] = run;
+                }
+            }
+            fill(&can[p], &mut next[p]);
+        }
+        if !can[0][0] {
+            return None;
+        }
+        let mut vars = HashMap::new();
+        let mut pos = 0;
+        for (p, part) in self.parts.iter().enumerate() {
+            match part {
+                Part::Literal(lit) => pos += lit.len(),
+                Part::Expr(Op::Query | Op::QueryMore, _) => {
+                    let j = next_hash[pos];
+                    let query = uri.get(pos..j)?;
+                    if let Some(pairs) = query.get(1..).filter(|_| !query.is_empty()) {
+                        for pair in pairs.split('&') {
+                            let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
+                            vars.insert(key.to_owned(), decode(value)?);
+                        }
+                    }
+                    pos = j;
+                }
+                Part::Expr(op, names) => {
+                    let start = match prefix(*op) {
+                        Some(c) => (pos < n && b[pos] == c).then_some(pos + 1),
+                        None => Some(pos),
+                    };
+                    let end = start.and_then(|s| {
+                        let e = *next[p + 1].get(s + 1)?;
+                        (s < n && e <= runs[p][s]).then_some((s, e))
+                    });
+                    if let Some((s, e)) = end {
+                        vars.insert(names[0].clone(), decode(uri.get(s..e)?)?);
+                        pos = e;
                     }
                 }
             }
-            let before = vars.len();
-            vars.extend(found);
-            if match_parts(rest, tail, vars) {
-                return true;
-            }
-            vars.retain(|k, _| !names.contains(k));
-            debug_assert_eq!(vars.len(), before);
-            false
         }
-        Part::Expr(op, names) => {
-            let name = &names[0];
-            let (prefix, allowed): (Option<char>, fn(char) -> bool) = match op {
-                Op::Simple => (None, |c| is_unreserved(c) || c == '%'),
-                Op::Reserved => (None, |c| c != '#'),
-                Op::Fragment => (Some('#'), |_| true),
-                Op::Label => (Some('.'), |c| is_unreserved(c) || c == '%'),
-                Op::Path => {
-                    (Some('/'), |c| (is_unreserved(c) || c == '%' || is_reserved(c)) && !matches!(c, '/' | '?' | '#'))
-                }
-                Op::Query | Op::QueryMore => return false,
-            };
-            let body = match prefix {
-                Some(p) => match uri.strip_prefix(p) {
-                    Some(b) => b,
-                    // A prefixed expression may be left out entirely (its variable undefined).
-                    None => return match_parts(rest, uri, vars),
-                },
-                None => uri,
-            };
-            let longest = body.char_indices().find(|&(_, c)| !allowed(c)).map_or(body.len(), |(i, _)| i);
-            // Shortest first, so a value stops at the first place the rest of the template can
-            // take over (`{name}{.ext}` splits `cat.png` at the dot). A matched value is never
-            // empty: an empty value names no resource.
-            let ends = body[..longest].char_indices().map(|(i, _)| i).skip(1).chain((longest > 0).then_some(longest));
-            for end in ends {
-                let Some(value) = decode(&body[..end]) else { continue };
-                vars.insert(name.clone(), value);
-                if match_parts(rest, &body[end..], vars) {
-                    return true;
-                }
-                vars.remove(name);
-            }
-            prefix.is_some() && match_parts(rest, uri, vars)
-        }
+        Some(vars)
     }
 }
 
@@ -280,6 +348,24 @@ mod tests {
         assert_eq!(vars("search://q{?term,page}", "search://q"), pairs(&[]));
         assert_eq!(vars("search://q{?term}", "search://q?other=1"), None);
         assert_eq!(vars("img://{name}{.ext}", "img://cat.png"), pairs(&[("ext", "png"), ("name", "cat")]));
+        assert_eq!(vars("img://{name}{.ext}", "img://cat"), pairs(&[("name", "cat")]));
+        assert_eq!(vars("search://q{?term}", "search://q?term=a%20b"), pairs(&[("term", "a b")]));
+        assert_eq!(vars("search://q{?term}", "search://q?term=1&term=2"), None);
+        assert_eq!(vars("files:///{+path}", "files:///\u{fc}ber/x"), pairs(&[("path", "\u{fc}ber/x")]));
+        assert_eq!(vars("test://{id}", "test://\u{fc}"), None);
+        assert_eq!(vars("test://{id}", "test://%C3%BC"), pairs(&[("id", "\u{fc}")]));
+        assert_eq!(vars("test://{id}", "test://%C3"), None);
+        assert_eq!(vars("a://{x}/b{?q}#{+f}", "a://1/b?q=2#3/4"), pairs(&[("f", "3/4"), ("q", "2"), ("x", "1")]));
+    }
+
+    #[test]
+    fn hostile_uris_stay_cheap() {
+        let t = UriTemplate::parse("x:///{+a}/{+b}/{+c}/end").unwrap();
+        let uri = format!("x:///{}", "/".repeat(MAX_MATCHED_URI - 10));
+        let started = std::time::Instant::now();
+        assert_eq!(t.matches(&uri), None);
+        assert!(started.elapsed() < std::time::Duration::from_secs(5), "{:?}", started.elapsed());
+        assert_eq!(t.matches(&format!("x:///{}", "a".repeat(MAX_MATCHED_URI))), None);
     }
 
     #[test]

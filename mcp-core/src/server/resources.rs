@@ -34,6 +34,9 @@ impl ServerBuilder {
     }
 }
 
+/// The most resources one session may subscribe to at once.
+pub(crate) const MAX_SUBSCRIPTIONS: usize = 10_000;
+
 /// The definition serving `uri` and the template variables it matched: a static resource by
 /// exact URI first, else the first template (in registration order) that matches.
 fn resolve(server: &ServerInner, uri: &str) -> Option<(ResourceDef, HashMap<String, String>)> {
@@ -71,6 +74,11 @@ pub(crate) fn subscribe(server: &ServerInner, session: &SessionState, request: &
     if on {
         if resolve(server, &p.uri).is_none() {
             return Err(ErrorObject::resource_not_found(&p.uri));
+        }
+        if subscriptions.len() >= MAX_SUBSCRIPTIONS && !subscriptions.contains(&p.uri) {
+            return Err(ErrorObject::invalid_params(format!(
+                "a session may subscribe to at most {MAX_SUBSCRIPTIONS} resources; unsubscribe from some first"
+            )));
         }
         subscriptions.insert(p.uri);
     } else {
