@@ -14,12 +14,15 @@ pub(crate) fn key(meta: &Meta) -> String {
     meta.path().get_ident().map(Ident::to_string).unwrap_or_else(|| meta.path().to_token_stream().to_string())
 }
 
-/// Splits `a = 1, b` into options, reporting syntax errors.
-pub(crate) fn metas(tokens: TokenStream, errors: &mut Errors) -> Vec<Meta> {
+/// Splits `a = 1, b` into the options of `#[attr(…)]`, reporting syntax errors.
+pub(crate) fn metas(tokens: TokenStream, attr: &str, errors: &mut Errors) -> Vec<Meta> {
     match Punctuated::<Meta, Token![,]>::parse_terminated.parse2(tokens) {
         Ok(list) => list.into_iter().collect(),
         Err(e) => {
-            errors.push(e);
+            errors.push(syn::Error::new(
+                e.span(),
+                format!("invalid `#[{attr}(…)]` options ({e}); write them as `key = \"value\"`, separated by commas"),
+            ));
             Vec::new()
         }
     }
@@ -130,7 +133,7 @@ fn arg_attrs(
                 return false;
             }
         };
-        for meta in metas(tokens, errors) {
+        for meta in metas(tokens, "arg", errors) {
             match key(&meta).as_str() {
                 "rename" => set_once(&mut rename, string_value(&meta, "arg", errors), &meta, "arg", errors),
                 "description" => {
@@ -154,7 +157,10 @@ pub(crate) fn check_signature(sig: &Signature, params: &[Param], attr: &str, err
         );
     }
     if let Some(w) = &sig.generics.where_clause {
-        errors.spanned(w, format!("`#[{attr}]` functions cannot have a `where` clause"));
+        errors.spanned(
+            w,
+            format!("`#[{attr}]` functions cannot have a `where` clause: the server calls one concrete function"),
+        );
     }
     if let Some(c) = &sig.constness {
         errors.spanned(c, format!("`#[{attr}]` functions cannot be `const`; remove `const`"));

@@ -19,7 +19,7 @@ const OPTIONS: &[&str] = &["name", "title", "description"];
 /// Parses the tokens inside `#[prompt(…)]`.
 pub(crate) fn prompt_attr(tokens: TokenStream, errors: &mut Errors) -> PromptAttr {
     let mut attr = PromptAttr::default();
-    for meta in metas(tokens, errors) {
+    for meta in metas(tokens, "prompt", errors) {
         let slot = match key(&meta).as_str() {
             "name" => &mut attr.name,
             "title" => &mut attr.title,

@@ -57,7 +57,7 @@ pub(crate) fn resource_attr(tokens: TokenStream, errors: &mut Errors) -> Resourc
             return attr;
         }
     };
-    for meta in metas(rest, errors) {
+    for meta in metas(rest, "resource", errors) {
         let slot = match key(&meta).as_str() {
             "name" => &mut attr.name,
             "title" => &mut attr.title,

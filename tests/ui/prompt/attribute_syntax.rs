@@ -1,0 +1,9 @@
+use mcp_core::prelude::*;
+
+/// Reviews.
+#[prompt(name =)]
+fn review(code: String) -> String {
+    code
+}
+
+fn main() {}

@@ -1,0 +1,9 @@
+use mcp_core::prelude::*;
+
+/// Reviews.
+#[prompt(title)]
+fn review(code: String) -> String {
+    code
+}
+
+fn main() {}

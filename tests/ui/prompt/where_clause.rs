@@ -1,0 +1,12 @@
+use mcp_core::prelude::*;
+
+/// Reviews.
+#[prompt]
+fn review(code: String) -> String
+where
+    String: Clone,
+{
+    code
+}
+
+fn main() {}

@@ -1,0 +1,9 @@
+use mcp_core::prelude::*;
+
+/// The readme.
+#[resource("test://readme", name = " ")]
+fn readme() -> &'static str {
+    "# Readme"
+}
+
+fn main() {}
