@@ -136,8 +136,7 @@ async fn tools_elicitation_progress_and_logs_over_http() {
     // A change announced outside any request arrives on the GET stream.
     let schema = json!({"type": "object"}).as_object().unwrap().clone();
     let late = ToolDef::new("late", schema, |_| async { Ok::<_, ErrorObject>(CallToolResult::success(vec![])) });
-    // The GET stream is opened right after initialization; give it a moment to attach.
-    tokio::time::sleep(Duration::from_millis(100)).await;
+    // (The client opened the GET stream before its first request after initialization.)
     served.server.add_tool(late).await.unwrap();
     loop {
         match within("tools/list_changed", events.recv()).await.unwrap() {
