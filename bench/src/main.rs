@@ -1,0 +1,526 @@
+//! Benchmarks of MCP servers: our SDK, the official `rmcp` crate, and a bare loop with no SDK.
+//!
+//! ```text
+//! cargo run --release --manifest-path bench/Cargo.toml -- all
+//! ```
+//!
+//! builds the three servers in `bench/servers/`, runs every scenario several times with the
+//! servers in alternating order, measures the build cost of the two SDK servers, and prints a
+//! table of medians. The driver speaks raw JSON-RPC (no MCP SDK): see `wire.rs` and `http.rs`.
+//! Single scenarios run with the other subcommands (`help` lists them).
+
+mod buildcost;
+mod http;
+mod process;
+mod scenario;
+mod stats;
+mod stdio;
+mod wire;
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+use process::HttpServer;
+use stats::{Load, median};
+use stdio::StdioRun;
+use wire::Tool;
+
+const USAGE: &str = "\
+usage: bench <command> [options]
+
+commands:
+  all                       every scenario for ours, rmcp and bare, then the table
+      --rounds N            runs of each load and memory scenario (default 5)
+      --build-rounds N      clean builds and rebuilds of each SDK server (default 3; 0 skips them)
+  stdio-echo [--calls N] [--window W] -- <server command…>
+  stdio-elicit [--calls N] -- <server command…>
+  http-echo [--sessions N] [--calls N] <http://127.0.0.1:PORT/mcp>
+  http-idle [--sessions N] <server program>          (started with `--http 0`)
+  http-pending [--sessions N] [--per-session K] [--hold yes] <server program>
+  build-cost [--server ours|rmcp]
+
+A <server command> or <server program> may be `ours`, `rmcp` or `bare`: the benchmark servers.
+";
+
+/// The benchmark servers, in table order.
+const SERVERS: [&str; 3] = ["ours", "rmcp", "bare"];
+
+/// Load sizes; every run is also bounded in time.
+const STDIO_ECHO_CALLS: usize = 40_000;
+const STDIO_ECHO_WINDOW: usize = 16;
+const STDIO_ELICIT_CALLS: usize = 3_000;
+const HTTP_SESSIONS: usize = 64;
+const HTTP_ECHO_CALLS: usize = 30_000;
+const IDLE_SESSIONS: usize = 1_000;
+const PENDING_SESSIONS: usize = 1_000;
+const PENDING_PER_SESSION: usize = 10;
+const RUN_LIMIT: Duration = Duration::from_secs(30);
+
+fn bench_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Where the release binaries of the servers are.
+fn release_dir() -> PathBuf {
+    let exe = std::env::current_exe().unwrap_or_default();
+    let profile_dir = exe.parent().map(Path::to_path_buf).unwrap_or_default();
+    profile_dir.parent().map(|t| t.join("release")).unwrap_or(profile_dir)
+}
+
+fn server_program(name: &str) -> String {
+    if SERVERS.contains(&name) {
+        release_dir().join(format!("{name}-server")).display().to_string()
+    } else {
+        name.to_owned()
+    }
+}
+
+/// Builds each server with its own cargo invocation, so no server's dependency features leak
+/// into another's.
+fn build_servers() -> Result<(), String> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    for server in SERVERS {
+        eprintln!("building the {server} server…");
+        let status = Command::new(&cargo)
+            .args(["build", "--release", "--quiet", "-p", &format!("bench-server-{server}")])
+            .arg("--manifest-path")
+            .arg(bench_dir().join("Cargo.toml"))
+            .env("CARGO_BUILD_JOBS", std::env::var("CARGO_BUILD_JOBS").unwrap_or_else(|_| "2".into()))
+            .status()
+            .map_err(|e| format!("cannot run cargo: {e}"))?;
+        if !status.success() {
+            return Err(format!("building the {server} server failed"));
+        }
+    }
+    Ok(())
+}
+
+/// Command-line options after the subcommand.
+struct Args {
+    options: BTreeMap<String, String>,
+    rest: Vec<String>,
+}
+
+impl Args {
+    fn parse(args: impl Iterator<Item = String>) -> Result<Args, String> {
+        let mut options = BTreeMap::new();
+        let mut rest = Vec::new();
+        let mut args = args.peekable();
+        while let Some(a) = args.next() {
+            if a == "--" {
+                rest.extend(args.by_ref());
+            } else if let Some(name) = a.strip_prefix("--") {
+                let value = args.next().ok_or_else(|| format!("--{name} needs a value"))?;
+                options.insert(name.to_owned(), value);
+            } else {
+                rest.push(a);
+            }
+        }
+        Ok(Args { options, rest })
+    }
+
+    fn number(&self, name: &str, default: usize) -> Result<usize, String> {
+        match self.options.get(name) {
+            Some(v) => v.parse().map_err(|_| format!("--{name}: `{v}` is not a number")),
+            None => Ok(default),
+        }
+    }
+
+    fn command(&self) -> Result<Vec<String>, String> {
+        let mut command = self.rest.clone();
+        let first = command.first_mut().ok_or("missing the server command")?;
+        *first = server_program(first);
+        Ok(command)
+    }
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("a tokio runtime")
+}
+
+fn loopback(url: &str) -> Result<SocketAddr, String> {
+    let rest = url.strip_prefix("http://").ok_or("only http:// URLs")?;
+    let (authority, path) = rest.split_once('/').unwrap_or((rest, ""));
+    if path != "mcp" {
+        return Err("the driver posts to /mcp: give http://127.0.0.1:PORT/mcp".into());
+    }
+    let addr: SocketAddr = authority.parse().map_err(|_| format!("`{authority}` is not IP:PORT"))?;
+    if !addr.ip().is_loopback() {
+        return Err("the driver only talks to loopback addresses".into());
+    }
+    Ok(addr)
+}
+
+fn print_load(mut load: Load) {
+    let (p50, p99) = (load.latency_us(0.5), load.latency_us(0.99));
+    println!(
+        "{} calls in {:.2?}: {:.0} calls/s, p50 {p50:.1} µs, p99 {p99:.1} µs",
+        load.completed,
+        load.elapsed,
+        load.rate(),
+    );
+}
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let command = args.next().unwrap_or_default();
+    let result = Args::parse(args).and_then(|args| run(&command, &args));
+    if let Err(e) = result {
+        eprintln!("error: {e}");
+        std::process::exit(1);
+    }
+}
+
+fn run(command: &str, args: &Args) -> Result<(), String> {
+    match command {
+        "all" => all(args.number("rounds", 5)?, args.number("build-rounds", 3)?),
+        "stdio-echo" | "stdio-elicit" => {
+            let elicit = command == "stdio-elicit";
+            let run = StdioRun {
+                command: args.command()?,
+                tool: if elicit { Tool::Form } else { Tool::Echo },
+                calls: args.number("calls", if elicit { STDIO_ELICIT_CALLS } else { STDIO_ECHO_CALLS })?,
+                warmup: args.number("warmup", 500)?,
+                window: args.number("window", if elicit { 1 } else { STDIO_ECHO_WINDOW })?,
+                limit: RUN_LIMIT,
+            };
+            print_load(run.run()?);
+            Ok(())
+        }
+        "http-echo" => {
+            let addr = loopback(args.rest.first().ok_or("missing the URL")?)?;
+            let sessions = args.number("sessions", HTTP_SESSIONS)?;
+            let calls = args.number("calls", HTTP_ECHO_CALLS)?;
+            print_load(runtime().block_on(scenario::http_echo(addr, sessions, calls, 10, RUN_LIMIT))?);
+            Ok(())
+        }
+        "http-idle" | "http-pending" => {
+            let server = HttpServer::start(&args.command()?[0])?;
+            let sessions =
+                args.number("sessions", if command == "http-idle" { IDLE_SESSIONS } else { PENDING_SESSIONS })?;
+            let memory = if command == "http-idle" {
+                runtime().block_on(scenario::idle_sessions(&server, sessions))?
+            } else {
+                let per_session = args.number("per-session", PENDING_PER_SESSION)?;
+                let hold = args.options.get("hold").is_some_and(|v| v == "yes");
+                runtime().block_on(scenario::pending_elicitations(&server, sessions, per_session, hold))?
+            };
+            println!(
+                "RSS {:.1} MiB before, {:.1} MiB after: {:.2} KiB per session",
+                memory.before as f64 / MIB,
+                memory.after as f64 / MIB,
+                memory.after.saturating_sub(memory.before) as f64 / 1024.0 / sessions as f64
+            );
+            Ok(())
+        }
+        "build-cost" => {
+            let servers: Vec<&str> = match args.options.get("server") {
+                Some(s) => vec![s.as_str()],
+                None => vec!["ours", "rmcp"],
+            };
+            for server in servers {
+                let cost = buildcost::measure(&bench_dir(), server, &release_dir().join("build-cost"))?;
+                println!("{server}: clean {:.1?}, rebuild after an edit {:.1?}", cost.clean, cost.rebuild);
+            }
+            Ok(())
+        }
+        "help" | "--help" | "-h" | "" => {
+            print!("{USAGE}");
+            Ok(())
+        }
+        other => Err(format!("unknown command `{other}`\n{USAGE}")),
+    }
+}
+
+const MIB: f64 = 1024.0 * 1024.0;
+
+/// How a figure is printed and judged.
+#[derive(Clone, Copy)]
+enum Unit {
+    Rate,
+    Micros,
+    KiB,
+    MiB,
+    Seconds,
+}
+
+impl Unit {
+    fn format(self, v: f64) -> String {
+        if v.is_nan() {
+            return "–".into();
+        }
+        match self {
+            Unit::Rate => format!("{} calls/s", thousands(v)),
+            Unit::Micros => format!("{v:.0} µs"),
+            Unit::KiB => format!("{v:.1} KiB"),
+            Unit::MiB => format!("{v:.1} MiB"),
+            Unit::Seconds => format!("{v:.1} s"),
+        }
+    }
+}
+
+fn thousands(v: f64) -> String {
+    let digits = format!("{:.0}", v);
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// A goal for one figure.
+#[derive(Clone, Copy)]
+enum Goal {
+    /// ours/rmcp at least this.
+    RmcpAtLeast(f64),
+    /// ours/rmcp at most this.
+    RmcpAtMost(f64),
+    /// ours/bare at least this.
+    BareAtLeast(f64),
+    /// ours at most this, in the figure's unit.
+    AtMost(f64),
+}
+
+struct Figure {
+    label: &'static str,
+    unit: Unit,
+    goals: &'static [Goal],
+}
+
+/// The figures of the table, in order.
+const FIGURES: [Figure; 14] = [
+    Figure {
+        label: "stdio echo throughput",
+        unit: Unit::Rate,
+        goals: &[Goal::RmcpAtLeast(2.0), Goal::BareAtLeast(0.8)],
+    },
+    Figure { label: "stdio echo latency p50", unit: Unit::Micros, goals: &[] },
+    Figure { label: "stdio echo latency p99", unit: Unit::Micros, goals: &[] },
+    Figure { label: "stdio elicitation round trip p50", unit: Unit::Micros, goals: &[Goal::RmcpAtMost(0.7)] },
+    Figure { label: "stdio elicitation round trip p99", unit: Unit::Micros, goals: &[] },
+    Figure { label: "HTTP echo throughput, 64 sessions", unit: Unit::Rate, goals: &[Goal::RmcpAtLeast(1.5)] },
+    Figure { label: "HTTP echo latency p50, 64 sessions", unit: Unit::Micros, goals: &[] },
+    Figure { label: "HTTP echo latency p99, 64 sessions", unit: Unit::Micros, goals: &[] },
+    Figure { label: "memory per idle HTTP session (1,000 sessions)", unit: Unit::KiB, goals: &[Goal::AtMost(16.0)] },
+    Figure {
+        label: "RSS with 10,000 pending elicitations (1,000 sessions), streams closed",
+        unit: Unit::MiB,
+        goals: &[Goal::AtMost(64.0)],
+    },
+    Figure {
+        label: "RSS with 10,000 pending elicitations, each holding its SSE stream open",
+        unit: Unit::MiB,
+        goals: &[],
+    },
+    Figure { label: "RSS before those sessions", unit: Unit::MiB, goals: &[] },
+    Figure { label: "clean release build", unit: Unit::Seconds, goals: &[Goal::RmcpAtMost(0.8)] },
+    Figure {
+        label: "release rebuild after a one-line tool edit",
+        unit: Unit::Seconds,
+        goals: &[Goal::RmcpAtMost(0.7)],
+    },
+];
+
+/// Per figure, per server (table order), the value of each round (NaN where not measured).
+struct Results {
+    values: Vec<[Vec<f64>; 3]>,
+    rounds: usize,
+    build_rounds: usize,
+}
+
+impl Results {
+    fn new(rounds: usize, build_rounds: usize) -> Self {
+        Results { values: (0..FIGURES.len()).map(|_| Default::default()).collect(), rounds, build_rounds }
+    }
+
+    fn record(&mut self, figure: usize, server: usize, round: usize, value: f64) {
+        let v = &mut self.values[figure][server];
+        if v.len() <= round {
+            v.resize(round + 1, f64::NAN);
+        }
+        v[round] = value;
+    }
+
+    fn median(&self, figure: usize, server: usize) -> f64 {
+        median(&self.values[figure][server])
+    }
+
+    /// The median over rounds of ours/other.
+    fn ratio(&self, figure: usize, other: usize) -> f64 {
+        let ours = &self.values[figure][0];
+        let theirs = &self.values[figure][other];
+        let ratios: Vec<f64> = ours.iter().zip(theirs).map(|(a, b)| a / b).filter(|r| r.is_finite()).collect();
+        median(&ratios)
+    }
+
+    fn table(&self) -> String {
+        let mut t = String::new();
+        t.push_str("| scenario | ours | rmcp 3.11.0 | bare | ours/rmcp | ours/bare | target | met |\n");
+        t.push_str("| --- | ---: | ---: | ---: | ---: | ---: | --- | :---: |\n");
+        for (i, f) in FIGURES.iter().enumerate() {
+            let (vs_rmcp, vs_bare) = (self.ratio(i, 1), self.ratio(i, 2));
+            let ratio = |r: f64| if r.is_nan() { "–".to_owned() } else { format!("{r:.2}×") };
+            let mut targets = Vec::new();
+            let mut met = Vec::new();
+            for g in f.goals {
+                let (text, ok) = match *g {
+                    Goal::RmcpAtLeast(x) => (format!("≥ {x}× rmcp"), vs_rmcp >= x),
+                    Goal::RmcpAtMost(x) => (format!("≤ {x}× rmcp"), vs_rmcp <= x),
+                    Goal::BareAtLeast(x) => (format!("≥ {x}× bare"), vs_bare >= x),
+                    Goal::AtMost(x) => (format!("≤ {}", f.unit.format(x)), self.median(i, 0) <= x),
+                };
+                targets.push(text);
+                met.push(if ok { "yes" } else { "no" });
+            }
+            let _ = writeln!(
+                t,
+                "| {} | {} | {} | {} | {} | {} | {} | {} |",
+                f.label,
+                f.unit.format(self.median(i, 0)),
+                f.unit.format(self.median(i, 1)),
+                f.unit.format(self.median(i, 2)),
+                ratio(vs_rmcp),
+                ratio(vs_bare),
+                targets.join(", "),
+                met.join(", "),
+            );
+        }
+        t
+    }
+}
+
+fn cpu_model() -> String {
+    std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|c| {
+            c.lines()
+                .find_map(|l| l.strip_prefix("model name").map(|v| v.trim_start_matches([' ', '\t', ':']).to_owned()))
+        })
+        .unwrap_or_else(|| "unknown".into())
+}
+
+fn rustc_version() -> String {
+    Command::new("rustc")
+        .arg("-V")
+        .output()
+        .ok()
+        .and_then(|o| String::from_utf8(o.stdout).ok())
+        .map(|s| s.trim().to_owned())
+        .unwrap_or_else(|| "unknown".into())
+}
+
+/// Runs one round of every load and memory scenario, servers in `order`.
+fn round(results: &mut Results, r: usize, order: &[usize]) -> Result<(), String> {
+    let rt = runtime();
+    for &s in order {
+        let program = server_program(SERVERS[s]);
+        eprintln!("round {}: stdio echo, {}", r + 1, SERVERS[s]);
+        let mut load = StdioRun {
+            command: vec![program.clone()],
+            tool: Tool::Echo,
+            calls: STDIO_ECHO_CALLS,
+            warmup: 2_000,
+            window: STDIO_ECHO_WINDOW,
+            limit: RUN_LIMIT,
+        }
+        .run()?;
+        results.record(0, s, r, load.rate());
+        results.record(1, s, r, load.latency_us(0.5));
+        results.record(2, s, r, load.latency_us(0.99));
+    }
+    for &s in order {
+        eprintln!("round {}: stdio elicitation, {}", r + 1, SERVERS[s]);
+        let mut load = StdioRun {
+            command: vec![server_program(SERVERS[s])],
+            tool: Tool::Form,
+            calls: STDIO_ELICIT_CALLS,
+            warmup: 300,
+            window: 1,
+            limit: RUN_LIMIT,
+        }
+        .run()?;
+        results.record(3, s, r, load.latency_us(0.5));
+        results.record(4, s, r, load.latency_us(0.99));
+    }
+    for &s in order {
+        eprintln!("round {}: HTTP echo, {}", r + 1, SERVERS[s]);
+        let server = HttpServer::start(&server_program(SERVERS[s]))?;
+        let mut load = rt.block_on(scenario::http_echo(server.addr, HTTP_SESSIONS, HTTP_ECHO_CALLS, 10, RUN_LIMIT))?;
+        results.record(5, s, r, load.rate());
+        results.record(6, s, r, load.latency_us(0.5));
+        results.record(7, s, r, load.latency_us(0.99));
+    }
+    for &s in order {
+        eprintln!("round {}: idle HTTP sessions, {}", r + 1, SERVERS[s]);
+        let server = HttpServer::start(&server_program(SERVERS[s]))?;
+        let m = rt.block_on(scenario::idle_sessions(&server, IDLE_SESSIONS))?;
+        results.record(8, s, r, m.after.saturating_sub(m.before) as f64 / 1024.0 / IDLE_SESSIONS as f64);
+    }
+    for &s in order {
+        eprintln!("round {}: pending elicitations, {}", r + 1, SERVERS[s]);
+        let server = HttpServer::start(&server_program(SERVERS[s]))?;
+        let m = rt.block_on(scenario::pending_elicitations(&server, PENDING_SESSIONS, PENDING_PER_SESSION, false))?;
+        results.record(9, s, r, m.after as f64 / MIB);
+        results.record(11, s, r, m.before as f64 / MIB);
+    }
+    for &s in order {
+        eprintln!("round {}: pending elicitations with open streams, {}", r + 1, SERVERS[s]);
+        let server = HttpServer::start(&server_program(SERVERS[s]))?;
+        let m = rt.block_on(scenario::pending_elicitations(&server, PENDING_SESSIONS, PENDING_PER_SESSION, true))?;
+        results.record(10, s, r, m.after as f64 / MIB);
+    }
+    Ok(())
+}
+
+fn all(rounds: usize, build_rounds: usize) -> Result<(), String> {
+    build_servers()?;
+    let mut results = Results::new(rounds, build_rounds);
+    for r in 0..rounds {
+        // Each round starts with a different server, so drift on a shared machine (other
+        // builds, thermal state) does not always favour the same one.
+        let order: Vec<usize> = (0..SERVERS.len()).map(|i| (i + r) % SERVERS.len()).collect();
+        round(&mut results, r, &order)?;
+    }
+    let scratch = release_dir().join("build-cost");
+    for r in 0..build_rounds {
+        let order = if r % 2 == 0 { [0, 1] } else { [1, 0] };
+        for s in order {
+            eprintln!("build round {}: {}", r + 1, SERVERS[s]);
+            let cost = buildcost::measure(&bench_dir(), SERVERS[s], &scratch)?;
+            results.record(12, s, r, cost.clean.as_secs_f64());
+            results.record(13, s, r, cost.rebuild.as_secs_f64());
+        }
+    }
+    let mut report = String::new();
+    let _ = writeln!(
+        report,
+        "Medians of {} alternating runs ({} for the builds); ratios are medians of the per-run ratios.\n",
+        results.rounds, results.build_rounds
+    );
+    report.push_str(&results.table());
+    let _ = writeln!(
+        report,
+        "\nMachine: {} logical CPUs ({}), {}; stdio window {STDIO_ECHO_WINDOW}, builds with CARGO_BUILD_JOBS={}.",
+        std::thread::available_parallelism().map_or(0, |n| n.get()),
+        cpu_model(),
+        rustc_version(),
+        std::env::var("CARGO_BUILD_JOBS").unwrap_or_else(|_| "2".into()),
+    );
+    print!("{report}");
+    let raw: Vec<String> = FIGURES
+        .iter()
+        .zip(&results.values)
+        .map(|(f, v)| format!("{}: ours {:?}, rmcp {:?}, bare {:?}", f.label, v[0], v[1], v[2]))
+        .collect();
+    let out = release_dir().join("bench-results.md");
+    let _ = std::fs::write(&out, format!("{report}\nEvery run:\n\n{}\n", raw.join("\n")));
+    eprintln!("(also written to {}, with every run's figures)", out.display());
+    Ok(())
+}

@@ -1,0 +1,67 @@
+//! Starting servers and reading their memory.
+
+use std::io::{BufRead, BufReader};
+use std::net::SocketAddr;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// A server started with `--http 0`, killed when dropped.
+pub struct HttpServer {
+    child: Child,
+    /// Where it listens.
+    pub addr: SocketAddr,
+}
+
+impl HttpServer {
+    /// Starts `program --http 0` and reads the port it prints.
+    pub fn start(program: &str) -> Result<Self, String> {
+        let mut child = Command::new(program)
+            .args(["--http", "0"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .map_err(|e| format!("cannot start {program}: {e}"))?;
+        let stdout = child.stdout.take().ok_or("no stdout")?;
+        let mut line = String::new();
+        BufReader::new(stdout).read_line(&mut line).map_err(|e| format!("{program}: {e}"))?;
+        let port: u16 = line.trim().parse().map_err(|_| format!("{program} printed `{}`, not a port", line.trim()))?;
+        Ok(HttpServer { child, addr: SocketAddr::from(([127, 0, 0, 1], port)) })
+    }
+
+    /// The server's resident set size in bytes.
+    pub fn rss(&self) -> Result<u64, String> {
+        rss(self.child.id())
+    }
+}
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The resident set size of process `pid`, in bytes (Linux).
+pub fn rss(pid: u32) -> Result<u64, String> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).map_err(|e| format!("/proc/{pid}: {e}"))?;
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        .map(|kib| kib * 1024)
+        .ok_or_else(|| format!("no VmRSS for process {pid}"))
+}
+
+/// Waits up to `grace` for `child` to exit on its own, then kills it.
+pub fn reap(child: &mut Child, grace: Duration) {
+    let deadline = Instant::now() + grace;
+    while Instant::now() < deadline {
+        if let Ok(Some(_)) = child.try_wait() {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+}

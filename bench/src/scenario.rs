@@ -1,0 +1,200 @@
+//! The HTTP scenarios: throughput over many sessions, and the memory of idle sessions and of
+//! pending elicitations.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use tokio::sync::{Barrier, Semaphore};
+
+use crate::http::{Conn, Incoming};
+use crate::process::HttpServer;
+use crate::stats::Load;
+use crate::wire::{self, Tool};
+
+fn err(e: impl std::fmt::Display) -> String {
+    e.to_string()
+}
+
+/// `sessions` sessions, each on its own connection, calling `echo` one call after another until
+/// `calls` calls (after `warmup` per session) were answered or `limit` passed.
+pub async fn http_echo(
+    addr: SocketAddr,
+    sessions: usize,
+    calls: usize,
+    warmup: usize,
+    limit: Duration,
+) -> Result<Load, String> {
+    let barrier = Arc::new(Barrier::new(sessions + 1));
+    let counter = Arc::new(AtomicUsize::new(0));
+    let mut tasks = Vec::new();
+    for _ in 0..sessions {
+        let (barrier, counter) = (barrier.clone(), counter.clone());
+        tasks.push(tokio::spawn(async move {
+            let ready = async {
+                let mut conn = Conn::connect(addr).await?;
+                let session = conn.open_session().await?;
+                let mut frame = String::new();
+                for i in 0..warmup {
+                    frame.clear();
+                    wire::call_request(&mut frame, i as u64 + 1, Tool::Echo);
+                    conn.request(Some(&session), &frame).await?;
+                }
+                Ok::<_, std::io::Error>((conn, session))
+            }
+            .await;
+            // Everyone waits at the barrier, even after a failure, so nobody waits forever.
+            barrier.wait().await;
+            let (mut conn, session) = ready.map_err(err)?;
+            let start = Instant::now();
+            let mut latencies = Vec::new();
+            let mut frame = String::new();
+            let mut id = warmup as u64;
+            let mut last = start;
+            while counter.fetch_add(1, Ordering::Relaxed) < calls && start.elapsed() < limit {
+                id += 1;
+                frame.clear();
+                wire::call_request(&mut frame, id, Tool::Echo);
+                let sent = Instant::now();
+                let (_, body) = conn.request(Some(&session), &frame).await.map_err(err)?;
+                last = Instant::now();
+                let m: Incoming = serde_json::from_str(&body).map_err(err)?;
+                if !m.succeeded() {
+                    return Err(format!("echo failed: {body}"));
+                }
+                latencies.push((last - sent).as_nanos() as u64);
+            }
+            Ok::<_, String>((latencies, last))
+        }));
+    }
+    barrier.wait().await;
+    let start = Instant::now();
+    let mut load = Load::default();
+    let mut end = start;
+    for t in tasks {
+        let (latencies, last) = t.await.map_err(err)??;
+        load.latencies_ns.extend(latencies);
+        end = end.max(last);
+    }
+    load.completed = load.latencies_ns.len();
+    load.elapsed = end - start;
+    Ok(load)
+}
+
+/// Opens `count` sessions over `connections` keep-alive connections; returns their ids.
+async fn open_sessions(addr: SocketAddr, count: usize, connections: usize) -> Result<Vec<String>, String> {
+    let mut tasks = Vec::new();
+    for c in 0..connections {
+        let n = count / connections + usize::from(c < count % connections);
+        tasks.push(tokio::spawn(async move {
+            let mut conn = Conn::connect(addr).await?;
+            let mut ids = Vec::with_capacity(n);
+            for _ in 0..n {
+                if conn.broken {
+                    conn = Conn::connect(addr).await?;
+                }
+                ids.push(conn.open_session().await?);
+            }
+            Ok::<_, std::io::Error>(ids)
+        }));
+    }
+    let mut ids = Vec::with_capacity(count);
+    for t in tasks {
+        ids.extend(t.await.map_err(err)?.map_err(err)?);
+    }
+    Ok(ids)
+}
+
+/// Lets the server settle (tasks finish, connections close) before its memory is read.
+async fn settle() {
+    tokio::time::sleep(Duration::from_millis(500)).await;
+}
+
+/// What a memory scenario measured.
+#[derive(Debug, Clone, Copy)]
+pub struct Memory {
+    /// RSS before the sessions were opened (after a warm-up), in bytes.
+    pub before: u64,
+    /// RSS with the sessions (and whatever is pending on them) in place, in bytes.
+    pub after: u64,
+}
+
+/// Warms the server up (a few sessions and calls on a few connections, then closed).
+async fn warm_up(addr: SocketAddr) -> Result<(), String> {
+    let mut tasks = Vec::new();
+    for _ in 0..16 {
+        tasks.push(tokio::spawn(async move {
+            let mut conn = Conn::connect(addr).await?;
+            let session = conn.open_session().await?;
+            let mut frame = String::new();
+            wire::call_request(&mut frame, 1, Tool::Echo);
+            conn.request(Some(&session), &frame).await?;
+            Ok::<_, std::io::Error>(())
+        }));
+    }
+    for t in tasks {
+        t.await.map_err(err)?.map_err(err)?;
+    }
+    settle().await;
+    Ok(())
+}
+
+/// The server's RSS before and after `sessions` sessions were opened and left idle (their
+/// connections closed).
+pub async fn idle_sessions(server: &HttpServer, sessions: usize) -> Result<Memory, String> {
+    warm_up(server.addr).await?;
+    let before = server.rss()?;
+    let ids = open_sessions(server.addr, sessions, 16).await?;
+    if ids.len() != sessions {
+        return Err(format!("opened {} sessions of {sessions}", ids.len()));
+    }
+    settle().await;
+    Ok(Memory { before, after: server.rss()? })
+}
+
+/// The server's RSS with `per_session` calls of `form` waiting for the user on each of
+/// `sessions` sessions. Each call is POSTed on its own connection and read until the
+/// `elicitation/create` arrives. With `hold`, every POST's SSE stream then stays open, as a
+/// client keeps it while its user fills in the form: the figure includes the server's cost of
+/// one open connection per call. Without, the client closes the stream (as it may: the call
+/// goes on, and a client can resume with `Last-Event-ID`), and what is left is the cost of the
+/// pending calls themselves.
+pub async fn pending_elicitations(
+    server: &HttpServer,
+    sessions: usize,
+    per_session: usize,
+    hold: bool,
+) -> Result<Memory, String> {
+    warm_up(server.addr).await?;
+    let before = server.rss()?;
+    let ids = open_sessions(server.addr, sessions, 16).await?;
+    let addr = server.addr;
+    let gate = Arc::new(Semaphore::new(64));
+    let mut tasks = Vec::with_capacity(sessions * per_session);
+    for session in ids {
+        let session: Arc<str> = session.into();
+        for i in 0..per_session {
+            let (gate, session) = (gate.clone(), session.clone());
+            tasks.push(tokio::spawn(async move {
+                let _permit = gate.acquire().await.map_err(err)?;
+                let mut conn = Conn::connect(addr).await.map_err(err)?;
+                let mut frame = String::new();
+                wire::call_request(&mut frame, i as u64 + 1, Tool::Form);
+                let method = conn.call_until_request(&session, &frame).await.map_err(err)?;
+                if method != "elicitation/create" {
+                    return Err(format!("expected elicitation/create, got {method}"));
+                }
+                Ok::<_, String>(hold.then_some(conn))
+            }));
+        }
+    }
+    let mut held = Vec::with_capacity(tasks.len());
+    for t in tasks {
+        held.push(t.await.map_err(err)??);
+    }
+    settle().await;
+    let after = server.rss()?;
+    drop(held);
+    Ok(Memory { before, after })
+}
