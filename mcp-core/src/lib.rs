@@ -29,6 +29,7 @@
 pub mod client;
 pub mod elicit;
 pub mod engine;
+pub mod mrtr;
 pub mod prompt;
 pub mod protocol;
 pub mod resource;

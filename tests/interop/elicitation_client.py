@@ -1,17 +1,27 @@
 """Drive the elicitation server with the official Python MCP client over stdio.
 
-Usage: python elicitation_client.py [--mode legacy|auto|both] SERVER_COMMAND [ARGS...]
+Usage: python elicitation_client.py [--mode legacy|auto|2026-07-28|both] SERVER_COMMAND [ARGS...]
 
-The client answers the server's `elicitation/create` requests from its `elicitation_callback`
-(which makes it declare both form and URL mode) and sees server notifications through its
-`message_handler`. It checks `create_project` (accept, decline, cancel, with the requested
-schema), the URL-mode round trip of `auth_via_url` (accept, visit the URL with urllib, wait for
-`notifications/elicitation/complete` with the same id) and the -32042 error of
+The client answers the server's elicitation requests from its `elicitation_callback` (which
+makes it declare both form and URL mode) and sees server notifications through its
+`message_handler`. In every mode it checks `create_project` (accept, decline, cancel, with the
+requested schema) and `process_data` (short data without a question; long data with proceed
+true and false).
+
+`legacy` connects with the `initialize` handshake: the server sends `elicitation/create`
+requests. It checks the URL-mode round trip of `auth_via_url` (accept, visit the URL with
+urllib, wait for `notifications/elicitation/complete` with the same id) and the -32042 error of
 `protected_action`, whose URL it visits before retrying.
 
-`legacy` connects with the `initialize` handshake; `auto` (the client's default) first probes
-`server/discover` and falls back to `initialize`. `both` (the default) runs the checks once per
-mode, each against a fresh server process.
+`auto` (the client's default) probes `server/discover` and, as our server answers it, continues
+in the 2026-07-28 era, like `2026-07-28`: the server answers a call that asks the user with an
+`input_required` result, which the client answers from the same callback before retrying the
+call. There, `auth_via_url` sends a URL input request without an `elicitationId` (the callback
+accepts and visits the URL; the tool names the flow that was visited, and no completion
+notification is sent), and the -32042 error of `protected_action` becomes such a request too:
+the callback visits the URL, the client retries, and the tool succeeds.
+
+`both` (the default) runs the checks once per mode, each against a fresh server process.
 
 Prints one line per check and exits non-zero on the first failure.
 """
@@ -20,11 +30,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import inspect
 import sys
 import urllib.error
 import urllib.request
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from importlib.metadata import version
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -41,15 +52,20 @@ from mcp.types import (
     ElicitResult,
     ErrorData,
     Implementation,
+    InputRequiredResult,
     TextContent,
 )
 
-EXPECTED_PROTOCOL = "2025-11-25"
+# What each connection mode negotiates with our server: `legacy` uses the `initialize`
+# handshake; `auto` (the client's default) probes `server/discover`, which the server answers,
+# and continues in the 2026-07-28 era; `2026-07-28` speaks that revision from the start.
+EXPECTED_PROTOCOL = {"legacy": "2025-11-25", "auto": "2026-07-28", "2026-07-28": "2026-07-28"}
+MODES = list(EXPECTED_PROTOCOL)
 REQUEST_TIMEOUT = 30.0
 # How long to wait for a notification the server should send at once.
 NOTIFICATION_WAIT = 10.0
 
-Answer = Callable[[ElicitRequestParams], ElicitResult]
+Answer = Callable[[ElicitRequestParams], ElicitResult | Awaitable[ElicitResult]]
 
 
 class CheckFailed(Exception):
@@ -105,7 +121,8 @@ class Script:
         if not self.answers:
             self.unexpected.append(params)
             return ElicitResult(action="decline")
-        return self.answers.popleft()(params)
+        result = self.answers.popleft()(params)
+        return await result if inspect.isawaitable(result) else result
 
     async def on_message(self, message: IncomingMessage) -> None:
         if isinstance(message, ElicitCompleteNotification):
@@ -256,20 +273,158 @@ async def protected_action(client: Client, script: Script) -> None:
     check("completed" in text.lower(), "protected_action succeeds after the flow completed", text)
 
 
-async def session(mode: str, command: list[str], scenario: Callable[[Client, Script], Any]) -> None:
-    params = StdioServerParameters(command=command[0], args=command[1:])
+async def rounds_by_hand(client: Client, script: Script) -> None:
+    """One multi round-trip call driven step by step: what the callback sees in 2026-07-28 is
+    an input request of an `input_required` result, not a request from the server."""
+    print("2026-07-28: create_project, one round by hand")
+    first = await client.session.call_tool("create_project", {}, allow_input_required=True)
+    check(isinstance(first, InputRequiredResult), "create_project answers input_required", first)
+    assert isinstance(first, InputRequiredResult)
+    requests = first.input_requests or {}
+    check(list(requests) == ["input-0"], "one input request, keyed input-0", list(requests))
+    request = requests["input-0"]
+    check(request.method == "elicitation/create", "it is an elicitation", request.method)
+    check(isinstance(request.params, ElicitRequestFormParams), "it is a form", request.params)
+    check_project_schema(request.params)
+    check(bool(first.request_state), "it carries requestState", first.request_state)
+    answer = ElicitResult(action="accept", content={"projectName": "by-hand", "framework": "vue"})
+    done = await client.session.call_tool(
+        "create_project", {}, input_responses={"input-0": answer}, request_state=first.request_state
+    )
+    check(ok_text(done) == "Created project 'by-hand' with framework: vue", "the retry completes the call", done)
+    check(not script.requests, "the callback was not involved", script.requests)
+
+
+async def process_data(client: Client, script: Script) -> None:
+    print("form mode: process_data")
+    asked = len(script.requests)
+    text = ok_text(await client.call_tool("process_data", {"data": "short"}))
+    check(text == "Processed 5 characters", "short data is processed", text)
+    check(len(script.requests) == asked, "short data is processed without a question", len(script.requests) - asked)
+
+    data = "x" * 150
+    for proceed, expected in ((True, "Processed 150 characters"), (False, "Processing cancelled by the user.")):
+        script.answer(lambda _, proceed=proceed: ElicitResult(action="accept", content={"proceed": proceed}))
+        text = ok_text(await client.call_tool("process_data", {"data": data}))
+        check(len(script.requests) == asked + 1, "long data asks one question", len(script.requests) - asked)
+        asked += 1
+        params = script.requests[-1]
+        check(isinstance(params, ElicitRequestFormParams), "the question is a form", params)
+        assert isinstance(params, ElicitRequestFormParams)
+        check(
+            params.message == "The data is 150 characters long. Process it anyway?",
+            "the question names the length",
+            params.message,
+        )
+        proceed_field = params.requested_schema.get("properties", {}).get("proceed", {})
+        check(proceed_field.get("type") == "boolean", "the form asks for a boolean `proceed`", params.requested_schema)
+        check(text == expected, f"proceed={proceed}: {expected}", text)
+
+
+def visiting(script: Script, statuses: list[int]) -> Answer:
+    """An answer that checks a 2026-era URL request, visits its URL, then accepts."""
+
+    async def answer(params: ElicitRequestParams) -> ElicitResult:
+        check(isinstance(params, ElicitRequestURLParams), "the input request is a URL-mode request", params)
+        assert isinstance(params, ElicitRequestURLParams)
+        check(params.elicitation_id is None, "it carries no elicitationId (2026-07-28)", params.elicitation_id)
+        check(bool(params.message), "it has a message", params)
+        statuses.append(await asyncio.to_thread(visit, params.url))
+        return ElicitResult(action="accept")
+
+    return answer
+
+
+def flow_id(params: ElicitRequestParams) -> str:
+    """The elicitation id of a URL request of the example: its page's `id` parameter."""
+    assert isinstance(params, ElicitRequestURLParams)
+    ids = parse_qs(urlsplit(params.url).query).get("id", [])
+    check(len(ids) == 1 and bool(ids[0]), "the URL carries a flow id", params.url)
+    check_page_url(params.url, ids[0])
+    return ids[0]
+
+
+async def modern_url_mode(client: Client, script: Script) -> None:
+    print("url mode (2026-07-28): auth_via_url")
+    asked = len(script.requests)
+    statuses: list[int] = []
+    script.answer(visiting(script, statuses))
+    text = ok_text(await client.call_tool("auth_via_url", {}))
+    check(len(script.requests) == asked + 1, "auth_via_url sent one input request", len(script.requests) - asked)
+    check(statuses == [200], "the callback visited the URL (200)", statuses)
+    visited = flow_id(script.requests[-1])
+    check(
+        text == f"Authorization flow {visited} started: finish it in the browser, then call protected_action.",
+        "the retried tool names the flow the user visited",
+        text,
+    )
+    status = await asyncio.to_thread(visit, script.requests[-1].url)
+    check(status == 409, "a second visit answers 409 (the flow is complete)", status)
+    await asyncio.sleep(0.2)  # time for a wrongly sent notification to arrive
+    check(not script.completed, "no notifications/elicitation/complete in 2026-07-28", script.completed)
+
+    for action in ("decline", "cancel"):
+        script.answer(lambda _, action=action: ElicitResult(action=action))
+        text = ok_text(await client.call_tool("auth_via_url", {}))
+        check(text == f"The user declined to authorize (action: {action}).", f"{action} is reported", text)
+
+
+async def modern_protected_action(client: Client, script: Script) -> None:
+    print("url mode (2026-07-28): protected_action")
+    asked = len(script.requests)
+    statuses: list[int] = []
+    script.answer(visiting(script, statuses))
+    try:
+        result = await client.call_tool("protected_action", {})
+    except MCPError as error:
+        raise CheckFailed(f"protected_action: the error must become an input request, got {error.code} {error}") from error
+    check(
+        len(script.requests) == asked + 1,
+        "error -32042 became one URL input request",
+        len(script.requests) - asked,
+    )
+    check(
+        script.requests[-1].message == "Authorize the example app before using this action.",
+        "the input request has the error's message",
+        script.requests[-1].message,
+    )
+    flow_id(script.requests[-1])
+    check(statuses == [200], "the callback visited the URL (200)", statuses)
+    text = ok_text(result)
+    check(text == "Protected action completed: you are authorized.", "the retry succeeded", text)
+    check(not script.completed, "no notifications/elicitation/complete in 2026-07-28", script.completed)
+
+    # Refusing the flow ends the call with the tool's error.
+    script.answer(lambda _: ElicitResult(action="decline"))
+    try:
+        result = await client.call_tool("protected_action", {})
+    except MCPError as error:
+        check(error.code == URL_ELICITATION_REQUIRED, f"declining ends the call with error {URL_ELICITATION_REQUIRED}", error.code)
+    else:
+        raise CheckFailed(f"protected_action after a decline: expected error -32042, got {result!r}")
+    check(len(script.requests) == asked + 2, "the declined flow was asked once", len(script.requests) - asked)
+
+
+async def session(mode: str, server: list[str] | str, scenario: Callable[[Client, Script], Any]) -> None:
+    """Connects in `mode` to `server` (a command, over stdio; or a Streamable HTTP URL) and runs
+    `scenario`."""
+    target = server if isinstance(server, str) else StdioServerParameters(command=server[0], args=server[1:])
     client_info = Implementation(name="interop-python-elicitation", version="0")
     script = Script()
     async with Client(
-        params,
+        target,
         mode=mode,
         client_info=client_info,
         read_timeout_seconds=REQUEST_TIMEOUT,
         elicitation_callback=script.elicit,
         message_handler=script.on_message,
     ) as client:
-        check(client.protocol_version == EXPECTED_PROTOCOL, f"negotiated {EXPECTED_PROTOCOL}", client.protocol_version)
+        check(client.protocol_version == EXPECTED_PROTOCOL[mode], f"negotiated {EXPECTED_PROTOCOL[mode]}", client.protocol_version)
+        # Without a handshake or a probe the server names itself in each result's `_meta`.
         info = client.server_info
+        if mode == "2026-07-28" and info is None:
+            meta = (await client.list_tools()).meta or {}
+            info = Implementation.model_validate(meta.get("io.modelcontextprotocol/serverInfo") or {}) if meta else None
         check(info is not None and info.name == "elicitation", "server name is elicitation", info)
         await scenario(client, script)
         check(not script.unexpected, "no unexpected elicitation request arrived", script.unexpected)
@@ -277,26 +432,39 @@ async def session(mode: str, command: list[str], scenario: Callable[[Client, Scr
         check(not script.transport_errors, "the client reported no transport errors", script.transport_errors)
 
 
+async def url_flows(mode: str, client: Client, script: Script) -> None:
+    """The URL-mode checks of the era `mode` connects in."""
+    if mode == "legacy":
+        # Before `auth_via_url`: once this session completes any flow it is authorized.
+        await protected_action(client, script)
+        await url_mode(client, script)
+    else:
+        # No session, no completion notifications: each request's flows are its own.
+        await modern_url_mode(client, script)
+        await modern_protected_action(client, script)
+
+
 async def run(mode: str, command: list[str]) -> None:
     print(f"[python mcp {version('mcp')}, mode={mode}] {' '.join(command)}")
 
     async def scenario(client: Client, script: Script) -> None:
+        if mode != "legacy":
+            await rounds_by_hand(client, script)
         await form_mode(client, script)
-        # Before `auth_via_url`: once this session completes any flow it is authorized.
-        await protected_action(client, script)
-        await url_mode(client, script)
+        await process_data(client, script)
+        await url_flows(mode, client, script)
 
     await session(mode, command, scenario)
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--mode", choices=["legacy", "auto", "both"], default="both")
+    parser.add_argument("--mode", choices=[*MODES, "both"], default="both")
     parser.add_argument("command", nargs=argparse.REMAINDER, help="server command and arguments")
     args = parser.parse_args()
     if not args.command:
         parser.error("missing the server command")
-    modes = ["legacy", "auto"] if args.mode == "both" else [args.mode]
+    modes = MODES if args.mode == "both" else [args.mode]
     for mode in modes:
         try:
             asyncio.run(run(mode, args.command))

@@ -1,16 +1,21 @@
 """Drive the example servers with the official Python MCP client over Streamable HTTP.
 
-Usage: python http_client.py [--mode legacy|auto|both] ELICITATION_URL QUICKSTART_URL
+Usage: python http_client.py [--mode legacy|auto|2026-07-28|both] ELICITATION_URL QUICKSTART_URL
 
 Both servers must already be listening (for example `elicitation --port N --url-port 0` and
-`quickstart --port M`). For each mode (`legacy`: the initialize handshake; `auto`, the client's
-default: a `server/discover` probe first, then initialize):
+`quickstart --port M`). For each mode (`legacy`: the initialize handshake and a session;
+`auto`, the client's default: a `server/discover` probe first, then stateless 2026-07-28
+requests; `2026-07-28` from the start):
 
   1. quickstart: list the tools and call `add`, `echo` and `text_stats`;
-  2. elicitation: answer the form of `create_project` with accept, decline and cancel.
+  2. elicitation: answer the form of `create_project` with accept, decline and cancel;
+  3. in the 2026-07-28 era, over the same transport, the checks of `elicitation_client.py`
+     that are particular to it: one `input_required` round by hand, `process_data` (short;
+     long with proceed true and false), and the URL flows of `auth_via_url` and
+     `protected_action` (whose -32042 error becomes a URL input request).
 
-The client ends each session with DELETE when it disconnects. Prints one line per check and
-exits non-zero on the first failure.
+In the legacy mode the client ends its session with DELETE when it disconnects. Prints one line
+per check and exits non-zero on the first failure.
 """
 
 from __future__ import annotations
@@ -21,10 +26,15 @@ import sys
 from importlib.metadata import version
 from typing import Any
 
+import elicitation_client
 from mcp import Client
 from mcp.types import ElicitRequestFormParams, ElicitResult, Implementation, TextContent
 
-EXPECTED_PROTOCOL = "2025-11-25"
+# What each connection mode negotiates with our server: `legacy` uses the `initialize`
+# handshake; `auto` (the client's default) probes `server/discover`, which the server answers,
+# and continues in the 2026-07-28 era; `2026-07-28` speaks that revision from the start.
+EXPECTED_PROTOCOL = {"legacy": "2025-11-25", "auto": "2026-07-28", "2026-07-28": "2026-07-28"}
+MODES = list(EXPECTED_PROTOCOL)
 REQUEST_TIMEOUT = 30.0
 
 
@@ -59,8 +69,12 @@ def client_info() -> Implementation:
 async def quickstart(mode: str, url: str) -> None:
     print(f"[python mcp {version('mcp')}, mode={mode}] quickstart server at {url}")
     async with Client(url, mode=mode, client_info=client_info(), read_timeout_seconds=REQUEST_TIMEOUT) as client:
-        check(client.protocol_version == EXPECTED_PROTOCOL, f"negotiated {EXPECTED_PROTOCOL}", client.protocol_version)
+        check(client.protocol_version == EXPECTED_PROTOCOL[mode], f"negotiated {EXPECTED_PROTOCOL[mode]}", client.protocol_version)
+        # Without a handshake or a probe the server names itself in each result's `_meta`.
         info = client.server_info
+        if mode == "2026-07-28" and info is None:
+            meta = (await client.list_tools()).meta or {}
+            info = Implementation.model_validate(meta.get("io.modelcontextprotocol/serverInfo") or {}) if meta else None
         check(info is not None and info.name == "quickstart", "server name is quickstart", info)
         listed = await client.list_tools()
         names = sorted(tool.name for tool in listed.tools)
@@ -93,7 +107,7 @@ async def elicitation(mode: str, url: str) -> None:
         read_timeout_seconds=REQUEST_TIMEOUT,
         elicitation_callback=answer,
     ) as client:
-        check(client.protocol_version == EXPECTED_PROTOCOL, f"negotiated {EXPECTED_PROTOCOL}", client.protocol_version)
+        check(client.protocol_version == EXPECTED_PROTOCOL[mode], f"negotiated {EXPECTED_PROTOCOL[mode]}", client.protocol_version)
         listed = await client.list_tools()
         names = sorted(tool.name for tool in listed.tools)
         check("create_project" in names, "create_project is listed", names)
@@ -115,24 +129,38 @@ async def elicitation(mode: str, url: str) -> None:
         check(text_of(result) == "The user cancelled project creation.", "cancel is reported", result)
 
 
+async def modern_elicitation(mode: str, url: str) -> None:
+    print(f"[python mcp {version('mcp')}, mode={mode}] elicitation server at {url}: the 2026-07-28 era")
+
+    async def scenario(client: Client, script: elicitation_client.Script) -> None:
+        await elicitation_client.rounds_by_hand(client, script)
+        await elicitation_client.process_data(client, script)
+        await elicitation_client.url_flows(mode, client, script)
+
+    await elicitation_client.session(mode, url, scenario)
+
+
 async def run(mode: str, elicitation_url: str, quickstart_url: str) -> None:
     await quickstart(mode, quickstart_url)
     await elicitation(mode, elicitation_url)
+    if mode != "legacy":
+        await modern_elicitation(mode, elicitation_url)
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--mode", choices=["legacy", "auto", "both"], default="both")
+    parser.add_argument("--mode", choices=[*MODES, "both"], default="both")
     parser.add_argument("elicitation_url")
     parser.add_argument("quickstart_url")
     args = parser.parse_args()
-    modes = ["legacy", "auto"] if args.mode == "both" else [args.mode]
+    modes = MODES if args.mode == "both" else [args.mode]
     for mode in modes:
         try:
             asyncio.run(run(mode, args.elicitation_url, args.quickstart_url))
         except Exception as error:  # any client or transport error is a failed interop run
             for leaf in leaves(error):
-                reason = str(leaf) if isinstance(leaf, CheckFailed) else f"{type(leaf).__name__}: {leaf}"
+                checked = isinstance(leaf, (CheckFailed, elicitation_client.CheckFailed))
+                reason = str(leaf) if checked else f"{type(leaf).__name__}: {leaf}"
                 print(f"FAILED (mode={mode}): {reason}", file=sys.stderr)
             return 1
     print(f"python client: all checks passed ({', '.join(modes)})")

@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
+import time
 from importlib.metadata import version
 from typing import Any
 
@@ -22,7 +23,11 @@ from mcp import Client, StdioServerParameters
 from mcp.shared.exceptions import MCPError
 from mcp.types import Implementation, TextContent
 
-EXPECTED_PROTOCOL = "2025-11-25"
+# What each connection mode negotiates with our server: `legacy` uses the `initialize`
+# handshake; `auto` (the client's default) probes `server/discover`, which the server answers,
+# and continues in the 2026-07-28 era; `2026-07-28` speaks that revision from the start.
+EXPECTED_PROTOCOL = {"legacy": "2025-11-25", "auto": "2026-07-28", "2026-07-28": "2026-07-28"}
+MODES = list(EXPECTED_PROTOCOL)
 INVALID_PARAMS = -32602
 REQUEST_TIMEOUT = 30.0
 
@@ -56,15 +61,27 @@ async def run(mode: str, command: list[str]) -> None:
     print(f"[python mcp {version('mcp')}, mode={mode}] {' '.join(command)}")
     params = StdioServerParameters(command=command[0], args=command[1:])
     client_info = Implementation(name="interop-python", version="0")
+    started = time.monotonic()
     async with Client(params, mode=mode, client_info=client_info, read_timeout_seconds=REQUEST_TIMEOUT) as client:
-        check(client.protocol_version == EXPECTED_PROTOCOL, f"negotiated {EXPECTED_PROTOCOL}", client.protocol_version)
+        check(client.protocol_version == EXPECTED_PROTOCOL[mode], f"negotiated {EXPECTED_PROTOCOL[mode]}", client.protocol_version)
         session = client.session
-        check(session.initialize_result is not None, "connected through the initialize handshake")
-        check(session.discover_result is None, "no discover result was adopted", session.discover_result)
+        if mode == "legacy":
+            check(session.initialize_result is not None, "connected through the initialize handshake")
+            check(session.discover_result is None, "no discover result was adopted", session.discover_result)
+        else:
+            check(session.initialize_result is None, "no initialize handshake in the 2026-07-28 era")
+        # Without a handshake or a probe the server names itself in each result's `_meta`.
         info = client.server_info
+        if mode == "2026-07-28" and info is None:
+            meta = (await client.list_tools()).meta or {}
+            info = Implementation.model_validate(meta.get("io.modelcontextprotocol/serverInfo") or {}) if meta else None
         check(info is not None and info.name == "quickstart", "server name is quickstart", info)
 
         listed = await client.list_tools()
+        # The version probe of `auto` must not stall the first call (a server that ignores
+        # `server/discover` makes this client wait about ten seconds before falling back).
+        elapsed = time.monotonic() - started
+        check(elapsed < 3.0, "connecting and the first call took under 3 s", f"{elapsed:.2f} s")
         tools = {tool.name: tool for tool in listed.tools}
         check(set(tools) == {"add", "echo", "text_stats"}, "tools are add, echo, text_stats", sorted(tools))
         required = {"add": ["a", "b"], "echo": ["text"], "text_stats": ["text"]}
@@ -95,21 +112,23 @@ async def run(mode: str, command: list[str]) -> None:
         else:
             raise CheckFailed(f"unknown tool: expected an error, got {result!r}")
 
-        try:
-            await session.send_ping()
-        except MCPError as error:
-            raise CheckFailed(f"ping failed: {error.code} {error.message}") from error
-        print("  ok: ping answered")
+        if mode == "legacy":
+            # `ping` is not part of the 2026-07-28 revision.
+            try:
+                await session.send_ping()
+            except MCPError as error:
+                raise CheckFailed(f"ping failed: {error.code} {error.message}") from error
+            print("  ok: ping answered")
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--mode", choices=["legacy", "auto", "both"], default="both")
+    parser.add_argument("--mode", choices=[*MODES, "both"], default="both")
     parser.add_argument("command", nargs=argparse.REMAINDER, help="server command and arguments")
     args = parser.parse_args()
     if not args.command:
         parser.error("missing the server command")
-    modes = ["legacy", "auto"] if args.mode == "both" else [args.mode]
+    modes = MODES if args.mode == "both" else [args.mode]
     for mode in modes:
         try:
             asyncio.run(run(mode, args.command))

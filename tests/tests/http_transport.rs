@@ -1019,7 +1019,7 @@ async fn a_request_refused_before_its_body_was_read_leaves_the_connection_usable
     let mut tcp = tokio::net::TcpStream::connect(("127.0.0.1", h.port)).await.unwrap();
     // Refused on its headers alone: a revision the server does not speak (as a client probing
     // for a newer revision sends), then a foreign origin.
-    let refused = raw_post(&mut tcp, &head("mcp-protocol-version: 2026-07-28\r\n"), &body).await;
+    let refused = raw_post(&mut tcp, &head("mcp-protocol-version: 2099-01-01\r\n"), &body).await;
     assert!(refused.starts_with("HTTP/1.1 400"), "{refused}");
     let refused = raw_post(&mut tcp, &head("origin: http://evil.example\r\n"), &body).await;
     assert!(refused.starts_with("HTTP/1.1 403"), "{refused}");

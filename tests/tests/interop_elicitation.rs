@@ -54,13 +54,13 @@ fn python_client_answers_form_and_url_elicitations_over_stdio() {
     let (python, version) = require_python_package("mcp");
     println!("{version}");
     let server = example_binary("elicitation");
-    // Both connection modes: `legacy` (initialize handshake) and the client's default `auto`
-    // (a `server/discover` probe answered with "method not found", then initialize).
+    // Every connection mode: `legacy` (initialize handshake), the client's default `auto` (a
+    // `server/discover` probe, then the 2026-07-28 era) and `2026-07-28` from the start.
     let output = run_client(Command::new(&python).args(["elicitation_client.py", "--mode", "both"]), &server);
     print!("{}", output.stdout);
     assert!(output.success(), "the Python client failed against {}: {}", server.display(), output.describe());
     assert!(
-        output.stdout.contains("python elicitation client: all checks passed (legacy, auto)"),
+        output.stdout.contains("python elicitation client: all checks passed (legacy, auto, 2026-07-28)"),
         "the Python client did not finish: {}",
         output.describe()
     );

@@ -155,8 +155,8 @@ fn python_client_drives_the_examples_over_streamable_http() {
     );
 
     let (elicitation, quickstart) = servers();
-    // Both connection modes: `legacy` (initialize handshake) and the client's default `auto`
-    // (a `server/discover` probe, which this handshake-era server refuses, then initialize).
+    // Every connection mode: `legacy` (initialize handshake and a session), the client's default
+    // `auto` (a `server/discover` probe, then stateless 2026-07-28 requests) and `2026-07-28`.
     let output = run_with_deadline(
         Command::new(&python)
             .args(["http_client.py", "--mode", "both"])
@@ -167,7 +167,7 @@ fn python_client_drives_the_examples_over_streamable_http() {
     );
     print!("{}", output.stdout);
     assert!(
-        output.success() && output.stdout.contains("all checks passed"),
+        output.success() && output.stdout.contains("all checks passed (legacy, auto, 2026-07-28)"),
         "the Python client failed over Streamable HTTP: {}\n{}",
         output.describe(),
         logs(&[&elicitation, &quickstart])

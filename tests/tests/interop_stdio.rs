@@ -73,8 +73,8 @@ fn python_client_drives_quickstart_over_stdio() {
     );
 
     let server = example_binary("quickstart");
-    // Both connection modes: `legacy` (initialize handshake) and the client's default `auto`
-    // (a `server/discover` probe answered with "method not found", then initialize).
+    // Every connection mode: `legacy` (initialize handshake), the client's default `auto` (a
+    // `server/discover` probe, then the 2026-07-28 era) and `2026-07-28` from the start.
     let output = run_with_deadline(
         Command::new(&python).args(["quickstart_client.py", "--mode", "both"]).arg(&server).current_dir(interop_dir()),
         SCRIPT_DEADLINE,

@@ -30,6 +30,7 @@ pub struct ElicitRequest<'a, R> {
     message: String,
     schema: Result<Cow<'static, FormSchema>, SchemaError>,
     timeout: Option<Duration>,
+    key: Option<String>,
     finish: Finish<R>,
 }
 
@@ -45,6 +46,15 @@ impl<R> ElicitRequest<'_, R> {
         self.timeout = Some(timeout);
         self
     }
+
+    /// The key of this request in a 2026-era `input_required` result, instead of its place in
+    /// call order (`input-0`, `input-1`, …). A question asked only on some runs, or a handler
+    /// whose questions may change order between versions, keeps its answer with a stable key;
+    /// see [`crate::mrtr`]. Ignored in the 2025 era.
+    pub fn key(mut self, key: impl Into<String>) -> Self {
+        self.key = Some(key.into());
+        self
+    }
 }
 
 impl<'a, R: Send + 'a> IntoFuture for ElicitRequest<'a, R> {
@@ -54,7 +64,7 @@ impl<'a, R: Send + 'a> IntoFuture for ElicitRequest<'a, R> {
     fn into_future(self) -> Self::IntoFuture {
         Box::pin(async move {
             let schema = self.schema.map_err(|e| ElicitError::InvalidRequest(e.to_string()))?;
-            let answer = self.ctx.send_form(&self.message, &schema, self.timeout).await?;
+            let answer = self.ctx.send_form(&self.message, &schema, self.timeout, self.key.as_deref()).await?;
             (self.finish)(answer)
         })
     }
@@ -149,6 +159,7 @@ impl Context {
             message: message.into(),
             schema: T::form_schema().map(Cow::Borrowed).map_err(Clone::clone),
             timeout: None,
+            key: None,
             finish: finish_form::<T>,
         }
     }
@@ -164,6 +175,7 @@ impl Context {
             message: message.into(),
             schema: Single::<V>::schema("value", None).map(Cow::Owned),
             timeout: None,
+            key: None,
             finish: finish_value::<V>,
         }
     }
@@ -175,6 +187,7 @@ impl Context {
             message: message.into(),
             schema: Single::<bool>::schema("confirm", Some("Confirm")).map(Cow::Owned),
             timeout: None,
+            key: None,
             finish: finish_confirm,
         }
     }
@@ -191,7 +204,7 @@ impl Context {
         } else {
             choice_schema("choice", &choices).map(Cow::Owned)
         };
-        ElicitRequest { ctx: self, message: message.into(), schema, timeout: None, finish: finish_choice }
+        ElicitRequest { ctx: self, message: message.into(), schema, timeout: None, key: None, finish: finish_choice }
     }
 
     /// Sends `elicitation/create` with parameters built at run time and returns the client's
@@ -203,6 +216,16 @@ impl Context {
         &self,
         params: ElicitRequestParams,
         timeout: Option<Duration>,
+    ) -> Result<ElicitResult, ElicitError> {
+        self.elicit_raw_keyed(params, timeout, None).await
+    }
+
+    /// [`elicit_raw`](Self::elicit_raw) with the key of its 2026-era input request.
+    pub(super) async fn elicit_raw_keyed(
+        &self,
+        params: ElicitRequestParams,
+        timeout: Option<Duration>,
+        key: Option<&str>,
     ) -> Result<ElicitResult, ElicitError> {
         {
             match &params {
@@ -219,7 +242,7 @@ impl Context {
                     }
                 }
             }
-            self.send(params, timeout).await
+            self.send(params, timeout, key).await
         }
     }
 
@@ -227,7 +250,12 @@ impl Context {
         self.server().elicitation_timeout.is_some()
     }
 
-    async fn send(&self, params: ElicitRequestParams, timeout: Option<Duration>) -> Result<ElicitResult, ElicitError> {
+    async fn send(
+        &self,
+        params: ElicitRequestParams,
+        timeout: Option<Duration>,
+        key: Option<&str>,
+    ) -> Result<ElicitResult, ElicitError> {
         let default_timeout = self.server().elicitation_timeout.ok_or(ElicitError::NotEnabled)?;
         let capabilities = self.client_capabilities().ok_or(ElicitError::NoSession)?;
         let supported = match params {
@@ -238,6 +266,12 @@ impl Context {
             return Err(ElicitError::NotSupported { mode: params.mode() });
         }
         let mut wire = serde_json::to_value(&params).map_err(|e| ElicitError::InvalidRequest(e.to_string()))?;
+        if self.is_modern() {
+            // 2026-07-28 has no completion notifications, and no `elicitationId` to tie them to.
+            if let Some(o) = wire.as_object_mut() {
+                o.remove("elicitationId");
+            }
+        }
         if self.protocol_version().is_some_and(|v| v < MODE_REVISION) {
             // Older revisions know only forms (URL requests were refused above), without a
             // `mode` member.
@@ -249,7 +283,7 @@ impl Context {
             timeout: Some(timeout.unwrap_or(default_timeout)),
             cancel: Some(self.cancellation().clone()),
         };
-        self.peer().request("elicitation/create", &wire, options).await.map_err(ElicitError::from_peer)
+        self.client_request_keyed("elicitation/create", wire, options, key).await.map_err(ElicitError::from_peer)
     }
 
     /// Sends a form and checks the answer against it.
@@ -258,10 +292,11 @@ impl Context {
         message: &str,
         schema: &FormSchema,
         timeout: Option<Duration>,
+        key: Option<&str>,
     ) -> Result<Elicitation<JsonObject>, ElicitError> {
         let params =
             ElicitRequestParams::Form { message: message.to_owned(), requested_schema: schema.as_object().clone() };
-        let result = self.send(params, timeout).await?;
+        let result = self.send(params, timeout, key).await?;
         Ok(match result.action {
             ElicitAction::Accept => {
                 let mut content = result.content.unwrap_or_default();

@@ -40,7 +40,9 @@ pub(crate) fn set_level(session: &SessionState, request: &Request) -> HandlerRes
 /// Whether a message at `level` goes to `session`.
 fn wanted(server: &ServerInner, session: &SessionState, level: LoggingLevel) -> bool {
     let set = session.surface.log_level.lock().ok().and_then(|l| *l);
-    server.surface.logging && set.or(server.surface.default_log_level).is_some_and(|threshold| level >= threshold)
+    // A 2026-era request gets log messages only when its `_meta` asks for a level.
+    let threshold = if session.rounds.is_some() { set } else { set.or(server.surface.default_log_level) };
+    server.surface.logging && threshold.is_some_and(|threshold| level >= threshold)
 }
 
 fn message(level: LoggingLevel, logger: Option<&str>, data: impl Serialize) -> Option<LoggingMessageParams> {

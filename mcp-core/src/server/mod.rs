@@ -5,6 +5,7 @@ mod completion;
 mod context;
 mod elicit;
 mod logging;
+mod modern;
 mod prompts;
 mod resources;
 mod sampling;
@@ -23,6 +24,12 @@ use tokio::io::{AsyncRead, AsyncWrite};
 pub use completion::{Completer, CompletionCall};
 pub use context::Context;
 pub use elicit::{DEFAULT_ELICITATION_TIMEOUT, ElicitRequest};
+pub use modern::{
+    CacheHint, CacheScope, HEADER_MISMATCH, MISSING_REQUIRED_CLIENT_CAPABILITY, MODERN_PROTOCOL_VERSION,
+    UNSUPPORTED_PROTOCOL_VERSION, supported_versions,
+};
+#[cfg(feature = "http")]
+pub(crate) use modern::{META_PROTOCOL_VERSION as META_PROTOCOL_VERSION_KEY, is_modern};
 pub use sampling::{ClientRequestError, DEFAULT_SAMPLING_TIMEOUT, ROOTS_TIMEOUT, SessionHandle};
 #[cfg(feature = "http")]
 pub(crate) use session::ServerSession;
@@ -113,6 +120,10 @@ pub(crate) struct ServerInner {
     /// `Some(default timeout)` when elicitation is enabled.
     pub(crate) elicitation_timeout: Option<Duration>,
     pub(crate) url_elicitations: UrlElicitations,
+    /// Seals the `requestState` of 2026-era multi round-trip requests.
+    pub(crate) mrtr: crate::mrtr::state::Sealer,
+    /// 2026-era settings (caching hints, server identity in results).
+    pub(crate) modern: modern::ModernSettings,
     pub(crate) line: LineOptions,
     pub(crate) session: SessionConfig,
 }
@@ -139,6 +150,9 @@ impl Server {
             surface: surface::SurfaceBuilder::default(),
             state: HashMap::new(),
             elicitation_timeout: None,
+            modern: modern::ModernSettings::default(),
+            mrtr_key: None,
+            mrtr_ttl: crate::mrtr::state::DEFAULT_STATE_TTL,
             line: LineOptions::default(),
             session: SessionConfig::default(),
         }
@@ -168,7 +182,16 @@ impl Server {
 
     /// Serves one session over stdin/stdout until stdin ends.
     pub async fn serve_stdio(&self) -> io::Result<()> {
-        self.serve_io(tokio::io::stdin(), tokio::io::stdout()).await
+        let (stdin, stdout) = crate::transport::stdio::stdio();
+        // Served from a task, not from the caller's future: `#[tokio::main]` runs that on a
+        // thread outside the runtime's workers, and every time stdin became readable a worker
+        // would have to wake that thread.
+        let server = self.clone();
+        match tokio::spawn(async move { server.serve_io(stdin, stdout).await }).await {
+            Ok(result) => result,
+            Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
+            Err(e) => Err(io::Error::other(e)),
+        }
     }
 
     /// Serves one session over any reader/writer pair, one JSON message per line.
@@ -192,6 +215,9 @@ pub struct ServerBuilder {
     surface: surface::SurfaceBuilder,
     state: HashMap<TypeId, Arc<dyn Any + Send + Sync>>,
     elicitation_timeout: Option<Duration>,
+    modern: modern::ModernSettings,
+    mrtr_key: Option<crate::mrtr::state::StateKey>,
+    mrtr_ttl: Duration,
     line: LineOptions,
     session: SessionConfig,
 }
@@ -306,6 +332,11 @@ impl ServerBuilder {
                 state: self.state,
                 elicitation_timeout: self.elicitation_timeout,
                 url_elicitations: UrlElicitations::default(),
+                mrtr: crate::mrtr::state::Sealer::new(
+                    self.mrtr_key.unwrap_or_else(crate::mrtr::state::StateKey::random),
+                    self.mrtr_ttl,
+                ),
+                modern: self.modern,
                 line: self.line,
                 session: self.session,
             }),

@@ -158,7 +158,8 @@ impl Context {
             timeout: Some(self.server().surface.sampling_timeout),
             cancel: Some(self.cancellation().clone()),
         };
-        Ok(self.peer().request("sampling/createMessage", &params, options).await?)
+        let params = serde_json::to_value(&params).map_err(|e| PeerError::Codec(e.to_string()))?;
+        Ok(self.client_request("sampling/createMessage", params, options).await?)
     }
 
     /// Whether the client declared the `roots` capability.
@@ -169,6 +170,13 @@ impl Context {
     /// Asks the client for its roots (`roots/list`). Nothing is sent unless the client declared
     /// the `roots` capability.
     pub async fn roots(&self) -> Result<Vec<Root>, ClientRequestError> {
-        list_roots(self.peer(), self.session_state(), Some(self.cancellation().clone())).await
+        let capabilities = self.client_capabilities().ok_or(ClientRequestError::NoSession)?;
+        if capabilities.roots.is_none() {
+            return Err(ClientRequestError::NotSupported { capability: "roots" });
+        }
+        let options = RequestOptions { timeout: Some(ROOTS_TIMEOUT), cancel: Some(self.cancellation().clone()) };
+        let result: ListRootsResult =
+            self.client_request("roots/list", serde_json::Value::Object(serde_json::Map::new()), options).await?;
+        Ok(result.roots)
     }
 }

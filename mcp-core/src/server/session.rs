@@ -34,6 +34,9 @@ pub(crate) struct SessionState {
     initialized: AtomicBool,
     /// Logging level and resource subscriptions.
     pub(crate) surface: super::surface::SessionSurface,
+    /// For a 2026-era request: the answers the client has given so far, and where the
+    /// handler's questions go (see [`crate::mrtr`]).
+    pub(crate) rounds: Option<Arc<crate::mrtr::Rounds>>,
 }
 
 impl SessionState {
@@ -45,7 +48,28 @@ impl SessionState {
             client: OnceLock::new(),
             initialized: AtomicBool::new(false),
             surface: Default::default(),
+            rounds: None,
         }
+    }
+
+    /// The state of one 2026-era request, built from its `_meta`.
+    pub(crate) fn modern(
+        principal: Option<String>,
+        client: ClientState,
+        log_level: Option<crate::protocol::LoggingLevel>,
+        rounds: Arc<crate::mrtr::Rounds>,
+    ) -> Self {
+        let mut state = SessionState::new(principal);
+        // The same in every round of the request, so that what a handler keys by session (a
+        // completed URL flow, say) is still there when the client retries.
+        state.key = SessionKey(rounds.session_bits());
+        let _ = state.client.set(client);
+        state.initialized.store(true, Ordering::Relaxed);
+        if let Ok(mut level) = state.surface.log_level.lock() {
+            *level = log_level;
+        }
+        state.rounds = Some(rounds);
+        state
     }
 
     pub(crate) fn client(&self) -> Option<&ClientState> {
@@ -99,6 +123,24 @@ fn ready(result: HandlerResult) -> BoxFuture<'static, HandlerResult> {
 }
 
 impl ServerSession {
+    /// Serves an initialized session's request (either era).
+    pub(crate) fn dispatch(
+        server: Arc<ServerInner>,
+        state: Arc<SessionState>,
+        request: Request,
+        scope: RequestScope,
+    ) -> BoxFuture<'static, HandlerResult> {
+        if !server.offers(&request.method) {
+            return ready(Err(ErrorObject::method_not_found(&request.method)));
+        }
+        let session = ServerSession { server, state };
+        match request.method.as_str() {
+            "tools/list" => ready(session.list_tools(&request)),
+            "tools/call" => session.call_tool(request, scope),
+            _ => super::surface::handle(session.server, session.state, request, scope),
+        }
+    }
+
     fn initialize(&self, request: &Request) -> HandlerResult {
         let p: InitializeParams = params(request)?;
         let protocol_version = if SUPPORTED_PROTOCOL_VERSIONS.contains(&p.protocol_version.as_str()) {
@@ -133,13 +175,16 @@ impl ServerSession {
         let session = self.state.clone();
         Box::pin(async move {
             let p: CallToolParams = params(&request)?;
-            let tool = server
-                .tools
-                .get(&p.name)
-                .ok_or_else(|| ErrorObject::invalid_params(format!("unknown tool: `{}`", p.name)))?;
+            // The tool is used in place: cloning its definition (schemas included) for every
+            // call would cost more than most tools do.
+            let tools = server.tools.snapshot();
+            let tool =
+                tools.get(&p.name).ok_or_else(|| ErrorObject::invalid_params(format!("unknown tool: `{}`", p.name)))?;
             let progress_token = p.meta.and_then(|m| m.progress_token);
             let ctx = Context::new(scope.id, scope.peer, scope.cancel, progress_token, session, server);
-            let result = tool.call(ToolCall { ctx, arguments: p.arguments.unwrap_or_default() }).await?;
+            let call = tool.call(ToolCall { ctx, arguments: p.arguments.unwrap_or_default() });
+            drop(tools);
+            let result = call.await?;
             to_raw(&result)
         })
     }
@@ -147,6 +192,12 @@ impl ServerSession {
 
 impl Service for ServerSession {
     fn handle_request(&self, request: Request, scope: RequestScope) -> BoxFuture<'static, HandlerResult> {
+        // A request naming its protocol version in `_meta` is a 2026-era request, served on its
+        // own whatever this session is; so is `server/discover`, which 2026-era clients use to
+        // probe before anything else.
+        if request.method == "server/discover" || super::modern::is_modern(&request) {
+            return super::modern::handle(self.server.clone(), self.state.principal.clone(), request, scope);
+        }
         let method = request.method.as_str();
         if !self.server.offers(method) {
             return ready(Err(ErrorObject::method_not_found(method)));
@@ -162,11 +213,7 @@ impl Service for ServerSession {
                 "`{method}` before `initialize`: the session must be initialized first"
             ))));
         }
-        match method {
-            "tools/list" => ready(self.list_tools(&request)),
-            "tools/call" => self.call_tool(request, scope),
-            _ => super::surface::handle(self.server.clone(), self.state.clone(), request, scope),
-        }
+        Self::dispatch(self.server.clone(), self.state.clone(), request, scope)
     }
 
     fn closed(&self) {

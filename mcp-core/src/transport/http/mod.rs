@@ -37,6 +37,7 @@ use session::{Delivery, HttpSession, OpenError};
 
 use crate::protocol::jsonrpc::{DecodeError, encode_error};
 use crate::protocol::{ErrorObject, Message, SUPPORTED_PROTOCOL_VERSIONS};
+use crate::server::{HEADER_MISMATCH, MODERN_PROTOCOL_VERSION, UNSUPPORTED_PROTOCOL_VERSION, supported_versions};
 use crate::server::{Server, ServerInner, ServerSession};
 
 /// The header carrying the session id.
@@ -324,14 +325,13 @@ async fn endpoint(State(shared): State<Arc<Shared>>, request: Request) -> Respon
     // Every request after `initialize` carries the negotiated revision; one this server does
     // not speak is refused whatever the method.
     if let Some(v) = header_str(&parts.headers, PROTOCOL_VERSION_HEADER) {
-        if !SUPPORTED_PROTOCOL_VERSIONS.contains(&v) {
-            return plain(
-                StatusCode::BAD_REQUEST,
-                &format!(
-                    "unsupported MCP-Protocol-Version `{v}`; supported: {}",
-                    SUPPORTED_PROTOCOL_VERSIONS.join(", ")
-                ),
-            );
+        if v != MODERN_PROTOCOL_VERSION && !SUPPORTED_PROTOCOL_VERSIONS.contains(&v) {
+            let error = ErrorObject::new(
+                UNSUPPORTED_PROTOCOL_VERSION,
+                format!("unsupported MCP-Protocol-Version `{v}`; supported: {}", supported_versions().join(", ")),
+            )
+            .with_data(serde_json::json!({"supported": supported_versions(), "requested": v}));
+            return json_rpc_error(StatusCode::BAD_REQUEST, &error);
         }
     }
     let principal = parts.extensions.get::<Principal>().map(|p| p.0.clone());
@@ -396,6 +396,29 @@ async fn post(shared: &Arc<Shared>, headers: &HeaderMap, principal: Option<Strin
     let version = header_str(headers, PROTOCOL_VERSION_HEADER);
     let is_initialize = matches!(&message, Message::Request(r) if r.method == "initialize");
 
+    // 2026-07-28: no sessions; every request stands alone.
+    let modern = match &message {
+        Message::Request(r) => {
+            crate::server::is_modern(r)
+                || (r.method == "server/discover" && header_str(headers, SESSION_HEADER).is_none())
+        }
+        _ => version == Some(MODERN_PROTOCOL_VERSION),
+    };
+    if modern {
+        let Message::Request(request) = &message else {
+            // Nothing to do with a 2026-era notification or response over HTTP.
+            return StatusCode::ACCEPTED.into_response();
+        };
+        if let Err(error) = check_modern_headers(headers, request) {
+            return json_rpc_error(StatusCode::BAD_REQUEST, &error);
+        }
+        let service = ServerSession::for_principal(shared.server.clone(), principal.clone());
+        let session = HttpSession::start(String::new(), service, principal, shared, false);
+        let response = deliver(&session, message, None).await;
+        session.close_when_idle();
+        return response;
+    }
+
     if shared.config.stateless {
         let service = if is_initialize {
             ServerSession::for_principal(shared.server.clone(), principal.clone())
@@ -435,6 +458,54 @@ async fn post(shared: &Arc<Shared>, headers: &HeaderMap, principal: Option<Strin
         session.close().await;
     }
     response
+}
+
+/// Decodes a header value that may use the `=?base64?…?=` form.
+fn header_value(raw: &str) -> Option<String> {
+    match raw.strip_prefix("=?base64?").and_then(|r| r.strip_suffix("?=")) {
+        Some(encoded) => {
+            use base64::Engine as _;
+            let bytes = base64::engine::general_purpose::STANDARD.decode(encoded).ok()?;
+            String::from_utf8(bytes).ok()
+        }
+        None => Some(raw.to_owned()),
+    }
+}
+
+/// The 2026-era header rules: `Mcp-Method` (and `Mcp-Name` where it applies) must be present
+/// and agree with the body, as must `MCP-Protocol-Version` with `_meta`.
+fn check_modern_headers(headers: &HeaderMap, request: &crate::protocol::Request) -> Result<(), ErrorObject> {
+    let mismatch = |message: String| ErrorObject::new(HEADER_MISMATCH, format!("Header mismatch: {message}"));
+    let params: serde_json::Value =
+        request.params.as_deref().and_then(|p| serde_json::from_str(p.get()).ok()).unwrap_or(serde_json::Value::Null);
+    let body_version = params["_meta"][crate::server::META_PROTOCOL_VERSION_KEY].as_str();
+    match (header_str(headers, PROTOCOL_VERSION_HEADER), body_version) {
+        (Some(h), Some(b)) if h != b => {
+            return Err(mismatch(format!("MCP-Protocol-Version header `{h}` does not match `_meta` version `{b}`")));
+        }
+        (None, Some(_)) => return Err(mismatch("missing MCP-Protocol-Version header".into())),
+        _ => {}
+    }
+    match header_str(headers, "mcp-method").and_then(header_value) {
+        None => return Err(mismatch("missing Mcp-Method header".into())),
+        Some(m) if m != request.method => {
+            return Err(mismatch(format!("Mcp-Method header `{m}` does not match body method `{}`", request.method)));
+        }
+        Some(_) => {}
+    }
+    let name = match request.method.as_str() {
+        "tools/call" | "prompts/get" => params["name"].as_str(),
+        "resources/read" => params["uri"].as_str(),
+        _ => return Ok(()),
+    };
+    match (header_str(headers, "mcp-name").and_then(header_value), name) {
+        (None, _) => Err(mismatch("missing Mcp-Name header".into())),
+        (Some(h), Some(b)) if h != b => {
+            Err(mismatch(format!("Mcp-Name header value '{h}' does not match body value '{b}'")))
+        }
+        (Some(_), None) => Err(mismatch("Mcp-Name header given but the body names nothing".into())),
+        _ => Ok(()),
+    }
 }
 
 /// Hands a message to the session and answers the POST: 202 for notifications and responses;

@@ -1,0 +1,473 @@
+//! MCP 2026-07-28: stateless requests that carry their protocol version and the client's
+//! capabilities in `_meta`, `server/discover`, and multi round-trip requests.
+//!
+//! A request is served in the 2026 era when its `_meta` names a protocol version
+//! (`io.modelcontextprotocol/protocolVersion`); any other request belongs to a 2025-era
+//! session opened with `initialize`. Both are served by the same server, on every transport,
+//! with the same handlers: a 2026-era request gets a session state of its own, built from its
+//! `_meta`, and whatever a handler asks of the client (`ctx.elicit`, `ctx.sample`,
+//! `ctx.roots`) becomes an `input_required` result (see [`crate::mrtr`]).
+
+use std::sync::Arc;
+
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
+use serde_json::value::RawValue;
+use serde_json::{Map, Value, json};
+
+use super::session::{ClientState, ServerSession, SessionState};
+use super::{Context, ServerInner};
+use crate::engine::{BoxFuture, HandlerResult, PeerError, RequestOptions, RequestScope};
+use crate::mrtr::state::{Binding, Carried, digest};
+use crate::mrtr::{Outcome, Rounds, drive, new_chain};
+use crate::protocol::{
+    ClientCapabilities, ErrorObject, Implementation, JsonObject, LoggingLevel, Request, SUPPORTED_PROTOCOL_VERSIONS,
+    codes,
+};
+
+/// The 2026-era revision this server speaks.
+pub const MODERN_PROTOCOL_VERSION: &str = "2026-07-28";
+
+/// `_meta` key: the request's protocol revision.
+pub const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+/// `_meta` key: the client's capabilities for this request.
+pub const META_CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
+/// `_meta` key: the client's identity.
+pub const META_CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
+/// `_meta` key: the level of log messages the client wants for this request.
+pub const META_LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
+/// `_meta` key of results: the server's identity.
+pub const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
+
+/// A header value disagrees with the body (Streamable HTTP, 2026 era).
+pub const HEADER_MISMATCH: i32 = -32020;
+/// The request needs a client capability the client did not declare.
+pub const MISSING_REQUIRED_CLIENT_CAPABILITY: i32 = -32021;
+/// The request's protocol version is not supported.
+pub const UNSUPPORTED_PROTOCOL_VERSION: i32 = -32022;
+
+/// Every revision the server supports, newest first (for `server/discover`).
+pub fn supported_versions() -> Vec<&'static str> {
+    std::iter::once(MODERN_PROTOCOL_VERSION).chain(SUPPORTED_PROTOCOL_VERSIONS.iter().copied()).collect()
+}
+
+/// Methods a 2026-era client may call.
+const MODERN_METHODS: &[&str] = &[
+    "server/discover",
+    "tools/list",
+    "tools/call",
+    "prompts/list",
+    "prompts/get",
+    "resources/list",
+    "resources/templates/list",
+    "resources/read",
+    "completion/complete",
+];
+
+/// Methods whose results may be `input_required`.
+const MULTI_ROUND: &[&str] = &["tools/call", "prompts/get", "resources/read"];
+
+/// Methods whose results carry caching hints.
+const CACHEABLE: &[&str] =
+    &["tools/list", "prompts/list", "resources/list", "resources/templates/list", "resources/read", "server/discover"];
+
+/// Whether a request belongs to the 2026 era: its `_meta` names a protocol version.
+pub(crate) fn is_modern(request: &Request) -> bool {
+    let Some(params) = request.params.as_deref() else { return false };
+    // Cheap test first: most requests are 2025-era and never mention the key.
+    params.get().contains(META_PROTOCOL_VERSION)
+        && meta_of(params).is_some_and(|m| m.contains_key(META_PROTOCOL_VERSION))
+}
+
+fn meta_of(params: &RawValue) -> Option<JsonObject> {
+    #[derive(Deserialize)]
+    struct Only {
+        #[serde(rename = "_meta")]
+        meta: Option<JsonObject>,
+    }
+    serde_json::from_str::<Only>(params.get()).ok()?.meta
+}
+
+/// The parts of a 2026-era request's `_meta` the server uses.
+#[derive(Debug)]
+pub(crate) struct ModernMeta {
+    pub(crate) protocol_version: String,
+    pub(crate) capabilities: ClientCapabilities,
+    pub(crate) client_info: Implementation,
+    pub(crate) log_level: Option<LoggingLevel>,
+}
+
+fn field<T: DeserializeOwned>(meta: &JsonObject, key: &str) -> Result<Option<T>, ErrorObject> {
+    match meta.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(v) => T::deserialize(v)
+            .map(Some)
+            .map_err(|e| ErrorObject::invalid_params(format!("invalid `_meta[\"{key}\"]`: {e}"))),
+    }
+}
+
+impl ModernMeta {
+    fn read(request: &Request) -> Result<ModernMeta, ErrorObject> {
+        let meta = request.params.as_deref().and_then(meta_of).unwrap_or_default();
+        let protocol_version: String = field(&meta, META_PROTOCOL_VERSION)?
+            .ok_or_else(|| ErrorObject::invalid_params("missing protocol version"))?;
+        if !supported_versions().contains(&protocol_version.as_str()) || protocol_version != MODERN_PROTOCOL_VERSION {
+            return Err(unsupported_version(&protocol_version));
+        }
+        let capabilities = match field(&meta, META_CLIENT_CAPABILITIES)? {
+            Some(c) => c,
+            // `server/discover` may be sent before the client has settled on capabilities.
+            None if request.method == "server/discover" => ClientCapabilities::default(),
+            None => {
+                return Err(ErrorObject::invalid_params(format!(
+                    "missing `_meta[\"{META_CLIENT_CAPABILITIES}\"]`: every 2026-07-28 request declares the client's capabilities"
+                )));
+            }
+        };
+        let client_info = field(&meta, META_CLIENT_INFO)?.unwrap_or_else(|| Implementation::new("unknown", "unknown"));
+        let log_level = field(&meta, META_LOG_LEVEL)?;
+        Ok(ModernMeta { protocol_version, capabilities, client_info, log_level })
+    }
+}
+
+/// -32022, listing what is supported.
+pub(crate) fn unsupported_version(requested: &str) -> ErrorObject {
+    ErrorObject::new(UNSUPPORTED_PROTOCOL_VERSION, format!("unsupported protocol version `{requested}`"))
+        .with_data(json!({"supported": [MODERN_PROTOCOL_VERSION], "requested": requested}))
+}
+
+/// What a request carries into this round: the chain and answers of its sealed
+/// `requestState` (a fresh chain in the first round), with the retry's `inputResponses` added.
+/// An answer sealed in an earlier round stands: a retry cannot replace it.
+fn carried(server: &ServerInner, request: &Request, principal: Option<&str>) -> Result<Carried, ErrorObject> {
+    #[derive(Deserialize)]
+    struct Retry {
+        #[serde(rename = "inputResponses", default)]
+        input_responses: Option<Value>,
+        #[serde(rename = "requestState", default)]
+        request_state: Option<Value>,
+    }
+    let text = request.params.as_deref().map_or("{}", RawValue::get);
+    let retry: Retry =
+        serde_json::from_str(text).map_err(|e| ErrorObject::invalid_params(format!("invalid parameters: {e}")))?;
+    let mut carried = match retry.request_state {
+        None | Some(Value::Null) => Carried { chain: new_chain(), answers: JsonObject::new() },
+        Some(Value::String(state)) => {
+            let binding = binding(request, principal)?;
+            server
+                .mrtr
+                .open(&state, &binding)
+                .map_err(|e| ErrorObject::invalid_params(format!("invalid requestState: {e}")))?
+        }
+        Some(_) => return Err(ErrorObject::invalid_params("`requestState` must be a string")),
+    };
+    match retry.input_responses {
+        None | Some(Value::Null) => {}
+        Some(Value::Object(responses)) => {
+            for (key, response) in responses {
+                if !response.is_object() {
+                    return Err(ErrorObject::invalid_params(format!("input response `{key}` must be an object")));
+                }
+                carried.answers.entry(key).or_insert(response);
+            }
+        }
+        Some(_) => return Err(ErrorObject::invalid_params("`inputResponses` must be an object")),
+    }
+    Ok(carried)
+}
+
+/// What a sealed state must match: method, target, original arguments and user.
+fn binding(request: &Request, principal: Option<&str>) -> Result<Binding, ErrorObject> {
+    let text = request.params.as_deref().map_or("{}", RawValue::get);
+    let mut params: JsonObject =
+        serde_json::from_str(text).map_err(|e| ErrorObject::invalid_params(format!("invalid parameters: {e}")))?;
+    for key in ["_meta", "inputResponses", "requestState"] {
+        params.remove(key);
+    }
+    let name =
+        ["name", "uri"].iter().find_map(|k| params.get(*k).and_then(Value::as_str)).unwrap_or_default().to_owned();
+    Ok(Binding {
+        method: request.method.clone(),
+        name,
+        digest: digest(&Value::Object(params)),
+        principal: principal.map(str::to_owned),
+    })
+}
+
+/// Adds what every 2026-era result carries: `resultType`, the server's identity, and caching
+/// hints on cacheable results.
+fn finish(server: &ServerInner, method: &str, result: &RawValue, result_type: &str) -> HandlerResult {
+    let mut object: JsonObject = serde_json::from_str(result.get()).unwrap_or_default();
+    object.insert("resultType".into(), Value::String(result_type.into()));
+    let meta = object.entry("_meta").or_insert_with(|| Value::Object(Map::new()));
+    if let Value::Object(meta) = meta {
+        if server.modern.advertise_server_info {
+            meta.insert(META_SERVER_INFO.into(), serde_json::to_value(&server.info).unwrap_or(Value::Null));
+        }
+    }
+    if object.get("_meta").is_some_and(|m| m.as_object().is_some_and(Map::is_empty)) {
+        object.remove("_meta");
+    }
+    // An `input_required` result is a step of one request, never something to cache.
+    if result_type == "complete" && CACHEABLE.contains(&method) {
+        let hint = server.modern.cache_hint(method);
+        object.entry("ttlMs").or_insert_with(|| Value::from(hint.ttl_ms));
+        object.entry("cacheScope").or_insert_with(|| Value::from(hint.scope.as_str()));
+    }
+    serde_json::value::to_raw_value(&object)
+        .map_err(|e| ErrorObject::internal(format!("result could not be encoded: {e}")))
+}
+
+/// Error codes that changed in the 2026 era.
+fn modern_error(mut error: ErrorObject) -> ErrorObject {
+    if error.code == codes::RESOURCE_NOT_FOUND {
+        error.code = codes::INVALID_PARAMS;
+    }
+    error
+}
+
+/// Serves one 2026-era request.
+pub(crate) fn handle(
+    server: Arc<ServerInner>,
+    principal: Option<String>,
+    request: Request,
+    scope: RequestScope,
+) -> BoxFuture<'static, HandlerResult> {
+    Box::pin(async move {
+        let meta = ModernMeta::read(&request)?;
+        let method = request.method.clone();
+        if !MODERN_METHODS.contains(&method.as_str()) {
+            return Err(ErrorObject::new(
+                codes::METHOD_NOT_FOUND,
+                format!("method not found: {method} (not part of protocol {MODERN_PROTOCOL_VERSION})"),
+            ));
+        }
+        if method == "server/discover" {
+            let result = discover(&server);
+            return finish(&server, &method, &result, "complete");
+        }
+        let multi_round = MULTI_ROUND.contains(&method.as_str());
+        let carried = if multi_round {
+            carried(&server, &request, principal.as_deref())?
+        } else {
+            Carried { chain: new_chain(), answers: JsonObject::new() }
+        };
+        let rounds = Arc::new(Rounds::new(carried));
+        let client = ClientState {
+            protocol_version: meta.protocol_version,
+            capabilities: meta.capabilities,
+            info: meta.client_info,
+        };
+        let state = Arc::new(SessionState::modern(principal.clone(), client, meta.log_level, rounds.clone()));
+        let binding = if multi_round { Some(binding(&request, principal.as_deref())?) } else { None };
+        let handler = ServerSession::dispatch(server.clone(), state.clone(), request, scope);
+        let outcome = match drive(handler, &rounds).await {
+            // A URL flow the user must complete first: in this era, an input request like any
+            // other, answered by retrying once the user has been to the page.
+            Outcome::Complete(Err(error)) if error.code == codes::URL_ELICITATION_REQUIRED && binding.is_some() => {
+                url_flows(&error, &state, &rounds)?
+            }
+            outcome => outcome,
+        };
+        match outcome {
+            Outcome::Complete(Ok(result)) => finish(&server, &method, &result, "complete"),
+            Outcome::Complete(Err(error)) => Err(modern_error(error)),
+            Outcome::InputRequired(asked) => {
+                let Some(binding) = binding else {
+                    return Err(ErrorObject::internal(format!("`{method}` cannot ask the client for input")));
+                };
+                let state = server.mrtr.seal(&binding, &rounds.carried());
+                let mut body = json!({"requestState": state});
+                // Nothing to ask (a URL flow still under way): the client retries with the state.
+                if !asked.is_empty() {
+                    body["inputRequests"] = Value::Object(asked);
+                }
+                let raw = serde_json::value::to_raw_value(&body)
+                    .map_err(|e| ErrorObject::internal(format!("result could not be encoded: {e}")))?;
+                finish(&server, &method, &raw, "input_required")
+            }
+        }
+    })
+}
+
+/// What a `UrlElicitationRequired` error becomes in this era: a URL-mode input request for
+/// each flow the client has not answered yet (keyed by its elicitation id). When the user has
+/// accepted every flow but the handler still needs them, they are still under way: an
+/// `input_required` result with nothing to ask, which the client retries. When the user
+/// declined or cancelled one, the error itself. The client must have declared URL mode.
+fn url_flows(
+    error: &ErrorObject,
+    state: &SessionState,
+    rounds: &Rounds,
+) -> Result<Outcome<HandlerResult>, ErrorObject> {
+    let Some(required) = crate::elicit::UrlElicitationRequired::from_error_object(error) else {
+        return Err(error.clone());
+    };
+    let supports_url = state
+        .client()
+        .and_then(|c| c.capabilities.elicitation.as_ref())
+        .is_some_and(crate::protocol::ElicitationCapability::supports_url);
+    if !supports_url {
+        return Err(ErrorObject::new(
+            MISSING_REQUIRED_CLIENT_CAPABILITY,
+            "this request needs the user to complete a flow in the browser, which needs URL-mode elicitation",
+        )
+        .with_data(json!({"requiredCapabilities": {"elicitation": {"url": {}}}})));
+    }
+    let mut asked = JsonObject::new();
+    for e in &required.elicitations {
+        match rounds.answer(&e.elicitation_id).map(|a| a.get("action").and_then(Value::as_str) == Some("accept")) {
+            Some(true) => {}
+            Some(false) => return Err(error.clone()),
+            None => {
+                let params = json!({"mode": "url", "message": e.message, "url": e.url});
+                asked.insert(e.elicitation_id.clone(), json!({"method": "elicitation/create", "params": params}));
+            }
+        }
+    }
+    Ok(Outcome::InputRequired(asked))
+}
+
+/// The `server/discover` result.
+fn discover(server: &ServerInner) -> Box<RawValue> {
+    let mut result = json!({
+        "supportedVersions": supported_versions(),
+        "capabilities": server.capabilities,
+    });
+    if let Some(instructions) = &server.instructions {
+        result["instructions"] = Value::String(instructions.clone());
+    }
+    serde_json::value::to_raw_value(&result).unwrap_or_else(|_| RawValue::from_string("{}".into()).unwrap_or_default())
+}
+
+/// Who may cache a result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CacheScope {
+    /// Any cache, shared ones included: the result holds nothing user-specific.
+    Public,
+    /// Only caches of the same authorization context.
+    Private,
+}
+
+impl CacheScope {
+    fn as_str(self) -> &'static str {
+        match self {
+            CacheScope::Public => "public",
+            CacheScope::Private => "private",
+        }
+    }
+}
+
+/// How long a client may cache a result, and where.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CacheHint {
+    /// Freshness in milliseconds (0: stale at once).
+    pub ttl_ms: u64,
+    /// Who may cache it.
+    pub scope: CacheScope,
+}
+
+/// The server's 2026-era settings.
+#[derive(Debug, Clone)]
+pub(crate) struct ModernSettings {
+    pub(crate) advertise_server_info: bool,
+    pub(crate) default_cache: CacheHint,
+    pub(crate) cache: Vec<(String, CacheHint)>,
+}
+
+impl Default for ModernSettings {
+    fn default() -> Self {
+        ModernSettings {
+            advertise_server_info: true,
+            default_cache: CacheHint { ttl_ms: 60_000, scope: CacheScope::Private },
+            cache: Vec::new(),
+        }
+    }
+}
+
+impl ModernSettings {
+    fn cache_hint(&self, method: &str) -> CacheHint {
+        self.cache.iter().find(|(m, _)| m == method).map_or(self.default_cache, |(_, h)| *h)
+    }
+}
+
+impl super::ServerBuilder {
+    /// The caching hints (`ttlMs`, `cacheScope`) of 2026-era results of `method` (one of
+    /// `tools/list`, `prompts/list`, `resources/list`, `resources/templates/list`,
+    /// `resources/read`, `server/discover`), or of all of them with `method = "*"`. By default
+    /// results are fresh for a minute and private.
+    pub fn cache_hint(mut self, method: &str, hint: CacheHint) -> Self {
+        if method == "*" {
+            self.modern.default_cache = hint;
+        } else {
+            self.modern.cache.retain(|(m, _)| m != method);
+            self.modern.cache.push((method.to_owned(), hint));
+        }
+        self
+    }
+
+    /// The key that seals `requestState` of multi round-trip requests. Give every instance of
+    /// a deployment the same key so a retry may land on any of them; by default each process
+    /// has a random key of its own.
+    pub fn request_state_key(mut self, key: crate::mrtr::state::StateKey) -> Self {
+        self.mrtr_key = Some(key);
+        self
+    }
+
+    /// How long a `requestState` stays valid (default 15 minutes: a person is answering).
+    pub fn request_state_ttl(mut self, ttl: std::time::Duration) -> Self {
+        self.mrtr_ttl = ttl;
+        self
+    }
+}
+
+impl Context {
+    /// Sends a request to the client, or, in the 2026 era, asks for it in the `input_required`
+    /// result of the current request (answered on the client's retry).
+    pub(crate) async fn client_request<R: DeserializeOwned>(
+        &self,
+        method: &str,
+        params: Value,
+        options: RequestOptions,
+    ) -> Result<R, PeerError> {
+        self.client_request_keyed(method, params, options, None).await
+    }
+
+    /// [`client_request`](Self::client_request), whose input request (2026 era) has the key
+    /// `key` instead of the next in call order.
+    pub(crate) async fn client_request_keyed<R: DeserializeOwned>(
+        &self,
+        method: &str,
+        params: Value,
+        options: RequestOptions,
+        key: Option<&str>,
+    ) -> Result<R, PeerError> {
+        match &self.session_state().rounds {
+            Some(rounds) => {
+                let key = rounds.key(key);
+                match rounds.answer_or_ask(&key, method, params) {
+                    Some(answer) => R::deserialize(answer)
+                        .map_err(|e| PeerError::Codec(format!("invalid `{method}` input response `{key}`: {e}"))),
+                    // The run ends here: the server answers `input_required` and the client's
+                    // retry runs the handler again with the answer.
+                    None => std::future::pending().await,
+                }
+            }
+            None => self.peer().request(method, &params, options).await,
+        }
+    }
+
+    /// Whether this request is served in the 2026 era (stateless, multi round-trip).
+    pub fn is_modern(&self) -> bool {
+        self.session_state().rounds.is_some()
+    }
+
+    /// In the 2026 era, an id of this request that is the same in every round of it (each
+    /// retry runs the handler again, see [`crate::mrtr`]) and new for every other request: 128
+    /// random bits, hex. Use it as the idempotency key of a side effect that must happen once
+    /// per request even if the handler runs again (a client may resend its last retry). `None`
+    /// in the 2025 era, where the handler runs once per request.
+    pub fn round_trip_id(&self) -> Option<&str> {
+        self.session_state().rounds.as_deref().map(Rounds::chain)
+    }
+}
