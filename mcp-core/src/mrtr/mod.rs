@@ -187,6 +187,22 @@ mod tests {
         assert_eq!(rounds.used_answers().len(), 2, "unknown extra answers are not carried forward");
     }
 
+    #[test]
+    fn ids_repeat_in_every_round_of_one_request_only() {
+        let carried = state::Carried { chain: new_chain(), answers: JsonObject::new() };
+        let (one, two) = (Rounds::new(carried.clone()), Rounds::new(carried));
+        let ids = |r: &Rounds| [r.url_elicitation_id(), r.url_elicitation_id()];
+        let first = ids(&one);
+        assert_eq!(first, ids(&two), "a replay makes the ids it made before, in order");
+        assert_ne!(first[0], first[1]);
+        assert_eq!(first[0].len(), 32);
+        assert_eq!(one.session_bits(), two.session_bits());
+        assert!(one.session_bits() >= 1 << 63, "never a key counted out to a 2025-era session");
+        let other = Rounds::first();
+        assert_ne!(ids(&other), first);
+        assert_ne!(other.session_bits(), one.session_bits());
+    }
+
     #[tokio::test]
     async fn sequential_requests_take_one_round_each() {
         let answers = json!({"input-0": "first"}).as_object().unwrap().clone();

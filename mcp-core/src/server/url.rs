@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::future::IntoFuture;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use super::Context;
 use crate::elicit::url::new_elicitation_id;
@@ -48,7 +48,11 @@ pub struct Completed {
 struct Entry {
     session: SessionKey,
     principal: Option<String>,
-    peer: Peer,
+    /// Where the completion notification goes; `None` for a 2026-era request, which has no
+    /// notifications (its client retries instead).
+    peer: Option<Peer>,
+    /// When a 2026-era entry is forgotten: no session ends to remove it.
+    expires: Option<Instant>,
     completed: bool,
 }
 
@@ -92,16 +96,21 @@ impl UrlElicitations {
         id: String,
         session: SessionKey,
         principal: Option<String>,
-        peer: Peer,
+        peer: Option<Peer>,
+        expires: Option<Instant>,
     ) -> Result<(), ElicitError> {
         let mut entries = self.entries.lock().map_err(|_| ElicitError::ConnectionClosed)?;
+        if expires.is_some() {
+            let now = Instant::now();
+            entries.retain(|_, e| e.expires.is_none_or(|at| at > now));
+        }
         match entries.get(&id) {
             Some(e) if e.session != session => {
                 Err(ElicitError::InvalidRequest(format!("elicitation id `{id}` is already used by another session")))
             }
             Some(_) => Ok(()),
             None => {
-                entries.insert(id, Entry { session, principal, peer, completed: false });
+                entries.insert(id, Entry { session, principal, peer, expires, completed: false });
                 Ok(())
             }
         }
@@ -109,6 +118,8 @@ impl UrlElicitations {
 
     /// Completes the flow `id`: sends `notifications/elicitation/complete` to the session that
     /// asked, and only to it. Unknown or already completed ids are refused and nothing is sent.
+    /// A flow started by a 2026-era request is only marked complete (that era has no
+    /// notification: the client retries the request, which sees the flow done).
     pub async fn complete(&self, id: &str) -> Result<Completed, CompleteError> {
         self.complete_checked(id, |_| true).await
     }
@@ -138,8 +149,10 @@ impl UrlElicitations {
                 Completed { elicitation_id: id.to_owned(), session: entry.session, principal: entry.principal.clone() };
             (entry.peer.clone(), done)
         };
-        let params = ElicitationCompleteParams { elicitation_id: id.to_owned() };
-        peer.notify("notifications/elicitation/complete", &params).await.map_err(CompleteError::Send)?;
+        if let Some(peer) = peer {
+            let params = ElicitationCompleteParams { elicitation_id: id.to_owned() };
+            peer.notify("notifications/elicitation/complete", &params).await.map_err(CompleteError::Send)?;
+        }
         Ok(done)
     }
 
@@ -161,12 +174,20 @@ pub struct UrlElicitRequest<'a> {
     url: String,
     message: String,
     timeout: Option<Duration>,
+    key: Option<String>,
 }
 
 impl UrlElicitRequest<'_> {
     /// Waits at most `timeout` for the user's answer.
     pub fn timeout(mut self, timeout: Duration) -> Self {
         self.timeout = Some(timeout);
+        self
+    }
+
+    /// The key of this request in a 2026-era `input_required` result, instead of its place in
+    /// call order (`input-0`, `input-1`, …); see [`crate::mrtr`]. Ignored in the 2025 era.
+    pub fn key(mut self, key: impl Into<String>) -> Self {
+        self.key = Some(key.into());
         self
     }
 }
@@ -194,7 +215,7 @@ impl<'a> IntoFuture for UrlElicitRequest<'a> {
             };
             let url = self.url.replace("{elicitationId}", &id);
             let params = ElicitRequestParams::Url { message: self.message, elicitation_id: id.clone(), url };
-            let result = ctx.elicit_raw(params, self.timeout).await?;
+            let result = ctx.elicit_raw_keyed(params, self.timeout, self.key.as_deref()).await?;
             Ok(match result.action {
                 ElicitAction::Accept => Elicitation::Accept(id),
                 ElicitAction::Decline => Elicitation::Decline,
@@ -213,7 +234,18 @@ impl Context {
     /// Creates an elicitation id (128 random bits) owned by this session, for a URL the user
     /// will visit: use it in a [`UrlElicitationRequired`](crate::elicit::UrlElicitationRequired)
     /// error, or build a URL with it first.
+    ///
+    /// In the 2026 era the handler is replayed on each round of a request (see
+    /// [`crate::mrtr`]), and the ids it makes are too: the n-th id made in any round of one
+    /// request is the same, so the flow the user was sent to in an earlier round is the one
+    /// the handler sees on the retry.
     pub fn new_url_elicitation_id(&self) -> String {
+        if let Some(rounds) = &self.session_state().rounds {
+            let id = rounds.url_elicitation_id();
+            // Only a replay of this request holds the same id; it is this request's already.
+            let _ = self.register_url_id(id.clone());
+            return id;
+        }
         loop {
             let id = new_elicitation_id();
             if self.register_url_id(id.clone()).is_ok() {
@@ -223,8 +255,13 @@ impl Context {
     }
 
     fn register_url_id(&self, id: String) -> Result<(), ElicitError> {
-        let peer = self.peer().unrelated();
-        self.server().url_elicitations.register(id, self.session_key(), self.principal().map(str::to_owned), peer)
+        let server = self.server();
+        let (peer, expires) = match self.session_state().rounds {
+            // Forgotten when the request's state expires: no retry can need it after that.
+            Some(_) => (None, Some(Instant::now() + server.mrtr.ttl())),
+            None => (Some(self.peer().unrelated()), None),
+        };
+        server.url_elicitations.register(id, self.session_key(), self.principal().map(str::to_owned), peer, expires)
     }
 
     fn check_url_capability(&self) -> Result<(), ElicitError> {
@@ -250,7 +287,7 @@ impl Context {
     ///
     /// Never put secrets in the URL: the client and the model see it.
     pub fn elicit_url(&self, url: impl Into<String>, message: impl Into<String>) -> UrlElicitRequest<'_> {
-        UrlElicitRequest { ctx: self, id: None, url: url.into(), message: message.into(), timeout: None }
+        UrlElicitRequest { ctx: self, id: None, url: url.into(), message: message.into(), timeout: None, key: None }
     }
 
     /// Like [`elicit_url`](Self::elicit_url) with an id of the caller's choosing (recorded as
@@ -267,6 +304,7 @@ impl Context {
             url: url.into(),
             message: message.into(),
             timeout: None,
+            key: None,
         }
     }
 
