@@ -377,7 +377,9 @@ async def modern_protected_action(client: Client, script: Script) -> None:
     try:
         result = await client.call_tool("protected_action", {})
     except MCPError as error:
-        raise CheckFailed(f"protected_action: the error must become an input request, got {error.code} {error}") from error
+        raise CheckFailed(
+            f"protected_action: the error must become an input request, got {error.code} {error}"
+        ) from error
     check(
         len(script.requests) == asked + 1,
         "error -32042 became one URL input request",
@@ -399,7 +401,11 @@ async def modern_protected_action(client: Client, script: Script) -> None:
     try:
         result = await client.call_tool("protected_action", {})
     except MCPError as error:
-        check(error.code == URL_ELICITATION_REQUIRED, f"declining ends the call with error {URL_ELICITATION_REQUIRED}", error.code)
+        check(
+            error.code == URL_ELICITATION_REQUIRED,
+            f"declining ends the call with error {URL_ELICITATION_REQUIRED}",
+            error.code,
+        )
     else:
         raise CheckFailed(f"protected_action after a decline: expected error -32042, got {result!r}")
     check(len(script.requests) == asked + 2, "the declined flow was asked once", len(script.requests) - asked)

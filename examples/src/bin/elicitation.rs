@@ -9,6 +9,12 @@
 //!
 //! With `--port N` (or `PORT`) the server speaks Streamable HTTP at `http://127.0.0.1:N/mcp`
 //! instead of stdio.
+//!
+//! The same tools serve 2026-07-28 clients, which send each request on its own: a question
+//! becomes an `input_required` result that the client answers by retrying the call (see
+//! `mcp_core::mrtr`). Such a request has no session, so the authorization `protected_action`
+//! asks for lasts for the request that asked; its `UrlElicitationRequired` error becomes a URL
+//! input request, and the retry succeeds once the user has been to the page.
 
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};

@@ -1,19 +1,118 @@
-//! Multi round-trip requests (MCP 2026-07-28, SEP-2322): the same handler code that sends
-//! `elicitation/create` to a 2025-era client answers a 2026-era client with an
-//! `input_required` result instead, and completes when the client retries with the answers.
+//! Multi round-trip requests (MCP 2026-07-28): how one handler serves both protocol eras, and
+//! what its author must know.
 //!
-//! The handler is **replayed**: each retry runs it again from the start, and every
-//! `ctx.elicit` / `ctx.sample` / `ctx.roots` call is answered from what the client has provided
-//! so far (the retry's `inputResponses`, plus the answers of earlier rounds carried in the
-//! sealed `requestState`). The first call without an answer ends the run: the server replies
-//! `input_required` with every request the handler made in that run that is still unanswered
-//! (so requests made together, e.g. with `join!`, go out in one round). Nothing is kept in
-//! memory between rounds, so a retry may land on any instance that shares the state key.
+//! In a 2025-era session, `ctx.elicit(…)` sends `elicitation/create` to the client and the
+//! handler waits, suspended in memory, for the answer. A 2026-era request has no session and the
+//! server sends no requests of its own: when the handler asks something, the server answers the
+//! request itself with
 //!
-//! What a handler author must know: code before an elicitation runs again on every round, so
-//! keep it free of side effects that must not repeat (or guard them); input requests are keyed
-//! by the order in which the handler makes them (`input-0`, `input-1`, …) unless given a
-//! stable key, so a handler must make them in the same order on every run.
+//! ```json
+//! {"resultType": "input_required",
+//!  "inputRequests": {"input-0": {"method": "elicitation/create", "params": {…}}},
+//!  "requestState": "…"}
+//! ```
+//!
+//! and the client sends the same request again with `inputResponses` (the answers, by key) and
+//! the `requestState` unchanged. The same handler code serves both; nothing in it changes.
+//!
+//! # The handler is replayed
+//!
+//! Each round runs the handler again **from the start**. Every `ctx.elicit` (and its
+//! shorthands), `ctx.elicit_url`, `ctx.sample` and `ctx.roots` is answered from what the
+//! client has given so far: the retry's `inputResponses` and the answers of earlier rounds,
+//! carried in the sealed `requestState`. When the handler waits on a question that has no
+//! answer yet, the run ends (its future is dropped) and the server replies `input_required`
+//! with every unanswered question the run asked. So:
+//!
+//! - **Code before a question runs again on every round.** A handler that asks two questions
+//!   one after the other runs its first part three times. Do what must happen once (a write, a
+//!   payment, an e-mail) after the last question, or make it idempotent. Even after the last
+//!   question, a client may resend its final retry, and the handler then completes again: key
+//!   the side effect by [`Context::round_trip_id`](crate::Context::round_trip_id), which is the
+//!   same in every round of one request and new for the next request, and skip it when that
+//!   key was seen before.
+//! - Reads before a question may return something else on a later round; base decisions on the
+//!   arguments and the answers, which are the same on every round.
+//! - Questions asked together (`tokio::join!`) go out in one round; questions asked one after
+//!   the other take a round each.
+//! - Only the answers the handler used travel on in `requestState`: answers to keys nobody asked
+//!   are dropped, a missing answer is asked again, and an answer sealed in an earlier round
+//!   stands (a retry cannot replace it).
+//! - Per-call timeouts (`.timeout(…)`) do not apply: nothing waits between rounds.
+//!
+//! # Keys
+//!
+//! A question's key names it in `inputRequests` and `inputResponses`. By default it is its place
+//! in the order the run asks (`input-0`, `input-1`, …; `ctx.sample` and `ctx.roots` count
+//! too), so a handler must ask in the same order on every run. That holds when what it asks
+//! depends only on the arguments and on earlier answers. When it depends on anything else (the
+//! time, a database read, a feature flag, a new version deployed while requests are in flight),
+//! give the question a stable key of its own, which takes no place in the order:
+//!
+//! ```no_run
+//! # async fn f(ctx: mcp_core::Context) -> Result<(), mcp_core::ElicitError> {
+//! let ok = ctx.confirm("Delete the draft too?").key("delete-draft").await?;
+//! let name = ctx.elicit_value::<String>("New name?").key("name").await?;
+//! let flow = ctx.elicit_url("https://example.com/connect?flow={elicitationId}", "Connect").key("connect").await?;
+//! # Ok(()) }
+//! ```
+//!
+//! Keys must be unique within a request; do not use the `input-N` form. A flow of a
+//! [`UrlElicitationRequired`](crate::UrlElicitationRequired) error is keyed by its
+//! elicitation id.
+//!
+//! # Why replay
+//!
+//! Between rounds the server keeps nothing: no suspended task, no session, no table of pending
+//! requests. It stays stateless, so any instance behind a load balancer can take any round, a
+//! restart loses nothing but the runs in progress, and a request the client abandons costs
+//! nothing. A retry that lands on another instance completes when the instances share the state
+//! key ([`ServerBuilder::request_state_key`](crate::ServerBuilder::request_state_key)); with
+//! another key it is refused with -32602 `invalid requestState: requestState failed
+//! verification`, before the handler runs, and the client must start the request again. The
+//! price is the replay above.
+//!
+//! # The sealed state
+//!
+//! `requestState` passes through the client, so the server seals it (HMAC-SHA256) and binds it
+//! to the request: the method, the tool or prompt name or resource URI, a digest of the
+//! arguments, and the authenticated principal (over HTTP, the `Principal` a layer in front of
+//! the endpoint sets), with an expiry. A state that was altered, sealed under another key,
+//! expired, or presented on another request (other arguments, another tool, another user) is
+//! refused with -32602 and the handler does not run.
+//!
+//! - [`ServerBuilder::request_state_key`](crate::ServerBuilder::request_state_key): 32 secret
+//!   bytes ([`StateKey::from_bytes`](state::StateKey::from_bytes)). By default each process
+//!   makes a random key, so retries fail after a restart or on another instance; give every
+//!   instance the same key from your secret store. Changing it fails the requests in flight
+//!   once.
+//! - [`ServerBuilder::request_state_ttl`](crate::ServerBuilder::request_state_ttl): how long a
+//!   round may take, a person answering included (default 15 minutes).
+//!
+//! The state is signed, not encrypted: the client can read what it carries, which is only the
+//! answers it gave and the request's round-trip id.
+//!
+//! # What else differs in the 2026 era
+//!
+//! - URL mode: the input request has the `message` and `url` but no `elicitationId`, and there
+//!   is no `notifications/elicitation/complete`:
+//!   [`UrlElicitations::complete`](crate::server::UrlElicitations::complete) only marks the flow
+//!   done, and the client's retry finds it done. `ctx.new_url_elicitation_id()` and
+//!   `ctx.elicit_url(…)` make the same ids in every round of one request (the n-th id of a run
+//!   is the same each time), so the flow the user visited is the one the handler sees.
+//! - A tool's [`UrlElicitationRequired`](crate::UrlElicitationRequired) error becomes a URL
+//!   input request per flow (the client must declare URL mode, else -32021). On the retry, if the
+//!   handler still returns it: flows the user accepted are still under way, and the server
+//!   answers `input_required` with nothing to ask, so the client retries; a declined or
+//!   cancelled flow ends the request with the error (-32042).
+//! - [`Context::session_key`](crate::Context::session_key) is the same in every round of one
+//!   request and different for every request: what a handler remembers by session lasts for one
+//!   request.
+//! - Questions can be asked in `tools/call`, `prompts/get` and `resources/read`. Elsewhere (a
+//!   completer) a question fails the request (-32603).
+//! - Log messages go out only when the request's `_meta` names a level
+//!   (`io.modelcontextprotocol/logLevel`).
+//! - [`Context::is_modern`](crate::Context::is_modern) tells which era a request is in.
 
 pub mod state;
 
