@@ -119,3 +119,29 @@ async fn logging_can_be_turned_off() {
     assert_eq!(chatter(&mut client).await.0, Vec::<Value>::new());
     assert_eq!(server.log(LoggingLevel::Emergency, None, "x").await, 0);
 }
+
+#[tokio::test]
+async fn tracing_events_reach_clients_through_the_layer() {
+    use tracing_subscriber::layer::SubscriberExt;
+
+    let server = builder().build().unwrap();
+    let mut client = connect(&server).await;
+    client.result("logging/setLevel", json!({"level": "info"})).await;
+    let subscriber = tracing_subscriber::registry().with(server.client_log_layer());
+    tracing::subscriber::with_default(subscriber, || {
+        tracing::debug!("too detailed for this client");
+        tracing::warn!("disk almost full");
+        tracing::error!(disk = "/var", used = 97, "disk full");
+    });
+    assert_eq!(
+        client.recv().await,
+        json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {
+            "level": "warning", "logger": "logging", "data": "disk almost full"
+        }})
+    );
+    assert_eq!(
+        client.recv().await["params"],
+        json!({"level": "error", "logger": "logging", "data": {"message": "disk full", "disk": "/var", "used": 97}})
+    );
+    client.result("ping", json!({})).await;
+}

@@ -11,6 +11,8 @@ mod resources;
 mod sampling;
 mod session;
 mod surface;
+#[cfg(feature = "tracing-bridge")]
+mod tracing_bridge;
 mod url;
 
 use std::any::{Any, TypeId};
@@ -34,6 +36,8 @@ pub use sampling::{ClientRequestError, DEFAULT_SAMPLING_TIMEOUT, ROOTS_TIMEOUT, 
 #[cfg(feature = "http")]
 pub(crate) use session::ServerSession;
 pub use surface::ChangeError;
+#[cfg(feature = "tracing-bridge")]
+pub use tracing_bridge::ClientLogLayer;
 pub use url::{CompleteError, Completed, SessionKey, UrlElicitRequest, UrlElicitations};
 
 use crate::engine::{Session, SessionConfig};
