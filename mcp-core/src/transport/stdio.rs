@@ -1,8 +1,10 @@
 //! Newline-delimited JSON over a byte stream (stdin/stdout, or any pipe).
 
 use std::io;
+use std::pin::Pin;
+use std::task::{Context, Poll};
 
-use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWrite, AsyncWriteExt, BufReader, BufWriter};
+use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, BufWriter, ReadBuf};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
@@ -26,12 +28,13 @@ impl Default for LineOptions {
 }
 
 enum Line {
-    Frame(Vec<u8>),
+    /// A line, now in the buffer.
+    Frame,
     TooLong(usize),
     Eof,
 }
 
-/// Reads one line, keeping at most `max` bytes of it in memory.
+/// Reads one line into `buf` (without its newline), keeping at most `max` bytes of it in memory.
 async fn read_line<R: AsyncBufRead + Unpin>(reader: &mut R, buf: &mut Vec<u8>, max: usize) -> io::Result<Line> {
     buf.clear();
     let mut seen = 0usize;
@@ -43,7 +46,7 @@ async fn read_line<R: AsyncBufRead + Unpin>(reader: &mut R, buf: &mut Vec<u8>, m
             } else if seen > max {
                 Line::TooLong(seen)
             } else {
-                Line::Frame(std::mem::take(buf))
+                Line::Frame
             });
         }
         let (part, done) = match memchr(chunk) {
@@ -60,7 +63,7 @@ async fn read_line<R: AsyncBufRead + Unpin>(reader: &mut R, buf: &mut Vec<u8>, m
         let used = done.unwrap_or(chunk.len());
         reader.consume(used);
         if done.is_some() {
-            return Ok(if seen > max { Line::TooLong(seen) } else { Line::Frame(std::mem::take(buf)) });
+            return Ok(if seen > max { Line::TooLong(seen) } else { Line::Frame });
         }
     }
 }
@@ -98,6 +101,10 @@ pub(crate) async fn write_frames<W: AsyncWrite + Unpin>(
 
 /// Serves `session` over a reader and a writer until the reader ends, then shuts the session
 /// down (pending waits fail, handlers in flight are cancelled) and flushes what is left.
+///
+/// Reading and writing run concurrently in the caller's task, neither ever waiting on the other:
+/// a peer that sends everything before it reads anything is still served. Keeping them in one
+/// task means a response produced while reading is written without waking another thread.
 pub async fn serve_lines<S, R, W>(
     session: Session<S>,
     outbound: mpsc::Receiver<Outbound>,
@@ -111,21 +118,43 @@ where
     W: AsyncWrite + Unpin + Send + 'static,
 {
     let finish = CancellationToken::new();
-    let writer_task = tokio::spawn(write_frames(outbound, writer, finish.clone()));
+    let read = async {
+        let result = read_frames(&session, reader, &options).await;
+        session.shutdown().await;
+        drop(session);
+        // Every response is queued by now. A peer handle that outlived its handler (a task the
+        // handler left behind) must not keep the output, and so the caller, waiting forever.
+        finish.cancel();
+        result
+    };
+    let (result, written) = tokio::join!(read, write_frames(outbound, writer, finish.clone()));
+    match written {
+        Err(e) if e.kind() != io::ErrorKind::BrokenPipe => tracing::debug!(error = %e, "writer stopped"),
+        _ => {}
+    }
+    result
+}
+
+/// Hands every line of `reader` to `session` until the reader ends.
+async fn read_frames<S: Service, R: tokio::io::AsyncRead + Unpin>(
+    session: &Session<S>,
+    reader: R,
+    options: &LineOptions,
+) -> io::Result<()> {
     let mut reader = BufReader::with_capacity(64 * 1024, reader);
     let mut buf = Vec::new();
-    let result = loop {
-        match read_line(&mut reader, &mut buf, options.max_line).await {
-            Ok(Line::Eof) => break Ok(()),
-            Ok(Line::TooLong(n)) => {
+    loop {
+        match read_line(&mut reader, &mut buf, options.max_line).await? {
+            Line::Eof => return Ok(()),
+            Line::TooLong(n) => {
                 let error = ErrorObject::invalid_request(format!(
                     "message of {n} bytes exceeds the limit of {} bytes",
                     options.max_line
                 ));
                 session.send_error(None, &error).await;
             }
-            Ok(Line::Frame(bytes)) => {
-                let text = match std::str::from_utf8(&bytes) {
+            Line::Frame => {
+                let text = match std::str::from_utf8(&buf) {
                     Ok(t) => t.trim_end_matches('\r'),
                     Err(e) => {
                         session
@@ -139,21 +168,148 @@ where
                 }
                 session.handle_frame(text).await;
             }
-            Err(e) => break Err(e),
         }
-    };
-    session.shutdown().await;
-    drop(session);
-    // Every response is queued by now. A peer handle that outlived its handler (a task the
-    // handler left behind) must not keep the output, and so the caller, waiting forever.
-    finish.cancel();
-    match writer_task.await {
-        Ok(Err(e)) if e.kind() != io::ErrorKind::BrokenPipe => {
-            tracing::debug!(error = %e, "writer stopped")
-        }
-        _ => {}
     }
-    result
+}
+
+/// This process's standard input, for the line transport.
+///
+/// Tokio's own `stdin()` reads on its blocking thread pool: every read is handed to another
+/// thread and back, which costs more than parsing and answering the messages it returns. When
+/// standard input is a pipe (as when an MCP host starts the server), it is read in non-blocking
+/// mode from the runtime's event loop instead; anything else (a terminal, a file, a socket)
+/// falls back to `tokio::io::stdin()`. Blocking mode is restored when the reader is dropped.
+pub(crate) struct Stdin(StdinKind);
+
+enum StdinKind {
+    #[cfg(unix)]
+    Pipe(Option<tokio::net::unix::pipe::Receiver>),
+    Tokio(tokio::io::Stdin),
+}
+
+/// This process's standard output, for the line transport: like [`Stdin`], written in
+/// non-blocking mode when it is a pipe of its own.
+pub(crate) struct Stdout(StdoutKind);
+
+enum StdoutKind {
+    #[cfg(unix)]
+    Pipe(Option<tokio::net::unix::pipe::Sender>),
+    Tokio(tokio::io::Stdout),
+}
+
+/// Standard input and output for [`serve_lines`]. Call within a tokio runtime.
+pub(crate) fn stdio() -> (Stdin, Stdout) {
+    #[cfg(unix)]
+    {
+        let stdin = pipes::stdin().map_or_else(|| StdinKind::Tokio(tokio::io::stdin()), |p| StdinKind::Pipe(Some(p)));
+        let stdout =
+            pipes::stdout().map_or_else(|| StdoutKind::Tokio(tokio::io::stdout()), |p| StdoutKind::Pipe(Some(p)));
+        (Stdin(stdin), Stdout(stdout))
+    }
+    #[cfg(not(unix))]
+    {
+        (Stdin(StdinKind::Tokio(tokio::io::stdin())), Stdout(StdoutKind::Tokio(tokio::io::stdout())))
+    }
+}
+
+#[cfg(unix)]
+mod pipes {
+    use std::fs::File;
+    use std::os::fd::AsFd;
+    use std::os::unix::fs::MetadataExt;
+
+    use tokio::net::unix::pipe;
+
+    fn duplicate(fd: impl AsFd) -> Option<File> {
+        fd.as_fd().try_clone_to_owned().ok().map(File::from)
+    }
+
+    pub(super) fn stdin() -> Option<pipe::Receiver> {
+        pipe::Receiver::from_file(duplicate(std::io::stdin())?).ok()
+    }
+
+    pub(super) fn stdout() -> Option<pipe::Sender> {
+        let out = duplicate(std::io::stdout())?;
+        // Non-blocking mode belongs to the pipe, not to the descriptor: when stderr writes to the
+        // same pipe (`2>&1`), a log line written while it is full would fail instead of waiting.
+        let err = duplicate(std::io::stderr()).and_then(|f| f.metadata().ok());
+        let shared = match (out.metadata(), err) {
+            (Ok(o), Some(e)) => o.dev() == e.dev() && o.ino() == e.ino(),
+            (Ok(_), None) => false,
+            (Err(_), _) => true,
+        };
+        if shared {
+            return None;
+        }
+        pipe::Sender::from_file(out).ok()
+    }
+}
+
+impl AsyncRead for Stdin {
+    fn poll_read(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
+        match &mut self.get_mut().0 {
+            #[cfg(unix)]
+            StdinKind::Pipe(Some(p)) => Pin::new(p).poll_read(cx, buf),
+            #[cfg(unix)]
+            StdinKind::Pipe(None) => Poll::Ready(Ok(())),
+            StdinKind::Tokio(s) => Pin::new(s).poll_read(cx, buf),
+        }
+    }
+}
+
+impl AsyncWrite for Stdout {
+    fn poll_write(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
+        match &mut self.get_mut().0 {
+            #[cfg(unix)]
+            StdoutKind::Pipe(Some(p)) => Pin::new(p).poll_write(cx, buf),
+            #[cfg(unix)]
+            StdoutKind::Pipe(None) => Poll::Ready(Err(io::ErrorKind::BrokenPipe.into())),
+            StdoutKind::Tokio(s) => Pin::new(s).poll_write(cx, buf),
+        }
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        match &mut self.get_mut().0 {
+            #[cfg(unix)]
+            StdoutKind::Pipe(Some(p)) => Pin::new(p).poll_flush(cx),
+            #[cfg(unix)]
+            StdoutKind::Pipe(None) => Poll::Ready(Ok(())),
+            StdoutKind::Tokio(s) => Pin::new(s).poll_flush(cx),
+        }
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        match &mut self.get_mut().0 {
+            #[cfg(unix)]
+            StdoutKind::Pipe(Some(p)) => Pin::new(p).poll_shutdown(cx),
+            #[cfg(unix)]
+            StdoutKind::Pipe(None) => Poll::Ready(Ok(())),
+            StdoutKind::Tokio(s) => Pin::new(s).poll_shutdown(cx),
+        }
+    }
+}
+
+// Standard input and output outlive the transport: whoever uses them next expects blocking mode.
+impl Drop for Stdin {
+    fn drop(&mut self) {
+        #[cfg(unix)]
+        if let StdinKind::Pipe(p) = &mut self.0 {
+            if let Some(p) = p.take() {
+                let _ = p.into_blocking_fd();
+            }
+        }
+    }
+}
+
+impl Drop for Stdout {
+    fn drop(&mut self) {
+        #[cfg(unix)]
+        if let StdoutKind::Pipe(p) = &mut self.0 {
+            if let Some(p) = p.take() {
+                let _ = p.into_blocking_fd();
+            }
+        }
+    }
 }
 
 #[cfg(test)]
@@ -168,7 +324,7 @@ mod tests {
             match read_line(&mut r, &mut buf, max).await.unwrap() {
                 Line::Eof => return out,
                 Line::TooLong(n) => out.push(format!("too long: {n}")),
-                Line::Frame(b) => out.push(String::from_utf8(b).unwrap()),
+                Line::Frame => out.push(String::from_utf8(buf.clone()).unwrap()),
             }
         }
     }
