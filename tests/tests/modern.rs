@@ -140,6 +140,26 @@ async fn protected(ctx: Context, runs: State<Runs>, done: State<Authorized>) -> 
     Err(UrlElicitationRequired::single(&id, format!("https://auth.example/flow?id={id}"), "Authorize first"))
 }
 
+/// Asks from a task of its own.
+#[tool]
+async fn delegate(ctx: Context, runs: State<Runs>) -> Result<String, String> {
+    let task = {
+        let (ctx, runs) = (ctx.clone(), runs.clone());
+        tokio::spawn(async move {
+            let answer = ctx.elicit_value::<String>("From a task?").await;
+            if matches!(answer, Err(ElicitError::Cancelled)) {
+                runs.record("delegate: task cancelled");
+            }
+            answer
+        })
+    };
+    match task.await.map_err(|e| e.to_string())? {
+        Ok(Elicitation::Accept(word)) => Ok(format!("task got {word}")),
+        Ok(_) => Ok("task got nothing".into()),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
 /// Payments made, by the request that made them.
 #[derive(Default)]
 struct Ledger(Mutex<HashSet<String>>);
@@ -221,7 +241,7 @@ fn fixture_with(configure: impl FnOnce(ServerBuilder) -> ServerBuilder) -> Fixtu
         .state_arc(runs.clone())
         .state_arc(authorized.clone())
         .state(Ledger::default())
-        .tools(tools![greet, pair, steps, keyed, roots, url_flow, protected, pay, chatty, add])
+        .tools(tools![greet, pair, steps, keyed, roots, url_flow, protected, pay, delegate, chatty, add])
         .resources(resources![secret, note])
         .prompts(prompts![welcome])
         .complete_prompt_argument(
@@ -717,6 +737,25 @@ async fn the_round_trip_id_guards_a_side_effect_against_replays() {
     let round = input_required(&c.call(&first).await);
     let retry = retry_params(&first, &round, json!({"confirm": accept(json!({"confirm": true}))}));
     assert_eq!(text(&complete(&c.call(&retry).await)), "paid 5");
+}
+
+#[tokio::test]
+async fn a_question_from_a_spawned_task_ends_the_round_too() {
+    let f = fixture();
+    let mut c = Modern::new(&f.server);
+    let first = call_params("delegate", json!({}), caps(FORM));
+    // The handler waits on its task, not on the question: the round must end all the same.
+    let round = input_required(&c.call(&first).await);
+    assert_eq!(round["inputRequests"]["input-0"]["params"]["message"], "From a task?");
+    // The task does not wait forever for an answer that comes to another run.
+    within("the task to end", async {
+        while f.runs("delegate: task cancelled") == 0 {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    })
+    .await;
+    let done = c.call(&retry_params(&first, &round, json!({"input-0": accept(json!({"value": "hi"}))}))).await;
+    assert_eq!(text(&complete(&done)), "task got hi");
 }
 
 #[tokio::test]

@@ -120,10 +120,11 @@ use std::future::Future;
 use std::pin::pin;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU32, Ordering};
-use std::task::Poll;
+use std::task::{Poll, Waker};
 
 use serde_json::Value;
 use sha2::{Digest, Sha256};
+use tokio_util::sync::CancellationToken;
 
 use crate::protocol::JsonObject;
 
@@ -137,6 +138,11 @@ pub(crate) struct Rounds {
     next_url_id: AtomicU32,
     asked: Mutex<JsonObject>,
     used: Mutex<Vec<String>>,
+    /// Woken when a question is asked, so the run ends even when the question comes from a
+    /// task the handler spawned (the handler itself is then waiting on something else).
+    waker: Mutex<Option<Waker>>,
+    /// Cancelled when the run is over: a question still waiting (in a spawned task) ends.
+    ended: CancellationToken,
 }
 
 impl Rounds {
@@ -154,6 +160,8 @@ impl Rounds {
             next_url_id: AtomicU32::new(0),
             asked: Mutex::default(),
             used: Mutex::default(),
+            waker: Mutex::default(),
+            ended: CancellationToken::new(),
         }
     }
 
@@ -201,7 +209,15 @@ impl Rounds {
         if let Ok(mut asked) = self.asked.lock() {
             asked.insert(key.to_owned(), serde_json::json!({"method": method, "params": params}));
         }
+        if let Some(waker) = self.waker.lock().ok().and_then(|mut w| w.take()) {
+            waker.wake();
+        }
         None
+    }
+
+    /// Completes when the run is over (its answer, if any, comes to another run).
+    pub(crate) async fn ended(&self) {
+        self.ended.cancelled().await
     }
 
     /// The client's answer to the request `key`, if it gave one (and then it is carried on).
@@ -247,13 +263,21 @@ pub(crate) enum Outcome<T> {
 }
 
 /// Runs `handler` until it finishes or waits on an unanswered input request. Requests it makes
-/// together (in one poll) are gathered into one round.
+/// together (in one poll) are gathered into one round. When it returns (or is dropped), the
+/// run is over: questions still waiting in tasks the handler spawned end with
+/// [`PeerError::Cancelled`](crate::engine::PeerError::Cancelled).
 pub(crate) async fn drive<F: Future>(handler: F, rounds: &Rounds) -> Outcome<F::Output> {
     let mut handler = pin!(handler);
-    std::future::poll_fn(|cx| match handler.as_mut().poll(cx) {
-        Poll::Ready(output) => Poll::Ready(Outcome::Complete(output)),
-        Poll::Pending if rounds.has_asked() => Poll::Ready(Outcome::InputRequired(rounds.take_asked())),
-        Poll::Pending => Poll::Pending,
+    let _over = rounds.ended.clone().drop_guard();
+    std::future::poll_fn(|cx| {
+        if let Ok(mut waker) = rounds.waker.lock() {
+            *waker = Some(cx.waker().clone());
+        }
+        match handler.as_mut().poll(cx) {
+            Poll::Ready(output) => Poll::Ready(Outcome::Complete(output)),
+            Poll::Pending if rounds.has_asked() => Poll::Ready(Outcome::InputRequired(rounds.take_asked())),
+            Poll::Pending => Poll::Pending,
+        }
     })
     .await
 }

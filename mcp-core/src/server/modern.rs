@@ -449,8 +449,12 @@ impl Context {
                     Some(answer) => R::deserialize(answer)
                         .map_err(|e| PeerError::Codec(format!("invalid `{method}` input response `{key}`: {e}"))),
                     // The run ends here: the server answers `input_required` and the client's
-                    // retry runs the handler again with the answer.
-                    None => std::future::pending().await,
+                    // retry runs the handler again with the answer. (A question asked from a
+                    // task the handler spawned may outlive the run: it ends with it.)
+                    None => {
+                        rounds.ended().await;
+                        Err(PeerError::Cancelled)
+                    }
                 }
             }
             None => self.peer().request(method, &params, options).await,
