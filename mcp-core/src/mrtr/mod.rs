@@ -104,7 +104,9 @@
 //!   input request per flow (the client must declare URL mode, else -32021). On the retry, if the
 //!   handler still returns it: flows the user accepted are still under way, and the server
 //!   answers `input_required` with nothing to ask, so the client retries; a declined or
-//!   cancelled flow ends the request with the error (-32042).
+//!   cancelled flow ends the request with the error (-32042). Make the ids with
+//!   `ctx.new_url_elicitation_id()`, which repeats them on every round: an id that changes
+//!   between rounds is a new flow, asked for again on each retry.
 //! - [`Context::session_key`](crate::Context::session_key) is the same in every round of one
 //!   request and different for every request: what a handler remembers by session lasts for one
 //!   request.
