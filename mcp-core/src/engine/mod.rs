@@ -2,8 +2,9 @@
 //!
 //! A transport hands each incoming frame to [`Session::handle_frame`] and writes out whatever
 //! arrives on the session's outbound channel. The engine:
-//! - runs every incoming request in its own task, so a slow handler never blocks the reader,
-//!   other requests, or the responses the service is waiting for;
+//! - polls each incoming request's handler once, on the reader: a handler that answers without
+//!   waiting is answered at once, with no task of its own; one that waits goes on in its own
+//!   task, so it never blocks the reader, other requests, or the responses the service awaits;
 //! - routes responses to the waits opened through [`Peer`], by id;
 //! - honours `notifications/cancelled` (the handler's future is dropped, nothing is sent);
 //! - on [`Session::shutdown`], fails every pending wait and cancels every handler.
@@ -72,8 +73,11 @@ pub struct RequestScope {
 
 /// The role-specific half of a session (a server or a client).
 pub trait Service: Send + Sync + 'static {
-    /// Handles a request. The future runs in its own task. It is polled once whatever happens;
-    /// if it is still waiting when the request is cancelled or the session closes, it is dropped.
+    /// Handles a request. The future is polled once, by the caller of
+    /// [`Session::handle_message`] (the reader), whatever happens; if it is not done then, it goes
+    /// on in its own task, and is dropped if still waiting when the request is cancelled or the
+    /// session closes. Work done before the future's first wait delays the session's next
+    /// message: long computations belong in `spawn_blocking`.
     fn handle_request(&self, request: Request, scope: RequestScope) -> BoxFuture<'static, HandlerResult>;
 
     /// Handles a notification other than `notifications/cancelled`. Called in order, on the
@@ -211,43 +215,45 @@ impl<S: Service> Session<S> {
         }
         let scope = RequestScope { id: id.clone(), cancel: cancel.clone(), peer: self.peer.related_to(id.clone()) };
         let method = request.method.clone();
-        let future = self.service.handle_request(request, scope);
+        let mut future = AssertUnwindSafe(self.service.handle_request(request, scope)).catch_unwind();
+        // The first poll runs here, on the caller: it does whatever the handler can do without
+        // waiting, even when the request was cancelled (or the session closed) right after it
+        // arrived, so a handler that answers at once is answered however tasks are scheduled.
+        // Most requests end in that poll, and then need no task of their own: spawning one, and
+        // waking another thread to run it, would cost more than the handler itself.
+        if let Poll::Ready(outcome) = std::future::poll_fn(|cx| Poll::Ready(future.poll_unpin(cx))).await {
+            if let Ok(mut m) = self.in_flight.lock() {
+                m.remove(&id);
+            }
+            let frame = response_frame(&id, &method, outcome);
+            let out = Outbound { frame, related: Some(id), kind: OutboundKind::Response };
+            // Never wait on a full outbound queue here: the caller is the reader, and a peer that
+            // sends everything before it reads anything would then wait on us forever.
+            if let Err(out) = self.peer.try_send_outbound(out) {
+                let peer = self.peer.clone();
+                self.tasks.spawn(async move { peer.send_outbound(out).await });
+            }
+            return;
+        }
+        // The handler waits: it goes on in a task of its own. (It is polled again there, with
+        // that task's waker, before it waits for anything.) Once it waits, cancellation wins.
         let peer = self.peer.related_to(id.clone());
         let in_flight = self.in_flight.clone();
         self.tasks.spawn(async move {
-            let mut future = AssertUnwindSafe(future).catch_unwind();
-            // The first poll runs whatever the handler can do without waiting, even when the
-            // request was cancelled (or the session closed) before this task got to run, so a
-            // handler that answers at once is answered however the tasks were scheduled. Once the
-            // handler waits, cancellation wins.
-            let outcome = match std::future::poll_fn(|cx| Poll::Ready(future.poll_unpin(cx))).await {
-                Poll::Ready(r) => Some(r),
-                Poll::Pending => tokio::select! {
-                    biased;
-                    () = cancel.cancelled() => None,
-                    r = &mut future => Some(r),
-                },
+            let outcome = tokio::select! {
+                biased;
+                () = cancel.cancelled() => None,
+                r = &mut future => Some(r),
             };
             if let Ok(mut m) = in_flight.lock() {
                 m.remove(&id);
             }
-            let frame = match outcome {
-                None => {
-                    tracing::debug!(%id, %method, "request cancelled; no response sent");
-                    return;
+            match outcome {
+                Some(outcome) => {
+                    let _ = peer.send(response_frame(&id, &method, outcome), OutboundKind::Response).await;
                 }
-                Some(Ok(Ok(result))) => encode_result(&id, &result),
-                Some(Ok(Err(error))) => encode_error(Some(&id), &error),
-                Some(Err(panic)) => {
-                    let what = panic_message(&*panic);
-                    tracing::error!(%id, %method, panic = %what, "request handler panicked");
-                    encode_error(
-                        Some(&id),
-                        &ErrorObject::internal(format!("the handler of `{method}` panicked: {what}")),
-                    )
-                }
-            };
-            let _ = peer.send(frame, OutboundKind::Response).await;
+                None => tracing::debug!(%id, %method, "request cancelled; no response sent"),
+            }
         });
     }
 
@@ -278,6 +284,19 @@ impl<S: Service> Drop for Session<S> {
     /// say) must not leave handlers running or waits pending forever.
     fn drop(&mut self) {
         self.close();
+    }
+}
+
+/// The response to a request whose handler ended (or panicked).
+fn response_frame(id: &RequestId, method: &str, outcome: std::thread::Result<HandlerResult>) -> String {
+    match outcome {
+        Ok(Ok(result)) => encode_result(id, &result),
+        Ok(Err(error)) => encode_error(Some(id), &error),
+        Err(panic) => {
+            let what = panic_message(&*panic);
+            tracing::error!(%id, %method, panic = %what, "request handler panicked");
+            encode_error(Some(id), &ErrorObject::internal(format!("the handler of `{method}` panicked: {what}")))
+        }
     }
 }
 

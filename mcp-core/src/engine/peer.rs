@@ -222,11 +222,20 @@ impl Peer {
     }
 
     pub(crate) async fn send(&self, frame: String, kind: OutboundKind) -> Result<(), PeerError> {
-        self.shared
-            .out
-            .send(Outbound { frame, related: self.related.clone(), kind })
-            .await
-            .map_err(|_| PeerError::Closed)
+        self.send_outbound(Outbound { frame, related: self.related.clone(), kind }).await
+    }
+
+    pub(crate) async fn send_outbound(&self, out: Outbound) -> Result<(), PeerError> {
+        self.shared.out.send(out).await.map_err(|_| PeerError::Closed)
+    }
+
+    /// Queues a message if there is room at once; gives it back when the queue is full. A closed
+    /// queue drops it (nobody would read it).
+    pub(crate) fn try_send_outbound(&self, out: Outbound) -> Result<(), Outbound> {
+        match self.shared.out.try_send(out) {
+            Err(mpsc::error::TrySendError::Full(out)) => Err(out),
+            _ => Ok(()),
+        }
     }
 
     /// Routes a response from the peer to whoever awaits it. Unknown ids are ignored.
