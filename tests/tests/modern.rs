@@ -369,9 +369,10 @@ async fn discover_names_versions_capabilities_and_the_server() {
     assert_eq!(result["_meta"][META_SERVER_INFO]["name"], "modern-tests");
     assert_eq!(result["ttlMs"], 60_000, "{result}");
     assert_eq!(result["cacheScope"], "private", "{result}");
-    // Capabilities are optional on discovery (the client may not have settled on them).
+    // Capabilities are required on discovery too, as on every 2026-era request.
     let bare = c.request("server/discover", json!({"_meta": {META_VERSION: VERSION}})).await;
-    assert_eq!(complete(&bare)["supportedVersions"][0], VERSION);
+    assert_eq!(error_code(&bare), -32602, "{bare}");
+    assert!(error_message(&bare).contains("clientCapabilities"), "{bare}");
 }
 
 #[tokio::test]

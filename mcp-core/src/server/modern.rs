@@ -114,16 +114,12 @@ impl ModernMeta {
         if !supported_versions().contains(&protocol_version.as_str()) || protocol_version != MODERN_PROTOCOL_VERSION {
             return Err(unsupported_version(&protocol_version));
         }
-        let capabilities = match field(&meta, META_CLIENT_CAPABILITIES)? {
-            Some(c) => c,
-            // `server/discover` may be sent before the client has settled on capabilities.
-            None if request.method == "server/discover" => ClientCapabilities::default(),
-            None => {
-                return Err(ErrorObject::invalid_params(format!(
-                    "missing `_meta[\"{META_CLIENT_CAPABILITIES}\"]`: every 2026-07-28 request declares the client's capabilities"
-                )));
-            }
-        };
+        // Required on every request, `server/discover` included (an empty object declares none).
+        let capabilities: ClientCapabilities = field(&meta, META_CLIENT_CAPABILITIES)?.ok_or_else(|| {
+            ErrorObject::invalid_params(format!(
+                "missing `_meta[\"{META_CLIENT_CAPABILITIES}\"]`: every 2026-07-28 request declares the client's capabilities"
+            ))
+        })?;
         let client_info = field(&meta, META_CLIENT_INFO)?.unwrap_or_else(|| Implementation::new("unknown", "unknown"));
         let log_level = field(&meta, META_LOG_LEVEL)?;
         Ok(ModernMeta { protocol_version, capabilities, client_info, log_level })
