@@ -2,7 +2,9 @@
 
 use std::io;
 use std::pin::Pin;
-use std::task::{Context, Poll};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll, Wake, Waker};
 
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, BufWriter, ReadBuf};
 use tokio::sync::mpsc;
@@ -127,12 +129,107 @@ where
         finish.cancel();
         result
     };
-    let (result, written) = tokio::join!(read, write_frames(outbound, writer, finish.clone()));
+    let (result, written) = Both::new(read, write_frames(outbound, writer, finish.clone())).await;
     match written {
         Err(e) if e.kind() != io::ErrorKind::BrokenPipe => tracing::debug!(error = %e, "writer stopped"),
         _ => {}
     }
     result
+}
+
+/// Runs a reader and a writer concurrently in one task, like `join!`, except for one thing: a
+/// wake of the writer that happens while this task is running (the reader queued a response, so
+/// the writer's queue woke it) is not passed on to the runtime, since the writer is polled right
+/// after the reader anyway. Passed on, it would make the runtime reschedule the task once more,
+/// and wake another worker to maybe run it, for every batch of messages read.
+struct Both<A: Future, B: Future> {
+    a: Pin<Box<A>>,
+    a_out: Option<A::Output>,
+    b: Pin<Box<B>>,
+    b_out: Option<B::Output>,
+    local: Arc<LocalWake>,
+    local_waker: Waker,
+}
+
+/// The writer's waker.
+struct LocalWake {
+    /// The task's waker, to pass wakes on to when the task is not running.
+    task: Mutex<Option<Waker>>,
+    /// The task is polling its futures.
+    polling: AtomicBool,
+    /// The writer was woken since it was last polled.
+    woken: AtomicBool,
+}
+
+impl Wake for LocalWake {
+    fn wake(self: Arc<Self>) {
+        self.wake_by_ref();
+    }
+
+    fn wake_by_ref(self: &Arc<Self>) {
+        // Paired with `Both::poll`: either the task sees `woken` after it stops polling, or this
+        // sees that it stopped and wakes it.
+        self.woken.store(true, Ordering::SeqCst);
+        if !self.polling.load(Ordering::SeqCst) {
+            if let Some(w) = self.task.lock().ok().and_then(|t| t.clone()) {
+                w.wake();
+            }
+        }
+    }
+}
+
+impl<A: Future, B: Future> Both<A, B> {
+    fn new(a: A, b: B) -> Self {
+        let local = Arc::new(LocalWake {
+            task: Mutex::new(None),
+            polling: AtomicBool::new(false),
+            woken: AtomicBool::new(false),
+        });
+        let local_waker = Waker::from(local.clone());
+        Both { a: Box::pin(a), a_out: None, b: Box::pin(b), b_out: None, local, local_waker }
+    }
+}
+
+// The futures are boxed, and their outputs are never pinned.
+impl<A: Future, B: Future> Unpin for Both<A, B> {}
+
+impl<A: Future, B: Future> Future for Both<A, B> {
+    type Output = (A::Output, B::Output);
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = self.get_mut();
+        if let Ok(mut task) = this.local.task.lock() {
+            if !task.as_ref().is_some_and(|t| t.will_wake(cx.waker())) {
+                *task = Some(cx.waker().clone());
+            }
+        }
+        // A few rounds at most, then the runtime gets the thread back.
+        for _ in 0..8 {
+            this.local.polling.store(true, Ordering::SeqCst);
+            if this.a_out.is_none() {
+                if let Poll::Ready(out) = this.a.as_mut().poll(cx) {
+                    this.a_out = Some(out);
+                }
+            }
+            this.local.woken.store(false, Ordering::SeqCst);
+            if this.b_out.is_none() {
+                if let Poll::Ready(out) = this.b.as_mut().poll(&mut Context::from_waker(&this.local_waker)) {
+                    this.b_out = Some(out);
+                }
+            }
+            this.local.polling.store(false, Ordering::SeqCst);
+            if this.a_out.is_some() && this.b_out.is_some() {
+                if let (Some(a), Some(b)) = (this.a_out.take(), this.b_out.take()) {
+                    return Poll::Ready((a, b));
+                }
+            }
+            if !this.local.woken.swap(false, Ordering::SeqCst) {
+                return Poll::Pending;
+            }
+        }
+        cx.waker().wake_by_ref();
+        Poll::Pending
+    }
 }
 
 /// Hands every line of `reader` to `session` until the reader ends.
