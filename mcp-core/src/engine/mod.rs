@@ -199,10 +199,18 @@ impl<S: Service> Session<S> {
             return;
         }
         let id = request.id.clone();
-        let cancel = self.closing.child_token();
+        // A token of its own rather than a child of `closing`: linking a child into the session's
+        // token (and unlinking it) takes the session token's lock twice per request. `close`
+        // cancels the tokens of the requests in flight instead.
+        let cancel = CancellationToken::new();
         let duplicate = match self.in_flight.lock() {
             Ok(mut m) if !m.contains_key(&id) => {
                 m.insert(id.clone(), cancel.clone());
+                // Requests of an HTTP session arrive on many tasks: if the session closed since the
+                // check above, `close` may have missed this one.
+                if self.closing.is_cancelled() {
+                    cancel.cancel();
+                }
                 false
             }
             _ => true,
@@ -276,6 +284,9 @@ impl<S: Service> Session<S> {
         self.peer.close();
         self.service.closed();
         self.closing.cancel();
+        if let Ok(m) = self.in_flight.lock() {
+            m.values().for_each(CancellationToken::cancel);
+        }
     }
 }
 
