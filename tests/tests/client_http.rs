@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use mcp_core::client::{Client, ClientError, ElicitationModes, ServerNotification, elicitation_fn};
+use mcp_core::client::{CancellationToken, Client, ClientError, ElicitationModes, ServerNotification, elicitation_fn};
 use mcp_core::prelude::*;
 use mcp_core::protocol::ElicitResult;
 use mcp_core::testing::{ElicitationScript, ToolResultExt};
@@ -52,9 +52,27 @@ async fn busy(ctx: Context) -> String {
     "busy done".into()
 }
 
+/// Says when its future is dropped.
+struct DropSignal(tokio::sync::mpsc::UnboundedSender<()>);
+
+impl Drop for DropSignal {
+    fn drop(&mut self) {
+        let _ = self.0.send(());
+    }
+}
+
+/// Runs until cancelled, saying nothing meanwhile (so its answer's headers wait too).
+#[tool]
+async fn hold(dropped: State<tokio::sync::mpsc::UnboundedSender<()>>) -> String {
+    let _signal = DropSignal((*dropped).clone());
+    std::future::pending::<()>().await;
+    "unreachable".into()
+}
+
 /// A server on a loopback port, stopped when dropped.
 struct Served {
     server: Server,
+    dropped: tokio::sync::mpsc::UnboundedReceiver<()>,
     http: StreamableHttp,
     url: String,
     stop: Option<oneshot::Sender<()>>,
@@ -69,9 +87,11 @@ impl Drop for Served {
 }
 
 async fn serve(config: HttpConfig) -> Served {
+    let (signal, dropped) = tokio::sync::mpsc::unbounded_channel::<()>();
     let server = Server::builder("http-test", "1.0.0")
         .enable_elicitation()
-        .tools(tools![add, greet, busy])
+        .tools(tools![add, greet, busy, hold])
+        .state(signal)
         .dynamic_tools()
         .build()
         .unwrap();
@@ -87,7 +107,7 @@ async fn serve(config: HttpConfig) -> Served {
             })
             .await
     });
-    Served { server, http, url, stop: Some(stop) }
+    Served { server, dropped, http, url, stop: Some(stop) }
 }
 
 /// Waits until `check` holds, failing after a few seconds.
@@ -149,6 +169,26 @@ async fn tools_elicitation_progress_and_logs_over_http() {
     client.close().await;
     eventually("the session to be deleted", || served.http.session_count() == 0).await;
     assert_eq!(client.ping().await, Err(ClientError::Closed));
+}
+
+#[tokio::test]
+async fn a_silent_call_holds_up_nothing_and_can_be_cancelled() {
+    let mut served = serve(HttpConfig::default()).await;
+    let client = Client::builder("http-test", "1").connect_http(&served.url).await.unwrap();
+    let token = CancellationToken::new();
+    let held = tokio::spawn({
+        let client = client.clone();
+        let token = token.clone();
+        async move { client.tool("hold").cancel_on(token).await }
+    });
+    eventually("the call to be in flight", || served.http.request_streams() > 0).await;
+    // Other calls go through while the server says nothing about the first.
+    let sum = within("a concurrent call", client.call_tool("add", json!({"a": 1, "b": 1}))).await.unwrap();
+    assert_eq!(sum.text(), "2");
+    token.cancel();
+    assert_eq!(within("the cancelled call", held).await.unwrap(), Err(ClientError::Cancelled));
+    within("the server to drop the tool", served.dropped.recv()).await;
+    client.close().await;
 }
 
 #[tokio::test]

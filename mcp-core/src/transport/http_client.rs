@@ -353,26 +353,24 @@ impl Shared {
         });
     }
 
-    /// POSTs one outbound message and routes what comes back.
+    /// POSTs one outbound message and routes what comes back. A request is sent from a task of
+    /// its own: a server may hold its answer's headers until it has something to say, and
+    /// everything after it (other requests, cancellations, answers to the server's own
+    /// requests) must not wait for that.
     async fn deliver(self: &Arc<Self>, out: Outbound) {
-        let awaited = match out.kind {
-            OutboundKind::Request => request_id(&out.frame),
-            _ => None,
-        };
+        if out.kind == OutboundKind::Request {
+            if let Some(id) = request_id(&out.frame) {
+                let shared = self.clone();
+                self.tasks.spawn(async move { shared.send_request(id, out.frame).await });
+                return;
+            }
+        }
         let initialized =
             out.kind == OutboundKind::Notification && is_notification(&out.frame, "notifications/initialized");
-        let Some(sent) = self.post(out.frame).await else { return };
-        match (awaited, sent) {
-            (Some(id), Err(e)) => {
-                self.fail(&id, transport_error(format!("could not reach {}: {e}", self.url))).await;
-            }
-            (None, Err(e)) => tracing::warn!(error = %e, "could not deliver a message to the server"),
-            (Some(id), Ok(response)) => {
-                self.capture_session_id(&response);
-                let shared = self.clone();
-                self.tasks.spawn(async move { shared.read_answer(id, response).await });
-            }
-            (None, Ok(response)) => {
+        match self.post(out.frame).await {
+            None => return,
+            Some(Err(e)) => tracing::warn!(error = %e, "could not deliver a message to the server"),
+            Some(Ok(response)) => {
                 if !response.status().is_success() {
                     tracing::warn!(status = %response.status(), "the server refused a message");
                 }
@@ -395,6 +393,18 @@ impl Shared {
             };
             let shared = self.clone();
             self.tasks.spawn(async move { shared.standalone(first).await });
+        }
+    }
+
+    /// POSTs the request `id` and reads its answer.
+    async fn send_request(self: Arc<Self>, id: RequestId, frame: String) {
+        match self.post(frame).await {
+            None => {}
+            Some(Err(e)) => self.fail(&id, transport_error(format!("could not reach {}: {e}", self.url))).await,
+            Some(Ok(response)) => {
+                self.capture_session_id(&response);
+                self.read_answer(id, response).await;
+            }
         }
     }
 
