@@ -703,10 +703,50 @@ async fn a_client_without_elicitation_is_not_asked() {
     let mut c = Modern::new(server);
     let result = complete(&c.call(&call_params("greet", json!({}), json!({}))).await);
     assert_eq!(text(&result), "not supported: form");
-    // A client declaring only forms is not sent the URL flow either.
-    let result = complete(&c.call(&call_params("url_flow", json!({}), caps(FORM))).await);
-    assert_eq!(result["isError"], true, "{result}");
-    assert!(text(&result).contains("url"), "{result}");
+    // A client declaring only forms is not sent the URL flow either: the tool fails for want of
+    // URL mode, which the client is told.
+    let response = c.call(&call_params("url_flow", json!({}), caps(FORM))).await;
+    assert_eq!(error_code(&response), -32021, "{response}");
+    assert_eq!(response["error"]["data"]["requiredCapabilities"], json!({"elicitation": {"url": {}}}), "{response}");
+}
+
+#[tokio::test]
+async fn a_handler_failing_for_want_of_a_capability_names_it() {
+    let mut c = Modern::new(&fixture().server);
+    // `roots` fails when it cannot ask: -32021, naming what the client must declare.
+    let response = c.call(&call_params("roots", json!({}), json!({}))).await;
+    assert_eq!(error_code(&response), -32021, "{response}");
+    assert_eq!(response["error"]["data"]["requiredCapabilities"], json!({"roots": {}}), "{response}");
+    assert!(error_message(&response).contains("roots"), "{response}");
+    // Declared, it asks as usual.
+    let round = input_required(&c.call(&call_params("roots", json!({}), json!({"roots": {}}))).await);
+    assert_eq!(round["inputRequests"]["input-0"]["method"], "roots/list", "{round}");
+    // A handler that goes on without it (`greet` answers "not supported") completes as usual.
+    let result = complete(&c.call(&call_params("greet", json!({}), json!({}))).await);
+    assert_eq!(text(&result), "not supported: form");
+}
+
+#[tokio::test]
+async fn an_answer_of_the_wrong_shape_is_invalid_params() {
+    let f = fixture();
+    let mut c = Modern::new(&f.server);
+    let first = call_params("greet", json!({}), caps(FORM));
+    let round = input_required(&c.call(&first).await);
+    // Not an `ElicitResult`: the client's mistake, reported as such rather than handed to the tool.
+    for answer in [json!({"action": "maybe"}), json!({"content": {"name": "x"}})] {
+        let response = c.call(&retry_params(&first, &round, json!({"input-0": answer.clone()}))).await;
+        assert_eq!(error_code(&response), -32602, "{answer}: {response}");
+        assert!(error_message(&response).contains("input-0"), "{response}");
+        assert!(error_message(&response).contains("elicitation/create"), "{response}");
+    }
+    // Not a `ListRootsResult` either.
+    let first = call_params("roots", json!({}), json!({"roots": {}}));
+    let round = input_required(&c.call(&first).await);
+    let response = c.call(&retry_params(&first, &round, json!({"input-0": {"roots": "file:///x"}}))).await;
+    assert_eq!(error_code(&response), -32602, "{response}");
+    // A right one completes.
+    let answer = json!({"input-0": {"roots": [{"uri": "file:///x"}]}});
+    assert_eq!(text(&complete(&c.call(&retry_params(&first, &round, answer)).await)), "file:///x");
 }
 
 #[tokio::test]

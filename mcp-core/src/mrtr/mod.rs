@@ -128,7 +128,7 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 use tokio_util::sync::CancellationToken;
 
-use crate::protocol::JsonObject;
+use crate::protocol::{ErrorObject, JsonObject};
 
 /// The inputs of one run of a handler serving a 2026-era request.
 #[derive(Debug)]
@@ -145,6 +145,11 @@ pub(crate) struct Rounds {
     waker: Mutex<Option<Waker>>,
     /// Cancelled when the run is over: a question still waiting (in a spawned task) ends.
     ended: CancellationToken,
+    /// The client capabilities the handler needed and the client did not declare (a
+    /// `ClientCapabilities` object, merged), for a -32021 error if the handler then fails.
+    required: Mutex<JsonObject>,
+    /// An answer that is not what its question asks for: the request fails with this error.
+    rejected: Mutex<Option<ErrorObject>>,
 }
 
 impl Rounds {
@@ -164,6 +169,8 @@ impl Rounds {
             used: Mutex::default(),
             waker: Mutex::default(),
             ended: CancellationToken::new(),
+            required: Mutex::default(),
+            rejected: Mutex::default(),
         }
     }
 
@@ -217,6 +224,44 @@ impl Rounds {
         None
     }
 
+    /// Records that the handler needed the client capability at `path` (`sampling`,
+    /// `sampling.tools`, `roots`, `elicitation`, `elicitation.url`, …), which the client did not
+    /// declare. Should the handler then fail, the request fails with
+    /// `MissingRequiredClientCapability` naming every capability recorded.
+    pub(crate) fn require(&self, path: &str) {
+        let Ok(mut required) = self.required.lock() else { return };
+        let mut object = &mut *required;
+        for part in path.split('.') {
+            let entry = object.entry(part.to_owned()).or_insert_with(|| Value::Object(JsonObject::new()));
+            if !entry.is_object() {
+                *entry = Value::Object(JsonObject::new());
+            }
+            let Value::Object(next) = entry else { return };
+            object = next;
+        }
+    }
+
+    /// The capabilities recorded by [`require`](Self::require), as a `ClientCapabilities`
+    /// object; `None` when there are none.
+    pub(crate) fn required(&self) -> Option<JsonObject> {
+        self.required.lock().ok().filter(|r| !r.is_empty()).map(|r| r.clone())
+    }
+
+    /// Ends the run with `error`: the client's answer to a question is not what the question
+    /// asks for (a protocol error, not something the handler should see).
+    pub(crate) fn reject(&self, error: ErrorObject) {
+        if let Ok(mut rejected) = self.rejected.lock() {
+            rejected.get_or_insert(error);
+        }
+        if let Some(waker) = self.waker.lock().ok().and_then(|mut w| w.take()) {
+            waker.wake();
+        }
+    }
+
+    fn take_rejection(&self) -> Option<ErrorObject> {
+        self.rejected.lock().ok().and_then(|mut r| r.take())
+    }
+
     /// Completes when the run is over (its answer, if any, comes to another run).
     pub(crate) async fn ended(&self) {
         self.ended.cancelled().await
@@ -262,10 +307,13 @@ pub(crate) enum Outcome<T> {
     Complete(T),
     /// The handler is waiting for these input requests (by key).
     InputRequired(JsonObject),
+    /// The client answered a question with something that is not an answer to it.
+    Rejected(ErrorObject),
 }
 
-/// Runs `handler` until it finishes or waits on an unanswered input request. Requests it makes
-/// together (in one poll) are gathered into one round. When it returns (or is dropped), the
+/// Runs `handler` until it finishes or waits on an unanswered input request, or until one of
+/// the client's answers is rejected (see [`Rounds::reject`]). Requests it makes together (in
+/// one poll) are gathered into one round. When it returns (or is dropped), the
 /// run is over: questions still waiting in tasks the handler spawned end with
 /// [`PeerError::Cancelled`](crate::engine::PeerError::Cancelled).
 pub(crate) async fn drive<F: Future>(handler: F, rounds: &Rounds) -> Outcome<F::Output> {
@@ -276,9 +324,16 @@ pub(crate) async fn drive<F: Future>(handler: F, rounds: &Rounds) -> Outcome<F::
             *waker = Some(cx.waker().clone());
         }
         match handler.as_mut().poll(cx) {
-            Poll::Ready(output) => Poll::Ready(Outcome::Complete(output)),
-            Poll::Pending if rounds.has_asked() => Poll::Ready(Outcome::InputRequired(rounds.take_asked())),
-            Poll::Pending => Poll::Pending,
+            // A rejected answer fails the request even if the handler went on without it.
+            Poll::Ready(output) => Poll::Ready(match rounds.take_rejection() {
+                Some(error) => Outcome::Rejected(error),
+                None => Outcome::Complete(output),
+            }),
+            Poll::Pending => match rounds.take_rejection() {
+                Some(error) => Poll::Ready(Outcome::Rejected(error)),
+                None if rounds.has_asked() => Poll::Ready(Outcome::InputRequired(rounds.take_asked())),
+                None => Poll::Pending,
+            },
         }
     })
     .await
@@ -326,6 +381,46 @@ mod tests {
         let other = Rounds::first();
         assert_ne!(ids(&other), first);
         assert_ne!(other.session_bits(), one.session_bits());
+    }
+
+    #[test]
+    fn required_capabilities_merge_into_one_object() {
+        let rounds = Rounds::first();
+        assert_eq!(rounds.required(), None);
+        for path in ["sampling.tools", "roots", "sampling"] {
+            rounds.require(path);
+        }
+        let expected = json!({"sampling": {"tools": {}}, "roots": {}});
+        assert_eq!(rounds.required().map(Value::Object), Some(expected));
+    }
+
+    #[tokio::test]
+    async fn a_rejected_answer_ends_the_run_whatever_the_handler_does() {
+        let rounds = Rounds::first();
+        let outcome = drive(
+            async {
+                rounds.reject(ErrorObject::invalid_params("bad answer"));
+                // The handler would go on, but the request has failed.
+                7
+            },
+            &rounds,
+        )
+        .await;
+        let Outcome::Rejected(error) = outcome else { panic!("expected the rejection") };
+        assert_eq!(error.message, "bad answer");
+
+        let rounds = Rounds::first();
+        let outcome = drive(
+            async {
+                rounds.reject(ErrorObject::invalid_params("first"));
+                rounds.reject(ErrorObject::invalid_params("second"));
+                std::future::pending::<()>().await
+            },
+            &rounds,
+        )
+        .await;
+        let Outcome::Rejected(error) = outcome else { panic!("expected the rejection") };
+        assert_eq!(error.message, "first", "the first rejection is the one reported");
     }
 
     #[tokio::test]

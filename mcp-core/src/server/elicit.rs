@@ -263,6 +263,10 @@ impl Context {
             ElicitRequestParams::Url { .. } => self.client_supports_url_mode(),
         };
         if !supported {
+            self.missing_capability(match params {
+                ElicitRequestParams::Form { .. } => "elicitation",
+                ElicitRequestParams::Url { .. } => "elicitation.url",
+            });
             return Err(ElicitError::NotSupported { mode: params.mode() });
         }
         let mut wire = serde_json::to_value(&params).map_err(|e| ElicitError::InvalidRequest(e.to_string()))?;

@@ -265,9 +265,18 @@ pub(crate) fn handle(
             }
             outcome => outcome,
         };
+        // A handler that failed after asking for something the client did not declare failed
+        // for want of that capability: the client is told which (a handler that went on
+        // without it, degrading gracefully, completes as usual).
+        if let (Some(required), Outcome::Complete(result)) = (rounds.required(), &outcome) {
+            if result.as_ref().map_or(true, |r| is_tool_error(r)) {
+                return Err(missing_capabilities(required));
+            }
+        }
         match outcome {
             Outcome::Complete(Ok(result)) => finish(&server, &method, &result, "complete"),
             Outcome::Complete(Err(error)) => Err(modern_error(error)),
+            Outcome::Rejected(error) => Err(error),
             Outcome::InputRequired(asked) => {
                 let Some(binding) = binding else {
                     return Err(ErrorObject::internal(format!("`{method}` cannot ask the client for input")));
@@ -284,6 +293,27 @@ pub(crate) fn handle(
             }
         }
     })
+}
+
+/// Whether a result is a `tools/call` result reporting a failure (`isError: true`).
+fn is_tool_error(result: &RawValue) -> bool {
+    #[derive(Deserialize)]
+    struct Flag {
+        #[serde(rename = "isError", default)]
+        is_error: bool,
+    }
+    serde_json::from_str::<Flag>(result.get()).is_ok_and(|f| f.is_error)
+}
+
+/// -32021, naming the capabilities the request needed (a `ClientCapabilities` object).
+fn missing_capabilities(required: JsonObject) -> ErrorObject {
+    let names: Vec<&str> = required.keys().map(String::as_str).collect();
+    let message = format!(
+        "this request needs client capabilities the client did not declare in `_meta[\"{META_CLIENT_CAPABILITIES}\"]`: {}",
+        names.join(", ")
+    );
+    ErrorObject::new(MISSING_REQUIRED_CLIENT_CAPABILITY, message)
+        .with_data(json!({"requiredCapabilities": Value::Object(required)}))
 }
 
 /// What a `UrlElicitationRequired` error becomes in this era: a URL-mode input request for
@@ -442,8 +472,18 @@ impl Context {
             Some(rounds) => {
                 let key = rounds.key(key);
                 match rounds.answer_or_ask(&key, method, params) {
-                    Some(answer) => R::deserialize(answer)
-                        .map_err(|e| PeerError::Codec(format!("invalid `{method}` input response `{key}`: {e}"))),
+                    Some(answer) => match R::deserialize(answer) {
+                        Ok(answer) => Ok(answer),
+                        // Not an answer to the question: the client's mistake, not the
+                        // handler's; the request fails with invalid params and the run ends.
+                        Err(e) => {
+                            rounds.reject(ErrorObject::invalid_params(format!(
+                                "input response `{key}` is not a valid `{method}` result: {e}"
+                            )));
+                            rounds.ended().await;
+                            Err(PeerError::Cancelled)
+                        }
+                    },
                     // The run ends here: the server answers `input_required` and the client's
                     // retry runs the handler again with the answer. (A question asked from a
                     // task the handler spawned may outlive the run: it ends with it.)
@@ -454,6 +494,16 @@ impl Context {
                 }
             }
             None => self.peer().request(method, &params, options).await,
+        }
+    }
+
+    /// Notes that this request needed the client capability at `path` (`sampling`,
+    /// `sampling.tools`, `roots`, `elicitation`…), which the client did not declare. In the 2026
+    /// era, a handler that then fails makes the request fail with -32021
+    /// (`MissingRequiredClientCapability`) naming it; in the 2025 era nothing changes.
+    pub(crate) fn missing_capability(&self, path: &str) {
+        if let Some(rounds) = &self.session_state().rounds {
+            rounds.require(path);
         }
     }
 

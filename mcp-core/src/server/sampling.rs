@@ -144,15 +144,17 @@ impl Context {
     /// ```
     pub async fn sample(&self, params: CreateMessageParams) -> Result<CreateMessageResult, ClientRequestError> {
         let capabilities = self.client_capabilities().ok_or(ClientRequestError::NoSession)?;
-        let sampling =
-            capabilities.sampling.as_ref().ok_or(ClientRequestError::NotSupported { capability: "sampling" })?;
-        if params.uses_tools() && sampling.tools.is_none() {
-            return Err(ClientRequestError::NotSupported { capability: "sampling.tools" });
-        }
         let with_context =
             matches!(params.include_context, Some(IncludeContext::ThisServer | IncludeContext::AllServers));
-        if with_context && sampling.context.is_none() {
-            return Err(ClientRequestError::NotSupported { capability: "sampling.context" });
+        let missing = match &capabilities.sampling {
+            None => Some("sampling"),
+            Some(s) if params.uses_tools() && s.tools.is_none() => Some("sampling.tools"),
+            Some(s) if with_context && s.context.is_none() => Some("sampling.context"),
+            Some(_) => None,
+        };
+        if let Some(capability) = missing {
+            self.missing_capability(capability);
+            return Err(ClientRequestError::NotSupported { capability });
         }
         let options = RequestOptions {
             timeout: Some(self.server().surface.sampling_timeout),
@@ -172,6 +174,7 @@ impl Context {
     pub async fn roots(&self) -> Result<Vec<Root>, ClientRequestError> {
         let capabilities = self.client_capabilities().ok_or(ClientRequestError::NoSession)?;
         if capabilities.roots.is_none() {
+            self.missing_capability("roots");
             return Err(ClientRequestError::NotSupported { capability: "roots" });
         }
         let options = RequestOptions { timeout: Some(ROOTS_TIMEOUT), cancel: Some(self.cancellation().clone()) };

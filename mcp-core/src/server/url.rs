@@ -269,7 +269,11 @@ impl Context {
             return Err(ElicitError::NotEnabled);
         }
         self.client_capabilities().ok_or(ElicitError::NoSession)?;
-        if self.client_supports_url_mode() { Ok(()) } else { Err(ElicitError::NotSupported { mode: "url" }) }
+        if self.client_supports_url_mode() {
+            return Ok(());
+        }
+        self.missing_capability("elicitation.url");
+        Err(ElicitError::NotSupported { mode: "url" })
     }
 
     /// Asks the user to open `url` (URL mode). The SDK creates the elicitation id and replaces
