@@ -1049,6 +1049,17 @@ impl Http {
         Reply { status, session, body }
     }
 
+    /// POSTs a 2026-era request with the id `id` and the headers it needs.
+    async fn post_with_id(&self, id: u64, method: &str, params: Value) -> Reply {
+        let body = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        let name = body["params"].get("name").and_then(Value::as_str);
+        let mut headers = vec![("mcp-protocol-version", VERSION), ("mcp-method", method)];
+        if let Some(name) = name {
+            headers.push(("mcp-name", name));
+        }
+        self.post_raw(&body, &headers).await
+    }
+
     /// POSTs a 2026-era request with the headers it needs (`MCP-Protocol-Version`, `Mcp-Method`,
     /// `Mcp-Name` where it applies) and, if given, a user.
     async fn post(&self, method: &str, params: &Value, user: Option<&str>) -> Reply {
@@ -1157,4 +1168,52 @@ async fn http_serves_a_2025_session_and_2026_requests_side_by_side() {
     let reply = h.post_raw(&old_call, &headers).await;
     assert_eq!(reply.body["result"]["content"][0]["text"], "4", "{}", reply.body);
     assert!(reply.body["result"].get("resultType").is_none(), "{}", reply.body);
+}
+
+#[tokio::test]
+async fn http_statuses_follow_the_error_and_errors_name_the_request() {
+    let h = Http::start(fixture()).await;
+    let post = |id: u64, method: &'static str, params: Value| h.post_with_id(id, method, params);
+    // A method the server does not have, or that 2026-07-28 removed: 404.
+    for (id, method) in [(11, "unknown/method"), (12, "initialize"), (13, "ping"), (14, "resources/subscribe")] {
+        let reply = post(id, method, modern(json!({}), json!({}))).await;
+        assert_eq!(
+            (reply.status, error_code(&reply.body)),
+            (StatusCode::NOT_FOUND, -32601),
+            "{method}: {}",
+            reply.body
+        );
+        assert_eq!(reply.body["id"], id, "{}", reply.body);
+    }
+    // A malformed `_meta` (here none at all, on a request whose header says 2026-07-28): 400.
+    let reply = post(21, "tools/list", json!({})).await;
+    assert_eq!((reply.status, error_code(&reply.body)), (StatusCode::BAD_REQUEST, -32602), "{}", reply.body);
+    assert_eq!(reply.body["id"], 21, "{}", reply.body);
+    // A capability the client did not declare: 400.
+    let reply = post(31, "tools/call", call_params("roots", json!({}), json!({}))).await;
+    assert_eq!((reply.status, error_code(&reply.body)), (StatusCode::BAD_REQUEST, -32021), "{}", reply.body);
+    // A sealed state that was altered: 400.
+    let first = call_params("greet", json!({}), caps(FORM));
+    let round = input_required(&post(41, "tools/call", first.clone()).await.body);
+    let mut retry = retry_params(&first, &round, json!({"input-0": accept(json!({"name": "x"}))}));
+    retry["requestState"] = json!(format!("{}x", round["requestState"].as_str().unwrap()));
+    let reply = post(42, "tools/call", retry).await;
+    assert_eq!((reply.status, error_code(&reply.body)), (StatusCode::BAD_REQUEST, -32602), "{}", reply.body);
+    // A tool's own failure is a result, and a result is 200.
+    let reply = post(51, "tools/call", call_params("add", json!({"a": 1, "b": 2}), json!({}))).await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.body);
+
+    // Refused before the body is served, the request is still named: an unsupported revision…
+    let mut params = modern(json!({}), json!({}));
+    params["_meta"][META_VERSION] = json!("1999-01-01");
+    let body = json!({"jsonrpc": "2.0", "id": 61, "method": "tools/list", "params": params});
+    let reply = h.post_raw(&body, &[("mcp-protocol-version", "1999-01-01"), ("mcp-method", "tools/list")]).await;
+    assert_eq!((reply.status, error_code(&reply.body)), (StatusCode::BAD_REQUEST, -32022), "{}", reply.body);
+    assert_eq!(reply.body["id"], 61, "{}", reply.body);
+    assert_eq!(reply.body["error"]["data"]["requested"], "1999-01-01", "{}", reply.body);
+    // …and headers that disagree with the body.
+    let body = json!({"jsonrpc": "2.0", "id": 62, "method": "tools/list", "params": modern(json!({}), json!({}))});
+    let reply = h.post_raw(&body, &[("mcp-protocol-version", VERSION), ("mcp-method", "tools/call")]).await;
+    assert_eq!((reply.status, error_code(&reply.body)), (StatusCode::BAD_REQUEST, -32020), "{}", reply.body);
+    assert_eq!(reply.body["id"], 62, "{}", reply.body);
 }

@@ -80,6 +80,9 @@ impl SessionState {
 pub(crate) struct ServerSession {
     server: Arc<ServerInner>,
     state: Arc<SessionState>,
+    /// Serves every request in the 2026 era (an HTTP request that says it is of that era),
+    /// whatever its `_meta` says: one without the era's `_meta` is then malformed.
+    modern_only: bool,
 }
 
 impl ServerSession {
@@ -89,7 +92,13 @@ impl ServerSession {
 
     /// A session whose requests come from an authenticated user (known to the transport).
     pub(crate) fn for_principal(server: Arc<ServerInner>, principal: Option<String>) -> Self {
-        ServerSession { server, state: Arc::new(SessionState::new(principal)) }
+        ServerSession { server, state: Arc::new(SessionState::new(principal)), modern_only: false }
+    }
+
+    /// A session for one 2026-era request (Streamable HTTP has no sessions in that era).
+    #[cfg(feature = "http")]
+    pub(crate) fn modern_only(server: Arc<ServerInner>, principal: Option<String>) -> Self {
+        ServerSession { modern_only: true, ..Self::for_principal(server, principal) }
     }
 
     /// A session that serves requests without an `initialize` handshake (stateless HTTP):
@@ -133,7 +142,7 @@ impl ServerSession {
         if !server.offers(&request.method) {
             return ready(Err(ErrorObject::method_not_found(&request.method)));
         }
-        let session = ServerSession { server, state };
+        let session = ServerSession { server, state, modern_only: false };
         match request.method.as_str() {
             "tools/list" => ready(session.list_tools(&request)),
             "tools/call" => session.call_tool(request, scope),
@@ -195,7 +204,7 @@ impl Service for ServerSession {
         // A request naming its protocol version in `_meta` is a 2026-era request, served on its
         // own whatever this session is; so is `server/discover`, which 2026-era clients use to
         // probe before anything else.
-        if request.method == "server/discover" || super::modern::is_modern(&request) {
+        if self.modern_only || request.method == "server/discover" || super::modern::is_modern(&request) {
             return super::modern::handle(self.server.clone(), self.state.principal.clone(), request, scope);
         }
         let method = request.method.as_str();

@@ -36,8 +36,11 @@ pub use events::{EventId, EventStore, MemoryEventStore};
 use session::{Delivery, HttpSession, OpenError};
 
 use crate::protocol::jsonrpc::{DecodeError, encode_error};
-use crate::protocol::{ErrorObject, Message, SUPPORTED_PROTOCOL_VERSIONS};
-use crate::server::{HEADER_MISMATCH, MODERN_PROTOCOL_VERSION, UNSUPPORTED_PROTOCOL_VERSION, supported_versions};
+use crate::protocol::{ErrorObject, Message, RequestId, SUPPORTED_PROTOCOL_VERSIONS, codes};
+use crate::server::{
+    HEADER_MISMATCH, MISSING_REQUIRED_CLIENT_CAPABILITY, MODERN_PROTOCOL_VERSION, UNSUPPORTED_PROTOCOL_VERSION,
+    supported_versions,
+};
 use crate::server::{Server, ServerInner, ServerSession};
 
 /// The header carrying the session id.
@@ -276,8 +279,41 @@ async fn expire_idle(shared: std::sync::Weak<Shared>) {
 }
 
 fn json_rpc_error(status: StatusCode, error: &ErrorObject) -> Response {
-    let body = encode_error(None, error);
+    json_rpc_error_for(status, None, error)
+}
+
+/// An error response to the request `id` (`None`: a request whose id could not be read).
+fn json_rpc_error_for(status: StatusCode, id: Option<&RequestId>, error: &ErrorObject) -> Response {
+    let body = encode_error(id, error);
     (status, [(header::CONTENT_TYPE, "application/json")], body).into_response()
+}
+
+/// The id of the request in `body`, if it is one: an error about the request as a whole still
+/// names the request it answers.
+fn request_id(body: &[u8]) -> Option<RequestId> {
+    #[derive(serde::Deserialize)]
+    struct IdOnly {
+        id: Option<RequestId>,
+        method: Option<serde::de::IgnoredAny>,
+    }
+    let parsed: IdOnly = serde_json::from_slice(body).ok()?;
+    parsed.method.and(parsed.id)
+}
+
+/// The HTTP status of a 2026-era error response: 404 for a method the server does not have,
+/// 400 for a malformed request (invalid params, a header that disagrees with the body, a
+/// capability the client did not declare, a revision the server does not speak), else 200.
+fn modern_error_status(code: i32) -> StatusCode {
+    match code {
+        codes::METHOD_NOT_FOUND => StatusCode::NOT_FOUND,
+        codes::PARSE_ERROR
+        | codes::INVALID_REQUEST
+        | codes::INVALID_PARAMS
+        | HEADER_MISMATCH
+        | MISSING_REQUIRED_CLIENT_CAPABILITY
+        | UNSUPPORTED_PROTOCOL_VERSION => StatusCode::BAD_REQUEST,
+        _ => StatusCode::OK,
+    }
 }
 
 fn plain(status: StatusCode, message: &str) -> Response {
@@ -331,7 +367,7 @@ async fn endpoint(State(shared): State<Arc<Shared>>, request: Request) -> Respon
                 format!("unsupported MCP-Protocol-Version `{v}`; supported: {}", supported_versions().join(", ")),
             )
             .with_data(serde_json::json!({"supported": supported_versions(), "requested": v}));
-            return json_rpc_error(StatusCode::BAD_REQUEST, &error);
+            return json_rpc_error_for(StatusCode::BAD_REQUEST, request_id(&bytes).as_ref(), &error);
         }
     }
     let principal = parts.extensions.get::<Principal>().map(|p| p.0.clone());
@@ -396,10 +432,14 @@ async fn post(shared: &Arc<Shared>, headers: &HeaderMap, principal: Option<Strin
     let version = header_str(headers, PROTOCOL_VERSION_HEADER);
     let is_initialize = matches!(&message, Message::Request(r) if r.method == "initialize");
 
-    // 2026-07-28: no sessions; every request stands alone.
+    // 2026-07-28: no sessions; every request stands alone. A request is of that era when its
+    // `_meta` or its `MCP-Protocol-Version` header says so (a request whose header says so but
+    // whose `_meta` does not is then refused as malformed), or when it probes with
+    // `server/discover` outside a session.
     let modern = match &message {
         Message::Request(r) => {
             crate::server::is_modern(r)
+                || version == Some(MODERN_PROTOCOL_VERSION)
                 || (r.method == "server/discover" && header_str(headers, SESSION_HEADER).is_none())
         }
         _ => version == Some(MODERN_PROTOCOL_VERSION),
@@ -410,11 +450,11 @@ async fn post(shared: &Arc<Shared>, headers: &HeaderMap, principal: Option<Strin
             return StatusCode::ACCEPTED.into_response();
         };
         if let Err(error) = check_modern_headers(headers, request) {
-            return json_rpc_error(StatusCode::BAD_REQUEST, &error);
+            return json_rpc_error_for(StatusCode::BAD_REQUEST, Some(&request.id), &error);
         }
-        let service = ServerSession::for_principal(shared.server.clone(), principal.clone());
+        let service = ServerSession::modern_only(shared.server.clone(), principal.clone());
         let session = HttpSession::start(String::new(), service, principal, shared, false);
-        let response = deliver(&session, message, None).await;
+        let response = deliver(&session, message, Reply::Modern).await;
         session.close_when_idle();
         return response;
     }
@@ -427,7 +467,7 @@ async fn post(shared: &Arc<Shared>, headers: &HeaderMap, principal: Option<Strin
             ServerSession::preinitialized(shared.server.clone(), principal.clone(), v)
         };
         let session = HttpSession::start(String::new(), service, principal, shared, false);
-        let response = deliver(&session, message, None).await;
+        let response = deliver(&session, message, Reply::Session(None)).await;
         session.close_when_idle();
         return response;
     }
@@ -449,7 +489,7 @@ async fn post(shared: &Arc<Shared>, headers: &HeaderMap, principal: Option<Strin
             sessions.insert(session.id().to_owned(), session.clone());
         }
     }
-    let response = deliver(&session, message, created.then(|| session.id().to_owned())).await;
+    let response = deliver(&session, message, Reply::Session(created.then(|| session.id().to_owned()))).await;
     if created && !response.status().is_success() {
         // `initialize` failed: the session was never usable.
         if let Ok(mut sessions) = shared.sessions.write() {
@@ -508,9 +548,17 @@ fn check_modern_headers(headers: &HeaderMap, request: &crate::protocol::Request)
     }
 }
 
+/// How a POST is answered besides its messages.
+enum Reply {
+    /// A 2025-era request, of the session whose id is given when `initialize` just created it.
+    Session(Option<String>),
+    /// A 2026-era request: an error response's HTTP status follows its code.
+    Modern,
+}
+
 /// Hands a message to the session and answers the POST: 202 for notifications and responses;
 /// for a request, JSON when the response is all there is, else an SSE stream.
-async fn deliver(session: &Arc<HttpSession>, message: Message, new_id: Option<String>) -> Response {
+async fn deliver(session: &Arc<HttpSession>, message: Message, reply: Reply) -> Response {
     let Message::Request(request) = message else {
         session.engine().handle_message(message).await;
         return StatusCode::ACCEPTED.into_response();
@@ -534,18 +582,36 @@ async fn deliver(session: &Arc<HttpSession>, message: Message, new_id: Option<St
         None if !session.closing().is_cancelled() => session::sse_response(Delivery::empty(), session.clone()),
         None => plain(StatusCode::SERVICE_UNAVAILABLE, "the session closed before answering"),
         Some(first) if first.is_response => {
-            let is_error = first.frame.contains("\"error\":{") && !first.frame.contains("\"result\":");
-            let status = if is_error && new_id.is_some() { StatusCode::BAD_REQUEST } else { StatusCode::OK };
+            let status = match &reply {
+                Reply::Session(new_id) => {
+                    let is_error = first.frame.contains("\"error\":{") && !first.frame.contains("\"result\":");
+                    if is_error && new_id.is_some() { StatusCode::BAD_REQUEST } else { StatusCode::OK }
+                }
+                Reply::Modern => error_code(&first.frame).map_or(StatusCode::OK, modern_error_status),
+            };
             (status, [(header::CONTENT_TYPE, "application/json")], first.frame).into_response()
         }
         Some(first) => session::sse_response(Delivery::new(first, events), session.clone()),
     };
-    if let Some(id) = new_id {
+    if let Reply::Session(Some(id)) = reply {
         if let Ok(v) = HeaderValue::from_str(&id) {
             response.headers_mut().insert(SESSION_HEADER, v);
         }
     }
     response
+}
+
+/// The code of the error a response frame carries, if it is an error response.
+fn error_code(frame: &str) -> Option<i32> {
+    #[derive(serde::Deserialize)]
+    struct Code {
+        code: i32,
+    }
+    #[derive(serde::Deserialize)]
+    struct ErrorOnly {
+        error: Option<Code>,
+    }
+    serde_json::from_str::<ErrorOnly>(frame).ok()?.error.map(|e| e.code)
 }
 
 async fn get(shared: &Arc<Shared>, headers: &HeaderMap, principal: Option<String>) -> Response {
