@@ -339,10 +339,16 @@ impl Message {
         } else {
             ErrorObject::invalid_request(format!("invalid JSON-RPC message: {e}"))
         };
-        let id = serde_json::from_str::<IdOnly>(frame).ok().and_then(|x| match x.id {
-            Some(IdField::Valid(id)) => Some(id),
-            _ => None,
-        });
+        // Only an object has an id: serde would read `IdOnly` from an array too, taking its
+        // first element for the id.
+        let id = if trimmed.starts_with('{') {
+            serde_json::from_str::<IdOnly>(frame).ok().and_then(|x| match x.id {
+                Some(IdField::Valid(id)) => Some(id),
+                _ => None,
+            })
+        } else {
+            None
+        };
         DecodeError { id, error, respond: true }
     }
 }
@@ -452,6 +458,15 @@ mod tests {
         let e = err(r#"{"jsonrpc":"2.0","id":5}"#);
         assert_eq!(e.error.code, codes::INVALID_REQUEST);
         assert!(!err(r#"{"jsonrpc":"2.0","id":1,"result":1,"error":{"code":1,"message":""}}"#).respond);
+    }
+
+    #[test]
+    fn a_frame_that_is_not_an_object_is_answered_without_an_id() {
+        // serde reads a struct from an array too, so the first element must not pass for an id.
+        for frame in ["[1]", r#"["a",{"id":2}]"#, "[7,\"x\"]"] {
+            let e = err(frame);
+            assert_eq!((e.error.code, e.id, e.respond), (codes::INVALID_REQUEST, None, true), "{frame}");
+        }
     }
 
     #[test]
