@@ -8,6 +8,7 @@ pub mod logging;
 pub mod prompts;
 pub mod resources;
 pub mod sampling;
+pub mod subscriptions;
 pub mod types;
 
 pub use completion::*;
@@ -17,4 +18,5 @@ pub use logging::*;
 pub use prompts::*;
 pub use resources::*;
 pub use sampling::*;
+pub use subscriptions::*;
 pub use types::*;

@@ -4,6 +4,7 @@ mod catalog;
 mod completion;
 mod context;
 mod elicit;
+mod listen;
 mod logging;
 mod modern;
 mod prompts;

@@ -54,6 +54,7 @@ pub fn supported_versions() -> Vec<&'static str> {
 /// Methods a 2026-era client may call.
 const MODERN_METHODS: &[&str] = &[
     "server/discover",
+    "subscriptions/listen",
     "tools/list",
     "tools/call",
     "prompts/list",
@@ -240,6 +241,10 @@ pub(crate) fn handle(
         }
         if method == "server/discover" {
             let result = discover(&server);
+            return finish(&server, &method, &result, "complete");
+        }
+        if method == "subscriptions/listen" {
+            let result = super::listen::listen(&server, &request, scope).await?;
             return finish(&server, &method, &result, "complete");
         }
         let multi_round = MULTI_ROUND.contains(&method.as_str());

@@ -88,16 +88,21 @@ pub(crate) fn subscribe(server: &ServerInner, session: &SessionState, request: &
 }
 
 impl Server {
-    /// Sends `notifications/resources/updated` for `uri` to every session subscribed to it;
-    /// returns how many sessions it reached.
+    /// Sends `notifications/resources/updated` for `uri` to every session subscribed to it
+    /// (`resources/subscribe`), and to every 2026-era subscription (`subscriptions/listen`) that
+    /// names it; returns how many sessions and subscriptions it reached.
     pub async fn notify_resource_updated(&self, uri: &str) -> usize {
         let params = ResourceUriParams { uri: uri.to_owned() };
-        self.inner
-            .surface
-            .sessions
-            .broadcast("notifications/resources/updated", &params, |s| {
+        let surface = &self.inner.surface;
+        let method = "notifications/resources/updated";
+        let (sessions, listeners) = tokio::join!(
+            surface.sessions.broadcast(method, &params, |s| {
                 s.surface.subscriptions.lock().is_ok_and(|subs| subs.contains(uri))
+            }),
+            surface.listeners.broadcast(method, &params, |f| {
+                f.resource_subscriptions.as_ref().is_some_and(|uris| uris.iter().any(|u| u == uri))
             })
-            .await
+        );
+        sessions + listeners
     }
 }

@@ -145,6 +145,8 @@ pub(crate) struct Surface {
     pub(crate) resources: Catalog<StaticEntry>,
     pub(crate) templates: Catalog<TemplateEntry>,
     pub(crate) sessions: Sessions,
+    /// The open `subscriptions/listen` streams (2026 era).
+    pub(crate) listeners: super::listen::Listeners,
     pub(crate) dynamic_tools: bool,
     pub(crate) dynamic_prompts: bool,
     pub(crate) dynamic_resources: bool,
@@ -209,6 +211,7 @@ impl SurfaceBuilder {
             resources: Catalog::new(statics, page_size).map_err(|uri| BuildError::DuplicateResource { uri })?,
             templates: Catalog::new(templates, page_size).map_err(|uri| BuildError::DuplicateResource { uri })?,
             sessions: Sessions::default(),
+            listeners: Default::default(),
             dynamic_tools: self.dynamic_tools,
             dynamic_prompts: self.dynamic_prompts,
             dynamic_resources: self.dynamic_resources,
@@ -430,8 +433,24 @@ impl Server {
         self.inner.surface.sessions.len()
     }
 
+    /// Announces a list change to every session, and to every subscription (2026 era) that
+    /// asked for that list's changes.
     async fn list_changed(&self, method: &str) {
-        self.inner.surface.sessions.broadcast(method, &JsonObject::new(), |_| true).await;
+        let params = JsonObject::new();
+        let wants = |f: &crate::protocol::SubscriptionFilter| {
+            let flag = match method {
+                "notifications/tools/list_changed" => f.tools_list_changed,
+                "notifications/prompts/list_changed" => f.prompts_list_changed,
+                "notifications/resources/list_changed" => f.resources_list_changed,
+                _ => None,
+            };
+            flag == Some(true)
+        };
+        let surface = &self.inner.surface;
+        tokio::join!(
+            surface.sessions.broadcast(method, &params, |_| true),
+            surface.listeners.broadcast(method, &params, wants)
+        );
     }
 
     /// Adds a tool and tells every session that the tool list changed. Needs
