@@ -29,6 +29,9 @@
 pub mod client;
 pub mod elicit;
 pub mod engine;
+#[cfg(feature = "fuzzing")]
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod mrtr;
 pub mod prompt;
 pub mod protocol;

@@ -136,10 +136,15 @@ impl Sealer {
             carried: carried.clone(),
         };
         let payload = serde_json::to_vec(&sealed).unwrap_or_default();
+        self.sign(&payload)
+    }
+
+    /// `payload` and its tag, in the form [`open`](Self::open) reads.
+    pub(crate) fn sign(&self, payload: &[u8]) -> String {
         let mut mac = self.mac();
-        mac.update(&payload);
+        mac.update(payload);
         let tag = mac.finalize().into_bytes();
-        format!("{}.{}", URL_SAFE_NO_PAD.encode(&payload), URL_SAFE_NO_PAD.encode(tag))
+        format!("{}.{}", URL_SAFE_NO_PAD.encode(payload), URL_SAFE_NO_PAD.encode(tag))
     }
 
     /// Opens a state presented on the request `expected`, returning what it carries.
