@@ -72,6 +72,14 @@ pub enum BuildError {
         /// What is wrong with its schema.
         reason: String,
     },
+    /// A tool's input schema is not usable (an `x-mcp-header` annotation breaks its rules).
+    #[error("tool `{tool}`: {reason}")]
+    InvalidInputSchema {
+        /// The tool.
+        tool: String,
+        /// What is wrong with its schema.
+        reason: String,
+    },
     /// Two prompts were registered under one name.
     #[error("a prompt named `{name}` is already registered; prompt names must be unique")]
     DuplicatePrompt {
@@ -322,6 +330,7 @@ impl ServerBuilder {
                 crate::tool::check_output_schema(schema)
                     .map_err(|e| BuildError::InvalidOutputSchema { tool: name.to_owned(), reason: e.0 })?;
             }
+            def.header_params().map_err(|e| BuildError::InvalidInputSchema { tool: name.to_owned(), reason: e.0 })?;
         }
         let surface = self.surface.build()?;
         let tools =

@@ -461,6 +461,7 @@ impl Server {
         if let Some(schema) = &tool.tool.output_schema {
             crate::tool::check_output_schema(schema).map_err(|e| ChangeError::Invalid(e.0))?;
         }
+        tool.header_params().map_err(|e| ChangeError::Invalid(e.0))?;
         let key = tool.name().to_owned();
         self.inner.tools.update(|v| v.push(tool)).map_err(|_| ChangeError::Duplicate { key })?;
         self.list_changed("notifications/tools/list_changed").await;

@@ -4,6 +4,7 @@
 //! also be written by hand with [`ToolDef::new`].
 
 mod args;
+mod headers;
 mod result;
 mod schema;
 
@@ -11,10 +12,13 @@ use std::future::Future;
 use std::sync::Arc;
 
 pub use args::{State, ToolArgument};
+pub use headers::{HeaderKind, HeaderParam, X_MCP_HEADER, header_params};
 pub(crate) use result::protocol_error;
 pub use result::{IntoToolResult, Json};
 pub(crate) use schema::check_output_schema;
 pub use schema::{InputSchema, SchemaError};
+
+use serde_json::Value;
 
 use crate::engine::BoxFuture;
 use crate::protocol::{CallToolResult, ErrorObject, JsonObject, Tool, ToolAnnotations};
@@ -109,6 +113,31 @@ impl ToolDef {
     pub fn annotations(mut self, annotations: ToolAnnotations) -> Self {
         self.tool.annotations = (!annotations.is_empty()).then_some(annotations);
         self
+    }
+
+    /// Mirrors the argument `property` (a property at the top of the input schema) into the
+    /// HTTP header `Mcp-Param-{header}` (revision 2026-07-28): Streamable HTTP clients send its
+    /// value there too, so that proxies can route on it, and the server refuses a call whose
+    /// header and body disagree. The property must be a string, an integer or a boolean, and
+    /// `header` an HTTP token unique among the tool's headers; [`ServerBuilder::build`]
+    /// refuses the tool otherwise. Deeper properties are annotated in the schema itself, with
+    /// `"x-mcp-header": "Name"` (see [`header_params`]).
+    ///
+    /// [`ServerBuilder::build`]: crate::ServerBuilder::build
+    pub fn header_param(mut self, property: &str, header: impl Into<String>) -> Self {
+        let properties = self.tool.input_schema.entry("properties").or_insert_with(|| Value::Object(JsonObject::new()));
+        if let Value::Object(properties) = properties {
+            let schema = properties.entry(property.to_owned()).or_insert_with(|| Value::Object(JsonObject::new()));
+            if let Value::Object(schema) = schema {
+                schema.insert(X_MCP_HEADER.to_owned(), Value::String(header.into()));
+            }
+        }
+        self
+    }
+
+    /// The arguments mirrored into HTTP headers (`x-mcp-header`), checked.
+    pub fn header_params(&self) -> Result<Vec<HeaderParam>, SchemaError> {
+        header_params(&self.tool.input_schema)
     }
 
     /// Replaces the output schema.

@@ -449,7 +449,7 @@ async fn post(shared: &Arc<Shared>, headers: &HeaderMap, principal: Option<Strin
             // Nothing to do with a 2026-era notification or response over HTTP.
             return StatusCode::ACCEPTED.into_response();
         };
-        if let Err(error) = check_modern_headers(headers, request) {
+        if let Err(error) = check_modern_headers(headers, request, &shared.server) {
             return json_rpc_error_for(StatusCode::BAD_REQUEST, Some(&request.id), &error);
         }
         let service = ServerSession::modern_only(shared.server.clone(), principal.clone());
@@ -513,8 +513,13 @@ fn header_value(raw: &str) -> Option<String> {
 }
 
 /// The 2026-era header rules: `Mcp-Method` (and `Mcp-Name` where it applies) must be present
-/// and agree with the body, as must `MCP-Protocol-Version` with `_meta`.
-fn check_modern_headers(headers: &HeaderMap, request: &crate::protocol::Request) -> Result<(), ErrorObject> {
+/// and agree with the body, as must `MCP-Protocol-Version` with `_meta`, and the `Mcp-Param-*`
+/// headers of a tool call with the arguments they mirror.
+fn check_modern_headers(
+    headers: &HeaderMap,
+    request: &crate::protocol::Request,
+    server: &ServerInner,
+) -> Result<(), ErrorObject> {
     let mismatch = |message: String| ErrorObject::new(HEADER_MISMATCH, format!("Header mismatch: {message}"));
     let params: serde_json::Value =
         request.params.as_deref().and_then(|p| serde_json::from_str(p.get()).ok()).unwrap_or(serde_json::Value::Null);
@@ -539,13 +544,59 @@ fn check_modern_headers(headers: &HeaderMap, request: &crate::protocol::Request)
         _ => return Ok(()),
     };
     match (header_str(headers, "mcp-name").and_then(header_value), name) {
-        (None, _) => Err(mismatch("missing Mcp-Name header".into())),
+        (None, _) => return Err(mismatch("missing Mcp-Name header".into())),
         (Some(h), Some(b)) if h != b => {
-            Err(mismatch(format!("Mcp-Name header value '{h}' does not match body value '{b}'")))
+            return Err(mismatch(format!("Mcp-Name header value '{h}' does not match body value '{b}'")));
         }
-        (Some(_), None) => Err(mismatch("Mcp-Name header given but the body names nothing".into())),
+        (Some(_), None) => return Err(mismatch("Mcp-Name header given but the body names nothing".into())),
+        _ => {}
+    }
+    match (request.method.as_str(), name.and_then(|n| server.tools.get(n))) {
+        ("tools/call", Some(tool)) => check_param_headers(headers, &tool, &params["arguments"]),
         _ => Ok(()),
     }
+}
+
+/// Each argument a tool mirrors into an `Mcp-Param-{name}` header (`x-mcp-header`) must come
+/// with that header, holding the same value; an argument that is absent (or null) must not.
+fn check_param_headers(
+    headers: &HeaderMap,
+    tool: &crate::tool::ToolDef,
+    arguments: &serde_json::Value,
+) -> Result<(), ErrorObject> {
+    let mismatch = |message: String| ErrorObject::new(HEADER_MISMATCH, format!("Header mismatch: {message}"));
+    // Checked when the tool was registered.
+    let Ok(params) = tool.header_params() else { return Ok(()) };
+    let no_arguments = serde_json::Map::new();
+    let arguments = arguments.as_object().unwrap_or(&no_arguments);
+    for param in params {
+        let header = format!("mcp-param-{}", param.header);
+        let at = param.path.join(".");
+        match (param.value(arguments), headers.get(header.as_str())) {
+            (None, None) => {}
+            (None, Some(_)) => {
+                return Err(mismatch(format!(
+                    "Mcp-Param-{} header given but the arguments have no `{at}`",
+                    param.header
+                )));
+            }
+            (Some(_), None) => {
+                return Err(mismatch(format!("missing Mcp-Param-{} header for the argument `{at}`", param.header)));
+            }
+            (Some(body), Some(raw)) => {
+                let decoded = raw.to_str().ok().and_then(header_value).ok_or_else(|| {
+                    mismatch(format!("Mcp-Param-{} header holds invalid characters or invalid Base64", param.header))
+                })?;
+                if !param.matches(&decoded, body) {
+                    return Err(mismatch(format!(
+                        "Mcp-Param-{} header value '{decoded}' does not match the argument `{at}` ({body})",
+                        param.header
+                    )));
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 /// How a POST is answered besides its messages.
