@@ -5,30 +5,32 @@
 #   suite        what runs                                              baseline
 #   0.1.16       @modelcontextprotocol/conformance 0.1.16, active suite baseline-0.1.16.yml
 #   2025-11-25   0.2.0-alpha.12 with `--requirements 2025-11-25`        baseline-2025-11-25.yml
+#   2026-07-28   0.2.0-alpha.12 with `--requirements 2026-07-28`        baseline-2026-07-28.yml
 #
-# Usage: tests/conformance/run.sh [--suite 0.1.16|2025-11-25] [--output-dir DIR] [URL]
+# Usage: tests/conformance/run.sh [--suite 0.1.16|2025-11-25|2026-07-28] [--output-dir DIR] [URL]
 #
 # URL defaults to http://127.0.0.1:3001/mcp, where `cargo run -p examples --bin conformance`
-# listens. Without --suite both runs are made. With --output-dir, each scenario's checks are
-# written to DIR/<suite>/server-<scenario>-<time>/checks.json.
+# listens. Without --suite all three runs are made. With --output-dir, each scenario's checks
+# are written to DIR/<suite>/server-<scenario>-<time>/checks.json.
 #
-# Exits 0 when, in every run, each scenario outside the baseline passes and each baselined one
-# still fails (a baselined scenario that passes is a stale entry: remove it). Install the suite
-# first with tests/conformance/setup.sh. `cargo test` does all this itself
+# Exits 0 when, in every run, each scored scenario outside the baseline passes and each
+# baselined one still fails (a baselined scenario that passes is a stale entry: remove it);
+# the suite reports the scenarios a revision does not score without judging them. Install
+# the suite first with tests/conformance/setup.sh. `cargo test` does all this itself
 # (tests/tests/conformance.rs), starting the example on a free port.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 node="$here/node_modules/.bin/node"
 
-suites=(0.1.16 2025-11-25)
+suites=(0.1.16 2025-11-25 2026-07-28)
 output_dir=""
 url="http://127.0.0.1:3001/mcp"
 while [[ $# -gt 0 ]]; do
     case "$1" in
         --suite) suites=("$2"); shift 2 ;;
         --output-dir) output_dir="$2"; shift 2 ;;
-        -h|--help) sed -n '2,19p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,20p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
         -*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
         *) url="$1"; shift ;;
     esac
@@ -43,8 +45,8 @@ status=0
 for suite in "${suites[@]}"; do
     case "$suite" in
         0.1.16) args=("$here/node_modules/conformance-0.1/dist/index.js" server --suite active) ;;
-        2025-11-25) args=("$here/node_modules/conformance-0.2/dist/index.js" server --requirements 2025-11-25) ;;
-        *) echo "run.sh: unknown suite $suite (expected 0.1.16 or 2025-11-25)" >&2; exit 2 ;;
+        2025-11-25|2026-07-28) args=("$here/node_modules/conformance-0.2/dist/index.js" server --requirements "$suite") ;;
+        *) echo "run.sh: unknown suite $suite (expected 0.1.16, 2025-11-25 or 2026-07-28)" >&2; exit 2 ;;
     esac
     args+=(--url "$url" --expected-failures "$here/baseline-$suite.yml")
     if [[ -n "$output_dir" ]]; then

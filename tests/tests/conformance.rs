@@ -1,17 +1,23 @@
 //! The official MCP conformance suite (`@modelcontextprotocol/conformance`, pinned in
 //! `tests/conformance/`) against the `conformance` example, served over Streamable HTTP.
 //!
-//! Two runs, each a test judged against its own expected-failures baseline:
+//! Three runs, each a test judged against its own expected-failures baseline:
 //! - 0.1.16, the stable release, with its active suite (`baseline-0.1.16.yml`);
 //! - 0.2.0-alpha.12 with `--requirements 2025-11-25`, what spec revision 2025-11-25 requires
-//!   (`baseline-2025-11-25.yml`).
+//!   (`baseline-2025-11-25.yml`);
+//! - 0.2.0-alpha.12 with `--requirements 2026-07-28`, what spec revision 2026-07-28 requires:
+//!   stateless requests, `server/discover`, multi round-trip requests, `subscriptions/listen`
+//!   (`baseline-2026-07-28.yml`).
 //!
 //! Each test starts the example on a free loopback port, runs `tests/conformance/run.sh` for its
 //! suite and stops the server. It passes iff every scenario outside the baseline passes and
 //! every baselined scenario still fails: the suite checks that for the scenarios it scores, and
 //! this test checks it again from the per-scenario results for every scenario that ran (the
-//! 2025-11-25 run also runs scenarios it does not score, which must pass too unless
-//! baselined), and that every baseline entry names a scenario that ran.
+//! 0.2 runs also run scenarios they do not score, which must pass too unless baselined), and
+//! that every baseline entry names a scenario that ran. Only the optional extensions that the
+//! revision's requirements file runs without scoring (`not_scored` entries of the server leg
+//! with `reason: extension`, such as the tasks extension of 2026-07-28) are reported without
+//! being judged: extensions are optional by definition, and the SDK implements none of them.
 //!
 //! The suite and the Node.js 22 it needs are installed by `tests/conformance/setup.sh`; without
 //! them these tests fail and say so.
@@ -205,6 +211,55 @@ fn baseline(path: &Path) -> BTreeSet<String> {
     entries
 }
 
+/// The server scenarios the requirements file of `revision` (in the installed 0.2 suite) runs
+/// without scoring because they test an optional extension: `not_scored` entries with
+/// `leg: server` and `reason: extension`. Empty for a suite without requirements files.
+fn optional_extensions(revision: &str) -> BTreeSet<String> {
+    let path = conformance_dir()
+        .join("node_modules")
+        .join("conformance-0.2")
+        .join("requirements")
+        .join(format!("{revision}.yaml"));
+    let Ok(text) = std::fs::read_to_string(&path) else { return BTreeSet::new() };
+    let mut extensions = BTreeSet::new();
+    let mut in_not_scored = false;
+    // One entry: `  - scenario: NAME` followed by `    leg: …` and `    reason: …` lines.
+    let mut entry: Option<(String, Option<String>, Option<String>)> = None;
+    let mut finish = |entry: Option<(String, Option<String>, Option<String>)>| {
+        if let Some((scenario, Some(leg), Some(reason))) = entry
+            && leg == "server"
+            && reason == "extension"
+        {
+            extensions.insert(scenario);
+        }
+    };
+    for line in text.lines() {
+        let line = line.split(" #").next().unwrap_or_default().trim_end();
+        if line.trim().is_empty() || line.trim_start().starts_with('#') {
+            continue;
+        }
+        if !line.starts_with(' ') && !line.starts_with('-') {
+            in_not_scored = line == "not_scored:";
+            finish(entry.take());
+            continue;
+        }
+        if !in_not_scored {
+            continue;
+        }
+        let trimmed = line.trim_start();
+        if let Some(scenario) = trimmed.strip_prefix("- scenario:") {
+            finish(entry.take());
+            entry = Some((scenario.trim().to_owned(), None, None));
+        } else if let (Some(e), Some(leg)) = (entry.as_mut(), trimmed.strip_prefix("leg:")) {
+            e.1 = Some(leg.trim().to_owned());
+        } else if let (Some(e), Some(reason)) = (entry.as_mut(), trimmed.strip_prefix("reason:")) {
+            e.2 = Some(reason.trim().to_owned());
+        }
+    }
+    finish(entry.take());
+    extensions
+}
+
 /// Each scenario that ran, with the checks that failed (`FAILURE` or `WARNING`, as the suite
 /// counts them), from `DIR/server-<scenario>-<time>/checks.json`.
 fn results(dir: &Path) -> BTreeMap<String, Vec<String>> {
@@ -261,8 +316,19 @@ fn run_suite(suite: &str) {
     let baseline_path = conformance_dir().join(format!("baseline-{suite}.yml"));
     let expected = baseline(&baseline_path);
     let results = results(&results_dir.join(suite));
+    let extensions = optional_extensions(suite);
     let mut problems = Vec::new();
     for (scenario, failed) in &results {
+        if extensions.contains(scenario) {
+            assert!(
+                !expected.contains(scenario),
+                "{} lists {scenario}, an optional extension",
+                baseline_path.display()
+            );
+            let outcome = if failed.is_empty() { "passes" } else { "fails" };
+            println!("conformance {suite}: {scenario} (optional extension, not judged) {outcome}");
+            continue;
+        }
         match (expected.contains(scenario), failed.is_empty()) {
             (false, false) => problems.push(format!("{scenario} fails:\n    {}", failed.join("\n    "))),
             (true, true) => problems
@@ -287,4 +353,18 @@ fn conformance_suite_0_1_16() {
 #[test]
 fn conformance_requirements_2025_11_25() {
     run_suite("2025-11-25");
+}
+
+#[test]
+fn conformance_requirements_2026_07_28() {
+    run_suite("2026-07-28");
+}
+
+#[test]
+fn only_the_tasks_extension_goes_unjudged_in_2026_07_28() {
+    require_installation();
+    let extensions = optional_extensions("2026-07-28");
+    assert!(!extensions.is_empty(), "the 2026-07-28 requirements list the tasks extension as not scored");
+    assert!(extensions.iter().all(|s| s.starts_with("tasks-")), "{extensions:?}");
+    assert!(optional_extensions("2025-11-25").is_empty(), "2025-11-25 has no server-side extension");
 }

@@ -11,13 +11,16 @@
 //! ```
 //!
 //! `tests/tests/conformance.rs` does exactly that in `cargo test`, against the pinned suite in
-//! `tests/conformance/`.
+//! `tests/conformance/`: for revisions 2025-11-25 and 2026-07-28, which the same tools serve
+//! (a question to the user or the client's model is a request of the server's in a 2025-era
+//! session, an `input_required` result in the 2026 era).
 
 use std::net::{Ipv4Addr, SocketAddr};
 use std::time::Duration;
 
 use mcp_core::prelude::*;
 use mcp_core::protocol::{CreateMessageParams, JsonObject, SamplingMessage};
+use mcp_core::server::{ChangeError, ClientRequestError};
 use mcp_core::tool::{ToolCall, ToolDef};
 use serde::Deserialize;
 use serde_json::json;
@@ -352,16 +355,239 @@ async fn test_elicitation_sep1330_enums(ctx: Context) -> Result<String, ElicitEr
     Ok(format!("Elicitation completed: action={}, content={content}", action(&answer)))
 }
 
+// ---- Multi round-trip requests (2026-07-28) ----
+//
+// Written like any tool that asks the user or the client's model: in a 2025-era session each
+// question is a request to the client; in the 2026 era it becomes an `input_required` result and
+// the client's retry runs the tool again with the answers (see `mcp_core::mrtr`).
+
+/// A name.
+#[derive(Debug, Deserialize, Elicit)]
+struct PersonName {
+    /// Your name
+    name: String,
+}
+
+/// A yes or no.
+#[derive(Debug, Deserialize, Elicit)]
+struct Confirmation {
+    /// Whether to go on
+    ok: bool,
+}
+
+/// A favourite colour.
+#[derive(Debug, Deserialize, Elicit)]
+struct FavoriteColor {
+    /// Your favorite color
+    color: String,
+}
+
+/// What a prompt should be about.
+#[derive(Debug, Deserialize, Elicit)]
+struct PromptContext {
+    /// The context to use
+    context: String,
+}
+
+/// The accepted content of an elicitation, or what the user did instead.
+fn accepted<T>(answer: Elicitation<T>) -> Result<T, String> {
+    match answer {
+        Elicitation::Accept(value) => Ok(value),
+        other => Err(format!("the user chose to {}", action(&other))),
+    }
+}
+
+/// Asks the client's model one question.
+async fn ask_model(ctx: &Context, question: &str, max_tokens: u32) -> Result<String, ClientRequestError> {
+    let answer = ctx.sample(CreateMessageParams::new(vec![SamplingMessage::user(question)], max_tokens)).await?;
+    Ok(answer.text().unwrap_or_default())
+}
+
+/// Asks the user for their name, and greets them.
+#[tool]
+async fn test_input_required_result_elicitation(ctx: Context) -> Result<String, String> {
+    let answer = ctx.elicit::<PersonName>("What is your name?").key("user_name").await.map_err(|e| e.to_string())?;
+    Ok(format!("Hello, {}!", accepted(answer)?.name))
+}
+
+/// Asks the client's model for the capital of France.
+#[tool]
+async fn test_input_required_result_sampling(ctx: Context) -> Result<String, ClientRequestError> {
+    Ok(format!("The model says: {}", ask_model(&ctx, "What is the capital of France?", 100).await?))
+}
+
+/// Asks the client for its roots.
+#[tool]
+async fn test_input_required_result_list_roots(ctx: Context) -> Result<String, ClientRequestError> {
+    let roots = ctx.roots().await?;
+    let uris: Vec<&str> = roots.iter().map(|r| r.uri.as_str()).collect();
+    Ok(format!("The client has {} root(s): {}", roots.len(), uris.join(", ")))
+}
+
+/// Asks for a confirmation; the answer reaches the tool only through the sealed `requestState`
+/// of the retry.
+#[tool]
+async fn test_input_required_result_request_state(ctx: Context) -> Result<String, String> {
+    let answer = ctx.elicit::<Confirmation>("Please confirm").key("confirm").await.map_err(|e| e.to_string())?;
+    Ok(format!("state-ok: confirmed={}", accepted(answer)?.ok))
+}
+
+/// Asks the user, the client's model and the client at once: one round with three input
+/// requests.
+#[tool]
+async fn test_input_required_result_multiple_inputs(ctx: Context) -> Result<String, String> {
+    let (name, greeting, roots) = tokio::join!(
+        ctx.elicit::<PersonName>("What is your name?").key("user_name"),
+        ask_model(&ctx, "Generate a greeting", 50),
+        ctx.roots(),
+    );
+    let name = accepted(name.map_err(|e| e.to_string())?)?.name;
+    let greeting = greeting.map_err(|e| e.to_string())?;
+    let roots = roots.map_err(|e| e.to_string())?;
+    Ok(format!("{greeting} {name} ({} root(s))", roots.len()))
+}
+
+/// Asks one question, then a second one: two rounds before the result.
+#[tool]
+async fn test_input_required_result_multi_round(ctx: Context) -> Result<String, String> {
+    let name = ctx.elicit::<PersonName>("Step 1: What is your name?").key("step1").await.map_err(|e| e.to_string())?;
+    let name = accepted(name)?.name;
+    let color = ctx
+        .elicit::<FavoriteColor>("Step 2: What is your favorite color?")
+        .key("step2")
+        .await
+        .map_err(|e| e.to_string())?;
+    Ok(format!("{name} likes {}", accepted(color)?.color))
+}
+
+/// Asks for a confirmation whose sealed state the client may not alter.
+#[tool]
+async fn test_input_required_result_tampered_state(ctx: Context) -> Result<String, String> {
+    let answer = ctx.elicit::<Confirmation>("Please confirm").key("confirm").await.map_err(|e| e.to_string())?;
+    Ok(format!("confirmed={}", accepted(answer)?.ok))
+}
+
+/// Asks only what the client declared it can answer: the user when it elicits, its model when
+/// it samples.
+#[tool]
+async fn test_input_required_result_capabilities(ctx: Context) -> Result<String, String> {
+    let user = async {
+        if !ctx.can_elicit() {
+            return Ok(None);
+        }
+        let answer = ctx.elicit::<PersonName>("What is your name?").key("user_name").await;
+        answer.map_err(|e| e.to_string()).and_then(accepted).map(|p| Some(p.name))
+    };
+    let model = async {
+        if !ctx.can_sample() {
+            return Ok(None);
+        }
+        ask_model(&ctx, "Generate a greeting", 50).await.map(Some).map_err(|e| e.to_string())
+    };
+    let (user, model) = tokio::join!(user, model);
+    Ok(format!("user: {:?}, model: {:?}", user?, model?))
+}
+
+/// A prompt that asks the user what it should be about.
+#[prompt]
+async fn test_input_required_result_prompt(ctx: Context) -> Result<Vec<PromptMessage>, String> {
+    let answer = ctx
+        .elicit::<PromptContext>("What context should the prompt use?")
+        .key("user_context")
+        .await
+        .map_err(|e| e.to_string())?;
+    Ok(vec![PromptMessage::user(format!("Answer with this context in mind: {}", accepted(answer)?.context))])
+}
+
+// ---- Diagnostics of the stateless scenarios (2026-07-28) ----
+
+/// Needs the client's model: a client that did not declare `sampling` gets
+/// `MissingRequiredClientCapability` (-32021) in the 2026 era.
+#[tool]
+async fn test_missing_capability(ctx: Context) -> Result<String, ClientRequestError> {
+    Ok(format!("The model says: {}", ask_model(&ctx, "Say hello", 20).await?))
+}
+
+/// Asks the user something; the answer comes back on the retry, never as a request of the
+/// server's on the response stream.
+#[tool]
+async fn test_streaming_elicitation(ctx: Context) -> Result<String, String> {
+    ctx.info("about to ask the user").await;
+    let answer = ctx.elicit::<PersonName>("What is your name?").await.map_err(|e| e.to_string())?;
+    Ok(format!("Hello, {}!", accepted(answer)?.name))
+}
+
+/// Logs at `info` while it runs; in the 2026 era only a request that names a level in its
+/// `_meta` gets the messages.
+#[tool(read_only)]
+async fn test_logging_tool(ctx: Context) -> &'static str {
+    ctx.info("Logging tool started").await;
+    ctx.info("Logging tool finished").await;
+    "Logging tool completed"
+}
+
+/// Comes and goes with `test_trigger_tool_change`.
+#[tool(read_only)]
+fn test_dynamic_tool() -> &'static str {
+    "This tool is added and removed at run time."
+}
+
+/// Comes and goes with `test_trigger_prompt_change`.
+#[prompt]
+fn test_dynamic_prompt() -> &'static str {
+    "This prompt is added and removed at run time."
+}
+
+/// Adds `test_dynamic_tool`, or removes it when it is there: the tool list changes, and every
+/// session and subscription that listens for that hears of it.
+#[tool]
+async fn test_trigger_tool_change(ctx: Context) -> Result<String, ChangeError> {
+    let server = ctx.server_handle();
+    if server.remove_tool("test_dynamic_tool").await? {
+        return Ok("Removed test_dynamic_tool".into());
+    }
+    for tool in tools![test_dynamic_tool] {
+        server.add_tool(tool).await?;
+    }
+    Ok("Added test_dynamic_tool".into())
+}
+
+/// Adds `test_dynamic_prompt`, or removes it when it is there: the prompt list changes.
+#[tool]
+async fn test_trigger_prompt_change(ctx: Context) -> Result<String, ChangeError> {
+    let server = ctx.server_handle();
+    if server.remove_prompt("test_dynamic_prompt").await? {
+        return Ok("Removed test_dynamic_prompt".into());
+    }
+    for prompt in prompts![test_dynamic_prompt] {
+        server.add_prompt(prompt).await?;
+    }
+    Ok("Added test_dynamic_prompt".into())
+}
+
+/// Says where it runs. Its region is mirrored into the `Mcp-Param-Region` header (2026-07-28),
+/// which the server checks against the arguments.
+///
+/// # Arguments
+/// * `region` - Where to run.
+#[tool(read_only)]
+fn test_header_param(region: String) -> String {
+    format!("Running in {region}")
+}
+
 // ---- JSON Schema 2020-12 ----
 
 /// A tool whose input schema uses JSON Schema 2020-12 keywords (`$schema`, `$defs`, `$ref`,
-/// `additionalProperties`), given verbatim: `tools/list` must show it unchanged (SEP-1613).
+/// `$anchor`, `additionalProperties`, and the composition and conditional keywords `allOf`,
+/// `anyOf`, `if`/`then`/`else`), given verbatim: `tools/list` must show it unchanged (SEP-1613,
+/// SEP-2106).
 fn json_schema_2020_12_tool() -> ToolDef {
     let schema = json!({
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "type": "object",
         "$defs": {
             "address": {
+                "$anchor": "address",
                 "type": "object",
                 "properties": {
                     "street": {"type": "string"},
@@ -373,6 +599,12 @@ fn json_schema_2020_12_tool() -> ToolDef {
             "name": {"type": "string"},
             "address": {"$ref": "#/$defs/address"}
         },
+        "allOf": [
+            {"anyOf": [{"required": ["name"]}, {"required": ["address"]}]}
+        ],
+        "if": {"properties": {"address": {"type": "object"}}, "required": ["address"]},
+        "then": {"properties": {"address": {"required": ["city"]}}},
+        "else": {"properties": {"name": {"minLength": 1}}},
         "additionalProperties": false
     });
     let schema: JsonObject = match schema {
@@ -405,7 +637,23 @@ fn server() -> Result<Server, mcp_core::BuildError> {
             test_elicitation,
             test_elicitation_sep1034_defaults,
             test_elicitation_sep1330_enums,
+            test_input_required_result_elicitation,
+            test_input_required_result_sampling,
+            test_input_required_result_list_roots,
+            test_input_required_result_request_state,
+            test_input_required_result_multiple_inputs,
+            test_input_required_result_multi_round,
+            test_input_required_result_tampered_state,
+            test_input_required_result_capabilities,
+            test_missing_capability,
+            test_streaming_elicitation,
+            test_logging_tool,
+            test_trigger_tool_change,
+            test_trigger_prompt_change,
         ])
+        .dynamic_tools()
+        .dynamic_prompts()
+        .tools(tools![test_header_param].into_iter().map(|t| t.header_param("region", "Region")))
         .tool(json_schema_2020_12_tool())
         .resources(resources![static_text, static_binary, watched_resource, template_data])
         .resource_subscriptions()
@@ -413,7 +661,8 @@ fn server() -> Result<Server, mcp_core::BuildError> {
             test_simple_prompt,
             test_prompt_with_arguments,
             test_prompt_with_embedded_resource,
-            test_prompt_with_image
+            test_prompt_with_image,
+            test_input_required_result_prompt
         ])
         .complete_prompt_argument(
             "test_prompt_with_arguments",
