@@ -201,12 +201,13 @@ async fn bad_input_suite(c: &mut LineClient) {
     c.send_bytes(b"{\"jsonrpc\":\"2.0\",\"id\":\"crlf\",\"method\":\"ping\"}\r\n").await;
     assert_eq!(c.recv().await["id"], "crlf");
 
-    // Unknown methods, including the modern revision's discovery, are refused promptly.
+    // Unknown methods are refused promptly; so is a discovery probe that names no protocol
+    // version in `_meta` (a 2026-era probe always does), so a client falls back at once.
     expect_request_error(c, "no/such/method", json!({}), METHOD_NOT_FOUND).await;
     let asked = Instant::now();
-    let message = expect_request_error(c, "server/discover", json!({}), METHOD_NOT_FOUND).await;
+    let message = expect_request_error(c, "server/discover", json!({}), INVALID_PARAMS).await;
     assert!(asked.elapsed() < PROMPTLY, "server/discover took {:?}", asked.elapsed());
-    assert!(message.contains("server/discover"), "{message}");
+    assert!(message.contains("protocol version"), "{message}");
     expect_request_error(c, "resources/list", json!({}), METHOD_NOT_FOUND).await;
 
     // Wrong parameters.
