@@ -1,7 +1,7 @@
 //! URL-mode elicitation on the server: ids owned by sessions, sending the request, and
 //! completing a flow from outside any request.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::future::IntoFuture;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -56,12 +56,78 @@ struct Entry {
     completed: bool,
 }
 
+/// How many ids one 2025-era session may own; past that, its oldest id is forgotten (completing
+/// it is then refused as unknown). A session that keeps starting flows nobody finishes must not
+/// grow the server's memory without bound.
+pub(crate) const MAX_FLOWS_PER_SESSION: usize = 1024;
+
+/// How many ids of 2026-era requests are kept (each until its request's state expires); past
+/// that, the oldest is forgotten. No session ends to remove them, so without a bound a client
+/// sending requests in a loop would grow the server's memory for the whole state lifetime.
+pub(crate) const MAX_STATELESS_FLOWS: usize = 65_536;
+
+#[derive(Default)]
+struct Table {
+    entries: HashMap<String, Entry>,
+    /// The ids of each 2025-era session, oldest first.
+    by_session: HashMap<SessionKey, VecDeque<String>>,
+    /// The ids of 2026-era requests, in the order they expire (they all live as long).
+    expiring: VecDeque<(Instant, String)>,
+}
+
+impl Table {
+    /// Forgets `id` if the entry under it is still the one `matches` describes.
+    fn forget(&mut self, id: &str, matches: impl FnOnce(&Entry) -> bool) {
+        if self.entries.get(id).is_some_and(matches) {
+            self.entries.remove(id);
+        }
+    }
+
+    /// Forgets 2026-era ids that have expired.
+    fn expire(&mut self, now: Instant) {
+        while self.expiring.front().is_some_and(|(at, _)| *at <= now) {
+            self.forget_oldest_expiring();
+        }
+    }
+
+    fn forget_oldest_expiring(&mut self) {
+        if let Some((at, id)) = self.expiring.pop_front() {
+            self.forget(&id, |e| e.expires == Some(at));
+        }
+    }
+
+    fn insert(&mut self, id: String, entry: Entry) {
+        match entry.expires {
+            Some(at) => {
+                while self.expiring.len() >= MAX_STATELESS_FLOWS {
+                    self.forget_oldest_expiring();
+                }
+                self.expiring.push_back((at, id.clone()));
+            }
+            None => {
+                let owned = self.by_session.entry(entry.session).or_default();
+                owned.push_back(id.clone());
+                if owned.len() > MAX_FLOWS_PER_SESSION {
+                    if let Some(oldest) = owned.pop_front() {
+                        let session = entry.session;
+                        self.forget(&oldest, |e| e.session == session);
+                    }
+                }
+            }
+        }
+        self.entries.insert(id, entry);
+    }
+}
+
 /// The URL-mode elicitations of a server, by id. Keep a clone (from
 /// [`Server::url_elicitations`](super::Server::url_elicitations)) wherever flows finish, for
 /// example in the HTTP handler of the page the user is sent to.
+///
+/// Memory is bounded: a session keeps at most 1024 ids (until it ends), and 2026-era requests
+/// at most 65,536 in all (until their state expires); past that, the oldest are forgotten.
 #[derive(Clone, Default)]
 pub struct UrlElicitations {
-    entries: Arc<Mutex<HashMap<String, Entry>>>,
+    table: Arc<Mutex<Table>>,
 }
 
 impl std::fmt::Debug for UrlElicitations {
@@ -73,7 +139,7 @@ impl std::fmt::Debug for UrlElicitations {
 impl UrlElicitations {
     /// How many ids are recorded (pending or completed, for sessions still open).
     pub fn len(&self) -> usize {
-        self.entries.lock().map(|e| e.len()).unwrap_or(0)
+        self.table.lock().map(|t| t.entries.len()).unwrap_or(0)
     }
 
     /// Whether no id is recorded.
@@ -83,12 +149,12 @@ impl UrlElicitations {
 
     /// The session that owns `id`, if it is recorded.
     pub fn owner(&self, id: &str) -> Option<SessionKey> {
-        self.entries.lock().ok()?.get(id).map(|e| e.session)
+        self.table.lock().ok()?.entries.get(id).map(|e| e.session)
     }
 
     /// Whether `id` was completed.
     pub fn is_completed(&self, id: &str) -> bool {
-        self.entries.lock().ok().and_then(|e| e.get(id).map(|x| x.completed)).unwrap_or(false)
+        self.table.lock().ok().and_then(|t| t.entries.get(id).map(|x| x.completed)).unwrap_or(false)
     }
 
     fn register(
@@ -99,18 +165,15 @@ impl UrlElicitations {
         peer: Option<Peer>,
         expires: Option<Instant>,
     ) -> Result<(), ElicitError> {
-        let mut entries = self.entries.lock().map_err(|_| ElicitError::ConnectionClosed)?;
-        if expires.is_some() {
-            let now = Instant::now();
-            entries.retain(|_, e| e.expires.is_none_or(|at| at > now));
-        }
-        match entries.get(&id) {
+        let mut table = self.table.lock().map_err(|_| ElicitError::ConnectionClosed)?;
+        table.expire(Instant::now());
+        match table.entries.get(&id) {
             Some(e) if e.session != session => {
                 Err(ElicitError::InvalidRequest(format!("elicitation id `{id}` is already used by another session")))
             }
             Some(_) => Ok(()),
             None => {
-                entries.insert(id, Entry { session, principal, peer, expires, completed: false });
+                table.insert(id, Entry { session, principal, peer, expires, completed: false });
                 Ok(())
             }
         }
@@ -136,8 +199,8 @@ impl UrlElicitations {
         allowed: impl FnOnce(&Entry) -> bool,
     ) -> Result<Completed, CompleteError> {
         let (peer, done) = {
-            let mut entries = self.entries.lock().map_err(|_| CompleteError::Unknown(id.to_owned()))?;
-            let entry = entries.get_mut(id).ok_or_else(|| CompleteError::Unknown(id.to_owned()))?;
+            let mut table = self.table.lock().map_err(|_| CompleteError::Unknown(id.to_owned()))?;
+            let entry = table.entries.get_mut(id).ok_or_else(|| CompleteError::Unknown(id.to_owned()))?;
             if !allowed(entry) {
                 return Err(CompleteError::Foreign(id.to_owned()));
             }
@@ -158,8 +221,10 @@ impl UrlElicitations {
 
     /// Forgets every id of a session that ended.
     pub(crate) fn remove_session(&self, session: SessionKey) {
-        if let Ok(mut entries) = self.entries.lock() {
-            entries.retain(|_, e| e.session != session);
+        if let Ok(mut table) = self.table.lock() {
+            for id in table.by_session.remove(&session).unwrap_or_default() {
+                table.forget(&id, |e| e.session == session);
+            }
         }
     }
 }
@@ -317,5 +382,51 @@ impl Context {
     pub async fn complete_url_elicitation(&self, elicitation_id: &str) -> Result<Completed, CompleteError> {
         let session = self.session_key();
         self.server().url_elicitations.complete_checked(elicitation_id, |e| e.session == session).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn peer() -> Peer {
+        Peer::new(tokio::sync::mpsc::channel(1).0)
+    }
+
+    #[test]
+    fn a_session_owns_a_bounded_number_of_ids_and_forgets_them_when_it_ends() {
+        let flows = UrlElicitations::default();
+        let (a, b) = (SessionKey(1), SessionKey(2));
+        for n in 0..MAX_FLOWS_PER_SESSION + 10 {
+            flows.register(format!("a{n}"), a, None, Some(peer()), None).unwrap();
+        }
+        flows.register("b0".into(), b, None, Some(peer()), None).unwrap();
+        assert_eq!(flows.len(), MAX_FLOWS_PER_SESSION + 1);
+        assert_eq!(flows.owner("a0"), None, "the oldest ids are forgotten first");
+        assert_eq!(flows.owner(&format!("a{}", MAX_FLOWS_PER_SESSION + 9)), Some(a));
+        flows.remove_session(a);
+        assert_eq!(flows.len(), 1);
+        assert_eq!(flows.owner("b0"), Some(b));
+    }
+
+    #[test]
+    fn ids_of_2026_era_requests_expire_and_are_bounded() {
+        let flows = UrlElicitations::default();
+        let now = Instant::now();
+        let past = now.checked_sub(Duration::from_secs(1)).unwrap_or(now);
+        flows.register("old".into(), SessionKey(1 << 63), None, None, Some(past)).unwrap();
+        let later = now + Duration::from_secs(600);
+        for n in 0..MAX_STATELESS_FLOWS + 10 {
+            flows.register(format!("m{n}"), SessionKey((1 << 63) + n as u64), None, None, Some(later)).unwrap();
+        }
+        assert_eq!(flows.owner("old"), None, "expired");
+        assert_eq!(flows.len(), MAX_STATELESS_FLOWS);
+        assert_eq!(flows.owner("m0"), None, "the oldest is forgotten first");
+        assert!(flows.owner(&format!("m{}", MAX_STATELESS_FLOWS + 9)).is_some());
+        // A replay of the request that owns an id registers it again without a second entry.
+        let last = format!("m{}", MAX_STATELESS_FLOWS + 9);
+        let owner = flows.owner(&last).unwrap();
+        flows.register(last, owner, None, None, Some(later)).unwrap();
+        assert_eq!(flows.len(), MAX_STATELESS_FLOWS);
     }
 }
