@@ -258,7 +258,12 @@ impl<S: Service> Session<S> {
             }
             match outcome {
                 Some(outcome) => {
-                    let _ = peer.send(response_frame(&id, &method, outcome), OutboundKind::Response).await;
+                    let frame = response_frame(&id, &method, outcome);
+                    let out = Outbound { frame, related: Some(id), kind: OutboundKind::Response };
+                    // Waiting for room is rare; its future, boxed, is not part of every task.
+                    if let Err(out) = peer.try_send_outbound(out) {
+                        let _ = Box::pin(peer.send_outbound(out)).await;
+                    }
                 }
                 None => tracing::debug!(%id, %method, "request cancelled; no response sent"),
             }

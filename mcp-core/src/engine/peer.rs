@@ -144,9 +144,41 @@ impl Peer {
         params: &P,
         options: RequestOptions,
     ) -> Result<Box<RawValue>, PeerError> {
+        let (n, frame) = self.encode_request(method, params)?;
+        self.exchange(method, n, frame, options).await
+    }
+
+    /// Like [`request`](Self::request), but takes the parameters by value and drops them once
+    /// encoded: a request may wait minutes for a person (an elicitation), and parameters kept
+    /// as a `Value` tree for that long cost several times their text.
+    pub(crate) async fn request_owned<P: Serialize, R: DeserializeOwned>(
+        &self,
+        method: &str,
+        params: P,
+        options: RequestOptions,
+    ) -> Result<R, PeerError> {
+        let (n, frame) = self.encode_request(method, &params)?;
+        drop(params);
+        let raw = self.exchange(method, n, frame, options).await?;
+        serde_json::from_str(raw.get()).map_err(|e| PeerError::Codec(format!("invalid `{method}` result: {e}")))
+    }
+
+    /// A new id and the request's frame.
+    fn encode_request<P: Serialize + ?Sized>(&self, method: &str, params: &P) -> Result<(i64, String), PeerError> {
         let n = self.shared.next_id.fetch_add(1, Ordering::Relaxed);
-        let id = RequestId::Number(n);
-        let frame = encode_request(&id, method, params).map_err(|e| PeerError::Codec(e.to_string()))?;
+        let frame =
+            encode_request(&RequestId::Number(n), method, params).map_err(|e| PeerError::Codec(e.to_string()))?;
+        Ok((n, frame))
+    }
+
+    /// Sends the request `frame` with id `n` and awaits the answer.
+    async fn exchange(
+        &self,
+        method: &str,
+        n: i64,
+        frame: String,
+        options: RequestOptions,
+    ) -> Result<Box<RawValue>, PeerError> {
         let (tx, rx) = oneshot::channel();
         {
             let mut p = self.shared.pending.lock().map_err(|_| PeerError::Closed)?;
@@ -165,7 +197,11 @@ impl Peer {
         // The timeout and the token bound the whole exchange, including waiting for room in a
         // full outbound queue (a peer that stopped reading).
         let exchange = async {
-            self.send(frame, OutboundKind::Request).await?;
+            let out = Outbound { frame, related: self.related.clone(), kind: OutboundKind::Request };
+            // Waiting for room is rare; its future, boxed, is not part of every pending request.
+            if let Err(out) = self.try_send_outbound_or_closed(out)? {
+                Box::pin(self.send_outbound(out)).await?;
+            }
             guard.sent.store(true, Ordering::Relaxed);
             rx.await.map_err(|_| PeerError::Closed)?.map_err(PeerError::Rpc)
         };
@@ -235,6 +271,16 @@ impl Peer {
         match self.shared.out.try_send(out) {
             Err(mpsc::error::TrySendError::Full(out)) => Err(out),
             _ => Ok(()),
+        }
+    }
+
+    /// Queues a message if there is room at once (`Ok(Ok(()))`), gives it back when the queue is
+    /// full (`Ok(Err(out))`); fails when the session has closed.
+    pub(crate) fn try_send_outbound_or_closed(&self, out: Outbound) -> Result<Result<(), Outbound>, PeerError> {
+        match self.shared.out.try_send(out) {
+            Ok(()) => Ok(Ok(())),
+            Err(mpsc::error::TrySendError::Full(out)) => Ok(Err(out)),
+            Err(mpsc::error::TrySendError::Closed(_)) => Err(PeerError::Closed),
         }
     }
 

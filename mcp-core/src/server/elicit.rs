@@ -283,6 +283,9 @@ impl Context {
                 o.remove("mode");
             }
         }
+        // The request is all that is sent: a form's schema copied into `params` must not be kept
+        // for as long as the user takes to answer.
+        drop(params);
         let options = RequestOptions {
             timeout: Some(timeout.unwrap_or(default_timeout)),
             cancel: Some(self.cancellation().clone()),

@@ -498,7 +498,8 @@ impl Context {
                     }
                 }
             }
-            None => self.peer().request(method, &params, options).await,
+            // The parameters are dropped once encoded, not kept while the client answers.
+            None => self.peer().request_owned(method, params, options).await,
         }
     }
 
