@@ -35,14 +35,108 @@ pub(crate) struct SseEvent {
     pub(crate) is_response: bool,
 }
 
+/// The sending end of one SSE stream's queue (kept by the session's router).
+///
+/// Not a tokio `mpsc` channel: that allocates its slots 32 at a time (~1.8 KiB for these events)
+/// when the first one is sent, and every request answered with SSE has a stream. A request that
+/// waits for the user (an elicitation) keeps its stream for minutes; with many of them that was
+/// the largest share of a pending request's memory. This queue holds what is in it and no more.
+pub(crate) struct Sink {
+    shared: Arc<Mutex<Queue>>,
+}
+
+/// The receiving end, read by the SSE response.
+pub(crate) struct Events {
+    shared: Arc<Mutex<Queue>>,
+}
+
+struct Queue {
+    events: VecDeque<SseEvent>,
+    waker: Option<std::task::Waker>,
+    sink_gone: bool,
+    events_gone: bool,
+}
+
+/// A queue of at most [`SINK_CAPACITY`] events.
+fn sse_queue() -> (Sink, Events) {
+    let shared =
+        Arc::new(Mutex::new(Queue { events: VecDeque::new(), waker: None, sink_gone: false, events_gone: false }));
+    (Sink { shared: shared.clone() }, Events { shared })
+}
+
+fn lock(queue: &Mutex<Queue>) -> std::sync::MutexGuard<'_, Queue> {
+    queue.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+impl Sink {
+    /// Queues `event`; fails when the reader is gone or has fallen [`SINK_CAPACITY`] behind.
+    fn try_send(&self, event: SseEvent) -> Result<(), SseEvent> {
+        let mut q = lock(&self.shared);
+        if q.events_gone || q.events.len() >= SINK_CAPACITY {
+            return Err(event);
+        }
+        q.events.push_back(event);
+        if let Some(w) = q.waker.take() {
+            drop(q);
+            w.wake();
+        }
+        Ok(())
+    }
+
+    /// Whether the reader is gone.
+    fn is_closed(&self) -> bool {
+        lock(&self.shared).events_gone
+    }
+}
+
+impl Drop for Sink {
+    fn drop(&mut self) {
+        let mut q = lock(&self.shared);
+        q.sink_gone = true;
+        if let Some(w) = q.waker.take() {
+            drop(q);
+            w.wake();
+        }
+    }
+}
+
+impl Events {
+    /// The next event; `None` once the sink is gone and every event was read.
+    pub(crate) async fn recv(&mut self) -> Option<SseEvent> {
+        std::future::poll_fn(|cx| {
+            let mut q = lock(&self.shared);
+            if let Some(event) = q.events.pop_front() {
+                return Poll::Ready(Some(event));
+            }
+            if q.sink_gone {
+                return Poll::Ready(None);
+            }
+            if !q.waker.as_ref().is_some_and(|w| w.will_wake(cx.waker())) {
+                q.waker = Some(cx.waker().clone());
+            }
+            Poll::Pending
+        })
+        .await
+    }
+}
+
+impl Drop for Events {
+    fn drop(&mut self) {
+        let mut q = lock(&self.shared);
+        q.events_gone = true;
+        q.events = VecDeque::new();
+        q.waker = None;
+    }
+}
+
 /// What an SSE response sends: events already known, then whatever arrives on `live`.
 pub(crate) struct Delivery {
     ready: VecDeque<SseEvent>,
-    live: Option<mpsc::Receiver<SseEvent>>,
+    live: Option<Events>,
 }
 
 impl Delivery {
-    pub(crate) fn new(first: SseEvent, live: mpsc::Receiver<SseEvent>) -> Self {
+    pub(crate) fn new(first: SseEvent, live: Events) -> Self {
         Delivery { ready: VecDeque::from([first]), live: Some(live) }
     }
 
@@ -54,7 +148,7 @@ impl Delivery {
 
 struct StreamState {
     next_seq: u64,
-    sink: Option<mpsc::Sender<SseEvent>>,
+    sink: Option<Sink>,
     done: bool,
 }
 
@@ -222,7 +316,7 @@ impl HttpSession {
     }
 
     /// A stream for the response to request `id` (and what is sent while handling it).
-    pub(crate) fn open_request_stream(&self, id: &RequestId) -> Result<mpsc::Receiver<SseEvent>, OpenError> {
+    pub(crate) fn open_request_stream(&self, id: &RequestId) -> Result<Events, OpenError> {
         let mut routes = self.routes.lock().map_err(|_| OpenError::Closed)?;
         if routes.closed {
             return Err(OpenError::Closed);
@@ -232,7 +326,7 @@ impl HttpSession {
         }
         let stream = routes.next_stream;
         routes.next_stream += 1;
-        let (tx, rx) = mpsc::channel(SINK_CAPACITY);
+        let (tx, rx) = sse_queue();
         routes.by_request.insert(id.clone(), stream);
         routes.streams.insert(stream, StreamState { sink: Some(tx), ..StreamState::new() });
         Ok(rx)
@@ -303,7 +397,7 @@ impl HttpSession {
             missed.into_iter().map(|(id, frame)| SseEvent { id: Some(id), frame, is_response: false }).collect();
         let live = match routes.streams.get_mut(&after.stream) {
             Some(state) if !state.done => {
-                let (tx, rx) = mpsc::channel(SINK_CAPACITY);
+                let (tx, rx) = sse_queue();
                 state.sink = Some(tx);
                 Some(rx)
             }
@@ -311,7 +405,7 @@ impl HttpSession {
             _ if after.stream != STANDALONE && !ready.is_empty() => None,
             _ if after.stream != STANDALONE => return Err(StatusCode::NOT_FOUND),
             _ => {
-                let (tx, rx) = mpsc::channel(SINK_CAPACITY);
+                let (tx, rx) = sse_queue();
                 routes.streams.entry(STANDALONE).or_insert_with(StreamState::new).sink = Some(tx);
                 Some(rx)
             }
@@ -326,7 +420,7 @@ impl HttpSession {
         if state.sink.as_ref().is_some_and(|s| !s.is_closed()) {
             return Err(StatusCode::CONFLICT);
         }
-        let (tx, rx) = mpsc::channel(SINK_CAPACITY);
+        let (tx, rx) = sse_queue();
         state.sink = Some(tx);
         Ok(Delivery { ready: VecDeque::new(), live: Some(rx) })
     }
