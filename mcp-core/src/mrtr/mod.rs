@@ -114,6 +114,14 @@
 //!   completer) a question fails the request (-32603).
 //! - Log messages go out only when the request's `_meta` names a level
 //!   (`io.modelcontextprotocol/logLevel`).
+//! - A question the client did not declare it can answer (`ctx.elicit` without `elicitation`,
+//!   `ctx.sample` without `sampling`, `ctx.roots` without `roots`) returns `NotSupported` as in
+//!   the 2025 era; if the handler then fails, the request fails with -32021
+//!   (`MissingRequiredClientCapability`, the missing capabilities in
+//!   `data.requiredCapabilities`). A handler that goes on without the answer completes as usual.
+//! - An answer that is not a result of the request it answers (an `ElicitResult` without a
+//!   valid `action`, say) fails the request with -32602 instead of reaching the handler; content
+//!   that does not fit a form still reaches it as `ElicitError::InvalidResponse`.
 //! - [`Context::is_modern`](crate::Context::is_modern) tells which era a request is in.
 
 pub mod state;
