@@ -122,28 +122,27 @@ fn file(path: String) -> String {
     path
 }
 
-fn server() -> &'static Server {
-    static SERVER: OnceLock<Server> = OnceLock::new();
-    SERVER.get_or_init(|| {
-        Server::builder("fuzz", "0.0.0")
-            .enable_elicitation()
-            .tools(tools![add, form, pair, visit, protected, ask_model])
-            .prompts(prompts![greeting])
-            .resources(resources![readme, profile, file])
-            .resource_subscriptions()
-            .complete_prompt_argument("greeting", "name", Completer::values(["ada", "alan", "grace"]))
-            .complete_template_variable(
-                "users://{id}/profile{?fields}",
-                "id",
-                Completer::new(
-                    |call: CompletionCall| async move { Ok::<_, ErrorObject>(vec![format!("{}1", call.value)]) },
-                ),
-            )
-            .page_size(2)
-            .request_state_key(StateKey::from_bytes([7; 32]))
-            .build()
-            .expect("the fuzz server builds")
-    })
+/// A server of its own for each script, so that nothing one run leaves behind (URL flows of
+/// 2026-era requests live for minutes) changes what the next one does.
+fn server() -> Server {
+    Server::builder("fuzz", "0.0.0")
+        .enable_elicitation()
+        .tools(tools![add, form, pair, visit, protected, ask_model])
+        .prompts(prompts![greeting])
+        .resources(resources![readme, profile, file])
+        .resource_subscriptions()
+        .complete_prompt_argument("greeting", "name", Completer::values(["ada", "alan", "grace"]))
+        .complete_template_variable(
+            "users://{id}/profile{?fields}",
+            "id",
+            Completer::new(
+                |call: CompletionCall| async move { Ok::<_, ErrorObject>(vec![format!("{}1", call.value)]) },
+            ),
+        )
+        .page_size(2)
+        .request_state_key(StateKey::from_bytes([7; 32]))
+        .build()
+        .expect("the fuzz server builds")
 }
 
 fn runtime() -> &'static tokio::runtime::Runtime {
