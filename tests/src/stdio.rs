@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{ExitStatus, Stdio};
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
 
 use serde_json::{Value, json};
@@ -174,6 +174,22 @@ pub fn quickstart_binary() -> &'static Path {
         Some(path) => PathBuf::from(path),
         None => build_example("quickstart"),
     })
+}
+
+/// The path of the example binary `name` (from `examples/src/bin/`), built once per test run
+/// like [`quickstart_binary`].
+pub fn example_binary(name: &str) -> PathBuf {
+    static BUILT: Mutex<Vec<(String, PathBuf)>> = Mutex::new(Vec::new());
+    if name == "quickstart" {
+        return quickstart_binary().to_owned();
+    }
+    let mut built = BUILT.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((_, path)) = built.iter().find(|(n, _)| n == name) {
+        return path.clone();
+    }
+    let path = build_example(name);
+    built.push((name.to_owned(), path.clone()));
+    path
 }
 
 /// Builds an example binary and returns the executable cargo reports for it.

@@ -423,7 +423,10 @@ async fn post(shared: &Arc<Shared>, headers: &HeaderMap, principal: Option<Strin
     };
     let message = match Message::decode(text) {
         Ok(m) => m,
-        Err(DecodeError { id, error, .. }) => {
+        Err(DecodeError { id, error, respond }) => {
+            // A malformed response or notification must not be answered: the POST is refused,
+            // with an error that names no id (the id of a response is one of ours).
+            let id = if respond { id } else { None };
             let body = encode_error(id.as_ref(), &error);
             return (StatusCode::BAD_REQUEST, [(header::CONTENT_TYPE, "application/json")], body).into_response();
         }

@@ -1,0 +1,3 @@
+//! Helpers shared by the robustness tests.
+
+pub mod http;
