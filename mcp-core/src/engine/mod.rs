@@ -22,7 +22,7 @@ use std::time::Duration;
 
 use futures_util::FutureExt;
 use serde_json::value::RawValue;
-use tokio::sync::mpsc;
+use tokio::sync::{Semaphore, mpsc};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
@@ -89,17 +89,25 @@ pub trait Service: Send + Sync + 'static {
 }
 
 /// Tunables of a session.
+///
+/// What a peer can make a session hold is bounded: the outbound queue, as many answers again
+/// waiting for room in it (past that, the reader waits until the peer reads: a peer that stops
+/// reading is held back rather than buffered for), and the handlers waiting at once.
 #[derive(Debug, Clone)]
 pub struct SessionConfig {
     /// Capacity of the outbound queue; when the peer stops reading, senders wait.
     pub outbound_capacity: usize,
     /// How long [`Session::shutdown`] waits for cancelled handlers to finish.
     pub shutdown_grace: Duration,
+    /// How many of the peer's requests may be waiting at once (handlers that did not answer in
+    /// their first poll). One more that waits is dropped and answered with an error (-32603);
+    /// requests answered at once are always served.
+    pub max_in_flight: usize,
 }
 
 impl Default for SessionConfig {
     fn default() -> Self {
-        SessionConfig { outbound_capacity: 1024, shutdown_grace: Duration::from_secs(5) }
+        SessionConfig { outbound_capacity: 1024, shutdown_grace: Duration::from_secs(5), max_in_flight: 1024 }
     }
 }
 
@@ -110,6 +118,10 @@ pub struct Session<S: Service> {
     service: Arc<S>,
     peer: Peer,
     in_flight: InFlight,
+    /// Room for answers that found the outbound queue full (see [`SessionConfig`]).
+    backlog: Arc<Semaphore>,
+    /// Room for handlers that wait.
+    waiting: Arc<Semaphore>,
     tasks: TaskTracker,
     closing: CancellationToken,
     closed: AtomicBool,
@@ -124,6 +136,8 @@ impl<S: Service> Session<S> {
             service: Arc::new(service),
             peer: Peer::new(tx),
             in_flight: Arc::default(),
+            backlog: Arc::new(Semaphore::new(config.outbound_capacity.max(1))),
+            waiting: Arc::new(Semaphore::new(config.max_in_flight)),
             tasks: TaskTracker::new(),
             closing: CancellationToken::new(),
             closed: AtomicBool::new(false),
@@ -235,14 +249,40 @@ impl<S: Service> Session<S> {
             }
             let frame = response_frame(&id, &method, outcome);
             let out = Outbound { frame, related: Some(id), kind: OutboundKind::Response };
-            // Never wait on a full outbound queue here: the caller is the reader, and a peer that
-            // sends everything before it reads anything would then wait on us forever.
+            // The caller is the reader. A full outbound queue does not stop it at once: a peer
+            // that sends a burst before it reads anything is still served. But the answers
+            // waiting for room are bounded; past that the reader waits, and so does a peer
+            // that stopped reading, instead of the session growing for it.
             if let Err(out) = self.peer.try_send_outbound(out) {
-                let peer = self.peer.clone();
-                self.tasks.spawn(async move { peer.send_outbound(out).await });
+                match self.backlog.clone().try_acquire_owned() {
+                    Ok(room) => {
+                        let peer = self.peer.clone();
+                        self.tasks.spawn(async move {
+                            let _ = peer.send_outbound(out).await;
+                            drop(room);
+                        });
+                    }
+                    Err(_) => {
+                        let _ = self.peer.send_outbound(out).await;
+                    }
+                }
             }
             return;
         }
+        let Ok(room) = self.waiting.clone().try_acquire_owned() else {
+            // Too many handlers wait already: this one is answered with an error, then dropped
+            // (which withdraws whatever it asked the peer in its first poll).
+            if let Ok(mut m) = self.in_flight.lock() {
+                m.remove(&id);
+            }
+            let error = ErrorObject::internal(format!(
+                "too many requests in flight (at most {} may wait at once); retry when some have finished",
+                self.config.max_in_flight
+            ));
+            self.send_error(Some(&id), &error).await;
+            drop(future);
+            return;
+        };
         // The handler waits: it goes on in a task of its own. (It is polled again there, with
         // that task's waker, before it waits for anything.) Once it waits, cancellation wins.
         let peer = self.peer.related_to(id.clone());
@@ -267,6 +307,7 @@ impl<S: Service> Session<S> {
                 }
                 None => tracing::debug!(%id, %method, "request cancelled; no response sent"),
             }
+            drop(room);
         });
     }
 

@@ -498,3 +498,57 @@ async fn undecodable_frames_are_answered_and_malformed_responses_are_not() {
     h.request(2, "echo").await;
     assert_eq!(h.next_json().await["id"], 2, "malformed responses get no answer");
 }
+
+#[tokio::test]
+async fn a_peer_that_does_not_read_holds_the_reader_back_after_a_bounded_backlog() {
+    // Queue 2, and as many answers again waiting for room: the next request waits on the reader.
+    let mut h = harness_with(SessionConfig { outbound_capacity: 2, ..SessionConfig::default() });
+    for id in 1..=4 {
+        within("a request answered at once", h.request(id, "echo")).await;
+    }
+    let fifth = json!({"jsonrpc": "2.0", "id": 5, "method": "echo"}).to_string();
+    let first = {
+        let (session, out) = (&h.session, &mut h.out);
+        let mut fifth = std::pin::pin!(session.handle_frame(&fifth));
+        let held = tokio::time::timeout(Duration::from_millis(200), &mut fifth).await;
+        assert!(held.is_err(), "the reader went on although nobody reads the answers");
+        // Once the peer reads, the reader goes on, and every answer arrives in full.
+        let first = within("an answer", out.recv()).await.unwrap();
+        within("the held request", fifth).await;
+        first
+    };
+    let mut ids = vec![serde_json::from_str::<Value>(&first.frame).unwrap()["id"].as_i64().unwrap()];
+    for _ in 0..4 {
+        ids.push(h.next_json().await["id"].as_i64().unwrap());
+    }
+    ids.sort_unstable();
+    assert_eq!(ids, [1, 2, 3, 4, 5]);
+}
+
+#[tokio::test]
+async fn at_most_max_in_flight_handlers_wait_at_once() {
+    let mut h = harness_with(SessionConfig { max_in_flight: 2, ..SessionConfig::default() });
+    for id in [1, 2] {
+        h.request(id, "hang").await;
+        h.started().await;
+    }
+    // A third handler that waits is refused (and its future dropped); one that answers at once
+    // is still served.
+    h.request(3, "hang").await;
+    assert_eq!(h.started().await, RequestId::Number(3));
+    let refused = h.next_json().await;
+    assert_eq!((refused["id"].clone(), refused["error"]["code"].clone()), (json!(3), json!(codes::INTERNAL_ERROR)));
+    assert!(refused["error"]["message"].as_str().unwrap().contains("in flight"), "{refused}");
+    assert_eq!(h.dropped().await, RequestId::Number(3));
+    h.request(4, "echo").await;
+    assert_eq!(h.started().await, RequestId::Number(4));
+    assert_eq!(h.next_json().await["id"], 4);
+    assert_eq!(h.session.in_flight_count(), 2);
+    // Once one ends, another may wait.
+    h.send(json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1}})).await;
+    h.dropped().await;
+    h.request(5, "hang").await;
+    assert_eq!(h.started().await, RequestId::Number(5));
+    assert_eq!(h.session.in_flight_count(), 2);
+    assert_eq!(h.drain(), Vec::<Value>::new());
+}
