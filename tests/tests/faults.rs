@@ -18,7 +18,7 @@ use reqwest::StatusCode;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use support::http::{Endpoint, Reply, text_of};
-use tests::stdio::{LineClient, within};
+use tests::stdio::{LineClient, error_code, within};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::sync::mpsc;
 
@@ -359,4 +359,32 @@ async fn a_slow_sse_reader_is_cut_off_at_the_bound_and_others_are_still_served()
     let resume = slow.get().header("last-event-id", last_id.unwrap()).send().await.unwrap();
     assert_eq!(resume.status(), StatusCode::NOT_FOUND);
     assert_eq!(slow.call("add", json!({"a": 1, "b": 1})).await["content"][0]["text"], "2");
+}
+
+// ---------------------------------------------------------------------------------------------
+// A tool that panics.
+// ---------------------------------------------------------------------------------------------
+
+#[tokio::test]
+async fn a_panicking_tool_is_an_error_result_and_the_server_keeps_serving() {
+    let (server, _) = server();
+    let (mut client, _serving) = connect(&server, 64 * 1024).await;
+    let endpoint = Endpoint::serve(&server, HttpConfig::default()).await;
+    let session = endpoint.session(capable()).await;
+    for (tool, message) in [("boom", "boom at once"), ("boom_later", "boom later")] {
+        let over_stdio = client.result("tools/call", json!({"name": tool, "arguments": {}})).await;
+        let over_http = session.call(tool, json!({})).await;
+        for result in [over_stdio, over_http] {
+            assert_eq!(result["isError"], true, "{result}");
+            assert!(text_of(&result).contains(message), "{result}");
+        }
+        assert_eq!(
+            text_of(&client.result("tools/call", json!({"name": "add", "arguments": {"a": 1, "b": 2}})).await),
+            "3"
+        );
+        assert_eq!(text_of(&session.call("add", json!({"a": 1, "b": 2})).await), "3");
+    }
+    // A protocol error is still a protocol error.
+    let unknown = client.request("tools/call", json!({"name": "nope", "arguments": {}})).await;
+    assert_eq!(error_code(&unknown), -32602);
 }

@@ -1,8 +1,10 @@
 //! One server session: the MCP methods a client may call, on top of the engine.
 
+use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 
+use futures_util::FutureExt;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
@@ -11,8 +13,8 @@ use super::url::SessionKey;
 use super::{Context, ServerInner};
 use crate::engine::{BoxFuture, HandlerResult, Peer, RequestScope, Service};
 use crate::protocol::{
-    CallToolParams, ClientCapabilities, EmptyResult, ErrorObject, Implementation, InitializeParams, InitializeResult,
-    LATEST_PROTOCOL_VERSION, Notification, PaginatedParams, Request, SUPPORTED_PROTOCOL_VERSIONS,
+    CallToolParams, CallToolResult, ClientCapabilities, EmptyResult, ErrorObject, Implementation, InitializeParams,
+    InitializeResult, LATEST_PROTOCOL_VERSION, Notification, PaginatedParams, Request, SUPPORTED_PROTOCOL_VERSIONS,
 };
 use crate::tool::ToolCall;
 
@@ -191,9 +193,23 @@ impl ServerSession {
                 tools.get(&p.name).ok_or_else(|| ErrorObject::invalid_params(format!("unknown tool: `{}`", p.name)))?;
             let progress_token = p.meta.and_then(|m| m.progress_token);
             let ctx = Context::new(scope.id, scope.peer, scope.cancel, progress_token, session, server);
-            let call = tool.call(ToolCall { ctx, arguments: p.arguments.unwrap_or_default() });
+            let arguments = p.arguments.unwrap_or_default();
+            // A tool that panics failed, like one that returned an error: its caller (a model,
+            // as a rule) is told so in the result, and the session goes on.
+            let call = std::panic::catch_unwind(AssertUnwindSafe(|| tool.call(ToolCall { ctx, arguments })));
             drop(tools);
-            let result = call.await?;
+            let outcome = match call {
+                Ok(call) => AssertUnwindSafe(call).catch_unwind().await,
+                Err(panic) => Err(panic),
+            };
+            let result = match outcome {
+                Ok(result) => result?,
+                Err(panic) => {
+                    let what = crate::engine::panic_message(&*panic);
+                    tracing::error!(tool = %p.name, panic = %what, "a tool panicked");
+                    CallToolResult::error_text(format!("the tool `{}` panicked: {what}", p.name))
+                }
+            };
             to_raw(&result)
         })
     }
