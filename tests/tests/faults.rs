@@ -212,6 +212,79 @@ async fn end_of_stdin_while_tools_await_answers_ends_them_and_leaves_nothing() {
     assert_eq!(client.rest().await, Vec::<Value>::new());
 }
 
+#[tokio::test]
+async fn a_dropped_http_connection_ends_a_tool_awaiting_an_answer_once_nobody_resumes_it() {
+    let (server, reports) = server();
+    let mut events = reports.subscribe();
+    let config = HttpConfig::default().keep_alive(Duration::from_millis(20)).resume_window(Duration::from_millis(300));
+    let endpoint = Endpoint::serve(&server, config).await;
+    let http = endpoint.transport().clone();
+    let session = endpoint.session(capable()).await;
+
+    let (_, mut asking) = session.start("tools/call", json!({"name": "ask", "arguments": {}})).await;
+    assert_eq!(asking.message().await["method"], "elicitation/create");
+    let (_, mut visiting) = session.start("tools/call", json!({"name": "visit", "arguments": {}})).await;
+    assert_eq!(visiting.message().await["params"]["mode"], "url");
+    let peer = reports.peer();
+    assert_eq!((peer.pending_count(), http.request_streams(), server.url_elicitations().len()), (2, 2, 1));
+
+    // The client's connections drop, and nobody comes back for the requests.
+    drop(asking);
+    drop(visiting);
+    let mut ended = vec![within("a tool to end", events.recv()).await.unwrap()];
+    ended.push(within("a tool to end", events.recv()).await.unwrap());
+    ended.sort();
+    assert_eq!(ended, ["ask dropped", "visit dropped"]);
+    until("the request streams to go", || http.request_streams() == 0).await;
+    assert_eq!(peer.pending_count(), 0, "the questions were withdrawn");
+    // The session itself lives on (its client may still use it), and serves.
+    assert_eq!(session.call("add", json!({"a": 2, "b": 40})).await["content"][0]["text"], "42");
+    assert_eq!(http.session_count(), 1);
+    assert_eq!(session.delete().await, StatusCode::OK);
+    assert_eq!((http.session_count(), server.url_elicitations().len()), (0, 0));
+}
+
+#[tokio::test]
+async fn a_client_that_vanishes_leaves_nothing_once_its_session_is_idle() {
+    let (server, reports) = server();
+    let mut events = reports.subscribe();
+    let config = HttpConfig::default()
+        .keep_alive(Duration::from_millis(20))
+        .resume_window(Duration::from_millis(200))
+        .idle_timeout(Duration::from_millis(300));
+    let endpoint = Endpoint::serve(&server, config).await;
+    let http = endpoint.transport().clone();
+    let session = endpoint.session(capable()).await;
+    let (_, mut visiting) = session.start("tools/call", json!({"name": "visit", "arguments": {}})).await;
+    assert_eq!(visiting.message().await["params"]["mode"], "url");
+    assert_eq!(server.url_elicitations().len(), 1);
+    drop(visiting);
+    drop(session);
+    assert_eq!(within("the tool to end", events.recv()).await.unwrap(), "visit dropped");
+    until("the session to expire", || http.session_count() == 0).await;
+    assert_eq!((http.request_streams(), server.url_elicitations().len()), (0, 0));
+}
+
+#[tokio::test]
+async fn a_resumed_stream_keeps_its_request_past_the_window() {
+    let (server, _) = server();
+    let config = HttpConfig::default().keep_alive(Duration::from_millis(20)).resume_window(Duration::from_millis(300));
+    let endpoint = Endpoint::serve(&server, config).await;
+    let session = endpoint.session(capable()).await;
+    let (id, reply) = session.start("tools/call", json!({"name": "ask", "arguments": {}})).await;
+    let Reply::Sse(mut sse) = reply else { panic!("an SSE stream was expected") };
+    let event = within("the question", sse.next()).await.unwrap();
+    let question = event.message();
+    drop(sse);
+    // Back at once; then well past the window, the request still waits for its answer.
+    let resumed = session.get().header("last-event-id", event.id.as_deref().unwrap()).send().await.unwrap();
+    let mut resumed = support::http::Sse::new(resumed);
+    tokio::time::sleep(Duration::from_millis(900)).await;
+    session.answer(&question, json!({"action": "accept", "content": {"name": "Ada"}})).await;
+    let response = resumed.message().await;
+    assert_eq!((&response["id"], text_of(&response["result"])), (&json!(id), "hello Ada".to_owned()));
+}
+
 // ---------------------------------------------------------------------------------------------
 // Answers that come late, twice, or for nothing; a timeout.
 // ---------------------------------------------------------------------------------------------

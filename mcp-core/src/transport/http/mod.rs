@@ -12,6 +12,8 @@
 //! it missed (kept by an [`EventStore`], in memory and bounded by default); when some of it is
 //! no longer kept, the reconnection is refused with 404 rather than served with a gap. A
 //! request the client cancels (`notifications/cancelled`) gets no response: its stream ends.
+//! So does a request whose stream lost its reader when nobody resumes it within
+//! [`HttpConfig::resume_window`].
 //!
 //! In stateless mode ([`HttpConfig::stateless`]) there are no session ids: every POST is served
 //! by a fresh session, so server-to-client requests (elicitation, sampling, roots) cannot be
@@ -63,6 +65,7 @@ pub struct HttpConfig {
     pub(crate) allowed_origins: Option<Vec<String>>,
     pub(crate) max_body: usize,
     pub(crate) keep_alive: Duration,
+    pub(crate) resume_window: Duration,
     pub(crate) event_store: Arc<dyn EventStore>,
 }
 
@@ -74,6 +77,8 @@ impl std::fmt::Debug for HttpConfig {
             .field("allowed_hosts", &self.allowed_hosts)
             .field("allowed_origins", &self.allowed_origins)
             .field("max_body", &self.max_body)
+            .field("keep_alive", &self.keep_alive)
+            .field("resume_window", &self.resume_window)
             .finish_non_exhaustive()
     }
 }
@@ -87,6 +92,7 @@ impl Default for HttpConfig {
             allowed_origins: None,
             max_body: crate::transport::DEFAULT_MAX_LINE,
             keep_alive: Duration::from_secs(15),
+            resume_window: Duration::from_secs(60),
             event_store: Arc::new(MemoryEventStore::default()),
         }
     }
@@ -135,6 +141,16 @@ impl HttpConfig {
     /// How often an idle SSE stream gets a comment line to keep proxies from closing it.
     pub fn keep_alive(mut self, every: Duration) -> Self {
         self.keep_alive = every;
+        self
+    }
+
+    /// How long a request whose SSE stream lost its reader (the client's connection dropped,
+    /// or it read too slowly and was cut off) waits for the client to come back with
+    /// `Last-Event-ID` before it is cancelled (default one minute). A disconnection is not a
+    /// cancellation, but a request nobody resumes must not keep its handler, and the questions
+    /// it waits on, until they time out.
+    pub fn resume_window(mut self, window: Duration) -> Self {
+        self.resume_window = window;
         self
     }
 

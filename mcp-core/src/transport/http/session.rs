@@ -18,7 +18,7 @@ use tokio_util::sync::CancellationToken;
 use super::Shared;
 use super::events::{EventId, EventStore};
 use crate::engine::{BoxFuture, HandlerResult, Outbound, OutboundKind, Peer, RequestScope, Service, Session};
-use crate::protocol::{Notification, Request, RequestId};
+use crate::protocol::{CancelledParams, Message, Notification, Request, RequestId};
 use crate::server::ServerSession;
 
 /// The stream of messages not tied to any request (the session's GET stream).
@@ -48,6 +48,16 @@ pub(crate) struct Sink {
 /// The receiving end, read by the SSE response.
 pub(crate) struct Events {
     shared: Arc<Mutex<Queue>>,
+    /// For a request's stream: whom to tell when the reader goes away.
+    detach: Option<Detach>,
+}
+
+/// A reader of a request's stream, as its session knows it.
+struct Detach {
+    session: Weak<HttpSession>,
+    stream: u64,
+    /// Which attachment of the stream this reader is (a resumed stream gets a new reader).
+    attach: u64,
 }
 
 struct Queue {
@@ -61,7 +71,7 @@ struct Queue {
 fn sse_queue() -> (Sink, Events) {
     let shared =
         Arc::new(Mutex::new(Queue { events: VecDeque::new(), waker: None, sink_gone: false, events_gone: false }));
-    (Sink { shared: shared.clone() }, Events { shared })
+    (Sink { shared: shared.clone() }, Events { shared, detach: None })
 }
 
 fn lock(queue: &Mutex<Queue>) -> std::sync::MutexGuard<'_, Queue> {
@@ -122,10 +132,17 @@ impl Events {
 
 impl Drop for Events {
     fn drop(&mut self) {
-        let mut q = lock(&self.shared);
-        q.events_gone = true;
-        q.events = VecDeque::new();
-        q.waker = None;
+        {
+            let mut q = lock(&self.shared);
+            q.events_gone = true;
+            q.events = VecDeque::new();
+            q.waker = None;
+        }
+        if let Some(d) = self.detach.take() {
+            if let Some(session) = d.session.upgrade() {
+                session.detached(d.stream, d.attach);
+            }
+        }
     }
 }
 
@@ -150,11 +167,13 @@ struct StreamState {
     next_seq: u64,
     sink: Option<Sink>,
     done: bool,
+    /// How many readers have attached to the stream (the POST's, then each resumption's).
+    attach: u64,
 }
 
 impl StreamState {
     fn new() -> Self {
-        StreamState { next_seq: 0, sink: None, done: false }
+        StreamState { next_seq: 0, sink: None, done: false, attach: 0 }
     }
 }
 
@@ -249,6 +268,7 @@ pub(crate) struct HttpSession {
     principal: Option<String>,
     store: Option<Arc<dyn EventStore>>,
     keep_alive: Duration,
+    resume_window: Duration,
     closing: CancellationToken,
     /// Close as soon as no request is in flight (stateless serving).
     ephemeral: AtomicBool,
@@ -273,6 +293,7 @@ impl HttpSession {
             principal,
             store: resumable.then(|| shared.config.event_store.clone()),
             keep_alive: shared.config.keep_alive,
+            resume_window: shared.config.resume_window,
             closing: shared.closing.child_token(),
             ephemeral: AtomicBool::new(false),
         });
@@ -316,7 +337,7 @@ impl HttpSession {
     }
 
     /// A stream for the response to request `id` (and what is sent while handling it).
-    pub(crate) fn open_request_stream(&self, id: &RequestId) -> Result<Events, OpenError> {
+    pub(crate) fn open_request_stream(self: &Arc<Self>, id: &RequestId) -> Result<Events, OpenError> {
         let mut routes = self.routes.lock().map_err(|_| OpenError::Closed)?;
         if routes.closed {
             return Err(OpenError::Closed);
@@ -326,10 +347,49 @@ impl HttpSession {
         }
         let stream = routes.next_stream;
         routes.next_stream += 1;
-        let (tx, rx) = sse_queue();
+        let (tx, mut rx) = sse_queue();
+        rx.detach = Some(Detach { session: Arc::downgrade(self), stream, attach: 0 });
         routes.by_request.insert(id.clone(), stream);
         routes.streams.insert(stream, StreamState { sink: Some(tx), ..StreamState::new() });
         Ok(rx)
+    }
+
+    /// The reader of a request's stream went away (the client's connection dropped, or it was
+    /// cut off for reading too slowly). Unless the stream ended, or another reader attached
+    /// since, the request is cancelled once the resume window passes with nobody back for it: a
+    /// disconnection is not a cancellation, but a request nobody resumes must not keep its
+    /// handler, and the questions it waits on, until they time out.
+    fn detached(self: &Arc<Self>, stream: u64, attach: u64) {
+        let still_detached =
+            move |routes: &Routes| routes.streams.get(&stream).is_some_and(|s| !s.done && s.attach == attach);
+        let request = match self.routes.lock() {
+            Ok(routes) if still_detached(&routes) => {
+                routes.by_request.iter().find(|(_, s)| **s == stream).map(|(id, _)| id.clone())
+            }
+            _ => None,
+        };
+        let (Some(request), Ok(runtime)) = (request, tokio::runtime::Handle::try_current()) else { return };
+        let session = Arc::downgrade(self);
+        let window = self.resume_window;
+        runtime.spawn(async move {
+            tokio::time::sleep(window).await;
+            let Some(session) = session.upgrade() else { return };
+            if session.routes.lock().is_ok_and(|routes| still_detached(&routes)) {
+                tracing::debug!(session = session.id(), %request, "nobody resumed the request's stream; cancelling it");
+                session.cancel(request).await;
+            }
+        });
+    }
+
+    /// Cancels request `id` as if the client had sent `notifications/cancelled`.
+    async fn cancel(&self, id: RequestId) {
+        let params = CancelledParams {
+            request_id: Some(id),
+            reason: Some("the client's connection closed and nobody resumed the request".into()),
+        };
+        let Ok(params) = serde_json::value::to_raw_value(&params) else { return };
+        let cancelled = Notification { method: "notifications/cancelled".into(), params: Some(params) };
+        self.engine.handle_message(Message::Notification(cancelled)).await;
     }
 
     /// Ends the stream of request `id`, which ended without a response (it was cancelled).
@@ -389,7 +449,7 @@ impl HttpSession {
     }
 
     /// Re-attaches a client to the stream of `after`, first replaying what it missed.
-    pub(crate) fn resume(&self, after: EventId) -> Result<Delivery, StatusCode> {
+    pub(crate) fn resume(self: &Arc<Self>, after: EventId) -> Result<Delivery, StatusCode> {
         let store = self.store.as_ref().ok_or(StatusCode::BAD_REQUEST)?;
         let mut routes = self.routes.lock().map_err(|_| StatusCode::INTERNAL_SERVER_ERROR)?;
         let missed = store.replay(&self.id, after).ok_or(StatusCode::NOT_FOUND)?;
@@ -397,8 +457,13 @@ impl HttpSession {
             missed.into_iter().map(|(id, frame)| SseEvent { id: Some(id), frame, is_response: false }).collect();
         let live = match routes.streams.get_mut(&after.stream) {
             Some(state) if !state.done => {
-                let (tx, rx) = sse_queue();
+                let (tx, mut rx) = sse_queue();
                 state.sink = Some(tx);
+                state.attach += 1;
+                if after.stream != STANDALONE {
+                    let session = Arc::downgrade(self);
+                    rx.detach = Some(Detach { session, stream: after.stream, attach: state.attach });
+                }
                 Some(rx)
             }
             // A finished request stream: replay it and end.
