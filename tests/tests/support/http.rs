@@ -131,6 +131,17 @@ pub struct Session {
 }
 
 impl Session {
+    /// The same session id, sent as another user (or none).
+    pub fn as_user(&self, user: Option<&str>) -> Session {
+        Session {
+            url: self.url.clone(),
+            client: self.client.clone(),
+            id: self.id.clone(),
+            user: user.map(str::to_owned),
+            next_id: AtomicI64::new(1),
+        }
+    }
+
     /// Adds the session's headers.
     pub fn with_headers(&self, builder: RequestBuilder) -> RequestBuilder {
         let builder = builder.header("mcp-session-id", &self.id).header("mcp-protocol-version", PROTOCOL);
