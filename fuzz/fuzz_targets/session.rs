@@ -169,11 +169,18 @@ impl AsyncWrite for Sink {
 
 /// The ids of the requests in the script, as the server must echo them.
 fn script_ids(script: &[u8]) -> HashSet<Value> {
+    // Only the id is read, as the server reads a frame: the rest may hold what a `Value` cannot
+    // (a number out of range in a member nobody reads).
+    #[derive(Deserialize)]
+    struct IdOnly {
+        id: Option<Value>,
+    }
     script
         .split(|b| *b == b'\n')
         .filter_map(|line| std::str::from_utf8(line).ok())
-        .filter_map(|line| serde_json::from_str::<Value>(line.trim_end_matches('\r')).ok())
-        .filter_map(|v| v.get("id").cloned())
+        .filter(|line| line.trim_start().starts_with('{'))
+        .filter_map(|line| serde_json::from_str::<IdOnly>(line.trim_end_matches('\r')).ok())
+        .filter_map(|x| x.id)
         .collect()
 }
 
