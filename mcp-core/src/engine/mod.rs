@@ -15,7 +15,7 @@ use std::collections::HashMap;
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::Poll;
 use std::time::Duration;
@@ -24,7 +24,6 @@ use futures_util::FutureExt;
 use serde_json::value::RawValue;
 use tokio::sync::{Semaphore, mpsc};
 use tokio_util::sync::CancellationToken;
-use tokio_util::task::TaskTracker;
 
 pub use peer::{Peer, PeerError, RequestOptions};
 
@@ -122,7 +121,7 @@ pub struct Session<S: Service> {
     backlog: Arc<Semaphore>,
     /// Room for handlers that wait.
     waiting: Arc<Semaphore>,
-    tasks: TaskTracker,
+    tasks: Tasks,
     closing: CancellationToken,
     closed: AtomicBool,
     config: SessionConfig,
@@ -138,7 +137,7 @@ impl<S: Service> Session<S> {
             in_flight: Arc::default(),
             backlog: Arc::new(Semaphore::new(config.outbound_capacity.max(1))),
             waiting: Arc::new(Semaphore::new(config.max_in_flight)),
-            tasks: TaskTracker::new(),
+            tasks: Tasks::default(),
             closing: CancellationToken::new(),
             closed: AtomicBool::new(false),
             config,
@@ -316,7 +315,6 @@ impl<S: Service> Session<S> {
     /// Dropping the session does the same without waiting.
     pub async fn shutdown(&self) {
         self.close();
-        self.tasks.close();
         if tokio::time::timeout(self.config.shutdown_grace, self.tasks.wait()).await.is_err() {
             tracing::warn!("some request handlers did not stop within the shutdown grace period");
         }
@@ -341,6 +339,55 @@ impl<S: Service> Drop for Session<S> {
     /// say) must not leave handlers running or waits pending forever.
     fn drop(&mut self) {
         self.close();
+    }
+}
+
+/// The tasks a session spawned (handlers that wait, answers waiting for room), so that
+/// [`Session::shutdown`] can wait for them to end.
+///
+/// tokio-util's `TaskTracker` does the same, but needs tokio-util's `rt` feature, which brings
+/// futures-util's default features, its proc macros, and with them a second major version of
+/// syn: seconds of every clean build of a server.
+#[derive(Clone, Default)]
+struct Tasks(Arc<TasksInner>);
+
+#[derive(Default)]
+struct TasksInner {
+    running: AtomicUsize,
+    none_left: tokio::sync::Notify,
+}
+
+/// Counts a task as running until dropped (when the task ends, or is dropped unpolled).
+struct Running(Arc<TasksInner>);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        if self.0.running.fetch_sub(1, Ordering::AcqRel) == 1 {
+            self.0.none_left.notify_waiters();
+        }
+    }
+}
+
+impl Tasks {
+    fn spawn(&self, task: impl Future<Output = ()> + Send + 'static) {
+        self.0.running.fetch_add(1, Ordering::AcqRel);
+        let running = Running(self.0.clone());
+        tokio::spawn(async move {
+            let _running = running;
+            task.await;
+        });
+    }
+
+    /// Completes once no task is running.
+    async fn wait(&self) {
+        loop {
+            // Created before the check: `notify_waiters` reaches it even if it is not polled yet.
+            let notified = self.0.none_left.notified();
+            if self.0.running.load(Ordering::Acquire) == 0 {
+                return;
+            }
+            notified.await;
+        }
     }
 }
 
