@@ -268,7 +268,7 @@ async fn a_client_that_vanishes_leaves_nothing_once_its_session_is_idle() {
 #[tokio::test]
 async fn a_resumed_stream_keeps_its_request_past_the_window() {
     let (server, _) = server();
-    let config = HttpConfig::default().keep_alive(Duration::from_millis(20)).resume_window(Duration::from_millis(300));
+    let config = HttpConfig::default().keep_alive(Duration::from_millis(20)).resume_window(Duration::from_secs(1));
     let endpoint = Endpoint::serve(&server, config).await;
     let session = endpoint.session(capable()).await;
     let (id, reply) = session.start("tools/call", json!({"name": "ask", "arguments": {}})).await;
@@ -279,7 +279,7 @@ async fn a_resumed_stream_keeps_its_request_past_the_window() {
     // Back at once; then well past the window, the request still waits for its answer.
     let resumed = session.get().header("last-event-id", event.id.as_deref().unwrap()).send().await.unwrap();
     let mut resumed = support::http::Sse::new(resumed);
-    tokio::time::sleep(Duration::from_millis(900)).await;
+    tokio::time::sleep(Duration::from_millis(2500)).await;
     session.answer(&question, json!({"action": "accept", "content": {"name": "Ada"}})).await;
     let response = resumed.message().await;
     assert_eq!((&response["id"], text_of(&response["result"])), (&json!(id), "hello Ada".to_owned()));
