@@ -255,6 +255,10 @@ fn catalog() -> Vec<Case> {
             .answered(json!("ünï \"q\" \n")),
         send("a 64 KiB string id is echoed", Frame::Json(json!({"jsonrpc": "2.0", "id": "i".repeat(65536), "method": "ping"})))
             .answered(json!("i".repeat(65536))),
+        text("a number out of range in a member nobody reads", r#"{"jsonrpc":"2.0","id":61,"method":"ping","pad":1e999999}"#)
+            .answered(json!(61)),
+        text("an id beside a number out of range, and no method", r#"{"jsonrpc":"2.0","id":62,"pad":9E999999999999999}"#)
+            .rejected(INVALID_REQUEST, json!(62)),
         // Size and depth.
         send("JSON nested 100,000 deep", Frame::Made(|| deep("[", "", "]", 100_000))).rejected(INVALID_REQUEST, Value::Null),
         send("an object nested 100,000 deep", Frame::Made(|| deep("{\"a\":", "1", "}", 100_000)))
