@@ -199,7 +199,7 @@ fn run(command: &str, args: &Args) -> Result<(), String> {
             Ok(())
         }
         "http-idle" | "http-pending" => {
-            let server = HttpServer::start(&args.command()?[0])?;
+            let server = HttpServer::start_command(&args.command()?)?;
             let sessions =
                 args.number("sessions", if command == "http-idle" { IDLE_SESSIONS } else { PENDING_SESSIONS })?;
             let memory = if command == "http-idle" {
@@ -370,14 +370,20 @@ impl Results {
             let mut targets = Vec::new();
             let mut met = Vec::new();
             for g in f.goals {
-                let (text, ok) = match *g {
-                    Goal::RmcpAtLeast(x) => (format!("≥ {x}× rmcp"), vs_rmcp >= x),
-                    Goal::RmcpAtMost(x) => (format!("≤ {x}× rmcp"), vs_rmcp <= x),
-                    Goal::BareAtLeast(x) => (format!("≥ {x}× bare"), vs_bare >= x),
-                    Goal::AtMost(x) => (format!("≤ {}", f.unit.format(x)), self.median(i, 0) <= x),
+                let (text, value, ok) = match *g {
+                    Goal::RmcpAtLeast(x) => (format!("≥ {x}× rmcp"), vs_rmcp, vs_rmcp >= x),
+                    Goal::RmcpAtMost(x) => (format!("≤ {x}× rmcp"), vs_rmcp, vs_rmcp <= x),
+                    Goal::BareAtLeast(x) => (format!("≥ {x}× bare"), vs_bare, vs_bare >= x),
+                    Goal::AtMost(x) => (format!("≤ {}", f.unit.format(x)), self.median(i, 0), self.median(i, 0) <= x),
                 };
                 targets.push(text);
-                met.push(if ok { "yes" } else { "no" });
+                met.push(if value.is_nan() {
+                    "–"
+                } else if ok {
+                    "yes"
+                } else {
+                    "no"
+                });
             }
             let _ = writeln!(
                 t,

@@ -15,7 +15,15 @@ pub struct HttpServer {
 impl HttpServer {
     /// Starts `program --http 0` and reads the port it prints.
     pub fn start(program: &str) -> Result<Self, String> {
+        Self::start_command(&[program.to_owned()])
+    }
+
+    /// Starts `command… --http 0` (a program and its first arguments, a wrapper such as valgrind
+    /// for instance) and reads the port it prints.
+    pub fn start_command(command: &[String]) -> Result<Self, String> {
+        let (program, args) = command.split_first().ok_or("empty server command")?;
         let mut child = Command::new(program)
+            .args(args)
             .args(["--http", "0"])
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
@@ -37,8 +45,9 @@ impl HttpServer {
 
 impl Drop for HttpServer {
     fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        // SIGTERM first, so that a wrapper (a profiler) can write its report.
+        let _ = Command::new("kill").args(["-TERM", &self.child.id().to_string()]).status();
+        reap(&mut self.child, Duration::from_secs(10));
     }
 }
 
