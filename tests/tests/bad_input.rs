@@ -224,6 +224,11 @@ fn catalog() -> Vec<Case> {
         text("a batch of requests", r#"[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":2,"method":"ping"}]"#)
             .rejected(INVALID_REQUEST, Value::Null),
         text("a batch whose first element looks like an id", "[1]").rejected(INVALID_REQUEST, Value::Null),
+        text("a request spelled as an array", r#"["2.0",70,"ping"]"#).rejected(INVALID_REQUEST, Value::Null),
+        text("an array under an unsupported version header", r#"[71,"ping"]"#)
+            .header("mcp-protocol-version", Some("1999-01-01"))
+            .rejected(UNSUPPORTED_PROTOCOL_VERSION, Value::Null)
+            .http_only(),
         text("an object with neither method nor id", r#"{"jsonrpc":"2.0"}"#).rejected(INVALID_REQUEST, Value::Null),
         // The envelope.
         text("wrong jsonrpc version", r#"{"jsonrpc":"1.0","id":5,"method":"ping"}"#).rejected(INVALID_REQUEST, json!(5)),

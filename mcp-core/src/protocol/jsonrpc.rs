@@ -260,8 +260,11 @@ impl Message {
     #[allow(clippy::result_large_err, reason = "the error is the response to send; callers take it apart at once")]
     pub fn decode(frame: &str) -> Result<Message, DecodeError> {
         let env: Envelope<'_> = match serde_json::from_str(frame) {
-            Ok(env) => env,
-            Err(e) => return Err(Self::classify_failure(frame, e)),
+            // serde reads a struct from an array too, by position (`["2.0", 7, "ping"]` would
+            // pass for a request): only an object is a message.
+            Ok(env) if frame.trim_start().starts_with('{') => env,
+            Ok(_) => return Err(Self::classify_failure(frame, None)),
+            Err(e) => return Err(Self::classify_failure(frame, Some(e))),
         };
         let id = match env.id {
             None => None,
@@ -322,9 +325,15 @@ impl Message {
         }
     }
 
-    fn classify_failure(frame: &str, e: serde_json::Error) -> DecodeError {
-        if e.is_syntax() || e.is_eof() || serde_json::from_str::<IgnoredAny>(frame).is_err() {
-            let msg = if e.to_string().contains("recursion limit") {
+    /// Why `frame` is not a message; `e` is why it did not decode, if it did not.
+    fn classify_failure(frame: &str, e: Option<serde_json::Error>) -> DecodeError {
+        let syntax = match e {
+            Some(ref e) if e.is_syntax() || e.is_eof() => true,
+            _ => serde_json::from_str::<IgnoredAny>(frame).is_err(),
+        };
+        if syntax {
+            let e = e.map_or_else(|| "invalid JSON".to_owned(), |e| e.to_string());
+            let msg = if e.contains("recursion limit") {
                 "parse error: JSON nested too deeply".to_owned()
             } else {
                 format!("parse error: {e}")
@@ -337,7 +346,10 @@ impl Message {
         } else if !trimmed.starts_with('{') {
             ErrorObject::invalid_request("a JSON-RPC message must be a JSON object")
         } else {
-            ErrorObject::invalid_request(format!("invalid JSON-RPC message: {e}"))
+            ErrorObject::invalid_request(format!(
+                "invalid JSON-RPC message: {}",
+                e.map_or_else(|| "not an object".to_owned(), |e| e.to_string())
+            ))
         };
         // Only an object has an id: serde would read `IdOnly` from an array too, taking its
         // first element for the id.
@@ -462,8 +474,9 @@ mod tests {
 
     #[test]
     fn a_frame_that_is_not_an_object_is_answered_without_an_id() {
-        // serde reads a struct from an array too, so the first element must not pass for an id.
-        for frame in ["[1]", r#"["a",{"id":2}]"#, "[7,\"x\"]"] {
+        // serde reads a struct from an array too, by position: neither an element nor the
+        // whole array may pass for an id or a message.
+        for frame in ["[1]", r#"["a",{"id":2}]"#, "[7,\"x\"]", r#"["jsonrpc","tools/list"]"#, r#"["2.0",7,"ping"]"#] {
             let e = err(frame);
             assert_eq!((e.error.code, e.id, e.respond), (codes::INVALID_REQUEST, None, true), "{frame}");
         }

@@ -312,6 +312,10 @@ fn request_id(body: &[u8]) -> Option<RequestId> {
         id: Option<RequestId>,
         method: Option<serde::de::IgnoredAny>,
     }
+    // Only an object is a request: serde would read `IdOnly` from an array too, by position.
+    if !body.trim_ascii_start().starts_with(b"{") {
+        return None;
+    }
     let parsed: IdOnly = serde_json::from_slice(body).ok()?;
     parsed.method.and(parsed.id)
 }
