@@ -1,9 +1,9 @@
 //! One frame, as a transport hands it to the engine: `Message::decode`, then the typed
 //! parameters or result of the main methods of both eras.
 //!
-//! Checked besides "no panic": a decoded id is echoed exactly in a response; every rejection
-//! encodes as a JSON-RPC error with a standard code; typed values survive a round trip through
-//! their wire form.
+//! Checked besides "no panic": only an object decodes; a decoded id is echoed exactly in a
+//! response; every rejection encodes as a JSON-RPC error with a standard code; typed values
+//! survive a round trip through their wire form.
 
 #![no_main]
 
@@ -79,7 +79,10 @@ fn result(text: &str) {
 
 fuzz_target!(|data: &[u8]| {
     let Ok(frame) = std::str::from_utf8(data) else { return };
-    match Message::decode(frame) {
+    let decoded = Message::decode(frame);
+    // Only a JSON object is a message (serde would read one from an array, by position).
+    assert!(decoded.is_err() || frame.trim_start().starts_with('{'), "decoded a non-object: {frame}");
+    match decoded {
         Ok(Message::Request(r)) => {
             echoes(&r.id);
             let text = r.params.as_deref().map_or("{}", RawValue::get);
