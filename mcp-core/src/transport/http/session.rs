@@ -186,6 +186,52 @@ struct Routes {
     closed: bool,
 }
 
+impl Routes {
+    /// Whether `stream` is unfinished and still without the reader that attached as `attach`.
+    fn still_detached(&self, stream: u64, attach: u64) -> bool {
+        self.streams.get(&stream).is_some_and(|s| !s.done && s.attach == attach)
+    }
+}
+
+/// Cancels the requests of a session's detached streams as their resume windows end, unless a
+/// reader came back (or the stream ended) meanwhile. Ends when no stream is left to watch.
+async fn watch_detached(session: Weak<HttpSession>) {
+    loop {
+        let next = {
+            let Some(s) = session.upgrade() else { return };
+            let Ok(mut d) = s.detached.lock() else { return };
+            match d.streams.front() {
+                Some(&(deadline, _, _)) => deadline,
+                None => {
+                    d.watched = false;
+                    return;
+                }
+            }
+        };
+        tokio::time::sleep_until(next).await;
+        let Some(s) = session.upgrade() else { return };
+        let now = tokio::time::Instant::now();
+        let mut due = Vec::new();
+        if let Ok(mut d) = s.detached.lock() {
+            while d.streams.front().is_some_and(|&(deadline, _, _)| deadline <= now) {
+                due.extend(d.streams.pop_front().map(|(_, stream, attach)| (stream, attach)));
+            }
+        }
+        for (stream, attach) in due {
+            let request = match s.routes.lock() {
+                Ok(routes) if routes.still_detached(stream, attach) => {
+                    routes.by_request.iter().find(|(_, st)| **st == stream).map(|(id, _)| id.clone())
+                }
+                _ => None,
+            };
+            if let Some(request) = request {
+                tracing::debug!(session = s.id(), %request, "nobody resumed the request's stream; cancelling it");
+                s.cancel(request).await;
+            }
+        }
+    }
+}
+
 /// Why a request stream could not be opened.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum OpenError {
@@ -269,9 +315,19 @@ pub(crate) struct HttpSession {
     store: Option<Arc<dyn EventStore>>,
     keep_alive: Duration,
     resume_window: Duration,
+    /// Request streams whose reader went away, oldest first: see [`detached`](Self::detached).
+    detached: Mutex<Detached>,
     closing: CancellationToken,
     /// Close as soon as no request is in flight (stateless serving).
     ephemeral: AtomicBool,
+}
+
+/// Streams waiting for a reader to come back, each with the time its request is cancelled
+/// unless one does (in order: the window is the same for all), and whether a task watches them.
+#[derive(Default)]
+struct Detached {
+    streams: VecDeque<(tokio::time::Instant, u64, u64)>,
+    watched: bool,
 }
 
 impl HttpSession {
@@ -294,6 +350,7 @@ impl HttpSession {
             store: resumable.then(|| shared.config.event_store.clone()),
             keep_alive: shared.config.keep_alive,
             resume_window: shared.config.resume_window,
+            detached: Mutex::default(),
             closing: shared.closing.child_token(),
             ephemeral: AtomicBool::new(false),
         });
@@ -360,28 +417,26 @@ impl HttpSession {
     /// disconnection is not a cancellation, but a request nobody resumes must not keep its
     /// handler, and the questions it waits on, until they time out.
     fn detached(self: &Arc<Self>, stream: u64, attach: u64) {
-        let still_detached =
-            move |routes: &Routes| routes.streams.get(&stream).is_some_and(|s| !s.done && s.attach == attach);
-        let request = match self.routes.lock() {
-            Ok(routes) if still_detached(&routes) => {
-                routes.by_request.iter().find(|(_, s)| **s == stream).map(|(id, _)| id.clone())
+        if !self.routes.lock().is_ok_and(|routes| routes.still_detached(stream, attach)) {
+            return;
+        }
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else { return };
+        // One task per session watches its detached streams, not one per stream: a request that
+        // waits for its user (an elicitation) with nobody reading its stream would otherwise keep
+        // a task and a timer of its own, more than the rest of what it holds.
+        let deadline = tokio::time::Instant::now() + self.resume_window;
+        let first = match self.detached.lock() {
+            Ok(mut d) => {
+                d.streams.push_back((deadline, stream, attach));
+                !std::mem::replace(&mut d.watched, true)
             }
-            _ => None,
+            Err(_) => return,
         };
-        let (Some(request), Ok(runtime)) = (request, tokio::runtime::Handle::try_current()) else { return };
-        let session = Arc::downgrade(self);
-        let window = self.resume_window;
-        runtime.spawn(async move {
-            tokio::time::sleep(window).await;
-            let Some(session) = session.upgrade() else { return };
-            if session.routes.lock().is_ok_and(|routes| still_detached(&routes)) {
-                tracing::debug!(session = session.id(), %request, "nobody resumed the request's stream; cancelling it");
-                session.cancel(request).await;
-            }
-        });
+        if first {
+            runtime.spawn(watch_detached(Arc::downgrade(self)));
+        }
     }
 
-    /// Cancels request `id` as if the client had sent `notifications/cancelled`.
     async fn cancel(&self, id: RequestId) {
         let params = CancelledParams {
             request_id: Some(id),
