@@ -256,9 +256,9 @@ impl<S: Service> Session<S> {
                 match self.backlog.clone().try_acquire_owned() {
                     Ok(room) => {
                         let peer = self.peer.clone();
-                        self.tasks.spawn(async move {
+                        self.tasks.spawn(|running| async move {
                             let _ = peer.send_outbound(out).await;
-                            drop(room);
+                            drop((room, running));
                         });
                     }
                     Err(_) => {
@@ -286,7 +286,7 @@ impl<S: Service> Session<S> {
         // that task's waker, before it waits for anything.) Once it waits, cancellation wins.
         let peer = self.peer.related_to(id.clone());
         let in_flight = self.in_flight.clone();
-        self.tasks.spawn(async move {
+        self.tasks.spawn(|running| async move {
             let outcome = tokio::select! {
                 biased;
                 () = cancel.cancelled() => None,
@@ -306,7 +306,7 @@ impl<S: Service> Session<S> {
                 }
                 None => tracing::debug!(%id, %method, "request cancelled; no response sent"),
             }
-            drop(room);
+            drop((room, running));
         });
     }
 
@@ -369,13 +369,12 @@ impl Drop for Running {
 }
 
 impl Tasks {
-    fn spawn(&self, task: impl Future<Output = ()> + Send + 'static) {
+    /// Spawns the task `make` returns; the task must keep the [`Running`] it is given until it
+    /// ends. (Wrapping the task in an async block of ours that held the guard would store the
+    /// task's future twice in that block: its state is kept for every handler that waits.)
+    fn spawn<F: Future<Output = ()> + Send + 'static>(&self, make: impl FnOnce(Running) -> F) {
         self.0.running.fetch_add(1, Ordering::AcqRel);
-        let running = Running(self.0.clone());
-        tokio::spawn(async move {
-            let _running = running;
-            task.await;
-        });
+        tokio::spawn(make(Running(self.0.clone())));
     }
 
     /// Completes once no task is running.
