@@ -5,7 +5,7 @@
 //! says to ignore it; after each one, the server must still answer a normal tool call, with
 //! nothing else in between.
 
-mod support;
+use crate::support;
 
 use std::future::Future;
 use std::pin::Pin;

@@ -5,7 +5,7 @@
 //! HTTP transport's sessions and request streams, the URL elicitations), holds memory within
 //! its bounds, and goes on serving.
 
-mod support;
+use crate::support;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};

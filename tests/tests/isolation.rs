@@ -3,7 +3,7 @@
 //! the ids that name sessions and URL flows are unguessable (128 random bits, hex: checked for
 //! length, alphabet and distinctness, and that every digit position varies).
 
-mod support;
+use crate::support;
 
 use std::collections::HashSet;
 use std::time::Duration;

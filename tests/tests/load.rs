@@ -4,7 +4,7 @@
 //! peer's pending requests). `MCP_LOAD_SESSIONS` sets the count (default 100); the full scale
 //! (1,000 sessions and more, with timings) belongs to the benchmark harness in `bench/`.
 
-mod support;
+use crate::support;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};

@@ -136,12 +136,12 @@ async fn tracing_events_reach_clients_through_the_layer() {
     assert_eq!(
         client.recv().await,
         json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {
-            "level": "warning", "logger": "logging", "data": "disk almost full"
+            "level": "warning", "logger": module_path!(), "data": "disk almost full"
         }})
     );
     assert_eq!(
         client.recv().await["params"],
-        json!({"level": "error", "logger": "logging", "data": {"message": "disk full", "disk": "/var", "used": 97}})
+        json!({"level": "error", "logger": module_path!(), "data": {"message": "disk full", "disk": "/var", "used": 97}})
     );
     client.result("ping", json!({})).await;
 }

@@ -1,0 +1,41 @@
+//! Every integration, interop, conformance and UI test of the SDK, linked into one test binary.
+//!
+//! One binary instead of one per file: each would link tokio, hyper, axum and the SDK again,
+//! which made a clean `cargo test --workspace` slow to link and heavy on disk. Each file below
+//! stays a module of its own; run one with `cargo test -p tests --test integration <module>::`.
+
+mod support;
+
+mod bad_input;
+mod client_http;
+mod client_in_process;
+mod client_protocol;
+mod client_stdio;
+mod completion;
+mod conformance;
+mod conformance_client;
+mod elicit_schema;
+mod elicitation;
+mod faults;
+mod http_transport;
+mod interop_client;
+mod interop_elicitation;
+mod interop_http;
+mod interop_stdio;
+mod interop_surface;
+mod isolation;
+mod load;
+mod logging;
+mod modern;
+mod param_headers;
+mod prompts;
+mod resources;
+mod sampling_roots;
+mod stdio_server;
+mod subscriptions;
+mod testing_harness;
+mod tool_macro;
+mod ui;
+mod ui_elicit;
+mod ui_surface;
+mod url_elicitation;
