@@ -332,9 +332,10 @@ impl Conn {
         Ok(session)
     }
 
-    /// Sends a call and reads its stream until the server asks for something; the
-    /// connection stays open (the call is pending) and cannot be reused.
-    pub async fn call_until_request(&mut self, session: &str, body: &str) -> io::Result<String> {
+    /// Sends a call and reads its stream until the server asks for something, and returns that
+    /// request's method and raw id; the connection stays open (the call is pending) and cannot
+    /// be reused for another call.
+    pub async fn call_until_request(&mut self, session: &str, body: &str) -> io::Result<(String, String)> {
         let head = self.post(Some(session), body).await?;
         if !head.sse {
             let body = self.read_body().await?;
@@ -342,12 +343,25 @@ impl Conn {
         }
         while let Some(data) = self.next_event().await? {
             let m: Incoming = serde_json::from_str(&data).map_err(|e| other(format!("bad event {data:?}: {e}")))?;
-            if let (Some(_), Some(method)) = (&m.id, &m.method) {
-                let method = method.to_string();
+            if let (Some(id), Some(method)) = (&m.id, &m.method) {
+                let asked = (method.to_string(), id.get().to_owned());
                 self.broken = true;
-                return Ok(method);
+                return Ok(asked);
             }
         }
         Err(other("the stream ended before the server asked anything"))
+    }
+
+    /// Reads the stream of a pending call until its response, and returns that response.
+    pub async fn response_on_stream(&mut self) -> io::Result<String> {
+        while let Some(data) = self.next_event().await? {
+            let m: Incoming = serde_json::from_str(&data).map_err(|e| other(format!("bad event {data:?}: {e}")))?;
+            match (&m.id, &m.method) {
+                (Some(_), None) => return Ok(data),
+                (Some(_), Some(method)) => return Err(other(format!("unexpected request `{method}`"))),
+                _ => {}
+            }
+        }
+        Err(other("the stream ended without a response"))
     }
 }

@@ -118,6 +118,9 @@ pub struct Memory {
     pub before: u64,
     /// RSS with the sessions (and whatever is pending on them) in place, in bytes.
     pub after: u64,
+    /// For pending elicitations held open: how long it took, once every question was pending,
+    /// to answer them all at once and receive every call's result.
+    pub answered_in: Option<Duration>,
 }
 
 /// Warms the server up (a few sessions and calls on a few connections, then closed).
@@ -150,16 +153,18 @@ pub async fn idle_sessions(server: &HttpServer, sessions: usize) -> Result<Memor
         return Err(format!("opened {} sessions of {sessions}", ids.len()));
     }
     settle().await;
-    Ok(Memory { before, after: server.rss()? })
+    Ok(Memory { before, after: server.rss()?, answered_in: None })
 }
 
 /// The server's RSS with `per_session` calls of `form` waiting for the user on each of
 /// `sessions` sessions. Each call is POSTed on its own connection and read until the
 /// `elicitation/create` arrives. With `hold`, every POST's SSE stream then stays open, as a
 /// client keeps it while its user fills in the form: the figure includes the server's cost of
-/// one open connection per call. Without, the client closes the stream (as it may: the call
-/// goes on, and a client can resume with `Last-Event-ID`), and what is left is the cost of the
-/// pending calls themselves.
+/// one open connection per call. Then every question is answered at once, and each call must
+/// return its own result with the answer given, on its own stream; the time that took is
+/// measured. Without `hold`, the client closes the streams (as it may: the calls go on, and a
+/// client can resume with `Last-Event-ID`), and what is left is the cost of the pending calls
+/// themselves.
 pub async fn pending_elicitations(
     server: &HttpServer,
     sessions: usize,
@@ -181,20 +186,63 @@ pub async fn pending_elicitations(
                 let mut conn = Conn::connect(addr).await.map_err(err)?;
                 let mut frame = String::new();
                 wire::call_request(&mut frame, i as u64 + 1, Tool::Form);
-                let method = conn.call_until_request(&session, &frame).await.map_err(err)?;
+                let (method, id) = conn.call_until_request(&session, &frame).await.map_err(err)?;
                 if method != "elicitation/create" {
                     return Err(format!("expected elicitation/create, got {method}"));
                 }
-                Ok::<_, String>(hold.then_some(conn))
+                Ok::<_, String>(hold.then_some(Pending { conn, session, id }))
             }));
         }
     }
     let mut held = Vec::with_capacity(tasks.len());
     for t in tasks {
-        held.push(t.await.map_err(err)??);
+        held.extend(t.await.map_err(err)??);
     }
     settle().await;
     let after = server.rss()?;
-    drop(held);
-    Ok(Memory { before, after })
+    let answered_in = if hold { Some(answer_all(addr, held).await?) } else { None };
+    Ok(Memory { before, after, answered_in })
+}
+
+/// A call waiting for the user: its stream, its session, and the id of the server's question.
+struct Pending {
+    conn: Conn,
+    session: Arc<str>,
+    id: String,
+}
+
+/// Answers every pending question at once (each answer POSTed on a connection of its own, at
+/// most 256 in flight) and reads each call's result from its stream: every one must succeed and
+/// carry the answer given. Returns the time from the first answer to the last result.
+async fn answer_all(addr: SocketAddr, pending: Vec<Pending>) -> Result<Duration, String> {
+    let count = pending.len();
+    let gate = Arc::new(Semaphore::new(256));
+    let started = Instant::now();
+    let mut tasks = Vec::with_capacity(count);
+    for mut p in pending {
+        let gate = gate.clone();
+        tasks.push(tokio::spawn(async move {
+            {
+                let _permit = gate.acquire().await.map_err(err)?;
+                let mut conn = Conn::connect(addr).await.map_err(err)?;
+                let answer = format!(r#"{{"jsonrpc":"2.0","id":{},"result":{}}}"#, p.id, wire::FORM_ANSWER);
+                conn.send(&p.session, &answer).await.map_err(err)?;
+            }
+            let response = p.conn.response_on_stream().await.map_err(err)?;
+            let m: Incoming = serde_json::from_str(&response).map_err(err)?;
+            if !m.succeeded() || !response.contains(wire::FORM_RESULT) {
+                return Err(format!("a pending call ended with {response}"));
+            }
+            Ok::<_, String>(())
+        }));
+    }
+    let mut done = 0;
+    for t in tasks {
+        t.await.map_err(err)??;
+        done += 1;
+    }
+    if done != count {
+        return Err(format!("{done} of {count} pending calls returned"));
+    }
+    Ok(started.elapsed())
 }

@@ -11,6 +11,9 @@ pub const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initia
 /// The form content every `elicitation/create` is answered with.
 pub const FORM_ANSWER: &str = r#"{"action":"accept","content":{"name":"Ada Lovelace","age":36,"subscribe":true}}"#;
 
+/// What every server's `form` tool returns for [`FORM_ANSWER`], inside its result text.
+pub const FORM_RESULT: &str = "Ada Lovelace (36), newsletter: true";
+
 /// What `echo` is asked to send back.
 pub const ECHO_TEXT: &str = "The quick brown fox jumps over the lazy dog";
 
