@@ -9,6 +9,7 @@
 //! - honours `notifications/cancelled` (the handler's future is dropped, nothing is sent);
 //! - on [`Session::shutdown`], fails every pending wait and cancels every handler.
 
+mod cancel;
 mod peer;
 
 use std::collections::HashMap;
@@ -23,8 +24,8 @@ use std::time::Duration;
 use futures_util::FutureExt;
 use serde_json::value::RawValue;
 use tokio::sync::{Semaphore, mpsc};
-use tokio_util::sync::CancellationToken;
 
+pub use cancel::Cancellation;
 pub use peer::{Peer, PeerError, RequestOptions};
 
 use crate::protocol::jsonrpc::{DecodeError, encode_error, encode_result};
@@ -65,7 +66,7 @@ pub struct RequestScope {
     /// The request's id.
     pub id: RequestId,
     /// Cancelled when the peer cancels the request or the session closes.
-    pub cancel: CancellationToken,
+    pub cancel: Cancellation,
     /// The peer, related to this request.
     pub peer: Peer,
 }
@@ -110,7 +111,9 @@ impl Default for SessionConfig {
     }
 }
 
-type InFlight = Arc<Mutex<HashMap<RequestId, CancellationToken>>>;
+/// The requests being handled, by id. Ids are the peer's, but at most
+/// [`SessionConfig::max_in_flight`] of them wait at once, and the hasher is seeded per process.
+type InFlight = Arc<Mutex<HashMap<RequestId, Cancellation, foldhash::fast::RandomState>>>;
 
 /// One MCP session: a service, its peer, and the requests in flight.
 pub struct Session<S: Service> {
@@ -122,7 +125,7 @@ pub struct Session<S: Service> {
     /// Room for handlers that wait.
     waiting: Arc<Semaphore>,
     tasks: Tasks,
-    closing: CancellationToken,
+    closing: Cancellation,
     closed: AtomicBool,
     config: SessionConfig,
 }
@@ -138,7 +141,7 @@ impl<S: Service> Session<S> {
             backlog: Arc::new(Semaphore::new(config.outbound_capacity.max(1))),
             waiting: Arc::new(Semaphore::new(config.max_in_flight)),
             tasks: Tasks::default(),
-            closing: CancellationToken::new(),
+            closing: Cancellation::new(),
             closed: AtomicBool::new(false),
             config,
         };
@@ -212,21 +215,24 @@ impl<S: Service> Session<S> {
             return;
         }
         let id = request.id.clone();
-        // A token of its own rather than a child of `closing`: linking a child into the session's
-        // token (and unlinking it) takes the session token's lock twice per request. `close`
-        // cancels the tokens of the requests in flight instead.
-        let cancel = CancellationToken::new();
+        // A cancellation of its own, not a child token of the session's: linking a child into a
+        // token (and unlinking it) takes that token's lock twice per request. `close` cancels
+        // those of the requests in flight instead.
+        let cancel = Cancellation::new();
         let duplicate = match self.in_flight.lock() {
-            Ok(mut m) if !m.contains_key(&id) => {
-                m.insert(id.clone(), cancel.clone());
-                // Requests of an HTTP session arrive on many tasks: if the session closed since the
-                // check above, `close` may have missed this one.
-                if self.closing.is_cancelled() {
-                    cancel.cancel();
+            Ok(mut m) => match m.entry(id.clone()) {
+                std::collections::hash_map::Entry::Vacant(room) => {
+                    room.insert(cancel.clone());
+                    // Requests of an HTTP session arrive on many tasks: if the session closed
+                    // since the check above, `close` may have missed this one.
+                    if self.closing.is_cancelled() {
+                        cancel.cancel();
+                    }
+                    false
                 }
-                false
-            }
-            _ => true,
+                std::collections::hash_map::Entry::Occupied(_) => true,
+            },
+            Err(_) => true,
         };
         if duplicate {
             let error =
@@ -329,7 +335,7 @@ impl<S: Service> Session<S> {
         self.service.closed();
         self.closing.cancel();
         if let Ok(m) = self.in_flight.lock() {
-            m.values().for_each(CancellationToken::cancel);
+            m.values().for_each(Cancellation::cancel);
         }
     }
 }

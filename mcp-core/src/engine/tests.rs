@@ -8,6 +8,7 @@ use tokio::sync::{Notify, mpsc as tmpsc};
 
 use super::*;
 use crate::protocol::codes;
+use tokio_util::sync::CancellationToken;
 
 /// An upper bound for waits that should end almost at once; never a synchronization device.
 const PATIENCE: Duration = Duration::from_secs(10);

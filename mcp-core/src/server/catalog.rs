@@ -29,13 +29,14 @@ pub(crate) trait Listed: Clone + Send + Sync + 'static {
 /// One version of a catalog.
 pub(crate) struct Snapshot<T> {
     pub(crate) items: Vec<T>,
-    index: HashMap<String, usize>,
+    /// Keys come from the server; lookups are by the peer's strings, once per call.
+    index: HashMap<String, usize, foldhash::fast::RandomState>,
     pages: Vec<Box<RawValue>>,
 }
 
 impl<T: Listed> Snapshot<T> {
     fn build(items: Vec<T>, page_size: usize) -> Result<Self, String> {
-        let mut index = HashMap::with_capacity(items.len());
+        let mut index = HashMap::with_capacity_and_hasher(items.len(), foldhash::fast::RandomState::default());
         for (i, item) in items.iter().enumerate() {
             if index.insert(item.key().to_owned(), i).is_some() {
                 return Err(item.key().to_owned());

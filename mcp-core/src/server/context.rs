@@ -7,7 +7,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::ServerInner;
 use super::session::SessionState;
-use crate::engine::{Peer, PeerError};
+use crate::engine::{Cancellation, Peer, PeerError};
 use crate::protocol::{ClientCapabilities, Implementation, ProgressParams, ProgressToken, RequestId};
 
 /// Everything a handler may use about the request it serves and the session it came on:
@@ -21,7 +21,7 @@ pub struct Context {
 struct ContextInner {
     request_id: RequestId,
     peer: Peer,
-    cancel: CancellationToken,
+    cancel: Cancellation,
     progress_token: Option<ProgressToken>,
     last_progress: Mutex<Option<f64>>,
     session: Arc<SessionState>,
@@ -41,7 +41,7 @@ impl Context {
     pub(crate) fn new(
         request_id: RequestId,
         peer: Peer,
-        cancel: CancellationToken,
+        cancel: Cancellation,
         progress_token: Option<ProgressToken>,
         session: Arc<SessionState>,
         server: Arc<ServerInner>,
@@ -88,7 +88,7 @@ impl Context {
 
     /// A token cancelled when the client cancels this request or the session closes.
     pub fn cancellation(&self) -> &CancellationToken {
-        &self.inner.cancel
+        self.inner.cancel.token()
     }
 
     /// Whether the request has been cancelled.
