@@ -274,6 +274,13 @@ fn check_value(name: &str, o: &JsonObject, value: &Value) -> Result<(), ContentE
                 let rule = if n.fract() == 0.0 { "an integer that fits in 64 bits" } else { "an integer" };
                 return Err(content_error(name, format!("expected {rule}, got {value}")));
             }
+            // A field that may be negative is held by a signed type, at most 64 bits wide: an
+            // integer past `i64::MAX` would pass a check done in doubles (`maximum` is absent for
+            // 64-bit fields, and near it doubles are 2,048 apart), then fail to deserialize.
+            let may_be_negative = o.get("minimum").and_then(Value::as_f64).is_none_or(|min| min < 0.0);
+            if ty == "integer" && may_be_negative && !value.is_i64() {
+                return Err(content_error(name, format!("expected a signed 64-bit integer, got {value}")));
+            }
             if let Some(min) = o.get("minimum").and_then(Value::as_f64) {
                 if n < min {
                     return Err(content_error(name, format!("must be at least {min} (got {value})")));
@@ -535,6 +542,25 @@ mod tests {
 
     fn one_field(property: Value) -> JsonObject {
         obj(json!({"type": "object", "properties": {"x": property}}))
+    }
+
+    #[test]
+    fn a_field_that_may_be_negative_holds_only_signed_64_bit_integers() {
+        // Found by fuzzing: 9223772036854775807 passed for an `i64` field (no `maximum` on
+        // 64-bit fields), then did not deserialize.
+        for schema in [json!({"type": "integer"}), json!({"type": "integer", "minimum": -1})] {
+            let schema = one_field(schema);
+            for ok in [json!(i64::MAX), json!(-1), json!(0)] {
+                validate_content(&schema, &mut obj(json!({"x": ok}))).unwrap();
+            }
+            for too_big in [json!(9_223_772_036_854_775_807_u64), json!(i64::MAX as u64 + 1), json!(u64::MAX)] {
+                let e = validate_content(&schema, &mut obj(json!({"x": too_big}))).unwrap_err();
+                assert!(e.rule.contains("signed 64-bit"), "{too_big}: {}", e.rule);
+            }
+        }
+        // Where the schema says it cannot be negative, an unsigned 64-bit value is fine.
+        let unsigned = one_field(json!({"type": "integer", "minimum": 0}));
+        validate_content(&unsigned, &mut obj(json!({"x": u64::MAX}))).unwrap();
     }
 
     #[test]
