@@ -183,10 +183,13 @@ pub async fn pending_elicitations(
             let (gate, session) = (gate.clone(), session.clone());
             tasks.push(tokio::spawn(async move {
                 let _permit = gate.acquire().await.map_err(err)?;
-                let mut conn = Conn::connect(addr).await.map_err(err)?;
+                let mut conn = Conn::connect(addr).await.map_err(|e| format!("connecting to call `form`: {e}"))?;
                 let mut frame = String::new();
                 wire::call_request(&mut frame, i as u64 + 1, Tool::Form);
-                let (method, id) = conn.call_until_request(&session, &frame).await.map_err(err)?;
+                let (method, id) = conn
+                    .call_until_request(&session, &frame)
+                    .await
+                    .map_err(|e| format!("calling `form` until it asks: {e}"))?;
                 if method != "elicitation/create" {
                     return Err(format!("expected elicitation/create, got {method}"));
                 }
@@ -211,38 +214,52 @@ struct Pending {
     id: String,
 }
 
-/// Answers every pending question at once (each answer POSTed on a connection of its own, at
-/// most 256 in flight) and reads each call's result from its stream: every one must succeed and
-/// carry the answer given. Returns the time from the first answer to the last result.
+/// Answers every pending question at once and reads each call's result from its stream:
+/// every one must succeed and carry the answer given. The answers are POSTed by 256 workers,
+/// each on one kept-alive connection (ten thousand fresh connections, on top of those the
+/// scenarios already opened, would run loopback out of ports). Returns the time from the first
+/// answer to the last result.
 async fn answer_all(addr: SocketAddr, pending: Vec<Pending>) -> Result<Duration, String> {
+    const WORKERS: usize = 256;
     let count = pending.len();
-    let gate = Arc::new(Semaphore::new(256));
+    let mut shares: Vec<Vec<Pending>> = (0..WORKERS).map(|_| Vec::new()).collect();
+    for (i, p) in pending.into_iter().enumerate() {
+        shares[i % WORKERS].push(p);
+    }
     let started = Instant::now();
-    let mut tasks = Vec::with_capacity(count);
-    for mut p in pending {
-        let gate = gate.clone();
+    let mut tasks = Vec::with_capacity(WORKERS);
+    for share in shares.into_iter().filter(|s| !s.is_empty()) {
         tasks.push(tokio::spawn(async move {
-            {
-                let _permit = gate.acquire().await.map_err(err)?;
-                let mut conn = Conn::connect(addr).await.map_err(err)?;
+            let mut conn = Conn::connect(addr).await.map_err(|e| format!("connecting to answer: {e}"))?;
+            for p in &share {
+                if conn.broken {
+                    conn = Conn::connect(addr).await.map_err(|e| format!("connecting to answer: {e}"))?;
+                }
                 let answer = format!(r#"{{"jsonrpc":"2.0","id":{},"result":{}}}"#, p.id, wire::FORM_ANSWER);
-                conn.send(&p.session, &answer).await.map_err(err)?;
+                conn.send(&p.session, &answer).await.map_err(|e| format!("sending an answer: {e}"))?;
             }
-            let response = p.conn.response_on_stream().await.map_err(err)?;
-            let m: Incoming = serde_json::from_str(&response).map_err(err)?;
-            if !m.succeeded() || !response.contains(wire::FORM_RESULT) {
-                return Err(format!("a pending call ended with {response}"));
+            let mut returned = 0;
+            for mut p in share {
+                let response = p
+                    .conn
+                    .response_on_stream()
+                    .await
+                    .map_err(|e| format!("reading a call's result after its answer: {e}"))?;
+                let m: Incoming = serde_json::from_str(&response).map_err(err)?;
+                if !m.succeeded() || !response.contains(wire::FORM_RESULT) {
+                    return Err(format!("a pending call ended with {response}"));
+                }
+                returned += 1;
             }
-            Ok::<_, String>(())
+            Ok::<_, String>(returned)
         }));
     }
-    let mut done = 0;
+    let mut returned = 0;
     for t in tasks {
-        t.await.map_err(err)??;
-        done += 1;
+        returned += t.await.map_err(err)??;
     }
-    if done != count {
-        return Err(format!("{done} of {count} pending calls returned"));
+    if returned != count {
+        return Err(format!("{returned} of {count} pending calls returned"));
     }
     Ok(started.elapsed())
 }
