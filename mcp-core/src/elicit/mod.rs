@@ -162,18 +162,28 @@ pub trait Elicit: DeserializeOwned + Send + 'static {
 #[derive(Debug, Clone, PartialEq)]
 pub struct FormSchema {
     schema: JsonObject,
+    /// The schema's JSON text, written once: every question asking for this form sends it.
+    wire: Box<str>,
 }
 
 impl FormSchema {
     /// Checks `schema` against MCP's restricted subset.
     pub fn new(schema: JsonObject) -> Result<Self, SchemaError> {
         validate::check_form_schema(&schema)?;
-        Ok(FormSchema { schema })
+        let wire = serde_json::to_string(&schema)
+            .map_err(|e| SchemaError { property: None, reason: format!("cannot be written as JSON: {e}") })?
+            .into_boxed_str();
+        Ok(FormSchema { schema, wire })
     }
 
     /// The schema as a JSON object.
     pub fn as_object(&self) -> &JsonObject {
         &self.schema
+    }
+
+    /// The schema as JSON text, as it goes on the wire.
+    pub fn as_json(&self) -> &str {
+        &self.wire
     }
 
     /// The schema as a JSON value.

@@ -6,8 +6,10 @@ use std::time::Duration;
 
 use serde::de::DeserializeOwned;
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 use super::Context;
+use super::modern::ClientParams;
 use crate::elicit::{
     Choice, Elicit, ElicitError, ElicitField, Elicitation, FormSchema, SchemaError, Single, choice_schema,
 };
@@ -250,25 +252,41 @@ impl Context {
         self.server().elicitation_timeout.is_some()
     }
 
+    /// Checks that elicitation is enabled and the client declared `mode` (`form` or `url`), and
+    /// returns the server's default timeout. When the client did not declare it, notes the
+    /// missing capability (2026 era) and fails.
+    fn ready_for(&self, mode: &'static str) -> Result<Duration, ElicitError> {
+        let default_timeout = self.server().elicitation_timeout.ok_or(ElicitError::NotEnabled)?;
+        let capabilities = self.client_capabilities().ok_or(ElicitError::NoSession)?;
+        let supported = match mode {
+            "form" => capabilities.elicitation.as_ref().is_some_and(|e| e.supports_form()),
+            _ => self.client_supports_url_mode(),
+        };
+        if !supported {
+            self.missing_capability(if mode == "form" { "elicitation" } else { "elicitation.url" });
+            return Err(ElicitError::NotSupported { mode });
+        }
+        Ok(default_timeout)
+    }
+
+    /// The options of an elicitation request: its timeout, and cancellation with the request.
+    fn elicit_options(&self, timeout: Option<Duration>, default_timeout: Duration) -> RequestOptions {
+        RequestOptions { timeout: Some(timeout.unwrap_or(default_timeout)), cancel: Some(self.cancellation().clone()) }
+    }
+
+    /// Whether the negotiated revision knows `mode` in `elicitation/create` (older ones know only
+    /// forms, without the member).
+    fn sends_mode(&self) -> bool {
+        self.protocol_version().is_none_or(|v| v >= MODE_REVISION)
+    }
+
     async fn send(
         &self,
         params: ElicitRequestParams,
         timeout: Option<Duration>,
         key: Option<&str>,
     ) -> Result<ElicitResult, ElicitError> {
-        let default_timeout = self.server().elicitation_timeout.ok_or(ElicitError::NotEnabled)?;
-        let capabilities = self.client_capabilities().ok_or(ElicitError::NoSession)?;
-        let supported = match params {
-            ElicitRequestParams::Form { .. } => capabilities.elicitation.as_ref().is_some_and(|e| e.supports_form()),
-            ElicitRequestParams::Url { .. } => self.client_supports_url_mode(),
-        };
-        if !supported {
-            self.missing_capability(match params {
-                ElicitRequestParams::Form { .. } => "elicitation",
-                ElicitRequestParams::Url { .. } => "elicitation.url",
-            });
-            return Err(ElicitError::NotSupported { mode: params.mode() });
-        }
+        let default_timeout = self.ready_for(params.mode())?;
         let mut wire = serde_json::to_value(&params).map_err(|e| ElicitError::InvalidRequest(e.to_string()))?;
         if self.is_modern() {
             // 2026-07-28 has no completion notifications, and no `elicitationId` to tie them to.
@@ -276,9 +294,8 @@ impl Context {
                 o.remove("elicitationId");
             }
         }
-        if self.protocol_version().is_some_and(|v| v < MODE_REVISION) {
-            // Older revisions know only forms (URL requests were refused above), without a
-            // `mode` member.
+        if !self.sends_mode() {
+            // URL requests were refused above.
             if let Some(o) = wire.as_object_mut() {
                 o.remove("mode");
             }
@@ -286,11 +303,10 @@ impl Context {
         // The request is all that is sent: a form's schema copied into `params` must not be kept
         // for as long as the user takes to answer.
         drop(params);
-        let options = RequestOptions {
-            timeout: Some(timeout.unwrap_or(default_timeout)),
-            cancel: Some(self.cancellation().clone()),
-        };
-        self.client_request_keyed("elicitation/create", wire, options, key).await.map_err(ElicitError::from_peer)
+        let options = self.elicit_options(timeout, default_timeout);
+        self.client_request_keyed("elicitation/create", ClientParams::Value(wire), options, key)
+            .await
+            .map_err(ElicitError::from_peer)
     }
 
     /// Sends a form and checks the answer against it.
@@ -301,9 +317,18 @@ impl Context {
         timeout: Option<Duration>,
         key: Option<&str>,
     ) -> Result<Elicitation<JsonObject>, ElicitError> {
-        let params =
-            ElicitRequestParams::Form { message: message.to_owned(), requested_schema: schema.as_object().clone() };
-        let result = self.send(params, timeout, key).await?;
+        let default_timeout = self.ready_for("form")?;
+        // Written out here rather than through `ElicitRequestParams`: the schema's text is kept
+        // in the `FormSchema`, so a question neither copies the schema nor serializes it again.
+        let message = serde_json::to_string(message).map_err(|e| ElicitError::InvalidRequest(e.to_string()))?;
+        let mode = if self.sends_mode() { r#""mode":"form","# } else { "" };
+        let wire = format!(r#"{{{mode}"message":{message},"requestedSchema":{}}}"#, schema.as_json());
+        let wire = RawValue::from_string(wire).map_err(|e| ElicitError::InvalidRequest(e.to_string()))?;
+        let options = self.elicit_options(timeout, default_timeout);
+        let result: ElicitResult = self
+            .client_request_keyed("elicitation/create", ClientParams::Raw(wire), options, key)
+            .await
+            .map_err(ElicitError::from_peer)?;
         Ok(match result.action {
             ElicitAction::Accept => {
                 let mut content = result.content.unwrap_or_default();

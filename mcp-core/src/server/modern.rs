@@ -456,6 +456,33 @@ impl super::ServerBuilder {
     }
 }
 
+/// The parameters of a request to the client: a value, or JSON text written beforehand (a
+/// form's schema is serialized once per form, not once per question).
+pub(crate) enum ClientParams {
+    /// A value, serialized when sent.
+    Value(Value),
+    /// JSON text, sent as it is.
+    Raw(Box<RawValue>),
+}
+
+impl ClientParams {
+    fn into_value(self) -> Result<Value, PeerError> {
+        match self {
+            ClientParams::Value(v) => Ok(v),
+            ClientParams::Raw(raw) => serde_json::from_str(raw.get()).map_err(|e| PeerError::Codec(e.to_string())),
+        }
+    }
+}
+
+impl serde::Serialize for ClientParams {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            ClientParams::Value(v) => v.serialize(serializer),
+            ClientParams::Raw(raw) => raw.serialize(serializer),
+        }
+    }
+}
+
 impl Context {
     /// Sends a request to the client, or, in the 2026 era, asks for it in the `input_required`
     /// result of the current request (answered on the client's retry).
@@ -465,7 +492,7 @@ impl Context {
         params: Value,
         options: RequestOptions,
     ) -> Result<R, PeerError> {
-        self.client_request_keyed(method, params, options, None).await
+        self.client_request_keyed(method, ClientParams::Value(params), options, None).await
     }
 
     /// [`client_request`](Self::client_request), whose input request (2026 era) has the key
@@ -473,13 +500,14 @@ impl Context {
     pub(crate) async fn client_request_keyed<R: DeserializeOwned>(
         &self,
         method: &str,
-        params: Value,
+        params: ClientParams,
         options: RequestOptions,
         key: Option<&str>,
     ) -> Result<R, PeerError> {
         match &self.session_state().rounds {
             Some(rounds) => {
                 let key = rounds.key(key);
+                let params = params.into_value()?;
                 match rounds.answer_or_ask(&key, method, params) {
                     Some(answer) => match R::deserialize(answer) {
                         Ok(answer) => Ok(answer),
