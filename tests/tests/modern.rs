@@ -1003,18 +1003,9 @@ impl Http {
             .streamable_http(HttpConfig::default())
             .router_at("/mcp")
             .layer(axum::middleware::from_fn(principal_from_header));
-        let listener = tokio::net::TcpListener::bind(("127.0.0.1", 0)).await.expect("bind 127.0.0.1:0");
-        let port = listener.local_addr().unwrap().port();
-        let (stop, stopped) = oneshot::channel::<()>();
-        tokio::spawn(async move {
-            axum::serve(listener, app)
-                .with_graceful_shutdown(async {
-                    let _ = stopped.await;
-                })
-                .await
-        });
+        let (url, stop) = crate::support::http::serve_router(app).await;
         let client = reqwest::Client::builder().no_proxy().build().expect("an HTTP client");
-        Http { fixture, url: format!("http://127.0.0.1:{port}/mcp"), client, stop: Some(stop) }
+        Http { fixture, url, client, stop: Some(stop) }
     }
 
     /// POSTs a request with exactly `headers` besides the content headers.

@@ -42,16 +42,7 @@ struct Http {
 impl Http {
     async fn start() -> Self {
         let app = server().streamable_http(HttpConfig::default()).router_at("/mcp");
-        let listener = tokio::net::TcpListener::bind(("127.0.0.1", 0)).await.expect("bind 127.0.0.1:0");
-        let url = format!("http://127.0.0.1:{}/mcp", listener.local_addr().unwrap().port());
-        let (stop, stopped) = oneshot::channel::<()>();
-        tokio::spawn(async move {
-            axum::serve(listener, app)
-                .with_graceful_shutdown(async {
-                    let _ = stopped.await;
-                })
-                .await
-        });
+        let (url, stop) = crate::support::http::serve_router(app).await;
         Http { url, client: reqwest::Client::builder().no_proxy().build().unwrap(), _stop: stop }
     }
 

@@ -22,6 +22,22 @@ pub const PROTOCOL: &str = "2025-11-25";
 /// What a POST accepts.
 pub const ACCEPT_BOTH: &str = "application/json, text/event-stream";
 
+/// Serves `app` on `127.0.0.1:<free port>` until the returned sender is dropped or sent to;
+/// returns the URL of its `/mcp` endpoint.
+pub async fn serve_router(app: axum::Router) -> (String, oneshot::Sender<()>) {
+    let listener = tokio::net::TcpListener::bind(("127.0.0.1", 0)).await.expect("bind 127.0.0.1:0");
+    let url = format!("http://127.0.0.1:{}/mcp", listener.local_addr().expect("a local address").port());
+    let (stop, stopped) = oneshot::channel::<()>();
+    tokio::spawn(async move {
+        axum::serve(listener, app)
+            .with_graceful_shutdown(async {
+                let _ = stopped.await;
+            })
+            .await
+    });
+    (url, stop)
+}
+
 /// An MCP endpoint at `url`, served by this process (`http` is then its transport) or another.
 pub struct Endpoint {
     pub url: String,
