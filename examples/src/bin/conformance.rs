@@ -614,7 +614,7 @@ fn json_schema_2020_12_tool() -> ToolDef {
     ToolDef::new("json_schema_2020_12_tool", schema, |call: ToolCall| async move {
         Ok::<_, ErrorObject>(format!(
             "JSON Schema 2020-12 tool called with {}",
-            serde_json::Value::Object(call.arguments)
+            serde_json::Value::Object(call.arguments.to_object())
         ))
     })
     .description("Tool with JSON Schema 2020-12 features")

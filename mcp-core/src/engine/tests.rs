@@ -55,7 +55,7 @@ fn raw(value: &Value) -> Box<RawValue> {
 
 impl Service for TestService {
     fn handle_request(&self, request: Request, scope: RequestScope) -> BoxFuture<'static, HandlerResult> {
-        self.probe.calls.lock().unwrap().push(request.method.clone());
+        self.probe.calls.lock().unwrap().push(request.method.to_string());
         let probe = self.probe.clone();
         let started = self.started.clone();
         let guard = DropGuard { id: request.id.clone(), finished: false, dropped: self.dropped.clone() };

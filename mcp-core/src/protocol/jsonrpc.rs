@@ -3,6 +3,7 @@
 //! Decoding parses a frame exactly once: `params`, `result` and `data` are kept as raw JSON
 //! slices ([`RawValue`]) and only turned into typed values by whoever handles the message.
 
+use std::borrow::Cow;
 use std::fmt;
 use std::sync::Arc;
 
@@ -188,13 +189,147 @@ pub enum Message {
     Response(Response),
 }
 
+/// The method of a request or notification.
+///
+/// The methods of MCP are held as `&'static str`, so reading one from a frame, and copying it
+/// (into a log line, say), allocates nothing; other names are held as they came.
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct Method(Cow<'static, str>);
+
+impl Method {
+    /// The method's name.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// A method by name.
+    pub fn new(name: impl Into<String> + AsRef<str>) -> Self {
+        match known_method(name.as_ref()) {
+            Some(known) => Method(Cow::Borrowed(known)),
+            None => Method(Cow::Owned(name.into())),
+        }
+    }
+}
+
+/// The methods of MCP (either direction, every revision this crate speaks).
+fn known_method(name: &str) -> Option<&'static str> {
+    const KNOWN: &[&str] = &[
+        "tools/call",
+        "tools/list",
+        "ping",
+        "initialize",
+        "resources/read",
+        "resources/list",
+        "resources/templates/list",
+        "resources/subscribe",
+        "resources/unsubscribe",
+        "prompts/get",
+        "prompts/list",
+        "completion/complete",
+        "logging/setLevel",
+        "server/discover",
+        "subscriptions/listen",
+        "sampling/createMessage",
+        "elicitation/create",
+        "roots/list",
+        "notifications/initialized",
+        "notifications/cancelled",
+        "notifications/progress",
+        "notifications/message",
+        "notifications/resources/updated",
+        "notifications/resources/list_changed",
+        "notifications/tools/list_changed",
+        "notifications/prompts/list_changed",
+        "notifications/roots/list_changed",
+        "notifications/elicitation/complete",
+    ];
+    KNOWN.iter().copied().find(|k| *k == name)
+}
+
+impl std::ops::Deref for Method {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl AsRef<str> for Method {
+    fn as_ref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::borrow::Borrow<str> for Method {
+    fn borrow(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for Method {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl fmt::Debug for Method {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&*self.0, f)
+    }
+}
+
+impl PartialEq<str> for Method {
+    fn eq(&self, other: &str) -> bool {
+        *self.0 == *other
+    }
+}
+
+impl PartialEq<&str> for Method {
+    fn eq(&self, other: &&str) -> bool {
+        *self.0 == **other
+    }
+}
+
+impl From<&str> for Method {
+    fn from(name: &str) -> Self {
+        Method::new(name)
+    }
+}
+
+impl From<String> for Method {
+    fn from(name: String) -> Self {
+        Method::new(name)
+    }
+}
+
+impl<'de> Deserialize<'de> for Method {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl de::Visitor<'_> for V {
+            type Value = Method;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a method name")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Method, E> {
+                Ok(Method::new(v))
+            }
+        }
+        d.deserialize_str(V)
+    }
+}
+
+impl Serialize for Method {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.0)
+    }
+}
+
 /// An incoming request.
 #[derive(Debug)]
 pub struct Request {
     /// The id the response must carry.
     pub id: RequestId,
     /// The method name.
-    pub method: String,
+    pub method: Method,
     /// The raw parameters, if any.
     pub params: Option<Box<RawValue>>,
 }
@@ -203,7 +338,7 @@ pub struct Request {
 #[derive(Debug)]
 pub struct Notification {
     /// The method name.
-    pub method: String,
+    pub method: Method,
     /// The raw parameters, if any.
     pub params: Option<Box<RawValue>>,
 }
@@ -235,7 +370,7 @@ struct Envelope<'a> {
     #[serde(default, deserialize_with = "present")]
     id: Option<IdField>,
     #[serde(default)]
-    method: Option<String>,
+    method: Option<Method>,
     #[serde(default, borrow)]
     params: Option<&'a RawValue>,
     #[serde(default, borrow)]
@@ -414,10 +549,7 @@ pub fn encode_notification<P: Serialize + ?Sized>(method: &str, params: &P) -> s
 
 fn push_id(out: &mut String, id: &RequestId) {
     match id {
-        RequestId::Number(n) => {
-            use std::fmt::Write;
-            let _ = write!(out, "{n}");
-        }
+        RequestId::Number(n) => out.push_str(itoa::Buffer::new().format(*n)),
         RequestId::String(s) => {
             // Serializing a str to JSON cannot fail.
             out.push_str(&serde_json::to_string(&**s).unwrap_or_default());
@@ -431,6 +563,19 @@ mod tests {
 
     fn err(frame: &str) -> DecodeError {
         Message::decode(frame).expect_err("frame should be rejected")
+    }
+
+    #[test]
+    fn methods_of_mcp_are_held_without_copies() {
+        let m = Message::decode(r#"{"jsonrpc":"2.0","id":1,"method":"tools/call"}"#).unwrap();
+        let Message::Request(r) = m else { panic!("a request") };
+        assert!(matches!(r.method.0, Cow::Borrowed("tools/call")));
+        assert_eq!(r.method, "tools/call");
+        let m = Message::decode(r#"{"jsonrpc":"2.0","id":1,"method":"x/\u0079"}"#).unwrap();
+        let Message::Request(r) = m else { panic!("a request") };
+        assert!(matches!(r.method.0, Cow::Owned(_)));
+        assert_eq!((r.method.as_str(), r.method.to_string()), ("x/y", "x/y".to_owned()));
+        assert_eq!(format!("{:?}", Method::new("ping")), "\"ping\"");
     }
 
     #[test]

@@ -13,7 +13,7 @@ pub mod types;
 
 pub use completion::*;
 pub use elicitation::*;
-pub use jsonrpc::{ErrorObject, Message, Notification, Request, RequestId, Response, codes};
+pub use jsonrpc::{ErrorObject, Message, Method, Notification, Request, RequestId, Response, codes};
 pub use logging::*;
 pub use prompts::*;
 pub use resources::*;

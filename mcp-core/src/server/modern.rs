@@ -188,7 +188,7 @@ fn binding(request: &Request, principal: Option<&str>) -> Result<Binding, ErrorO
     let name =
         ["name", "uri"].iter().find_map(|k| params.get(*k).and_then(Value::as_str)).unwrap_or_default().to_owned();
     Ok(Binding {
-        method: request.method.clone(),
+        method: request.method.to_string(),
         name,
         digest: digest(&Value::Object(params)),
         principal: principal.map(str::to_owned),

@@ -5,18 +5,20 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use futures_util::FutureExt;
-use serde::Serialize;
+use std::borrow::Cow;
+
 use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
 use super::url::SessionKey;
 use super::{Context, ServerInner};
 use crate::engine::{BoxFuture, HandlerResult, Peer, RequestScope, Service};
 use crate::protocol::{
-    CallToolParams, CallToolResult, ClientCapabilities, EmptyResult, ErrorObject, Implementation, InitializeParams,
-    InitializeResult, LATEST_PROTOCOL_VERSION, Notification, PaginatedParams, Request, SUPPORTED_PROTOCOL_VERSIONS,
+    CallToolResult, ClientCapabilities, EmptyResult, ErrorObject, Implementation, InitializeParams, InitializeResult,
+    LATEST_PROTOCOL_VERSION, Notification, PaginatedParams, Request, RequestMeta, SUPPORTED_PROTOCOL_VERSIONS,
 };
-use crate::tool::ToolCall;
+use crate::tool::{Arguments, ToolCall};
 
 /// What `initialize` established.
 #[derive(Debug)]
@@ -185,19 +187,31 @@ impl ServerSession {
         let server = self.server.clone();
         let session = self.state.clone();
         Box::pin(async move {
-            let p: CallToolParams = params(&request)?;
+            let invalid = |e: &dyn std::fmt::Display| {
+                ErrorObject::invalid_params(format!("invalid `tools/call` parameters: {e}"))
+            };
+            // The parameters are read in place: the name is looked up where it is, and the
+            // arguments stay in the request's text, which the call keeps (see `Arguments`).
+            let text: Box<str> = request.params.map_or_else(|| "{}".into(), Into::into);
+            let p: CallIn<'_> = serde_json::from_str(&text).map_err(|e| invalid(&e))?;
             // The tool is used in place: cloning its definition (schemas included) for every
             // call would cost more than most tools do.
             let tools = server.tools.snapshot();
             let tool =
                 tools.get(&p.name).ok_or_else(|| ErrorObject::invalid_params(format!("unknown tool: `{}`", p.name)))?;
             let progress_token = p.meta.and_then(|m| m.progress_token);
+            let object = p.arguments.map(|a| {
+                let start = a.get().as_ptr() as usize - text.as_ptr() as usize;
+                start..start + a.get().len()
+            });
+            let arguments = match object {
+                Some(object) => Arguments::within(text, object).map_err(|e| invalid(&e))?,
+                None => Arguments::default(),
+            };
             let ctx = Context::new(scope.id, scope.peer, scope.cancel, progress_token, session, server);
-            let arguments = p.arguments.unwrap_or_default();
             // A tool that panics failed, like one that returned an error: its caller (a model,
             // as a rule) is told so in the result, and the session goes on.
             let call = std::panic::catch_unwind(AssertUnwindSafe(|| tool.call(ToolCall { ctx, arguments })));
-            drop(tools);
             let outcome = match call {
                 Ok(call) => AssertUnwindSafe(call).catch_unwind().await,
                 Err(panic) => Err(panic),
@@ -206,13 +220,24 @@ impl ServerSession {
                 Ok(result) => result?,
                 Err(panic) => {
                     let what = crate::engine::panic_message(&*panic);
-                    tracing::error!(tool = %p.name, panic = %what, "a tool panicked");
-                    CallToolResult::error_text(format!("the tool `{}` panicked: {what}", p.name))
+                    tracing::error!(tool = %tool.name(), panic = %what, "a tool panicked");
+                    CallToolResult::error_text(format!("the tool `{}` panicked: {what}", tool.name()))
                 }
             };
             to_raw(&result)
         })
     }
+}
+
+/// `tools/call` parameters, read where they are in the request's text.
+#[derive(Deserialize)]
+struct CallIn<'a> {
+    #[serde(borrow)]
+    name: Cow<'a, str>,
+    #[serde(borrow, default)]
+    arguments: Option<&'a RawValue>,
+    #[serde(rename = "_meta", default)]
+    meta: Option<RequestMeta>,
 }
 
 impl Service for ServerSession {

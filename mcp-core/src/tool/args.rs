@@ -43,9 +43,10 @@ where
     }
 
     fn extract(call: &mut ToolCall, name: &str) -> Result<Self, ErrorObject> {
-        match call.arguments.remove(name) {
-            Some(value) => T::deserialize(value)
-                .map_err(|e| ErrorObject::invalid_params(format!("invalid argument `{name}`: {e}"))),
+        match call.arguments.value_text(name) {
+            Some(text) => serde_json::from_str(text).map_err(|e| {
+                ErrorObject::invalid_params(format!("invalid argument `{name}`: {}", super::without_position(&e)))
+            }),
             None => T::deserialize(Value::Null)
                 .map_err(|_| ErrorObject::invalid_params(format!("missing required argument `{name}`"))),
         }

@@ -4,6 +4,7 @@
 //! also be written by hand with [`ToolDef::new`].
 
 mod args;
+mod arguments;
 mod headers;
 mod result;
 mod schema;
@@ -12,6 +13,8 @@ use std::future::Future;
 use std::sync::Arc;
 
 pub use args::{State, ToolArgument};
+pub(crate) use arguments::without_position;
+pub use arguments::{Arguments, ArgumentsError};
 pub use headers::{HeaderKind, HeaderParam, X_MCP_HEADER, header_params};
 pub(crate) use result::protocol_error;
 pub use result::{IntoToolResult, Json};
@@ -29,8 +32,8 @@ use crate::server::Context;
 pub struct ToolCall {
     /// The request context.
     pub ctx: Context,
-    /// The arguments object (`{}` when the client sent none).
-    pub arguments: JsonObject,
+    /// The arguments object (`{}` when the client sent none), as the client's JSON text.
+    pub arguments: Arguments,
 }
 
 type Handler = dyn Fn(ToolCall) -> BoxFuture<'static, Result<CallToolResult, ErrorObject>> + Send + Sync;
@@ -57,8 +60,8 @@ impl ToolDef {
     /// ```
     /// use mcp_core::tool::{ToolCall, ToolDef};
     /// let tool = ToolDef::new("shout", serde_json::json!({"type": "object"}).as_object().unwrap().clone(), |call: ToolCall| async move {
-    ///     let text = call.arguments.get("text").and_then(|v| v.as_str()).unwrap_or_default().to_uppercase();
-    ///     Ok::<_, mcp_core::ErrorObject>(text)
+    ///     let text: Option<String> = call.arguments.get("text").map_err(|e| mcp_core::ErrorObject::invalid_params(e.to_string()))?;
+    ///     Ok::<_, mcp_core::ErrorObject>(text.unwrap_or_default().to_uppercase())
     /// });
     /// assert_eq!(tool.name(), "shout");
     /// ```

@@ -556,7 +556,7 @@ fn check_modern_headers(
     }
     match header_str(headers, "mcp-method").and_then(header_value) {
         None => return Err(mismatch("missing Mcp-Method header".into())),
-        Some(m) if m != request.method => {
+        Some(m) if m != request.method.as_str() => {
             return Err(mismatch(format!("Mcp-Method header `{m}` does not match body method `{}`", request.method)));
         }
         Some(_) => {}
