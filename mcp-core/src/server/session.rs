@@ -211,20 +211,19 @@ impl ServerSession {
             let ctx = Context::new(scope.id, scope.peer, scope.cancel, progress_token, session, server);
             // A tool that panics failed, like one that returned an error: its caller (a model,
             // as a rule) is told so in the result, and the session goes on.
-            let call = std::panic::catch_unwind(AssertUnwindSafe(|| tool.call(ToolCall { ctx, arguments })));
+            let call = std::panic::catch_unwind(AssertUnwindSafe(|| tool.call_raw(ToolCall { ctx, arguments })));
             let outcome = match call {
                 Ok(call) => AssertUnwindSafe(call).catch_unwind().await,
                 Err(panic) => Err(panic),
             };
-            let result = match outcome {
-                Ok(result) => result?,
+            match outcome {
+                Ok(result) => result,
                 Err(panic) => {
                     let what = crate::engine::panic_message(&*panic);
                     tracing::error!(tool = %tool.name(), panic = %what, "a tool panicked");
-                    CallToolResult::error_text(format!("the tool `{}` panicked: {what}", tool.name()))
+                    to_raw(&CallToolResult::error_text(format!("the tool `{}` panicked: {what}", tool.name())))
                 }
-            };
-            to_raw(&result)
+            }
         })
     }
 }

@@ -23,7 +23,7 @@ pub use schema::{InputSchema, SchemaError};
 
 use serde_json::Value;
 
-use crate::engine::BoxFuture;
+use crate::engine::{BoxFuture, HandlerResult};
 use crate::protocol::{CallToolResult, ErrorObject, JsonObject, Tool, ToolAnnotations};
 use crate::server::Context;
 
@@ -36,7 +36,7 @@ pub struct ToolCall {
     pub arguments: Arguments,
 }
 
-type Handler = dyn Fn(ToolCall) -> BoxFuture<'static, Result<CallToolResult, ErrorObject>> + Send + Sync;
+type Handler = dyn Fn(ToolCall) -> BoxFuture<'static, HandlerResult> + Send + Sync;
 
 /// A tool: what `tools/list` shows and what `tools/call` runs.
 #[derive(Clone)]
@@ -85,7 +85,7 @@ impl ToolDef {
             },
             handler: Arc::new(move |call| {
                 let fut = handler(call);
-                Box::pin(async move { fut.await.and_then(IntoToolResult::into_tool_result) })
+                Box::pin(async move { fut.await.and_then(IntoToolResult::into_raw_result) })
             }),
         }
     }
@@ -151,6 +151,16 @@ impl ToolDef {
 
     /// Runs the tool.
     pub fn call(&self, call: ToolCall) -> BoxFuture<'static, Result<CallToolResult, ErrorObject>> {
+        let run = (self.handler)(call);
+        Box::pin(async move {
+            let raw = run.await?;
+            serde_json::from_str(raw.get())
+                .map_err(|e| ErrorObject::internal(format!("the tool's result could not be read back: {e}")))
+        })
+    }
+
+    /// Runs the tool, for the JSON text of its result (what the server sends).
+    pub(crate) fn call_raw(&self, call: ToolCall) -> BoxFuture<'static, HandlerResult> {
         (self.handler)(call)
     }
 }

@@ -6,6 +6,7 @@ use std::fmt::Display;
 
 use schemars::JsonSchema;
 use serde::Serialize;
+use serde_json::value::RawValue;
 
 use super::schema::root_schema_for;
 use crate::elicit::UrlElicitationRequired;
@@ -27,6 +28,17 @@ pub trait IntoToolResult: Send + 'static {
     /// Converts the value into a result, or into a JSON-RPC error.
     fn into_tool_result(self) -> Result<CallToolResult, ErrorObject>;
 
+    /// Converts the value into the JSON text of its result, or into a JSON-RPC error. The
+    /// server calls this one; the default goes through
+    /// [`into_tool_result`](Self::into_tool_result), and text-like values write their result
+    /// directly, without building a [`CallToolResult`] first.
+    fn into_raw_result(self) -> Result<Box<RawValue>, ErrorObject>
+    where
+        Self: Sized,
+    {
+        raw(&self.into_tool_result()?)
+    }
+
     /// The `outputSchema` this kind of value implies, if any.
     fn output_schema() -> Option<JsonObject> {
         None
@@ -37,9 +49,35 @@ fn text(s: impl Into<String>) -> Result<CallToolResult, ErrorObject> {
     Ok(CallToolResult::success(vec![Content::text(s)]))
 }
 
+/// The JSON text of a result.
+pub(crate) fn raw(result: &CallToolResult) -> Result<Box<RawValue>, ErrorObject> {
+    serde_json::value::to_raw_value(result)
+        .map_err(|e| ErrorObject::internal(format!("the tool's result could not be encoded: {e}")))
+}
+
+/// The JSON text of a successful result with one text block: what `text(s)` serializes to.
+fn raw_text(text: &str) -> Result<Box<RawValue>, ErrorObject> {
+    #[derive(Serialize)]
+    struct TextResult<'a> {
+        content: [TextBlock<'a>; 1],
+    }
+    #[derive(Serialize)]
+    struct TextBlock<'a> {
+        #[serde(rename = "type")]
+        kind: &'static str,
+        text: &'a str,
+    }
+    serde_json::value::to_raw_value(&TextResult { content: [TextBlock { kind: "text", text }] })
+        .map_err(|e| ErrorObject::internal(format!("the tool's result could not be encoded: {e}")))
+}
+
 impl IntoToolResult for String {
     fn into_tool_result(self) -> Result<CallToolResult, ErrorObject> {
         text(self)
+    }
+
+    fn into_raw_result(self) -> Result<Box<RawValue>, ErrorObject> {
+        raw_text(&self)
     }
 }
 
@@ -47,11 +85,19 @@ impl IntoToolResult for &'static str {
     fn into_tool_result(self) -> Result<CallToolResult, ErrorObject> {
         text(self)
     }
+
+    fn into_raw_result(self) -> Result<Box<RawValue>, ErrorObject> {
+        raw_text(self)
+    }
 }
 
 impl IntoToolResult for Cow<'static, str> {
     fn into_tool_result(self) -> Result<CallToolResult, ErrorObject> {
         text(self)
+    }
+
+    fn into_raw_result(self) -> Result<Box<RawValue>, ErrorObject> {
+        raw_text(&self)
     }
 }
 
@@ -60,6 +106,10 @@ macro_rules! display_as_text {
         impl IntoToolResult for $t {
             fn into_tool_result(self) -> Result<CallToolResult, ErrorObject> {
                 text(self.to_string())
+            }
+
+            fn into_raw_result(self) -> Result<Box<RawValue>, ErrorObject> {
+                raw_text(&self.to_string())
             }
         }
     )*};
@@ -131,14 +181,26 @@ pub(crate) fn protocol_error(e: &(dyn Any + Send)) -> Option<ErrorObject> {
     boxed.downcast_ref::<UrlElicitationRequired>().map(UrlElicitationRequired::to_error_object)
 }
 
+/// The result (or the JSON-RPC error) a tool's `Err` stands for.
+fn self_error<E: Display + Send + 'static>(e: E) -> Result<CallToolResult, ErrorObject> {
+    match protocol_error(&e) {
+        Some(rpc) => Err(rpc),
+        None => Ok(CallToolResult::error_text(e.to_string())),
+    }
+}
+
 impl<T: IntoToolResult, E: Display + Send + 'static> IntoToolResult for Result<T, E> {
     fn into_tool_result(self) -> Result<CallToolResult, ErrorObject> {
         match self {
             Ok(v) => v.into_tool_result(),
-            Err(e) => match protocol_error(&e) {
-                Some(rpc) => Err(rpc),
-                None => Ok(CallToolResult::error_text(e.to_string())),
-            },
+            Err(e) => self_error(e),
+        }
+    }
+
+    fn into_raw_result(self) -> Result<Box<RawValue>, ErrorObject> {
+        match self {
+            Ok(v) => v.into_raw_result(),
+            Err(e) => self_error(e).and_then(|r| raw(&r)),
         }
     }
 
@@ -155,6 +217,34 @@ mod tests {
     #[derive(Serialize, JsonSchema)]
     struct Sum {
         total: i64,
+    }
+
+    /// The JSON text the server sends for `value`, both ways.
+    fn both<T: IntoToolResult + Clone>(value: T) -> (String, String) {
+        let direct = value.clone().into_raw_result().unwrap().get().to_owned();
+        let built = raw(&value.into_tool_result().unwrap()).unwrap().get().to_owned();
+        (direct, built)
+    }
+
+    #[test]
+    fn text_results_written_directly_are_the_same() {
+        for (direct, built) in [
+            both("plain".to_owned()),
+            both("quotes \" and \\ and \n and \u{1} and é".to_owned()),
+            both(""),
+            both(Cow::Borrowed("cow")),
+            both(-17i64),
+            both(2.5f64),
+            both(true),
+            both('c'),
+            both(Ok::<_, String>("fine".to_owned())),
+            both(Err::<String, _>("broke".to_owned())),
+            both(()),
+        ] {
+            assert_eq!(direct, built);
+        }
+        let (direct, _) = both("x".to_owned());
+        assert_eq!(direct, r#"{"content":[{"type":"text","text":"x"}]}"#);
     }
 
     #[test]
