@@ -12,7 +12,7 @@ use tokio_util::sync::CancellationToken;
 use super::elicitation::{self, DynElicitationHandler};
 use super::handlers::{DynRootsHandler, DynSamplingHandler};
 use super::notifications::{Completions, ServerNotification};
-use crate::engine::{BoxFuture, HandlerResult, Peer, RequestScope, Service};
+use crate::engine::{BoxFuture, HandlerResult, Peer, RequestScope, ResultText, Service};
 use crate::protocol::{
     ClientCapabilities, CreateMessageParams, EmptyResult, ErrorObject, IncludeContext, ListRootsResult, Notification,
     ProgressParams, ProgressToken, Request, RootsCapability,
@@ -54,8 +54,7 @@ pub(crate) struct ClientService {
 }
 
 fn to_raw<T: Serialize>(value: &T) -> HandlerResult {
-    serde_json::value::to_raw_value(value)
-        .map_err(|e| ErrorObject::internal(format!("result could not be encoded: {e}")))
+    ResultText::serialize(value).map_err(|e| ErrorObject::internal(format!("result could not be encoded: {e}")))
 }
 
 fn params_value(request: &Request) -> Result<Value, ErrorObject> {

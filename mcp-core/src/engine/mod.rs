@@ -11,6 +11,7 @@
 
 mod cancel;
 mod peer;
+mod reply;
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -22,20 +23,20 @@ use std::task::Poll;
 use std::time::Duration;
 
 use futures_util::FutureExt;
-use serde_json::value::RawValue;
 use tokio::sync::{Semaphore, mpsc};
 
 pub use cancel::Cancellation;
 pub use peer::{Peer, PeerError, RequestOptions};
+pub use reply::ResultText;
 
-use crate::protocol::jsonrpc::{DecodeError, encode_error, encode_result};
+use crate::protocol::jsonrpc::{DecodeError, encode_error};
 use crate::protocol::{CancelledParams, ErrorObject, Message, Notification, Request, RequestId};
 
 /// A boxed, sendable future.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// What a request handler returns: the serialized result, or a JSON-RPC error.
-pub type HandlerResult = Result<Box<RawValue>, ErrorObject>;
+pub type HandlerResult = Result<ResultText, ErrorObject>;
 
 /// What kind of message an [`Outbound`] frame is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -399,7 +400,7 @@ impl Tasks {
 /// The response to a request whose handler ended (or panicked).
 fn response_frame(id: &RequestId, method: &str, outcome: std::thread::Result<HandlerResult>) -> String {
     match outcome {
-        Ok(Ok(result)) => encode_result(id, &result),
+        Ok(Ok(result)) => result.into_response(id),
         Ok(Err(error)) => encode_error(Some(id), &error),
         Err(panic) => {
             let what = panic_message(&*panic);

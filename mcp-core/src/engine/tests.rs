@@ -49,8 +49,8 @@ struct TestService {
     dropped: tmpsc::UnboundedSender<RequestId>,
 }
 
-fn raw(value: &Value) -> Box<RawValue> {
-    serde_json::value::to_raw_value(value).expect("a JSON value always encodes")
+fn raw(value: &Value) -> ResultText {
+    ResultText::serialize(value).expect("a JSON value always encodes")
 }
 
 impl Service for TestService {
@@ -64,7 +64,7 @@ impl Service for TestService {
             let mut guard = guard;
             let _ = started.send(request.id.clone());
             let result = match request.method.as_str() {
-                "echo" => Ok(request.params.unwrap_or_else(|| raw(&Value::Null))),
+                "echo" => Ok(request.params.map_or_else(|| raw(&Value::Null), ResultText::from)),
                 "slow" => {
                     probe.release.notified().await;
                     Ok(raw(&json!("slow done")))

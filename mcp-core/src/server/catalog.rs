@@ -7,8 +7,8 @@
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
 
+use crate::engine::ResultText;
 use serde::Serialize;
-use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use crate::protocol::ErrorObject;
@@ -31,7 +31,7 @@ pub(crate) struct Snapshot<T> {
     pub(crate) items: Vec<T>,
     /// Keys come from the server; lookups are by the peer's strings, once per call.
     index: HashMap<String, usize, foldhash::fast::RandomState>,
-    pages: Vec<Box<RawValue>>,
+    pages: Vec<ResultText>,
 }
 
 impl<T: Listed> Snapshot<T> {
@@ -53,7 +53,7 @@ impl<T: Listed> Snapshot<T> {
             if n < last {
                 result.insert("nextCursor".to_owned(), Value::String(encode_cursor::<T>((n + 1) * page_size)));
             }
-            pages.push(serde_json::value::to_raw_value(&result).map_err(|e| e.to_string())?);
+            pages.push(ResultText::serialize(&result).map_err(|e| e.to_string())?);
         }
         Ok(Snapshot { items, index, pages })
     }
@@ -107,7 +107,7 @@ impl<T: Listed> Catalog<T> {
     }
 
     /// The list result for `cursor`; an unknown cursor is -32602.
-    pub(crate) fn page(&self, cursor: Option<&str>) -> Result<Box<RawValue>, ErrorObject> {
+    pub(crate) fn page(&self, cursor: Option<&str>) -> Result<ResultText, ErrorObject> {
         let snapshot = self.snapshot();
         let n = match cursor {
             None => 0,

@@ -21,7 +21,7 @@ use tokio_util::sync::CancellationToken;
 use super::resources::MAX_SUBSCRIPTIONS;
 use super::surface::{BROADCAST_PATIENCE, params};
 use super::{Server, ServerInner};
-use crate::engine::{HandlerResult, Outbound, OutboundKind, Peer, RequestScope};
+use crate::engine::{HandlerResult, Outbound, OutboundKind, Peer, RequestScope, ResultText};
 use crate::protocol::jsonrpc::encode_notification;
 use crate::protocol::{
     ErrorObject, JsonObject, META_SUBSCRIPTION_ID, Request, RequestId, SubscriptionFilter,
@@ -168,7 +168,7 @@ pub(crate) async fn listen(server: &Arc<ServerInner>, request: &Request, scope: 
         () = end.cancelled() => {}
     }
     let closing = json!({"_meta": {META_SUBSCRIPTION_ID: id}});
-    serde_json::value::to_raw_value(&closing).map_err(|e| ErrorObject::internal(format!("result: {e}")))
+    ResultText::serialize(&closing).map_err(|e| ErrorObject::internal(format!("result: {e}")))
 }
 
 /// Queues the acknowledgement and registers the subscription as one step when the queue has

@@ -17,7 +17,7 @@ use serde_json::{Map, Value, json};
 
 use super::session::{ClientState, ServerSession, SessionState};
 use super::{Context, ServerInner};
-use crate::engine::{BoxFuture, HandlerResult, PeerError, RequestOptions, RequestScope};
+use crate::engine::{BoxFuture, HandlerResult, PeerError, RequestOptions, RequestScope, ResultText};
 use crate::mrtr::state::{Binding, Carried, digest};
 use crate::mrtr::{Outcome, Rounds, drive, new_chain};
 use crate::protocol::{
@@ -197,8 +197,8 @@ fn binding(request: &Request, principal: Option<&str>) -> Result<Binding, ErrorO
 
 /// Adds what every 2026-era result carries: `resultType`, the server's identity, and caching
 /// hints on cacheable results.
-fn finish(server: &ServerInner, method: &str, result: &RawValue, result_type: &str) -> HandlerResult {
-    let mut object: JsonObject = serde_json::from_str(result.get()).unwrap_or_default();
+fn finish(server: &ServerInner, method: &str, result: &str, result_type: &str) -> HandlerResult {
+    let mut object: JsonObject = serde_json::from_str(result).unwrap_or_default();
     object.insert("resultType".into(), Value::String(result_type.into()));
     let meta = object.entry("_meta").or_insert_with(|| Value::Object(Map::new()));
     if let Value::Object(meta) = meta {
@@ -215,8 +215,7 @@ fn finish(server: &ServerInner, method: &str, result: &RawValue, result_type: &s
         object.entry("ttlMs").or_insert_with(|| Value::from(hint.ttl_ms));
         object.entry("cacheScope").or_insert_with(|| Value::from(hint.scope.as_str()));
     }
-    serde_json::value::to_raw_value(&object)
-        .map_err(|e| ErrorObject::internal(format!("result could not be encoded: {e}")))
+    ResultText::serialize(&object).map_err(|e| ErrorObject::internal(format!("result could not be encoded: {e}")))
 }
 
 /// Error codes that changed in the 2026 era.
@@ -245,11 +244,11 @@ pub(crate) fn handle(
         }
         if method == "server/discover" {
             let result = discover(&server);
-            return finish(&server, &method, &result, "complete");
+            return finish(&server, &method, result.get(), "complete");
         }
         if method == "subscriptions/listen" {
             let result = super::listen::listen(&server, &request, scope).await?;
-            return finish(&server, &method, &result, "complete");
+            return finish(&server, &method, result.get(), "complete");
         }
         let multi_round = MULTI_ROUND.contains(&method.as_str());
         let carried = if multi_round {
@@ -278,12 +277,12 @@ pub(crate) fn handle(
         // for want of that capability: the client is told which (a handler that went on
         // without it, degrading gracefully, completes as usual).
         if let (Some(required), Outcome::Complete(result)) = (rounds.required(), &outcome) {
-            if result.as_ref().map_or(true, |r| is_tool_error(r)) {
+            if result.as_ref().map_or(true, |r| is_tool_error(r.get())) {
                 return Err(missing_capabilities(required));
             }
         }
         match outcome {
-            Outcome::Complete(Ok(result)) => finish(&server, &method, &result, "complete"),
+            Outcome::Complete(Ok(result)) => finish(&server, &method, result.get(), "complete"),
             Outcome::Complete(Err(error)) => Err(modern_error(error)),
             Outcome::Rejected(error) => Err(error),
             Outcome::InputRequired(asked) => {
@@ -298,20 +297,20 @@ pub(crate) fn handle(
                 }
                 let raw = serde_json::value::to_raw_value(&body)
                     .map_err(|e| ErrorObject::internal(format!("result could not be encoded: {e}")))?;
-                finish(&server, &method, &raw, "input_required")
+                finish(&server, &method, raw.get(), "input_required")
             }
         }
     })
 }
 
 /// Whether a result is a `tools/call` result reporting a failure (`isError: true`).
-fn is_tool_error(result: &RawValue) -> bool {
+fn is_tool_error(result: &str) -> bool {
     #[derive(Deserialize)]
     struct Flag {
         #[serde(rename = "isError", default)]
         is_error: bool,
     }
-    serde_json::from_str::<Flag>(result.get()).is_ok_and(|f| f.is_error)
+    serde_json::from_str::<Flag>(result).is_ok_and(|f| f.is_error)
 }
 
 /// -32021, naming the capabilities the request needed (a `ClientCapabilities` object).

@@ -1,16 +1,16 @@
 //! One server session: the MCP methods a client may call, on top of the engine.
 
+use std::borrow::Cow;
 use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use futures_util::FutureExt;
-use std::borrow::Cow;
 
-use serde::de::DeserializeOwned;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use serde_json::value::RawValue;
 
+use super::surface::{params, ready, to_raw};
 use super::url::SessionKey;
 use super::{Context, ServerInner};
 use crate::engine::{BoxFuture, HandlerResult, Peer, RequestScope, Service};
@@ -118,21 +118,6 @@ impl ServerSession {
         session.state.initialized.store(true, Ordering::Relaxed);
         session
     }
-}
-
-fn params<T: DeserializeOwned>(request: &Request) -> Result<T, ErrorObject> {
-    let text = request.params.as_deref().map_or("{}", RawValue::get);
-    serde_json::from_str(text)
-        .map_err(|e| ErrorObject::invalid_params(format!("invalid `{}` parameters: {e}", request.method)))
-}
-
-fn to_raw<T: Serialize>(value: &T) -> HandlerResult {
-    serde_json::value::to_raw_value(value)
-        .map_err(|e| ErrorObject::internal(format!("result could not be encoded: {e}")))
-}
-
-fn ready(result: HandlerResult) -> BoxFuture<'static, HandlerResult> {
-    Box::pin(std::future::ready(result))
 }
 
 impl ServerSession {

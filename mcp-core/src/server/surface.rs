@@ -15,7 +15,7 @@ use super::sampling::RootsCallback;
 use super::session::SessionState;
 use super::url::SessionKey;
 use super::{BuildError, Context, Server, ServerInner};
-use crate::engine::{BoxFuture, HandlerResult, Peer, RequestScope};
+use crate::engine::{BoxFuture, HandlerResult, Peer, RequestScope, ResultText};
 use crate::prompt::PromptDef;
 use crate::protocol::{
     CompleteParams, ErrorObject, JsonObject, ListChangedCapability, LoggingLevel, PaginatedParams, Prompt, Request,
@@ -311,11 +311,10 @@ pub(crate) fn params<T: DeserializeOwned>(request: &Request) -> Result<T, ErrorO
 }
 
 pub(crate) fn to_raw<T: Serialize>(value: &T) -> HandlerResult {
-    serde_json::value::to_raw_value(value)
-        .map_err(|e| ErrorObject::internal(format!("result could not be encoded: {e}")))
+    ResultText::serialize(value).map_err(|e| ErrorObject::internal(format!("result could not be encoded: {e}")))
 }
 
-fn ready(result: HandlerResult) -> BoxFuture<'static, HandlerResult> {
+pub(crate) fn ready(result: HandlerResult) -> BoxFuture<'static, HandlerResult> {
     Box::pin(std::future::ready(result))
 }
 

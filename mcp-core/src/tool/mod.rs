@@ -85,7 +85,7 @@ impl ToolDef {
             },
             handler: Arc::new(move |call| {
                 let fut = handler(call);
-                Box::pin(async move { fut.await.and_then(IntoToolResult::into_raw_result) })
+                Box::pin(async move { fut.await.and_then(IntoToolResult::into_result_text) })
             }),
         }
     }

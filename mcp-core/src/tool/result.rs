@@ -4,9 +4,9 @@ use std::any::Any;
 use std::borrow::Cow;
 use std::fmt::Display;
 
+use crate::engine::ResultText;
 use schemars::JsonSchema;
 use serde::Serialize;
-use serde_json::value::RawValue;
 
 use super::schema::root_schema_for;
 use crate::elicit::UrlElicitationRequired;
@@ -32,7 +32,7 @@ pub trait IntoToolResult: Send + 'static {
     /// server calls this one; the default goes through
     /// [`into_tool_result`](Self::into_tool_result), and text-like values write their result
     /// directly, without building a [`CallToolResult`] first.
-    fn into_raw_result(self) -> Result<Box<RawValue>, ErrorObject>
+    fn into_result_text(self) -> Result<ResultText, ErrorObject>
     where
         Self: Sized,
     {
@@ -50,25 +50,31 @@ fn text(s: impl Into<String>) -> Result<CallToolResult, ErrorObject> {
 }
 
 /// The JSON text of a result.
-pub(crate) fn raw(result: &CallToolResult) -> Result<Box<RawValue>, ErrorObject> {
-    serde_json::value::to_raw_value(result)
+pub(crate) fn raw(result: &CallToolResult) -> Result<ResultText, ErrorObject> {
+    ResultText::serialize(result)
         .map_err(|e| ErrorObject::internal(format!("the tool's result could not be encoded: {e}")))
 }
 
 /// The JSON text of a successful result with one text block: what `text(s)` serializes to.
-fn raw_text(text: &str) -> Result<Box<RawValue>, ErrorObject> {
-    #[derive(Serialize)]
-    struct TextResult<'a> {
-        content: [TextBlock<'a>; 1],
+fn raw_text(text: &str) -> Result<ResultText, ErrorObject> {
+    const HEAD: &str = r#"{"content":[{"type":"text","text":"#;
+    const TAIL: &str = "}]}";
+    // Most text needs no escapes: it is copied as it is, between quotes. The check is one
+    // pass the compiler vectorizes (no early exit).
+    let plain = !text.bytes().fold(false, |escape, b| escape | (b < 0x20) | (b == b'"') | (b == b'\\'));
+    let mut buf = ResultText::buffer(HEAD.len() + text.len() + 2 + TAIL.len());
+    buf.push_str(HEAD);
+    if plain {
+        buf.push('"');
+        buf.push_str(text);
+        buf.push('"');
+    } else {
+        let quoted = serde_json::to_string(text)
+            .map_err(|e| ErrorObject::internal(format!("the tool's result could not be encoded: {e}")))?;
+        buf.push_str(&quoted);
     }
-    #[derive(Serialize)]
-    struct TextBlock<'a> {
-        #[serde(rename = "type")]
-        kind: &'static str,
-        text: &'a str,
-    }
-    serde_json::value::to_raw_value(&TextResult { content: [TextBlock { kind: "text", text }] })
-        .map_err(|e| ErrorObject::internal(format!("the tool's result could not be encoded: {e}")))
+    buf.push_str(TAIL);
+    Ok(ResultText::written(buf))
 }
 
 impl IntoToolResult for String {
@@ -76,7 +82,7 @@ impl IntoToolResult for String {
         text(self)
     }
 
-    fn into_raw_result(self) -> Result<Box<RawValue>, ErrorObject> {
+    fn into_result_text(self) -> Result<ResultText, ErrorObject> {
         raw_text(&self)
     }
 }
@@ -86,7 +92,7 @@ impl IntoToolResult for &'static str {
         text(self)
     }
 
-    fn into_raw_result(self) -> Result<Box<RawValue>, ErrorObject> {
+    fn into_result_text(self) -> Result<ResultText, ErrorObject> {
         raw_text(self)
     }
 }
@@ -96,7 +102,7 @@ impl IntoToolResult for Cow<'static, str> {
         text(self)
     }
 
-    fn into_raw_result(self) -> Result<Box<RawValue>, ErrorObject> {
+    fn into_result_text(self) -> Result<ResultText, ErrorObject> {
         raw_text(&self)
     }
 }
@@ -108,7 +114,7 @@ macro_rules! display_as_text {
                 text(self.to_string())
             }
 
-            fn into_raw_result(self) -> Result<Box<RawValue>, ErrorObject> {
+            fn into_result_text(self) -> Result<ResultText, ErrorObject> {
                 raw_text(&self.to_string())
             }
         }
@@ -197,9 +203,9 @@ impl<T: IntoToolResult, E: Display + Send + 'static> IntoToolResult for Result<T
         }
     }
 
-    fn into_raw_result(self) -> Result<Box<RawValue>, ErrorObject> {
+    fn into_result_text(self) -> Result<ResultText, ErrorObject> {
         match self {
-            Ok(v) => v.into_raw_result(),
+            Ok(v) => v.into_result_text(),
             Err(e) => self_error(e).and_then(|r| raw(&r)),
         }
     }
@@ -221,7 +227,7 @@ mod tests {
 
     /// The JSON text the server sends for `value`, both ways.
     fn both<T: IntoToolResult + Clone>(value: T) -> (String, String) {
-        let direct = value.clone().into_raw_result().unwrap().get().to_owned();
+        let direct = value.clone().into_result_text().unwrap().get().to_owned();
         let built = raw(&value.into_tool_result().unwrap()).unwrap().get().to_owned();
         (direct, built)
     }
