@@ -216,23 +216,12 @@ impl<S: Service> Session<S> {
             return;
         }
         let id = request.id.clone();
-        // A cancellation of its own, not a child token of the session's: linking a child into a
-        // token (and unlinking it) takes that token's lock twice per request. `close` cancels
-        // those of the requests in flight instead.
-        let cancel = Cancellation::new();
+        // An id may not be reused while a request with it waits. Requests answered in their
+        // first poll (most) never enter the map: there is nothing to cancel once they are
+        // answered, and nothing can cancel them before, since the caller reads the session's
+        // messages in order. The map is only searched when something waits.
         let duplicate = match self.in_flight.lock() {
-            Ok(mut m) => match m.entry(id.clone()) {
-                std::collections::hash_map::Entry::Vacant(room) => {
-                    room.insert(cancel.clone());
-                    // Requests of an HTTP session arrive on many tasks: if the session closed
-                    // since the check above, `close` may have missed this one.
-                    if self.closing.is_cancelled() {
-                        cancel.cancel();
-                    }
-                    false
-                }
-                std::collections::hash_map::Entry::Occupied(_) => true,
-            },
+            Ok(m) => !m.is_empty() && m.contains_key(&id),
             Err(_) => true,
         };
         if duplicate {
@@ -241,6 +230,10 @@ impl<S: Service> Session<S> {
             self.send_error(Some(&id), &error).await;
             return;
         }
+        // A cancellation of its own, not a child token of the session's: linking a child into a
+        // token (and unlinking it) takes that token's lock twice per request. `close` cancels
+        // those of the requests in flight instead.
+        let cancel = Cancellation::new();
         let scope = RequestScope { id: id.clone(), cancel: cancel.clone(), peer: self.peer.related_to(id.clone()) };
         let method = request.method.clone();
         let mut future = AssertUnwindSafe(self.service.handle_request(request, scope)).catch_unwind();
@@ -250,9 +243,6 @@ impl<S: Service> Session<S> {
         // Most requests end in that poll, and then need no task of their own: spawning one, and
         // waking another thread to run it, would cost more than the handler itself.
         if let Poll::Ready(outcome) = std::future::poll_fn(|cx| Poll::Ready(future.poll_unpin(cx))).await {
-            if let Ok(mut m) = self.in_flight.lock() {
-                m.remove(&id);
-            }
             let frame = response_frame(&id, &method, outcome);
             let out = Outbound { frame, related: Some(id), kind: OutboundKind::Response };
             // The caller is the reader. A full outbound queue does not stop it at once: a peer
@@ -278,9 +268,6 @@ impl<S: Service> Session<S> {
         let Ok(room) = self.waiting.clone().try_acquire_owned() else {
             // Too many handlers wait already: this one is answered with an error, then dropped
             // (which withdraws whatever it asked the peer in its first poll).
-            if let Ok(mut m) = self.in_flight.lock() {
-                m.remove(&id);
-            }
             let error = ErrorObject::internal(format!(
                 "too many requests in flight (at most {} may wait at once); retry when some have finished",
                 self.config.max_in_flight
@@ -289,6 +276,29 @@ impl<S: Service> Session<S> {
             drop(future);
             return;
         };
+        // The handler waits, and from now on can be cancelled. (On Streamable HTTP, requests
+        // arrive on many tasks: another one with this id may have started waiting meanwhile.)
+        let registered = match self.in_flight.lock() {
+            Ok(mut m) => match m.entry(id.clone()) {
+                std::collections::hash_map::Entry::Vacant(room) => {
+                    room.insert(cancel.clone());
+                    true
+                }
+                std::collections::hash_map::Entry::Occupied(_) => false,
+            },
+            Err(_) => false,
+        };
+        if !registered {
+            drop((future, room));
+            let error =
+                ErrorObject::invalid_request(format!("request id {id} is already in use by a request in flight"));
+            self.send_error(Some(&id), &error).await;
+            return;
+        }
+        // `close` may have run since the first check: it cancelled only what was in the map.
+        if self.closing.is_cancelled() {
+            cancel.cancel();
+        }
         // The handler waits: it goes on in a task of its own. (It is polled again there, with
         // that task's waker, before it waits for anything.) Once it waits, cancellation wins.
         let peer = self.peer.related_to(id.clone());
