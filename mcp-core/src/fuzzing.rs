@@ -1,5 +1,5 @@
 //! What the fuzz targets in `fuzz/` need and cannot reach through the public API: opening a
-//! `requestState` the way a 2026-era retry does. Built only with the `fuzzing` feature; not a
+//! `requestState` the way a 2026-era retry does, and the scanner of tool arguments. Built only with the `fuzzing` feature; not a
 //! public API, no stability promise.
 
 use std::time::Duration;
@@ -61,4 +61,10 @@ impl Sealer {
     pub fn sign(&self, payload: &[u8]) -> String {
         self.0.sign(payload)
     }
+}
+
+/// Reads `text` as a tool's arguments object, both with the scanner the server uses and with
+/// serde_json, and panics if they disagree (on whether it is an object, or on its members).
+pub fn check_arguments(text: &str) {
+    crate::tool::check_against_serde(text);
 }

@@ -5,11 +5,10 @@
 //! that text into its type. No JSON tree is built for them: a `String` argument costs one
 //! allocation, not a map, its entries, its keys and a tree of values to convert afterwards.
 
-use std::borrow::Cow;
 use std::fmt;
 use std::ops::Range;
 
-use serde::de::{self, DeserializeOwned, Deserializer as _, MapAccess, Visitor};
+use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
 
 use crate::protocol::JsonObject;
@@ -60,12 +59,14 @@ impl Arguments {
     /// Arguments from the JSON text of an object.
     pub fn from_json(text: impl Into<Box<str>>) -> Result<Self, ArgumentsError> {
         let text = text.into();
+        serde_json::from_str::<&RawValue>(&text).map_err(|e| ArgumentsError(e.to_string()))?;
         let object = 0..text.len();
         Self::within(text, object)
     }
 
-    /// The arguments object found at `text[object]` (a member of a request's parameters:
-    /// the text is kept whole rather than copied). `null` stands for no arguments.
+    /// The arguments object found at `text[object]`, which must be one JSON value (a member of
+    /// a request's parameters: the text is kept whole rather than copied). `null` stands for
+    /// no arguments.
     pub(crate) fn within(text: Box<str>, object: Range<usize>) -> Result<Self, ArgumentsError> {
         let entries = index(&text, object.clone())?;
         Ok(Arguments { text, object, entries })
@@ -156,75 +157,157 @@ impl PartialEq for Arguments {
     }
 }
 
-/// Where each member of the object at `text[object]` is.
+/// Where each member of the object at `text[object]` is. The text must be one JSON value
+/// (`Arguments::from_json` checks; a request's parameters were read by serde_json already):
+/// it is then only scanned for where things start and end, at the speed of `memchr`.
 fn index(text: &str, object: Range<usize>) -> Result<Vec<Entry>, ArgumentsError> {
-    let part = text.get(object).ok_or_else(|| ArgumentsError("out of range".into()))?;
-    let base = text.as_ptr() as usize;
-    let mut de = serde_json::Deserializer::from_str(part);
-    let entries = de.deserialize_any(Members { base }).map_err(|e| ArgumentsError(without_position(&e)))?;
-    de.end().map_err(|e| ArgumentsError(without_position(&e)))?;
-    Ok(entries)
-}
-
-/// Where `part`, a slice of the text starting at address `base`, lies in it.
-fn span(base: usize, part: &str) -> Range<usize> {
-    let start = part.as_ptr() as usize - base;
-    start..start + part.len()
-}
-
-/// Reads an object into [`Entry`]s.
-struct Members {
-    base: usize,
-}
-
-impl<'de> Visitor<'de> for Members {
-    type Value = Vec<Entry>;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("an object")
+    let not_object = || ArgumentsError("expected an object".into());
+    let bytes = text.as_bytes();
+    let end = object.end.min(bytes.len());
+    let mut at = skip_space(bytes, object.start);
+    match bytes.get(at) {
+        Some(b'{') => at += 1,
+        Some(b'n') if text.get(at..end).is_some_and(|t| t.trim_end() == "null") => return Ok(Vec::new()),
+        _ => return Err(not_object()),
     }
-
-    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
-        Ok(Vec::new())
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let mut entries = Vec::new();
-        while let Some(name) = map.next_key::<Name<'de>>()? {
-            let value: &'de RawValue = map.next_value()?;
-            let key = match name.0 {
-                Cow::Borrowed(key) => Key::Span(span(self.base, key)),
-                Cow::Owned(key) => Key::Decoded(key.into_boxed_str()),
-            };
-            entries.push(Entry { key, value: span(self.base, value.get()) });
+    let mut entries = Vec::new();
+    loop {
+        at = skip_space(bytes, at);
+        match bytes.get(at) {
+            Some(b'}') => return Ok(entries),
+            Some(b',') => at += 1,
+            Some(b'"') => {
+                let key_end = string_end(bytes, at + 1).ok_or_else(not_object)?;
+                let key = match text.get(at + 1..key_end) {
+                    Some(key) if !key.contains('\\') => Key::Span(at + 1..key_end),
+                    _ => {
+                        let quoted = text.get(at..=key_end).ok_or_else(not_object)?;
+                        let key: String =
+                            serde_json::from_str(quoted).map_err(|e| ArgumentsError(without_position(&e)))?;
+                        Key::Decoded(key.into_boxed_str())
+                    }
+                };
+                at = skip_space(bytes, key_end + 1);
+                if bytes.get(at) != Some(&b':') {
+                    return Err(not_object());
+                }
+                let start = skip_space(bytes, at + 1);
+                let value_end = value_end(bytes, start).filter(|&e| e <= end).ok_or_else(not_object)?;
+                entries.push(Entry { key, value: start..value_end });
+                at = value_end;
+            }
+            _ => return Err(not_object()),
         }
-        Ok(entries)
     }
 }
 
-/// A member name, borrowed from the text unless it holds escapes.
-struct Name<'de>(Cow<'de, str>);
+fn skip_space(bytes: &[u8], mut at: usize) -> usize {
+    while bytes.get(at).is_some_and(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r')) {
+        at += 1;
+    }
+    at
+}
 
-impl<'de> de::Deserialize<'de> for Name<'de> {
-    fn deserialize<D: de::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = Name<'de>;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a member name")
-            }
-            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
-                Ok(Name(Cow::Borrowed(v)))
-            }
-            fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
-                Ok(Name(Cow::Owned(v.to_owned())))
-            }
-            fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
-                Ok(Name(Cow::Owned(v)))
+/// Where the string whose text starts at `at` (after its opening quote) ends: its closing quote.
+fn string_end(bytes: &[u8], mut at: usize) -> Option<usize> {
+    loop {
+        let i = at + memchr::memchr2(b'"', b'\\', bytes.get(at..)?)?;
+        if bytes[i] == b'"' {
+            return Some(i);
+        }
+        at = i + 2;
+    }
+}
+
+/// Where the value starting at `at` ends (one past its last byte).
+fn value_end(bytes: &[u8], at: usize) -> Option<usize> {
+    match bytes.get(at)? {
+        b'"' => string_end(bytes, at + 1).map(|e| e + 1),
+        b'{' | b'[' => {
+            let mut depth = 0usize;
+            let mut i = at;
+            loop {
+                match bytes.get(i)? {
+                    b'"' => i = string_end(bytes, i + 1)?,
+                    b'{' | b'[' => depth += 1,
+                    b'}' | b']' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            return Some(i + 1);
+                        }
+                    }
+                    _ => {}
+                }
+                i += 1;
             }
         }
-        deserializer.deserialize_str(V)
+        _ => {
+            let mut i = at;
+            while bytes.get(i).is_some_and(|b| !matches!(b, b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r')) {
+                i += 1;
+            }
+            Some(i)
+        }
     }
+}
+
+/// What serde_json reads in `text`: for an object, its members (name, value text) in order;
+/// `Some(empty)` for `null`; `None` for anything else, or for text that is not JSON. The
+/// scanner above must agree with it on every input (unit tests, and the `arguments` fuzz
+/// target).
+#[cfg(any(test, feature = "fuzzing"))]
+pub(crate) fn members_by_serde(text: &str) -> Option<Vec<(String, String)>> {
+    use serde::de::{Deserializer as _, MapAccess, Visitor};
+    struct Members;
+    impl<'de> Visitor<'de> for Members {
+        type Value = Option<Vec<(String, String)>>;
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("anything")
+        }
+        fn visit_unit<E>(self) -> Result<Self::Value, E> {
+            Ok(Some(Vec::new()))
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+            let mut members = Vec::new();
+            while let Some((key, value)) = map.next_entry::<String, &'de RawValue>()? {
+                members.push((key, value.get().to_owned()));
+            }
+            Ok(Some(members))
+        }
+        fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+            while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {}
+            Ok(None)
+        }
+    }
+    let mut de = serde_json::Deserializer::from_str(text);
+    let members = de.deserialize_any(Members).ok()?;
+    de.end().ok()?;
+    members
+}
+
+/// Checks the scanner against serde_json on `text`; panics, saying how, when they disagree.
+#[cfg(any(test, feature = "fuzzing"))]
+pub(crate) fn check_against_serde(text: &str) {
+    let expected = members_by_serde(text);
+    let scanned = Arguments::from_json(text)
+        .ok()
+        .map(|a| a.entries.iter().map(|e| (a.key(e).to_owned(), a.text[e.value.clone()].to_owned())).collect());
+    assert_eq!(scanned, expected, "arguments scanned differently from serde_json: {text:?}");
 }
 
 /// An error's message without serde_json's "at line 1 column 9": positions within one
@@ -263,6 +346,42 @@ mod tests {
         assert_eq!(args.as_json(), "{}");
         for bad in ["[]", "\"x\"", "3", "{", "{} {}", "{\"a\":}"] {
             assert!(Arguments::from_json(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn the_scanner_reads_what_serde_json_reads() {
+        let cases = [
+            "{}",
+            " { } ",
+            "null",
+            " null ",
+            r#"{"a":1}"#,
+            r#"{ "a" : -1.5e+3 , "b":true,"c" :null, "d":false }"#,
+            r#"{"s":"x\"y\\","t":"\\"}"#,
+            r#"{"k\"ey":"v","k\\":"w","\u00e9":"é"}"#,
+            r#"{"o":{"p":[1,{"q":"]}"},[]],"r":"{"},"z":[]}"#,
+            r#"{"a":1,"a":2}"#,
+            "{\"ws\"\t:\r\n[ 1 , 2 ]\n}",
+            r#"{"":""}"#,
+            // Not objects.
+            "[]",
+            "[1,2]",
+            r#""str""#,
+            "3",
+            "true",
+            // Not JSON.
+            "",
+            "{",
+            "{\"a\"}",
+            "{\"a\":}",
+            "{\"a\":1,}",
+            "{} {}",
+            "nul",
+            "{\"a\":\"\\\"}",
+        ];
+        for text in cases {
+            check_against_serde(text);
         }
     }
 

@@ -13,6 +13,8 @@ use std::future::Future;
 use std::sync::Arc;
 
 pub use args::{State, ToolArgument};
+#[cfg(feature = "fuzzing")]
+pub(crate) use arguments::check_against_serde;
 pub(crate) use arguments::without_position;
 pub use arguments::{Arguments, ArgumentsError};
 pub use headers::{HeaderKind, HeaderParam, X_MCP_HEADER, header_params};
