@@ -5,20 +5,15 @@ use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 
-use futures_util::FutureExt;
-
-use serde::Deserialize;
-use serde_json::value::RawValue;
-
 use super::surface::{params, ready, to_raw};
 use super::url::SessionKey;
 use super::{Context, ServerInner};
 use crate::engine::{BoxFuture, HandlerResult, Peer, RequestScope, Service};
 use crate::protocol::{
-    CallToolResult, ClientCapabilities, EmptyResult, ErrorObject, Implementation, InitializeParams, InitializeResult,
+    ClientCapabilities, EmptyResult, ErrorObject, Implementation, InitializeParams, InitializeResult,
     LATEST_PROTOCOL_VERSION, Notification, PaginatedParams, Request, RequestMeta, SUPPORTED_PROTOCOL_VERSIONS,
 };
-use crate::tool::{Arguments, ToolCall};
+use crate::tool::{Arguments, Members, ToolCall, without_position};
 
 /// What `initialize` established.
 #[derive(Debug)]
@@ -168,60 +163,89 @@ impl ServerSession {
         self.server.tools.page(p.cursor.as_deref())
     }
 
-    fn call_tool(&self, request: Request, scope: RequestScope) -> BoxFuture<'static, HandlerResult> {
-        let server = self.server.clone();
-        let session = self.state.clone();
-        Box::pin(async move {
-            let invalid = |e: &dyn std::fmt::Display| {
-                ErrorObject::invalid_params(format!("invalid `tools/call` parameters: {e}"))
-            };
-            // The parameters are read in place: the name is looked up where it is, and the
-            // arguments stay in the request's text, which the call keeps (see `Arguments`).
-            let text: Box<str> = request.params.map_or_else(|| "{}".into(), Into::into);
-            let p: CallIn<'_> = serde_json::from_str(&text).map_err(|e| invalid(&e))?;
-            // The tool is used in place: cloning its definition (schemas included) for every
-            // call would cost more than most tools do.
-            let tools = server.tools.snapshot();
-            let tool =
-                tools.get(&p.name).ok_or_else(|| ErrorObject::invalid_params(format!("unknown tool: `{}`", p.name)))?;
-            let progress_token = p.meta.and_then(|m| m.progress_token);
-            let object = p.arguments.map(|a| {
-                let start = a.get().as_ptr() as usize - text.as_ptr() as usize;
-                start..start + a.get().len()
-            });
-            let arguments = match object {
-                Some(object) => Arguments::within(text, object).map_err(|e| invalid(&e))?,
-                None => Arguments::default(),
-            };
-            let ctx = Context::new(scope.id, scope.peer, scope.cancel, progress_token, session, server);
-            // A tool that panics failed, like one that returned an error: its caller (a model,
-            // as a rule) is told so in the result, and the session goes on.
-            let call = std::panic::catch_unwind(AssertUnwindSafe(|| tool.call_raw(ToolCall { ctx, arguments })));
-            let outcome = match call {
-                Ok(call) => AssertUnwindSafe(call).catch_unwind().await,
-                Err(panic) => Err(panic),
-            };
-            match outcome {
-                Ok(result) => result,
-                Err(panic) => {
-                    let what = crate::engine::panic_message(&*panic);
-                    tracing::error!(tool = %tool.name(), panic = %what, "a tool panicked");
-                    to_raw(&CallToolResult::error_text(format!("the tool `{}` panicked: {what}", tool.name())))
-                }
-            }
+    /// Starts a `tools/call`: the tool's own future is the request's handler (no second box
+    /// around it); the call's parameters are read and its context made here, before it.
+    fn call_tool(self, request: Request, scope: RequestScope) -> BoxFuture<'static, HandlerResult> {
+        match self.start_tool(request, scope) {
+            Ok(call) => call,
+            Err(error) => ready(Err(error)),
+        }
+    }
+
+    fn start_tool(
+        self,
+        request: Request,
+        scope: RequestScope,
+    ) -> Result<BoxFuture<'static, HandlerResult>, ErrorObject> {
+        let invalid =
+            |e: &dyn std::fmt::Display| ErrorObject::invalid_params(format!("invalid `tools/call` parameters: {e}"));
+        // The parameters are read in place: the name is looked up where it is, and the
+        // arguments stay in the request's text, which the call keeps (see `Arguments`).
+        let text: Box<str> = request.params.map_or_else(|| "{}".into(), Into::into);
+        let p = CallIn::read(&text).map_err(|e| invalid(&e))?;
+        // The tool is used in place: cloning its definition (schemas included) for every
+        // call would cost more than most tools do.
+        let tools = self.server.tools.snapshot();
+        let tool =
+            tools.get(&p.name).ok_or_else(|| ErrorObject::invalid_params(format!("unknown tool: `{}`", p.name)))?;
+        let progress_token = p.meta.and_then(|m| m.progress_token);
+        let arguments = match p.arguments {
+            Some(object) => Arguments::within(text, object).map_err(|e| invalid(&e))?,
+            None => Arguments::default(),
+        };
+        let ctx = Context::new(scope.id, scope.peer, scope.cancel, progress_token, self.state, self.server);
+        // A handler written by hand may panic before it returns its future, too.
+        Ok(match std::panic::catch_unwind(AssertUnwindSafe(|| tool.call_raw(ToolCall { ctx, arguments }))) {
+            Ok(call) => call,
+            Err(panic) => ready(crate::tool::panicked(tool.name(), &*panic)),
         })
     }
 }
 
-/// `tools/call` parameters, read where they are in the request's text.
-#[derive(Deserialize)]
+/// `tools/call` parameters, read where they are in the request's text: the name borrowed,
+/// the arguments left in place. The text was read by serde_json already (as the request's
+/// `params`), so a scan for where its members are is enough (see `tool::Members`).
 struct CallIn<'a> {
-    #[serde(borrow)]
     name: Cow<'a, str>,
-    #[serde(borrow, default)]
-    arguments: Option<&'a RawValue>,
-    #[serde(rename = "_meta", default)]
+    arguments: Option<std::ops::Range<usize>>,
     meta: Option<RequestMeta>,
+}
+
+impl<'a> CallIn<'a> {
+    fn read(text: &'a str) -> Result<Self, String> {
+        let (mut name, mut arguments, mut meta) = (None, None, None);
+        for member in Members::of(text, 0..text.len()).map_err(|e| e.to_string())? {
+            let (key, value) = member.map_err(|e| e.to_string())?;
+            let value_text = text.get(value.clone()).unwrap_or_default();
+            let field = key.in_text(text);
+            let duplicate = match field {
+                "name" => name.replace(string_value(value_text)?).is_some(),
+                "arguments" => arguments.replace(value).is_some(),
+                "_meta" => meta
+                    .replace(
+                        serde_json::from_str::<Option<RequestMeta>>(value_text)
+                            .map_err(|e| format!("invalid `_meta`: {}", without_position(&e)))?,
+                    )
+                    .is_some(),
+                _ => false,
+            };
+            if duplicate {
+                return Err(format!("duplicate field `{field}`"));
+            }
+        }
+        let name = name.ok_or("missing field `name`")?;
+        Ok(CallIn { name, arguments, meta: meta.flatten() })
+    }
+}
+
+/// A JSON string's value: borrowed from the text unless it holds escapes.
+fn string_value(text: &str) -> Result<Cow<'_, str>, String> {
+    match text.strip_prefix('"').and_then(|t| t.strip_suffix('"')) {
+        Some(inner) if !inner.bytes().any(|b| b == b'\\') => Ok(Cow::Borrowed(inner)),
+        _ => serde_json::from_str::<String>(text)
+            .map(Cow::Owned)
+            .map_err(|e| format!("invalid `name`: {}", without_position(&e))),
+    }
 }
 
 impl Service for ServerSession {

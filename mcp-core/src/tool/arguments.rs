@@ -1,12 +1,15 @@
 //! The arguments of one `tools/call`, kept as the client's JSON text.
 //!
-//! A call's arguments are read once, when the call arrives, into an index of where each
-//! argument's value lies in the request's text; each argument is then parsed straight from
-//! that text into its type. No JSON tree is built for them: a `String` argument costs one
-//! allocation, not a map, its entries, its keys and a tree of values to convert afterwards.
+//! The arguments stay in the request's text. Looking one up scans the object for where its
+//! value lies (from the second lookup on, an index of every member made by one scan serves
+//! instead), and the value is parsed straight from that text into its type. No JSON tree is
+//! built: a `String` argument costs one allocation, not a map, its entries, its keys and a
+//! tree of values to convert afterwards.
 
 use std::fmt;
 use std::ops::Range;
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
@@ -28,13 +31,26 @@ use crate::protocol::JsonObject;
 /// assert_eq!(args.get::<u8>("absent").unwrap(), None);
 /// assert!(args.get::<u8>("text").is_err());
 /// ```
-#[derive(Clone)]
 pub struct Arguments {
-    /// Text holding the object; the object is `text[object]`.
+    /// Text holding the object (one JSON value); the object is `text[object]`.
     text: Box<str>,
     object: Range<usize>,
-    /// Every member of the object, in order.
-    entries: Vec<Entry>,
+    /// Every member of the object, in order: made on the second lookup (most tools look up
+    /// one or two arguments, and one scan costs less than building the index).
+    index: OnceLock<Vec<Entry>>,
+    /// One lookup was made.
+    looked_up: AtomicBool,
+}
+
+impl Clone for Arguments {
+    fn clone(&self) -> Self {
+        Arguments {
+            text: self.text.clone(),
+            object: self.object.clone(),
+            index: self.index.clone(),
+            looked_up: AtomicBool::new(self.looked_up.load(Ordering::Relaxed)),
+        }
+    }
 }
 
 #[derive(Clone)]
@@ -45,9 +61,19 @@ struct Entry {
 
 /// A member's name: where it is in the text, or, when it holds escapes, its decoded form.
 #[derive(Clone)]
-enum Key {
+pub(crate) enum Key {
     Span(Range<usize>),
     Decoded(Box<str>),
+}
+
+impl Key {
+    /// The name, found in `text` (the text it was read from).
+    pub(crate) fn in_text<'t>(&'t self, text: &'t str) -> &'t str {
+        match self {
+            Key::Span(span) => text.get(span.clone()).unwrap_or_default(),
+            Key::Decoded(key) => key,
+        }
+    }
 }
 
 /// Why a text is not an arguments object.
@@ -68,21 +94,37 @@ impl Arguments {
     /// a request's parameters: the text is kept whole rather than copied). `null` stands for
     /// no arguments.
     pub(crate) fn within(text: Box<str>, object: Range<usize>) -> Result<Self, ArgumentsError> {
-        let entries = index(&text, object.clone())?;
-        Ok(Arguments { text, object, entries })
+        Members::of(&text, object.clone())?;
+        let eager = text.get(object.clone()).is_some_and(|t| may_hold_surrogates(t.as_bytes()));
+        let arguments = Arguments { text, object, index: OnceLock::new(), looked_up: AtomicBool::new(false) };
+        if eager {
+            // A name may hold a lone surrogate, which is not text: that must be an error now,
+            // not a member quietly missing later. Such names are found by indexing them all.
+            let entries = index(&arguments.text, arguments.object.clone())?;
+            let _ = arguments.index.set(entries);
+        }
+        Ok(arguments)
     }
 
     fn key<'s>(&'s self, entry: &'s Entry) -> &'s str {
-        match &entry.key {
-            Key::Span(span) => &self.text[span.clone()],
-            Key::Decoded(key) => key,
-        }
+        entry.key.in_text(&self.text)
+    }
+
+    fn entries(&self) -> &[Entry] {
+        // The text is JSON and its value an object (or null): the scan cannot fail.
+        self.index.get_or_init(|| index(&self.text, self.object.clone()).unwrap_or_default())
     }
 
     /// The JSON text of the argument `name`, if the client sent it. When a name occurs twice,
     /// the last one counts, as when the object is read as a map.
     pub fn value_text(&self, name: &str) -> Option<&str> {
-        self.entries.iter().rev().find(|e| self.key(e) == name).map(|e| &self.text[e.value.clone()])
+        let value = if self.index.get().is_some() || self.looked_up.swap(true, Ordering::Relaxed) {
+            self.entries().iter().rev().find(|e| self.key(e) == name).map(|e| e.value.clone())
+        } else {
+            let members = Members::of(&self.text, self.object.clone()).ok()?;
+            members.flatten().filter(|(key, _)| key.in_text(&self.text) == name).last().map(|(_, value)| value)
+        };
+        self.text.get(value?)
     }
 
     /// The argument `name` as a `T`: `Ok(None)` when the client did not send it, an error
@@ -110,7 +152,7 @@ impl Arguments {
 
     /// The names of the arguments the client sent, in its order.
     pub fn names(&self) -> impl Iterator<Item = &str> {
-        self.entries.iter().map(|e| self.key(e))
+        self.entries().iter().map(|e| self.key(e))
     }
 
     /// Whether the client sent the argument `name`.
@@ -120,19 +162,24 @@ impl Arguments {
 
     /// How many members the object has.
     pub fn len(&self) -> usize {
-        self.entries.len()
+        self.entries().len()
     }
 
     /// Whether the object is empty.
     pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
+        self.entries().is_empty()
     }
 }
 
 impl Default for Arguments {
     /// No arguments: `{}`.
     fn default() -> Self {
-        Arguments { text: "{}".into(), object: 0..2, entries: Vec::new() }
+        Arguments {
+            text: "{}".into(),
+            object: 0..2,
+            index: OnceLock::from(Vec::new()),
+            looked_up: AtomicBool::new(false),
+        }
     }
 }
 
@@ -161,44 +208,89 @@ impl PartialEq for Arguments {
 /// (`Arguments::from_json` checks; a request's parameters were read by serde_json already):
 /// it is then only scanned for where things start and end, at the speed of `memchr`.
 fn index(text: &str, object: Range<usize>) -> Result<Vec<Entry>, ArgumentsError> {
-    let not_object = || ArgumentsError("expected an object".into());
-    let bytes = text.as_bytes();
-    let end = object.end.min(bytes.len());
-    let mut at = skip_space(bytes, object.start);
-    match bytes.get(at) {
-        Some(b'{') => at += 1,
-        Some(b'n') if text.get(at..end).is_some_and(|t| t.trim_end() == "null") => return Ok(Vec::new()),
-        _ => return Err(not_object()),
-    }
-    let mut entries = Vec::new();
-    loop {
-        at = skip_space(bytes, at);
+    Members::of(text, object)?.map(|m| m.map(|(key, value)| Entry { key, value })).collect()
+}
+
+/// The members of a JSON object, read from text known to be JSON: each member's name (where
+/// it is, or decoded when it holds escapes) and where its value is. `null` reads as no members.
+pub(crate) struct Members<'a> {
+    text: &'a str,
+    at: usize,
+    end: usize,
+    done: bool,
+}
+
+impl<'a> Members<'a> {
+    /// The members of the object at `text[object]`; an error if the value there is neither
+    /// an object nor `null`.
+    pub(crate) fn of(text: &'a str, object: Range<usize>) -> Result<Self, ArgumentsError> {
+        let bytes = text.as_bytes();
+        let end = object.end.min(bytes.len());
+        let at = skip_space(bytes, object.start);
         match bytes.get(at) {
-            Some(b'}') => return Ok(entries),
-            Some(b',') => at += 1,
-            Some(b'"') => {
-                let key_end = string_end(bytes, at + 1).ok_or_else(not_object)?;
-                let key = match text.get(at + 1..key_end) {
-                    Some(key) if !key.contains('\\') => Key::Span(at + 1..key_end),
-                    _ => {
-                        let quoted = text.get(at..=key_end).ok_or_else(not_object)?;
-                        let key: String =
-                            serde_json::from_str(quoted).map_err(|e| ArgumentsError(without_position(&e)))?;
-                        Key::Decoded(key.into_boxed_str())
-                    }
-                };
-                at = skip_space(bytes, key_end + 1);
-                if bytes.get(at) != Some(&b':') {
-                    return Err(not_object());
-                }
-                let start = skip_space(bytes, at + 1);
-                let value_end = value_end(bytes, start).filter(|&e| e <= end).ok_or_else(not_object)?;
-                entries.push(Entry { key, value: start..value_end });
-                at = value_end;
+            Some(b'{') => Ok(Members { text, at: at + 1, end, done: false }),
+            Some(b'n') if text.get(at..end).is_some_and(|t| t.trim_end() == "null") => {
+                Ok(Members { text, at, end, done: true })
             }
-            _ => return Err(not_object()),
+            _ => Err(not_object()),
         }
     }
+
+    fn member(&mut self) -> Result<Option<(Key, Range<usize>)>, ArgumentsError> {
+        let (text, bytes) = (self.text, self.text.as_bytes());
+        loop {
+            let at = skip_space(bytes, self.at);
+            match bytes.get(at) {
+                Some(b'}') => return Ok(None),
+                Some(b',') => self.at = at + 1,
+                Some(b'"') => {
+                    let (key_end, escaped) = string_end(bytes, at + 1).ok_or_else(not_object)?;
+                    let key = match text.get(at + 1..key_end) {
+                        Some(_) if !escaped => Key::Span(at + 1..key_end),
+                        _ => {
+                            let quoted = text.get(at..=key_end).ok_or_else(not_object)?;
+                            let key: String =
+                                serde_json::from_str(quoted).map_err(|e| ArgumentsError(without_position(&e)))?;
+                            Key::Decoded(key.into_boxed_str())
+                        }
+                    };
+                    let colon = skip_space(bytes, key_end + 1);
+                    if bytes.get(colon) != Some(&b':') {
+                        return Err(not_object());
+                    }
+                    let start = skip_space(bytes, colon + 1);
+                    let value_end = value_end(bytes, start).filter(|&e| e <= self.end).ok_or_else(not_object)?;
+                    self.at = value_end;
+                    return Ok(Some((key, start..value_end)));
+                }
+                _ => return Err(not_object()),
+            }
+        }
+    }
+}
+
+impl Iterator for Members<'_> {
+    type Item = Result<(Key, Range<usize>), ArgumentsError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done {
+            return None;
+        }
+        let member = self.member().transpose();
+        self.done = !matches!(member, Some(Ok(_)));
+        member
+    }
+}
+
+fn not_object() -> ArgumentsError {
+    ArgumentsError("expected an object".into())
+}
+
+/// Whether `text` holds `\uD800` to `\uDFFF`, half of a surrogate pair (or a lone one, which
+/// names and values that are text must not hold). Most arguments hold no backslash at all.
+fn may_hold_surrogates(text: &[u8]) -> bool {
+    memchr::memchr_iter(b'\\', text)
+        .any(|i| matches!(text.get(i + 1..i + 4), Some([b'u', b'd' | b'D', b'8'..=b'9' | b'a'..=b'f' | b'A'..=b'F'])))
 }
 
 fn skip_space(bytes: &[u8], mut at: usize) -> usize {
@@ -208,27 +300,56 @@ fn skip_space(bytes: &[u8], mut at: usize) -> usize {
     at
 }
 
-/// Where the string whose text starts at `at` (after its opening quote) ends: its closing quote.
-fn string_end(bytes: &[u8], mut at: usize) -> Option<usize> {
+/// Where the string whose text starts at `at` (after its opening quote) ends (its closing
+/// quote), and whether it holds escapes.
+fn string_end(bytes: &[u8], mut at: usize) -> Option<(usize, bool)> {
+    let mut escaped = false;
     loop {
-        let i = at + memchr::memchr2(b'"', b'\\', bytes.get(at..)?)?;
+        let i = at + quote_or_backslash(bytes.get(at..)?)?;
         if bytes[i] == b'"' {
-            return Some(i);
+            return Some((i, escaped));
         }
+        escaped = true;
         at = i + 2;
     }
+}
+
+/// The first `"` or `\` in `bytes`. Most strings here are names and short values, for which
+/// memchr's setup costs more than the search: they are read eight bytes at a time.
+fn quote_or_backslash(bytes: &[u8]) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    if bytes.len() > 64 {
+        return memchr::memchr2(b'"', b'\\', bytes);
+    }
+    let mut chunks = bytes.chunks_exact(8);
+    let mut offset = 0;
+    for chunk in &mut chunks {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        let word = u64::from_le_bytes(word);
+        // A byte of `x` is zero where `word` has the byte looked for; the lowest flagged byte
+        // is always a true match (flags above one may be carries).
+        let zero = |x: u64| x.wrapping_sub(ONES) & !x & HIGH;
+        let found = zero(word ^ (ONES * u64::from(b'"'))) | zero(word ^ (ONES * u64::from(b'\\')));
+        if found != 0 {
+            return Some(offset + (found.trailing_zeros() / 8) as usize);
+        }
+        offset += 8;
+    }
+    chunks.remainder().iter().position(|&b| b == b'"' || b == b'\\').map(|i| offset + i)
 }
 
 /// Where the value starting at `at` ends (one past its last byte).
 fn value_end(bytes: &[u8], at: usize) -> Option<usize> {
     match bytes.get(at)? {
-        b'"' => string_end(bytes, at + 1).map(|e| e + 1),
+        b'"' => string_end(bytes, at + 1).map(|(e, _)| e + 1),
         b'{' | b'[' => {
             let mut depth = 0usize;
             let mut i = at;
             loop {
                 match bytes.get(i)? {
-                    b'"' => i = string_end(bytes, i + 1)?,
+                    b'"' => i = string_end(bytes, i + 1)?.0,
                     b'{' | b'[' => depth += 1,
                     b'}' | b']' => {
                         depth -= 1;
@@ -304,9 +425,16 @@ pub(crate) fn members_by_serde(text: &str) -> Option<Vec<(String, String)>> {
 #[cfg(any(test, feature = "fuzzing"))]
 pub(crate) fn check_against_serde(text: &str) {
     let expected = members_by_serde(text);
-    let scanned = Arguments::from_json(text)
-        .ok()
-        .map(|a| a.entries.iter().map(|e| (a.key(e).to_owned(), a.text[e.value.clone()].to_owned())).collect());
+    let scanned = Arguments::from_json(text).ok().map(|a| {
+        let members: Vec<_> =
+            a.entries().iter().map(|e| (a.key(e).to_owned(), a.text[e.value.clone()].to_owned())).collect();
+        // A lookup by scanning finds what the index finds.
+        for (name, _) in &members {
+            let fresh = Arguments::from_json(text).ok();
+            assert_eq!(fresh.as_ref().and_then(|f| f.value_text(name)), a.value_text(name), "{text:?}: `{name}`");
+        }
+        members
+    });
     assert_eq!(scanned, expected, "arguments scanned differently from serde_json: {text:?}");
 }
 
@@ -379,10 +507,34 @@ mod tests {
             "{} {}",
             "nul",
             "{\"a\":\"\\\"}",
+            // Names that are not text: a lone surrogate, alone or beside a pair.
+            r#"{"\uD9220":{}}"#,
+            r#"{"\udc00":1}"#,
+            r#"{"ok":"\ud83d\ude00","\ud83d\ude00":2}"#,
+            r#"{"v":"\ud800"}"#,
         ];
         for text in cases {
             check_against_serde(text);
         }
+    }
+
+    #[test]
+    fn quotes_and_backslashes_are_found_at_every_offset() {
+        for len in 0..80 {
+            for at in 0..len {
+                for found in [b'"', b'\\'] {
+                    let mut bytes = vec![b'a'; len];
+                    bytes[at] = found;
+                    if at + 1 < len {
+                        bytes[at + 1] = b'"';
+                    }
+                    assert_eq!(quote_or_backslash(&bytes), Some(at), "{len} {at}");
+                }
+            }
+            assert_eq!(quote_or_backslash(&vec![b'x'; len]), None);
+        }
+        // Bytes just below and above the ones looked for, and multi-byte text.
+        assert_eq!(quote_or_backslash("!#[]é\u{7f}\u{80}ab\"".as_bytes()), Some(11));
     }
 
     #[test]

@@ -10,19 +10,21 @@ mod result;
 mod schema;
 
 use std::future::Future;
+use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 
 pub use args::{State, ToolArgument};
 #[cfg(feature = "fuzzing")]
 pub(crate) use arguments::check_against_serde;
-pub(crate) use arguments::without_position;
 pub use arguments::{Arguments, ArgumentsError};
+pub(crate) use arguments::{Members, without_position};
 pub use headers::{HeaderKind, HeaderParam, X_MCP_HEADER, header_params};
 pub(crate) use result::protocol_error;
 pub use result::{IntoToolResult, Json};
 pub(crate) use schema::check_output_schema;
 pub use schema::{InputSchema, SchemaError};
 
+use futures_util::FutureExt;
 use serde_json::Value;
 
 use crate::engine::{BoxFuture, HandlerResult};
@@ -74,9 +76,11 @@ impl ToolDef {
         R: IntoToolResult,
     {
         let output_schema = R::output_schema();
+        let name: String = name.into();
+        let label: Arc<str> = Arc::from(name.as_str());
         ToolDef {
             tool: Tool {
-                name: name.into(),
+                name,
                 title: None,
                 description: None,
                 input_schema,
@@ -87,7 +91,17 @@ impl ToolDef {
             },
             handler: Arc::new(move |call| {
                 let fut = handler(call);
-                Box::pin(async move { fut.await.and_then(IntoToolResult::into_result_text) })
+                let label = label.clone();
+                // The one box of a call: the server polls it as the request's handler. A tool
+                // that panics failed, like one that returned an error: its caller (a model, as
+                // a rule) is told so in the result, and the session goes on.
+                Box::pin(async move {
+                    let run = async move { fut.await.and_then(IntoToolResult::into_result_text) };
+                    match AssertUnwindSafe(run).catch_unwind().await {
+                        Ok(result) => result,
+                        Err(panic) => panicked(&label, &*panic),
+                    }
+                })
             }),
         }
     }
@@ -165,6 +179,13 @@ impl ToolDef {
     pub(crate) fn call_raw(&self, call: ToolCall) -> BoxFuture<'static, HandlerResult> {
         (self.handler)(call)
     }
+}
+
+/// The result of a call whose tool panicked.
+pub(crate) fn panicked(tool: &str, panic: &(dyn std::any::Any + Send)) -> HandlerResult {
+    let what = crate::engine::panic_message(panic);
+    tracing::error!(%tool, panic = %what, "a tool panicked");
+    result::raw(&CallToolResult::error_text(format!("the tool `{tool}` panicked: {what}")))
 }
 
 /// A tool defined by `#[tool]` on a free function: the macro implements this for a hidden
