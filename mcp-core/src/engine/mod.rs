@@ -61,6 +61,46 @@ pub struct Outbound {
     pub kind: OutboundKind,
 }
 
+/// Answers written straight for the writer, for a transport whose reader and writer run in
+/// one task (the line transport): an answer made while the reader handles a frame, when
+/// nothing waits in the outbound queue before it, is appended here instead of going through
+/// the queue. The writer takes these before the queue, so the order of what one request
+/// sends is kept. Bounded: past [`DirectFrames::LIMIT`] bytes, answers take the queue (and
+/// with it, its backpressure on the reader).
+#[derive(Debug, Default)]
+pub(crate) struct DirectFrames {
+    frames: Mutex<Vec<u8>>,
+}
+
+impl DirectFrames {
+    /// How many bytes may wait here.
+    pub(crate) const LIMIT: usize = 256 * 1024;
+
+    /// Appends `frame` and a newline, unless the buffer is full (then gives it back).
+    fn push(&self, frame: String) -> Result<(), String> {
+        let Ok(mut frames) = self.frames.lock() else { return Err(frame) };
+        if frames.len() >= Self::LIMIT {
+            return Err(frame);
+        }
+        frames.extend_from_slice(frame.as_bytes());
+        frames.push(b'\n');
+        Ok(())
+    }
+
+    /// Swaps what waits with `spare` (emptied first), which then holds it.
+    pub(crate) fn take(&self, spare: &mut Vec<u8>) {
+        spare.clear();
+        if let Ok(mut frames) = self.frames.lock() {
+            std::mem::swap(&mut *frames, spare);
+        }
+    }
+
+    /// Whether nothing waits (a hint: the reader may add some at any time).
+    pub(crate) fn is_empty(&self) -> bool {
+        self.frames.lock().map_or(true, |f| f.is_empty())
+    }
+}
+
 /// Everything a request handler gets from the engine besides the request.
 #[derive(Debug, Clone)]
 pub struct RequestScope {
@@ -166,7 +206,14 @@ impl<S: Service> Session<S> {
 
     /// Decodes and dispatches one frame. Only waits when the outbound queue is full.
     pub async fn handle_frame(&self, frame: &str) {
+        self.handle_frame_with(frame, None).await;
+    }
+
+    /// Like [`handle_frame`](Self::handle_frame), with answers made at once written to
+    /// `direct` when the outbound queue is empty.
+    pub(crate) async fn handle_frame_with(&self, frame: &str, direct: Option<&DirectFrames>) {
         match Message::decode(frame) {
+            Ok(Message::Request(request)) => self.spawn_request(request, direct).await,
             Ok(message) => self.handle_message(message).await,
             Err(DecodeError { id, error, respond }) => {
                 tracing::debug!(code = error.code, message = %error.message, "rejected frame");
@@ -180,7 +227,7 @@ impl<S: Service> Session<S> {
     /// Dispatches one decoded message.
     pub async fn handle_message(&self, message: Message) {
         match message {
-            Message::Request(request) => self.spawn_request(request).await,
+            Message::Request(request) => self.spawn_request(request, None).await,
             Message::Response(response) => {
                 if !self.peer.resolve(&response.id, response.outcome) {
                     tracing::debug!(id = %response.id, "ignored a response to no pending request");
@@ -209,7 +256,7 @@ impl<S: Service> Session<S> {
         }
     }
 
-    async fn spawn_request(&self, request: Request) {
+    async fn spawn_request(&self, request: Request, direct: Option<&DirectFrames>) {
         if self.closing.is_cancelled() {
             // Nobody would receive the answer, and a handler must not start work after shutdown.
             tracing::debug!(id = %request.id, method = %request.method, "session closed; request ignored");
@@ -243,7 +290,13 @@ impl<S: Service> Session<S> {
         // Most requests end in that poll, and then need no task of their own: spawning one, and
         // waking another thread to run it, would cost more than the handler itself.
         if let Poll::Ready(outcome) = std::future::poll_fn(|cx| Poll::Ready(future.poll_unpin(cx))).await {
-            let frame = response_frame(&id, &method, outcome);
+            let mut frame = response_frame(&id, &method, outcome);
+            if let Some(direct) = direct.filter(|_| self.peer.queue_is_empty()) {
+                match direct.push(frame) {
+                    Ok(()) => return,
+                    Err(back) => frame = back,
+                }
+            }
             let out = Outbound { frame, related: Some(id), kind: OutboundKind::Response };
             // The caller is the reader. A full outbound queue does not stop it at once: a peer
             // that sends a burst before it reads anything is still served. But the answers

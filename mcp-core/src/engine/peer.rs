@@ -265,6 +265,11 @@ impl Peer {
         self.shared.out.send(out).await.map_err(|_| PeerError::Closed)
     }
 
+    /// Whether every message queued so far was taken off the queue by the transport.
+    pub(crate) fn queue_is_empty(&self) -> bool {
+        self.shared.out.capacity() == self.shared.out.max_capacity()
+    }
+
     /// Queues a message if there is room at once; gives it back when the queue is full. A closed
     /// queue drops it (nobody would read it).
     pub(crate) fn try_send_outbound(&self, out: Outbound) -> Result<(), Outbound> {

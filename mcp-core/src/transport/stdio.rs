@@ -10,7 +10,7 @@ use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWrite
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use crate::engine::{Outbound, Service, Session};
+use crate::engine::{DirectFrames, Outbound, Service, Session};
 use crate::protocol::ErrorObject;
 
 /// The default limit on one incoming line: 4 MiB.
@@ -74,28 +74,67 @@ fn memchr(bytes: &[u8]) -> Option<usize> {
     memchr::memchr(b'\n', bytes)
 }
 
-/// Drains the outbound queue into `writer`, one line per message, flushing when idle. Ends when
-/// every sender is gone, or once `finish` is cancelled and the queue is empty.
+/// What the writer does next.
+enum Next {
+    /// Write the answers the reader wrote directly.
+    Direct,
+    /// Write a message from the queue.
+    Queued(Outbound),
+    /// Stop: every sender is gone, or `finish` was cancelled.
+    Stop,
+}
+
+/// Drains the answers written directly (`direct`, when the reader shares one) and the outbound
+/// queue into `writer`, one line per message, flushing when both are empty. Ends when every
+/// sender is gone, or once `finish` is cancelled and the queue is empty.
 pub(crate) async fn write_frames<W: AsyncWrite + Unpin>(
     mut rx: mpsc::Receiver<Outbound>,
     writer: W,
     finish: CancellationToken,
+    direct: Option<&DirectFrames>,
 ) -> io::Result<()> {
     let mut w = BufWriter::with_capacity(64 * 1024, writer);
+    let mut taken = Vec::new();
+    let finished = finish.cancelled();
+    tokio::pin!(finished);
     loop {
-        let out = tokio::select! {
-            biased;
-            out = rx.recv() => match out {
-                Some(out) => out,
-                None => break,
-            },
-            () = finish.cancelled() => break,
-        };
-        w.write_all(out.frame.as_bytes()).await?;
-        w.write_all(b"\n").await?;
-        if rx.is_empty() {
+        // Answers written directly come first: whatever is in the queue was queued after them
+        // (the reader writes directly only while the queue is empty).
+        let next = std::future::poll_fn(|cx| {
+            if direct.is_some_and(|d| !d.is_empty()) {
+                return Poll::Ready(Next::Direct);
+            }
+            match rx.poll_recv(cx) {
+                Poll::Ready(Some(out)) => return Poll::Ready(Next::Queued(out)),
+                Poll::Ready(None) => return Poll::Ready(Next::Stop),
+                Poll::Pending => {}
+            }
+            match finished.as_mut().poll(cx) {
+                Poll::Ready(()) => Poll::Ready(Next::Stop),
+                Poll::Pending => Poll::Pending,
+            }
+        })
+        .await;
+        match next {
+            Next::Direct => {
+                if let Some(direct) = direct {
+                    direct.take(&mut taken);
+                    w.write_all(&taken).await?;
+                }
+            }
+            Next::Queued(out) => {
+                w.write_all(out.frame.as_bytes()).await?;
+                w.write_all(b"\n").await?;
+            }
+            Next::Stop => break,
+        }
+        if rx.is_empty() && direct.is_none_or(DirectFrames::is_empty) {
             w.flush().await?;
         }
+    }
+    if let Some(direct) = direct {
+        direct.take(&mut taken);
+        w.write_all(&taken).await?;
     }
     w.flush().await?;
     Ok(())
@@ -120,8 +159,9 @@ where
     W: AsyncWrite + Unpin + Send + 'static,
 {
     let finish = CancellationToken::new();
+    let direct = DirectFrames::default();
     let read = async {
-        let result = read_frames(&session, reader, &options).await;
+        let result = read_frames(&session, reader, &options, &direct).await;
         session.shutdown().await;
         drop(session);
         // Every response is queued by now. A peer handle that outlived its handler (a task the
@@ -129,7 +169,7 @@ where
         finish.cancel();
         result
     };
-    let (result, written) = Both::new(read, write_frames(outbound, writer, finish.clone())).await;
+    let (result, written) = Both::new(read, write_frames(outbound, writer, finish.clone(), Some(&direct))).await;
     match written {
         Err(e) if e.kind() != io::ErrorKind::BrokenPipe => tracing::debug!(error = %e, "writer stopped"),
         _ => {}
@@ -237,6 +277,7 @@ async fn read_frames<S: Service, R: tokio::io::AsyncRead + Unpin>(
     session: &Session<S>,
     reader: R,
     options: &LineOptions,
+    direct: &DirectFrames,
 ) -> io::Result<()> {
     let mut reader = BufReader::with_capacity(64 * 1024, reader);
     let mut buf = Vec::new();
@@ -263,7 +304,7 @@ async fn read_frames<S: Service, R: tokio::io::AsyncRead + Unpin>(
                 if text.trim().is_empty() {
                     continue;
                 }
-                session.handle_frame(text).await;
+                session.handle_frame_with(text, Some(direct)).await;
             }
         }
     }
@@ -433,5 +474,81 @@ mod tests {
         assert_eq!(lines(b"0123456789abc\nok\n", 10).await, ["too long: 13", "ok"]);
         assert_eq!(lines(b"0123456789abc", 10).await, ["too long: 13"]);
         assert_eq!(lines(b"0123456789\n", 10).await, ["0123456789"]);
+    }
+
+    /// Answers each request at once; `notify` first sends a notification about it, `wait`
+    /// answers only after yielding once (so from a task of its own).
+    struct Answering;
+
+    impl crate::engine::Service for Answering {
+        fn handle_request(
+            &self,
+            request: crate::protocol::Request,
+            scope: crate::engine::RequestScope,
+        ) -> crate::engine::BoxFuture<'static, crate::engine::HandlerResult> {
+            Box::pin(async move {
+                let id = request.id.to_string();
+                match request.method.as_str() {
+                    "notify" => {
+                        let _ = scope.peer.notify("test/before", &serde_json::json!({ "id": id })).await;
+                    }
+                    "wait" => tokio::task::yield_now().await,
+                    _ => {}
+                }
+                crate::engine::ResultText::serialize(&serde_json::json!({ "id": id }))
+                    .map_err(|e| ErrorObject::internal(e.to_string()))
+            })
+        }
+
+        fn handle_notification(&self, _: crate::protocol::Notification, _: &crate::engine::Peer) {}
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn answers_written_directly_keep_each_request_s_order_and_all_arrive() {
+        const N: usize = 1500;
+        let (session, outbound) = Session::new(Answering, crate::engine::SessionConfig::default());
+        let (client, server) = tokio::io::duplex(1 << 16);
+        let (read, write) = tokio::io::split(server);
+        let serving = tokio::spawn(serve_lines(session, outbound, read, write, LineOptions::default()));
+        let (client_read, mut client_write) = tokio::io::split(client);
+        let sending = tokio::spawn(async move {
+            let mut batch = String::new();
+            for n in 0..N {
+                let method = ["notify", "plain", "wait"][n % 3];
+                batch.push_str(&format!("{{\"jsonrpc\":\"2.0\",\"id\":{n},\"method\":\"{method}\"}}\n"));
+                if n % 50 == 49 {
+                    client_write.write_all(batch.as_bytes()).await.unwrap();
+                    batch.clear();
+                }
+            }
+            client_write.write_all(batch.as_bytes()).await.unwrap();
+            client_write
+        });
+        let mut lines = BufReader::new(client_read).lines();
+        let mut notified = std::collections::HashSet::new();
+        let mut answered = std::collections::HashSet::new();
+        while answered.len() < N {
+            let next = tokio::time::timeout(std::time::Duration::from_secs(10), lines.next_line()).await;
+            let Ok(next) = next else {
+                let missing: Vec<usize> = (0..N).filter(|n| !answered.contains(&n.to_string())).take(10).collect();
+                panic!("{} of {N} answered; missing for example {missing:?}", answered.len());
+            };
+            let line = next.unwrap().expect("every request is answered");
+            let v: serde_json::Value = serde_json::from_str(&line).unwrap();
+            if v["method"] == "test/before" {
+                let id = v["params"]["id"].as_str().unwrap().to_owned();
+                assert!(!answered.contains(&id), "the notification about {id} came after its answer");
+                notified.insert(id);
+            } else {
+                let id = v["result"]["id"].as_str().unwrap_or_else(|| panic!("not an answer: {line}")).to_owned();
+                let n: usize = id.parse().unwrap();
+                assert!(n % 3 != 0 || notified.contains(&id), "request {id} was answered before its notification");
+                assert!(answered.insert(id), "answered twice");
+            }
+        }
+        assert_eq!(notified.len(), N / 3);
+        // End of input ends the session.
+        sending.await.unwrap().shutdown().await.unwrap();
+        tokio::time::timeout(std::time::Duration::from_secs(10), serving).await.expect("served").unwrap().unwrap();
     }
 }
