@@ -267,10 +267,14 @@ impl<S: Service> Session<S> {
         // first poll (most) never enter the map: there is nothing to cancel once they are
         // answered, and nothing can cancel them before, since the caller reads the session's
         // messages in order. The map is only searched when something waits.
-        let duplicate = match self.in_flight.lock() {
-            Ok(m) => !m.is_empty() && m.contains_key(&id),
-            Err(_) => true,
-        };
+        // Every permit free: nothing waits (a permit is taken before entering the map, and
+        // given back after leaving it), and the map need not be locked.
+        let none_waits = self.waiting.available_permits() == self.config.max_in_flight;
+        let duplicate = !none_waits
+            && match self.in_flight.lock() {
+                Ok(m) => m.contains_key(&id),
+                Err(_) => true,
+            };
         if duplicate {
             let error =
                 ErrorObject::invalid_request(format!("request id {id} is already in use by a request in flight"));
