@@ -22,7 +22,7 @@
 //! ```
 //!
 //! Layers, bottom up: [`protocol`] (wire types), [`engine`] (one session's message pump),
-//! [`server`] and [`tool`] (what a server offers), [`transport`] (moving frames).
+//! [`server`] and [`tool`](mod@tool) (what a server offers), [`transport`] (moving frames).
 
 #![warn(missing_docs)]
 
