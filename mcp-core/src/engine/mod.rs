@@ -266,9 +266,9 @@ impl<S: Service> Session<S> {
         // An id may not be reused while a request with it waits. Requests answered in their
         // first poll (most) never enter the map: there is nothing to cancel once they are
         // answered, and nothing can cancel them before, since the caller reads the session's
-        // messages in order. The map is only searched when something waits.
-        // Every permit free: nothing waits (a permit is taken before entering the map, and
-        // given back after leaving it), and the map need not be locked.
+        // messages in order. The map is only searched when something waits: with every permit
+        // free, nothing does (a permit is taken before entering the map and given back after
+        // leaving it), and the map is not even locked.
         let none_waits = self.waiting.available_permits() == self.config.max_in_flight;
         let duplicate = !none_waits
             && match self.in_flight.lock() {
