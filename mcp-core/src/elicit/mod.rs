@@ -17,6 +17,7 @@ pub mod validate;
 use std::marker::PhantomData;
 
 use serde::de::DeserializeOwned;
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 pub use error::ElicitError;
@@ -159,20 +160,26 @@ pub trait Elicit: DeserializeOwned + Send + 'static {
 }
 
 /// A form's `requestedSchema`, checked to be in MCP's restricted subset.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct FormSchema {
     schema: JsonObject,
     /// The schema's JSON text, written once: every question asking for this form sends it.
-    wire: Box<str>,
+    wire: Box<RawValue>,
+}
+
+impl PartialEq for FormSchema {
+    /// Equal when the schemas are (the text is written from the schema).
+    fn eq(&self, other: &Self) -> bool {
+        self.schema == other.schema
+    }
 }
 
 impl FormSchema {
     /// Checks `schema` against MCP's restricted subset.
     pub fn new(schema: JsonObject) -> Result<Self, SchemaError> {
         validate::check_form_schema(&schema)?;
-        let wire = serde_json::to_string(&schema)
-            .map_err(|e| SchemaError { property: None, reason: format!("cannot be written as JSON: {e}") })?
-            .into_boxed_str();
+        let wire = serde_json::value::to_raw_value(&schema)
+            .map_err(|e| SchemaError { property: None, reason: format!("cannot be written as JSON: {e}") })?;
         Ok(FormSchema { schema, wire })
     }
 
@@ -183,6 +190,11 @@ impl FormSchema {
 
     /// The schema as JSON text, as it goes on the wire.
     pub fn as_json(&self) -> &str {
+        self.wire.get()
+    }
+
+    /// The schema's JSON text, to write into a request as it is.
+    pub(crate) fn as_raw(&self) -> &RawValue {
         &self.wire
     }
 

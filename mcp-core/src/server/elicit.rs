@@ -320,10 +320,18 @@ impl Context {
         let default_timeout = self.ready_for("form")?;
         // Written out here rather than through `ElicitRequestParams`: the schema's text is kept
         // in the `FormSchema`, so a question neither copies the schema nor serializes it again.
-        let message = serde_json::to_string(message).map_err(|e| ElicitError::InvalidRequest(e.to_string()))?;
-        let mode = if self.sends_mode() { r#""mode":"form","# } else { "" };
-        let wire = format!(r#"{{{mode}"message":{message},"requestedSchema":{}}}"#, schema.as_json());
-        let wire = RawValue::from_string(wire).map_err(|e| ElicitError::InvalidRequest(e.to_string()))?;
+        #[derive(serde::Serialize)]
+        #[serde(rename_all = "camelCase")]
+        struct FormParams<'a> {
+            #[serde(skip_serializing_if = "Option::is_none")]
+            mode: Option<&'static str>,
+            message: &'a str,
+            requested_schema: &'a RawValue,
+        }
+        let params =
+            FormParams { mode: self.sends_mode().then_some("form"), message, requested_schema: schema.as_raw() };
+        // The schema is written from its text as it is, not parsed again.
+        let wire = serde_json::value::to_raw_value(&params).map_err(|e| ElicitError::InvalidRequest(e.to_string()))?;
         let options = self.elicit_options(timeout, default_timeout);
         let result: ElicitResult = self
             .client_request_keyed("elicitation/create", ClientParams::Raw(wire), options, key)

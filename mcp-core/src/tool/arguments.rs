@@ -146,7 +146,7 @@ impl Arguments {
 
     /// The JSON text of the whole object, as the client sent it (`{}` when it sent none).
     pub fn as_json(&self) -> &str {
-        let text = &self.text[self.object.clone()];
+        let text = self.text.get(self.object.clone()).unwrap_or_default().trim();
         if text == "null" { "{}" } else { text }
     }
 
@@ -469,9 +469,12 @@ mod tests {
 
     #[test]
     fn null_is_no_arguments_and_the_rest_is_refused() {
-        let args = Arguments::from_json("null").unwrap();
-        assert!(args.is_empty());
-        assert_eq!(args.as_json(), "{}");
+        for null in ["null", " null\n"] {
+            let args = Arguments::from_json(null).unwrap();
+            assert!(args.is_empty());
+            assert_eq!(args.as_json(), "{}");
+            assert_eq!(args.deserialize::<JsonObject>().unwrap(), JsonObject::new());
+        }
         for bad in ["[]", "\"x\"", "3", "{", "{} {}", "{\"a\":}"] {
             assert!(Arguments::from_json(bad).is_err(), "{bad}");
         }
