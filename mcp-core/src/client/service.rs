@@ -12,7 +12,7 @@ use tokio_util::sync::CancellationToken;
 use super::elicitation::{self, DynElicitationHandler};
 use super::handlers::{DynRootsHandler, DynSamplingHandler};
 use super::notifications::{Completions, ServerNotification};
-use crate::engine::{BoxFuture, HandlerResult, Peer, RequestScope, ResultText, Service};
+use crate::engine::{BoxFuture, HandlerResult, Handling, Peer, RequestScope, ResultText, Service};
 use crate::protocol::{
     ClientCapabilities, CreateMessageParams, EmptyResult, ErrorObject, IncludeContext, ListRootsResult, Notification,
     ProgressParams, ProgressToken, Request, RootsCapability,
@@ -118,13 +118,13 @@ impl ClientService {
 }
 
 impl Service for ClientService {
-    fn handle_request(&self, request: Request, _scope: RequestScope) -> BoxFuture<'static, HandlerResult> {
+    fn handle_request(&self, request: Request, _scope: RequestScope) -> Handling {
         match request.method.as_str() {
-            "ping" => Box::pin(std::future::ready(to_raw(&EmptyResult {}))),
-            "elicitation/create" => self.elicit(request),
-            "sampling/createMessage" => self.sample(request),
-            "roots/list" => self.list_roots(request),
-            other => Box::pin(std::future::ready(Err(ErrorObject::method_not_found(other)))),
+            "ping" => Handling::Ready(to_raw(&EmptyResult {})),
+            "elicitation/create" => Handling::Future(self.elicit(request)),
+            "sampling/createMessage" => Handling::Future(self.sample(request)),
+            "roots/list" => Handling::Future(self.list_roots(request)),
+            other => Handling::Ready(Err(ErrorObject::method_not_found(other))),
         }
     }
 

@@ -38,6 +38,49 @@ pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 /// What a request handler returns: the serialized result, or a JSON-RPC error.
 pub type HandlerResult = Result<ResultText, ErrorObject>;
 
+/// How a [`Service`] answers a request: with the answer itself, when it needs to wait for
+/// nothing, or with a future that makes it.
+///
+/// Most requests (a `tools/list`, a tool that computes its result) are answered at once: they
+/// need no future, no allocation for one, and no polling.
+pub enum Handling {
+    /// The answer, made without waiting.
+    Ready(HandlerResult),
+    /// A future making the answer. It is polled once at once, by the session's reader; if it
+    /// waits then, it goes on in a task of its own (see [`Service::handle_request`]).
+    Future(BoxFuture<'static, HandlerResult>),
+}
+
+impl Handling {
+    /// A future making the answer, boxed.
+    pub fn future(future: impl Future<Output = HandlerResult> + Send + 'static) -> Self {
+        Handling::Future(Box::pin(future))
+    }
+
+    /// The answer as a future, whichever way it comes.
+    pub fn into_future(self) -> BoxFuture<'static, HandlerResult> {
+        match self {
+            Handling::Ready(result) => Box::pin(std::future::ready(result)),
+            Handling::Future(future) => future,
+        }
+    }
+}
+
+impl From<HandlerResult> for Handling {
+    fn from(result: HandlerResult) -> Self {
+        Handling::Ready(result)
+    }
+}
+
+impl std::fmt::Debug for Handling {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Handling::Ready(result) => f.debug_tuple("Ready").field(result).finish(),
+            Handling::Future(_) => f.write_str("Future(..)"),
+        }
+    }
+}
+
 /// What kind of message an [`Outbound`] frame is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum OutboundKind {
@@ -114,12 +157,13 @@ pub struct RequestScope {
 
 /// The role-specific half of a session (a server or a client).
 pub trait Service: Send + Sync + 'static {
-    /// Handles a request. The future is polled once, by the caller of
-    /// [`Session::handle_message`] (the reader), whatever happens; if it is not done then, it goes
-    /// on in its own task, and is dropped if still waiting when the request is cancelled or the
-    /// session closes. Work done before the future's first wait delays the session's next
-    /// message: long computations belong in `spawn_blocking`.
-    fn handle_request(&self, request: Request, scope: RequestScope) -> BoxFuture<'static, HandlerResult>;
+    /// Handles a request: answers it at once ([`Handling::Ready`]), or returns a future that
+    /// will. Either way this runs on the caller of [`Session::handle_message`] (the reader), and
+    /// so does the future's first poll, whatever happens; if the future is not done then, it
+    /// goes on in its own task, and is dropped if still waiting when the request is cancelled or
+    /// the session closes. Work done here, or before the future's first wait, delays the
+    /// session's next message: long computations belong in `spawn_blocking`.
+    fn handle_request(&self, request: Request, scope: RequestScope) -> Handling;
 
     /// Handles a notification other than `notifications/cancelled`. Called in order, on the
     /// reader; must not block (spawn if there is work to do).
@@ -287,40 +331,21 @@ impl<S: Service> Session<S> {
         let cancel = Cancellation::new();
         let scope = RequestScope { id: id.clone(), cancel: cancel.clone(), peer: self.peer.related_to(id.clone()) };
         let method = request.method.clone();
-        let mut future = AssertUnwindSafe(self.service.handle_request(request, scope)).catch_unwind();
+        // A handler that panics, here or in its future, is answered with an error; the session
+        // goes on.
+        let mut future =
+            match std::panic::catch_unwind(AssertUnwindSafe(|| self.service.handle_request(request, scope))) {
+                Ok(Handling::Ready(result)) => return self.answer_at_once(id, &method, Ok(result), direct).await,
+                Ok(Handling::Future(future)) => AssertUnwindSafe(future).catch_unwind(),
+                Err(panic) => return self.answer_at_once(id, &method, Err(panic), direct).await,
+            };
         // The first poll runs here, on the caller: it does whatever the handler can do without
         // waiting, even when the request was cancelled (or the session closed) right after it
         // arrived, so a handler that answers at once is answered however tasks are scheduled.
         // Most requests end in that poll, and then need no task of their own: spawning one, and
         // waking another thread to run it, would cost more than the handler itself.
         if let Poll::Ready(outcome) = std::future::poll_fn(|cx| Poll::Ready(future.poll_unpin(cx))).await {
-            let mut frame = response_frame(&id, &method, outcome);
-            if let Some(direct) = direct.filter(|_| self.peer.queue_is_empty()) {
-                match direct.push(frame) {
-                    Ok(()) => return,
-                    Err(back) => frame = back,
-                }
-            }
-            let out = Outbound { frame, related: Some(id), kind: OutboundKind::Response };
-            // The caller is the reader. A full outbound queue does not stop it at once: a peer
-            // that sends a burst before it reads anything is still served. But the answers
-            // waiting for room are bounded; past that the reader waits, and so does a peer
-            // that stopped reading, instead of the session growing for it.
-            if let Err(out) = self.peer.try_send_outbound(out) {
-                match self.backlog.clone().try_acquire_owned() {
-                    Ok(room) => {
-                        let peer = self.peer.clone();
-                        self.tasks.spawn(|running| async move {
-                            let _ = peer.send_outbound(out).await;
-                            drop((room, running));
-                        });
-                    }
-                    Err(_) => {
-                        let _ = self.peer.send_outbound(out).await;
-                    }
-                }
-            }
-            return;
+            return self.answer_at_once(id, &method, outcome, direct).await;
         }
         let Ok(room) = self.waiting.clone().try_acquire_owned() else {
             // Too many handlers wait already: this one is answered with an error, then dropped
@@ -382,6 +407,42 @@ impl<S: Service> Session<S> {
             }
             drop((room, running));
         });
+    }
+
+    /// Sends the answer of a request whose handler ended without waiting (on the reader).
+    async fn answer_at_once(
+        &self,
+        id: RequestId,
+        method: &str,
+        outcome: std::thread::Result<HandlerResult>,
+        direct: Option<&DirectFrames>,
+    ) {
+        let mut frame = response_frame(&id, method, outcome);
+        if let Some(direct) = direct.filter(|_| self.peer.queue_is_empty()) {
+            match direct.push(frame) {
+                Ok(()) => return,
+                Err(back) => frame = back,
+            }
+        }
+        let out = Outbound { frame, related: Some(id), kind: OutboundKind::Response };
+        // The caller is the reader. A full outbound queue does not stop it at once: a peer
+        // that sends a burst before it reads anything is still served. But the answers
+        // waiting for room are bounded; past that the reader waits, and so does a peer
+        // that stopped reading, instead of the session growing for it.
+        if let Err(out) = self.peer.try_send_outbound(out) {
+            match self.backlog.clone().try_acquire_owned() {
+                Ok(room) => {
+                    let peer = self.peer.clone();
+                    self.tasks.spawn(|running| async move {
+                        let _ = peer.send_outbound(out).await;
+                        drop((room, running));
+                    });
+                }
+                Err(_) => {
+                    let _ = self.peer.send_outbound(out).await;
+                }
+            }
+        }
     }
 
     /// Ends the session: fails every pending wait on the peer with [`PeerError::Closed`],

@@ -42,7 +42,8 @@ impl Drop for DropGuard {
 /// - `slow` waits for `Probe::release`;
 /// - `ask` asks the peer `test/question` (through the request's scope) and answers the reply;
 /// - `hang` never finishes;
-/// - `panic` panics.
+/// - `panic` panics in its future;
+/// - `now` answers at once, without a future; `panic now` panics before making one.
 struct TestService {
     probe: Arc<Probe>,
     started: tmpsc::UnboundedSender<RequestId>,
@@ -54,12 +55,17 @@ fn raw(value: &Value) -> ResultText {
 }
 
 impl Service for TestService {
-    fn handle_request(&self, request: Request, scope: RequestScope) -> BoxFuture<'static, HandlerResult> {
+    fn handle_request(&self, request: Request, scope: RequestScope) -> Handling {
         self.probe.calls.lock().unwrap().push(request.method.to_string());
+        match request.method.as_str() {
+            "now" => return Handling::Ready(Ok(raw(&json!("at once")))),
+            "panic now" => panic!("the handler blew up before its future"),
+            _ => {}
+        }
         let probe = self.probe.clone();
         let started = self.started.clone();
         let guard = DropGuard { id: request.id.clone(), finished: false, dropped: self.dropped.clone() };
-        Box::pin(async move {
+        Handling::future(async move {
             // Moves the whole guard into the future (a closure would capture only `finished`).
             let mut guard = guard;
             let _ = started.send(request.id.clone());
@@ -486,6 +492,16 @@ async fn a_panicking_handler_yields_an_internal_error_and_the_session_keeps_serv
 
     h.request(1, "echo").await;
     assert_eq!(h.next_json().await, json!({"jsonrpc": "2.0", "id": 1, "result": null}));
+
+    // A service that panics before it returns a future is answered the same way.
+    h.request(2, "panic now").await;
+    let error = h.next_json().await;
+    assert_eq!((error["id"].clone(), error["error"]["code"].clone()), (json!(2), json!(codes::INTERNAL_ERROR)));
+    let message = error["error"]["message"].as_str().unwrap();
+    assert!(message.contains("the handler of `panic now` panicked: the handler blew up before"), "{message}");
+    h.request(3, "now").await;
+    assert_eq!(h.next_json().await, json!({"jsonrpc": "2.0", "id": 3, "result": "at once"}));
+    assert_eq!(h.session.in_flight_count(), 0);
 }
 
 #[tokio::test]

@@ -17,7 +17,7 @@ use serde_json::{Map, Value, json};
 
 use super::session::{ClientState, ServerSession, SessionState};
 use super::{Context, ServerInner};
-use crate::engine::{BoxFuture, HandlerResult, PeerError, RequestOptions, RequestScope, ResultText};
+use crate::engine::{HandlerResult, Handling, PeerError, RequestOptions, RequestScope, ResultText};
 use crate::mrtr::state::{Binding, Carried, digest};
 use crate::mrtr::{Outcome, Rounds, drive, new_chain};
 use crate::protocol::{
@@ -232,8 +232,8 @@ pub(crate) fn handle(
     principal: Option<String>,
     request: Request,
     scope: RequestScope,
-) -> BoxFuture<'static, HandlerResult> {
-    Box::pin(async move {
+) -> Handling {
+    Handling::future(async move {
         let meta = ModernMeta::read(&request)?;
         let method = request.method.clone();
         if !MODERN_METHODS.contains(&method.as_str()) {
@@ -264,7 +264,7 @@ pub(crate) fn handle(
         };
         let state = Arc::new(SessionState::modern(principal.clone(), client, meta.log_level, rounds.clone()));
         let binding = if multi_round { Some(binding(&request, principal.as_deref())?) } else { None };
-        let handler = ServerSession::dispatch(server.clone(), state.clone(), request, scope);
+        let handler = ServerSession::dispatch(server.clone(), state.clone(), request, scope).into_future();
         let outcome = match drive(handler, &rounds).await {
             // A URL flow the user must complete first: in this era, an input request like any
             // other, answered by retrying once the user has been to the page.

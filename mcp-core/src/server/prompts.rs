@@ -5,7 +5,7 @@ use std::sync::Arc;
 use super::session::SessionState;
 use super::surface::{context, params, to_raw};
 use super::{ServerBuilder, ServerInner};
-use crate::engine::{BoxFuture, HandlerResult, RequestScope};
+use crate::engine::{Handling, RequestScope};
 use crate::prompt::{PromptCall, PromptDef};
 use crate::protocol::{ErrorObject, GetPromptParams, Request};
 
@@ -29,7 +29,7 @@ pub(crate) fn get(
     session: &Arc<SessionState>,
     request: Request,
     scope: RequestScope,
-) -> BoxFuture<'static, HandlerResult> {
+) -> Handling {
     let prepared = (|| {
         let p: GetPromptParams = params(&request)?;
         let def = server
@@ -50,12 +50,12 @@ pub(crate) fn get(
     })();
     let (def, arguments) = match prepared {
         Ok(x) => x,
-        Err(e) => return Box::pin(std::future::ready(Err(e))),
+        Err(e) => return Handling::Ready(Err(e)),
     };
     let ctx = context(server, session, &request, scope);
     let fut = def.get(PromptCall { ctx, arguments });
     let description = def.prompt.description.clone();
-    Box::pin(async move {
+    Handling::future(async move {
         let mut result = fut.await?;
         if result.description.is_none() {
             result.description = description;

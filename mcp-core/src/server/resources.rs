@@ -7,7 +7,7 @@ use std::sync::Arc;
 use super::session::SessionState;
 use super::surface::{context, params, to_raw};
 use super::{Server, ServerBuilder, ServerInner};
-use crate::engine::{BoxFuture, HandlerResult, RequestScope};
+use crate::engine::{HandlerResult, Handling, RequestScope};
 use crate::protocol::{EmptyResult, ErrorObject, Request, ResourceUriParams};
 use crate::resource::{ResourceCall, ResourceDef};
 
@@ -53,17 +53,17 @@ pub(crate) fn read(
     session: &Arc<SessionState>,
     request: Request,
     scope: RequestScope,
-) -> BoxFuture<'static, HandlerResult> {
+) -> Handling {
     let p: ResourceUriParams = match params(&request) {
         Ok(p) => p,
-        Err(e) => return Box::pin(std::future::ready(Err(e))),
+        Err(e) => return Handling::Ready(Err(e)),
     };
     let Some((def, variables)) = resolve(server, &p.uri) else {
-        return Box::pin(std::future::ready(Err(ErrorObject::resource_not_found(&p.uri))));
+        return Handling::Ready(Err(ErrorObject::resource_not_found(&p.uri)));
     };
     let ctx = context(server, session, &request, scope);
     let fut = def.read(ResourceCall { ctx, uri: p.uri, variables });
-    Box::pin(async move { to_raw(&fut.await?) })
+    Handling::future(async move { to_raw(&fut.await?) })
 }
 
 /// Answers `resources/subscribe` (`on`) and `resources/unsubscribe`. Subscribing to a URI no

@@ -8,7 +8,7 @@ use std::sync::{Arc, OnceLock};
 use super::surface::{params, ready, to_raw};
 use super::url::SessionKey;
 use super::{Context, ServerInner};
-use crate::engine::{BoxFuture, HandlerResult, Peer, RequestScope, Service};
+use crate::engine::{HandlerResult, Handling, Peer, RequestScope, Service};
 use crate::protocol::{
     ClientCapabilities, EmptyResult, ErrorObject, Implementation, InitializeParams, InitializeResult,
     LATEST_PROTOCOL_VERSION, Notification, PaginatedParams, Request, RequestMeta, SUPPORTED_PROTOCOL_VERSIONS,
@@ -122,7 +122,7 @@ impl ServerSession {
         state: Arc<SessionState>,
         request: Request,
         scope: RequestScope,
-    ) -> BoxFuture<'static, HandlerResult> {
+    ) -> Handling {
         if !server.offers(&request.method) {
             return ready(Err(ErrorObject::method_not_found(&request.method)));
         }
@@ -165,18 +165,14 @@ impl ServerSession {
 
     /// Starts a `tools/call`: the tool's own future is the request's handler (no second box
     /// around it); the call's parameters are read and its context made here, before it.
-    fn call_tool(self, request: Request, scope: RequestScope) -> BoxFuture<'static, HandlerResult> {
+    fn call_tool(self, request: Request, scope: RequestScope) -> Handling {
         match self.start_tool(request, scope) {
             Ok(call) => call,
             Err(error) => ready(Err(error)),
         }
     }
 
-    fn start_tool(
-        self,
-        request: Request,
-        scope: RequestScope,
-    ) -> Result<BoxFuture<'static, HandlerResult>, ErrorObject> {
+    fn start_tool(self, request: Request, scope: RequestScope) -> Result<Handling, ErrorObject> {
         let invalid =
             |e: &dyn std::fmt::Display| ErrorObject::invalid_params(format!("invalid `tools/call` parameters: {e}"));
         // The parameters are read in place: the name is looked up where it is, and the
@@ -249,7 +245,7 @@ fn string_value(text: &str) -> Result<Cow<'_, str>, String> {
 }
 
 impl Service for ServerSession {
-    fn handle_request(&self, request: Request, scope: RequestScope) -> BoxFuture<'static, HandlerResult> {
+    fn handle_request(&self, request: Request, scope: RequestScope) -> Handling {
         // A request naming its protocol version in `_meta` is a 2026-era request, served on its
         // own whatever this session is; so is `server/discover`, which 2026-era clients use to
         // probe before anything else.

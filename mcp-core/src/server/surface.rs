@@ -15,7 +15,7 @@ use super::sampling::RootsCallback;
 use super::session::SessionState;
 use super::url::SessionKey;
 use super::{BuildError, Context, Server, ServerInner};
-use crate::engine::{BoxFuture, HandlerResult, Peer, RequestScope, ResultText};
+use crate::engine::{HandlerResult, Handling, Peer, RequestScope, ResultText};
 use crate::prompt::PromptDef;
 use crate::protocol::{
     CompleteParams, ErrorObject, JsonObject, ListChangedCapability, LoggingLevel, PaginatedParams, Prompt, Request,
@@ -314,8 +314,8 @@ pub(crate) fn to_raw<T: Serialize>(value: &T) -> HandlerResult {
     ResultText::serialize(value).map_err(|e| ErrorObject::internal(format!("result could not be encoded: {e}")))
 }
 
-pub(crate) fn ready(result: HandlerResult) -> BoxFuture<'static, HandlerResult> {
-    Box::pin(std::future::ready(result))
+pub(crate) fn ready(result: HandlerResult) -> Handling {
+    Handling::Ready(result)
 }
 
 /// The request context for `request`, with the progress token of its `_meta`, if any.
@@ -364,7 +364,7 @@ pub(crate) fn handle(
     session: Arc<SessionState>,
     request: Request,
     scope: RequestScope,
-) -> BoxFuture<'static, HandlerResult> {
+) -> Handling {
     let s = &server.surface;
     let page = |p: Result<PaginatedParams, ErrorObject>, f: &dyn Fn(Option<&str>) -> HandlerResult| {
         ready(p.and_then(|p| f(p.cursor.as_deref())))
@@ -384,7 +384,7 @@ pub(crate) fn handle(
                 Err(e) => return ready(Err(e)),
             };
             match super::completion::complete(&server, || context(&server, &session, &request, scope), p) {
-                Ok(fut) => Box::pin(async move { to_raw(&fut.await?) }),
+                Ok(fut) => Handling::future(async move { to_raw(&fut.await?) }),
                 Err(e) => ready(Err(e)),
             }
         }

@@ -27,7 +27,7 @@ pub use schema::{InputSchema, SchemaError};
 use futures_util::FutureExt;
 use serde_json::Value;
 
-use crate::engine::{BoxFuture, HandlerResult};
+use crate::engine::{BoxFuture, HandlerResult, Handling};
 use crate::protocol::{CallToolResult, ErrorObject, JsonObject, Tool, ToolAnnotations};
 use crate::server::Context;
 
@@ -40,7 +40,7 @@ pub struct ToolCall {
     pub arguments: Arguments,
 }
 
-type Handler = dyn Fn(ToolCall) -> BoxFuture<'static, HandlerResult> + Send + Sync;
+type Handler = dyn Fn(ToolCall) -> Handling + Send + Sync;
 
 /// A tool: what `tools/list` shows and what `tools/call` runs.
 #[derive(Clone)]
@@ -75,34 +75,73 @@ impl ToolDef {
         Fut: Future<Output = Result<R, ErrorObject>> + Send + 'static,
         R: IntoToolResult,
     {
-        let output_schema = R::output_schema();
         let name: String = name.into();
         let label: Arc<str> = Arc::from(name.as_str());
+        Self::with_handler::<R>(name, input_schema, move |call| {
+            let fut = handler(call);
+            let label = label.clone();
+            // The one box of a call: the server polls it as the request's handler. A tool
+            // that panics failed, like one that returned an error: its caller (a model, as
+            // a rule) is told so in the result, and the session goes on.
+            Handling::future(async move {
+                let run = async move { fut.await.and_then(IntoToolResult::into_result_text) };
+                match AssertUnwindSafe(run).catch_unwind().await {
+                    Ok(result) => result,
+                    Err(panic) => panicked(&label, &*panic),
+                }
+            })
+        })
+    }
+
+    /// A tool named `name` with the given input schema, run by `handler`, a function that
+    /// waits for nothing: what `#[tool]` makes of a function that is not `async`.
+    ///
+    /// The handler runs as soon as the call is read, on the session's reader, and its result is
+    /// sent at once: no future is made, boxed or polled. Like the first poll of any handler, it
+    /// delays the session's next message while it runs: a tool that computes for long, or
+    /// blocks, belongs in [`new`](Self::new) with `spawn_blocking`.
+    ///
+    /// ```
+    /// use mcp_core::tool::{ToolCall, ToolDef};
+    /// let tool = ToolDef::new_sync("shout", serde_json::json!({"type": "object"}).as_object().unwrap().clone(), |call: ToolCall| {
+    ///     let text: Option<String> = call.arguments.get("text").map_err(|e| mcp_core::ErrorObject::invalid_params(e.to_string()))?;
+    ///     Ok::<_, mcp_core::ErrorObject>(text.unwrap_or_default().to_uppercase())
+    /// });
+    /// assert_eq!(tool.name(), "shout");
+    /// ```
+    pub fn new_sync<F, R>(name: impl Into<String>, input_schema: JsonObject, handler: F) -> Self
+    where
+        F: Fn(ToolCall) -> Result<R, ErrorObject> + Send + Sync + 'static,
+        R: IntoToolResult,
+    {
+        let name: String = name.into();
+        let label: Box<str> = name.as_str().into();
+        Self::with_handler::<R>(name, input_schema, move |call| {
+            let run = || handler(call).and_then(IntoToolResult::into_result_text);
+            Handling::Ready(match std::panic::catch_unwind(AssertUnwindSafe(run)) {
+                Ok(result) => result,
+                Err(panic) => panicked(&label, &*panic),
+            })
+        })
+    }
+
+    fn with_handler<R: IntoToolResult>(
+        name: String,
+        input_schema: JsonObject,
+        handler: impl Fn(ToolCall) -> Handling + Send + Sync + 'static,
+    ) -> Self {
         ToolDef {
             tool: Tool {
                 name,
                 title: None,
                 description: None,
                 input_schema,
-                output_schema,
+                output_schema: R::output_schema(),
                 annotations: None,
                 icons: None,
                 meta: None,
             },
-            handler: Arc::new(move |call| {
-                let fut = handler(call);
-                let label = label.clone();
-                // The one box of a call: the server polls it as the request's handler. A tool
-                // that panics failed, like one that returned an error: its caller (a model, as
-                // a rule) is told so in the result, and the session goes on.
-                Box::pin(async move {
-                    let run = async move { fut.await.and_then(IntoToolResult::into_result_text) };
-                    match AssertUnwindSafe(run).catch_unwind().await {
-                        Ok(result) => result,
-                        Err(panic) => panicked(&label, &*panic),
-                    }
-                })
-            }),
+            handler: Arc::new(handler),
         }
     }
 
@@ -167,7 +206,7 @@ impl ToolDef {
 
     /// Runs the tool.
     pub fn call(&self, call: ToolCall) -> BoxFuture<'static, Result<CallToolResult, ErrorObject>> {
-        let run = (self.handler)(call);
+        let run = (self.handler)(call).into_future();
         Box::pin(async move {
             let raw = run.await?;
             serde_json::from_str(raw.get())
@@ -176,7 +215,7 @@ impl ToolDef {
     }
 
     /// Runs the tool, for the JSON text of its result (what the server sends).
-    pub(crate) fn call_raw(&self, call: ToolCall) -> BoxFuture<'static, HandlerResult> {
+    pub(crate) fn call_raw(&self, call: ToolCall) -> Handling {
         (self.handler)(call)
     }
 }

@@ -485,8 +485,8 @@ mod tests {
             &self,
             request: crate::protocol::Request,
             scope: crate::engine::RequestScope,
-        ) -> crate::engine::BoxFuture<'static, crate::engine::HandlerResult> {
-            Box::pin(async move {
+        ) -> crate::engine::Handling {
+            crate::engine::Handling::future(async move {
                 let id = request.id.to_string();
                 match request.method.as_str() {
                     "notify" => {

@@ -100,10 +100,10 @@ pub(crate) fn definition(f: &ToolFn, callee: Callee<'_>) -> TokenStream {
         Callee::Method(this) => quote!(#this.#fn_ident(#(#idents),*)),
         Callee::Associated => quote!(Self::#fn_ident(#(#idents),*)),
     };
-    let call = if f.sig.asyncness.is_some() { quote!(#call.await) } else { call };
+    let is_async = f.sig.asyncness.is_some();
     // A method's handler holds its own `Arc` of the toolbox (the `move` closure would
-    // otherwise take the one every tool of the box shares), and each call clones it for its
-    // future.
+    // otherwise take the one every tool of the box shares); an async tool's future needs one
+    // more, cloned per call.
     let capture = match callee {
         Callee::Method(this) => quote!(let #this = ::mcp_core::__private::Arc::clone(&#this);),
         _ => quote!(),
@@ -115,20 +115,30 @@ pub(crate) fn definition(f: &ToolFn, callee: Callee<'_>) -> TokenStream {
         ReturnType::Default => span_range(&f.sig.ident),
     };
     let handler = Ident::new("__handler", Span::mixed_site().located_at(first));
-    let body = group(
-        Delimiter::Brace,
-        last,
+    let result = quote!(::core::result::Result::Ok::<_, ::mcp_core::__private::ErrorObject>);
+    // A function that is not `async` is called as soon as the call is read: no future.
+    let body = if is_async {
         quote! {
             #capture
             async move {
                 #(#extracts)*
-                ::core::result::Result::Ok::<_, ::mcp_core::__private::ErrorObject>(#call)
+                #result(#call.await)
             }
-        },
-    );
+        }
+    } else {
+        quote! {
+            #(#extracts)*
+            #result(#call)
+        }
+    };
+    let body = group(Delimiter::Brace, last, body);
     let closure = quote_spanned!(first=> move |mut #call_arg: ::mcp_core::__private::ToolCall| #body);
     let args = group(Delimiter::Parenthesis, last, quote!(#name, #schema.finish(), #handler));
-    let new = quote_spanned!(first=> ::mcp_core::__private::ToolDef::new #args);
+    let new = if is_async {
+        quote_spanned!(first=> ::mcp_core::__private::ToolDef::new #args)
+    } else {
+        quote_spanned!(first=> ::mcp_core::__private::ToolDef::new_sync #args)
+    };
     let mut setters = Vec::new();
     if let Some(d) = &f.description {
         setters.push(quote!(.description(#d)));

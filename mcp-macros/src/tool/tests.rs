@@ -84,6 +84,9 @@ fn raw_identifiers_and_sync_tools() {
     assert!(text.contains(r#"let r#type = < String as"#), "{text}");
     assert!(text.contains("Ok :: < _ , :: mcp_core :: __private :: ErrorObject > (kind (r#type))"), "{text}");
     assert!(!text.contains(".description"), "no doc comment, no description: {text}");
+    // Not `async`: called as soon as the call is read, with no future around it.
+    assert!(text.contains("ToolDef :: new_sync (\"kind\""), "{text}");
+    assert!(!text.contains("async move"), "{text}");
 }
 
 #[test]
@@ -139,11 +142,9 @@ fn toolbox() {
                         {
                             let __schema = ::mcp_core::__private::InputSchema::new();
                             let __handler = move |mut __call: ::mcp_core::__private::ToolCall| {
-                                async move {
-                                    ::core::result::Result::Ok::<_, ::mcp_core::__private::ErrorObject>(Self::version())
-                                }
+                                ::core::result::Result::Ok::<_, ::mcp_core::__private::ErrorObject>(Self::version())
                             };
-                            ::mcp_core::__private::ToolDef::new("version", __schema.finish(), __handler)
+                            ::mcp_core::__private::ToolDef::new_sync("version", __schema.finish(), __handler)
                                 .description("The version.")
                         }
                     ]
@@ -203,10 +204,10 @@ fn bodies_are_never_parsed() {
     let text = out.to_string();
     assert!(!text.contains("compile_error"), "{text}");
     assert!(text.contains("fn f (a : i64) -> i64 { let x = ; a }"), "{text}");
-    assert!(text.contains("ToolDef :: new (\"f\""), "{text}");
+    assert!(text.contains("ToolDef :: new_sync (\"f\""), "{text}");
 
     let out = expand_toolbox(TokenStream::new(), quote! { impl S { #[tool] fn g(&self) -> i64 { 1 + } } });
     let text = out.to_string();
     assert!(!text.contains("compile_error"), "{text}");
-    assert!(text.contains("ToolDef :: new (\"g\""), "{text}");
+    assert!(text.contains("ToolDef :: new_sync (\"g\""), "{text}");
 }

@@ -17,7 +17,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::Shared;
 use super::events::{EventId, EventStore};
-use crate::engine::{BoxFuture, HandlerResult, Outbound, OutboundKind, Peer, RequestScope, Service, Session};
+use crate::engine::{BoxFuture, HandlerResult, Handling, Outbound, OutboundKind, Peer, RequestScope, Service, Session};
 use crate::protocol::{CancelledParams, Message, Notification, Request, RequestId};
 use crate::server::ServerSession;
 
@@ -252,10 +252,17 @@ pub(crate) struct Tracked {
 }
 
 impl Service for Tracked {
-    fn handle_request(&self, request: Request, scope: RequestScope) -> BoxFuture<'static, HandlerResult> {
+    fn handle_request(&self, request: Request, scope: RequestScope) -> Handling {
         let id = scope.id.clone();
-        let inner = self.inner.handle_request(request, scope);
-        Box::pin(WatchEnd { inner: Some(inner), report: Some((id, self.unanswered.clone())), polling: false })
+        match self.inner.handle_request(request, scope) {
+            // Answered: nothing to report.
+            Handling::Ready(result) => Handling::Ready(result),
+            Handling::Future(inner) => Handling::future(WatchEnd {
+                inner: Some(inner),
+                report: Some((id, self.unanswered.clone())),
+                polling: false,
+            }),
+        }
     }
 
     fn handle_notification(&self, notification: Notification, peer: &Peer) {
