@@ -119,13 +119,14 @@ impl DirectFrames {
     /// How many bytes may wait here.
     pub(crate) const LIMIT: usize = 256 * 1024;
 
-    /// Appends `frame` and a newline, unless the buffer is full (then gives it back).
-    fn push(&self, frame: String) -> Result<(), String> {
-        let Ok(mut frames) = self.frames.lock() else { return Err(frame) };
+    /// Appends the response to `id` carrying `result`, and a newline, unless the buffer is
+    /// full (then gives the result back).
+    fn push(&self, id: &RequestId, result: ResultText) -> Result<(), ResultText> {
+        let Ok(mut frames) = self.frames.lock() else { return Err(result) };
         if frames.len() >= Self::LIMIT {
-            return Err(frame);
+            return Err(result);
         }
-        frames.extend_from_slice(frame.as_bytes());
+        result.write_response(id, &mut frames);
         frames.push(b'\n');
         Ok(())
     }
@@ -417,13 +418,14 @@ impl<S: Service> Session<S> {
         outcome: std::thread::Result<HandlerResult>,
         direct: Option<&DirectFrames>,
     ) {
-        let mut frame = response_frame(&id, method, outcome);
-        if let Some(direct) = direct.filter(|_| self.peer.queue_is_empty()) {
-            match direct.push(frame) {
+        let outcome = match (outcome, direct.filter(|_| self.peer.queue_is_empty())) {
+            (Ok(Ok(result)), Some(direct)) => match direct.push(&id, result) {
                 Ok(()) => return,
-                Err(back) => frame = back,
-            }
-        }
+                Err(back) => Ok(Ok(back)),
+            },
+            (outcome, _) => outcome,
+        };
+        let frame = response_frame(&id, method, outcome);
         let out = Outbound { frame, related: Some(id), kind: OutboundKind::Response };
         // The caller is the reader. A full outbound queue does not stop it at once: a peer
         // that sends a burst before it reads anything is still served. But the answers

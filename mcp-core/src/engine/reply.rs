@@ -13,6 +13,24 @@ const PAD: &str = "                                                        ";
 const HEAD: &str = "{\"jsonrpc\":\"2.0\",\"id\":";
 const TAIL: &str = ",\"result\":";
 
+/// Buffers larger than this are not kept for reuse.
+const SPARE_LIMIT: usize = 16 * 1024;
+
+thread_local! {
+    /// A result buffer whose response was written out, kept for the next result made on this
+    /// thread: a session's reader makes and writes out most answers itself, so one kept
+    /// buffer spares an allocation per request.
+    static SPARE: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
+}
+
+/// An empty buffer of at least `capacity` bytes, the kept one if there is one.
+fn new_buffer(capacity: usize) -> Vec<u8> {
+    let mut buf = SPARE.take();
+    buf.clear();
+    buf.reserve(capacity);
+    buf
+}
+
 /// The JSON text of a successful result, as a request handler returns it.
 ///
 /// Made by serializing a value ([`ResultText::serialize`]) or from JSON text written before
@@ -28,7 +46,7 @@ pub struct ResultText {
 impl ResultText {
     /// The JSON text of `value`.
     pub fn serialize<T: Serialize + ?Sized>(value: &T) -> Result<Self, serde_json::Error> {
-        let mut buf = Vec::with_capacity(ROOM + 128);
+        let mut buf = new_buffer(ROOM + 128);
         buf.extend_from_slice(PAD.as_bytes());
         serde_json::to_writer(&mut buf, value)?;
         Ok(ResultText { buf })
@@ -36,17 +54,18 @@ impl ResultText {
 
     /// A copy of JSON text written before.
     pub fn from_raw(raw: &RawValue) -> Self {
-        let mut buf = String::with_capacity(ROOM + raw.get().len() + 1);
-        buf.push_str(PAD);
-        buf.push_str(raw.get());
-        ResultText { buf: buf.into_bytes() }
+        let mut buf = new_buffer(ROOM + raw.get().len() + 1);
+        buf.extend_from_slice(PAD.as_bytes());
+        buf.extend_from_slice(raw.get().as_bytes());
+        ResultText { buf }
     }
 
     /// A buffer to write a result's JSON text into, with [`written`](Self::written) after.
     pub(crate) fn buffer(capacity: usize) -> String {
-        let mut buf = String::with_capacity(ROOM + capacity + 1);
-        buf.push_str(PAD);
-        buf
+        let mut buf = new_buffer(ROOM + capacity + 1);
+        buf.extend_from_slice(PAD.as_bytes());
+        // Empty but for the padding, which is text.
+        String::from_utf8(buf).unwrap_or_default()
     }
 
     /// The result written into a buffer from [`buffer`](Self::buffer); the caller vouches that
@@ -66,6 +85,23 @@ impl ResultText {
     pub fn to_raw(&self) -> Box<RawValue> {
         // The text is one JSON value by construction.
         serde_json::from_str::<&RawValue>(self.get()).map(RawValue::to_owned).unwrap_or_default()
+    }
+
+    /// Appends the response to request `id` carrying this result to `out`, and keeps this
+    /// result's buffer for the next result made on this thread.
+    pub(crate) fn write_response(self, id: &RequestId, out: &mut Vec<u8>) {
+        out.extend_from_slice(HEAD.as_bytes());
+        match id {
+            RequestId::Number(n) => out.extend_from_slice(itoa::Buffer::new().format(*n).as_bytes()),
+            // Writing a str to a Vec cannot fail.
+            RequestId::String(s) => serde_json::to_writer(&mut *out, &**s).unwrap_or_default(),
+        }
+        out.extend_from_slice(TAIL.as_bytes());
+        out.extend_from_slice(&self.buf[ROOM..]);
+        out.push(b'}');
+        if self.buf.capacity() <= SPARE_LIMIT {
+            SPARE.set(self.buf);
+        }
     }
 
     /// The response to request `id` carrying this result.
@@ -154,7 +190,22 @@ mod tests {
             assert_eq!(response(&result, id.clone()), expected, "{id:?}");
             let frame = result.clone().into_response(&id);
             assert!(frame.starts_with("{\"jsonrpc\"") && !frame.contains("  "), "{frame}");
+            // Appended to a buffer, the same bytes.
+            let mut out = b"before\n".to_vec();
+            result.clone().write_response(&id, &mut out);
+            assert_eq!(out, [b"before\n", frame.as_bytes()].concat(), "{id:?}");
         }
+    }
+
+    #[test]
+    fn a_written_out_buffer_is_reused_empty() {
+        let first = ResultText::serialize(&"a long result that fills the buffer with text").unwrap();
+        let kept = first.buf.as_ptr();
+        first.write_response(&RequestId::Number(1), &mut Vec::new());
+        let next = ResultText::serialize(&1).unwrap();
+        assert_eq!(next.buf.as_ptr(), kept, "the buffer was not reused");
+        assert_eq!(next.get(), "1");
+        assert_eq!(next.into_response(&RequestId::Number(2)), r#"{"jsonrpc":"2.0","id":2,"result":1}"#);
     }
 
     #[test]
