@@ -44,7 +44,7 @@ where
 
     fn extract(call: &mut ToolCall, name: &str) -> Result<Self, ErrorObject> {
         match call.arguments.value_text(name) {
-            Some(text) => serde_json::from_str(text).map_err(|e| {
+            Some(text) => super::arguments::read_value(text).map_err(|e| {
                 ErrorObject::invalid_params(format!("invalid argument `{name}`: {}", super::without_position(&e)))
             }),
             None => T::deserialize(Value::Null)

@@ -130,7 +130,7 @@ impl Arguments {
     /// The argument `name` as a `T`: `Ok(None)` when the client did not send it, an error
     /// when what it sent is not a `T`.
     pub fn get<T: DeserializeOwned>(&self, name: &str) -> Result<Option<T>, serde_json::Error> {
-        self.value_text(name).map(serde_json::from_str).transpose()
+        self.value_text(name).map(read_value).transpose()
     }
 
     /// The whole object as a `T` (a struct with a field per argument, say).
@@ -201,6 +201,81 @@ impl PartialEq for Arguments {
     /// Equal when the objects are, member order and spacing aside.
     fn eq(&self, other: &Self) -> bool {
         self.to_object() == other.to_object()
+    }
+}
+
+/// Reads one value found by the scanner (JSON text serde_json read already) as a `T`: like
+/// `serde_json::from_str`, except that a string holding no escape is handed over as it stands
+/// between its quotes, without being parsed a second time.
+pub(crate) fn read_value<T: DeserializeOwned>(text: &str) -> Result<T, serde_json::Error> {
+    T::deserialize(ValueText(text))
+}
+
+/// A value's JSON text, already read by serde_json (so a string in it holds no control
+/// character, and without a backslash it holds no escape either).
+struct ValueText<'a>(&'a str);
+
+impl<'a> ValueText<'a> {
+    /// The value of a string without escapes: the text between its quotes.
+    fn plain_str(&self) -> Option<&'a str> {
+        let inner = self.0.strip_prefix('"')?.strip_suffix('"')?;
+        memchr::memchr2(b'\\', b'"', inner.as_bytes()).is_none().then_some(inner)
+    }
+
+    /// Reads the text with serde_json, as a whole.
+    fn with_serde<T>(
+        self,
+        read: impl FnOnce(&mut serde_json::Deserializer<serde_json::de::StrRead<'a>>) -> serde_json::Result<T>,
+    ) -> serde_json::Result<T> {
+        let mut de = serde_json::Deserializer::from_str(self.0);
+        let value = read(&mut de)?;
+        de.end()?;
+        Ok(value)
+    }
+}
+
+/// Methods of [`ValueText`] that serde_json answers, unchanged.
+macro_rules! by_serde {
+    ($($method:ident($($arg:ident: $ty:ty),*);)*) => {$(
+        fn $method<V: serde::de::Visitor<'a>>(self, $($arg: $ty,)* visitor: V) -> serde_json::Result<V::Value> {
+            self.with_serde(|de| serde::Deserializer::$method(de, $($arg,)* visitor))
+        }
+    )*};
+}
+
+impl<'a> serde::Deserializer<'a> for ValueText<'a> {
+    type Error = serde_json::Error;
+
+    fn deserialize_any<V: serde::de::Visitor<'a>>(self, visitor: V) -> serde_json::Result<V::Value> {
+        match self.plain_str() {
+            Some(s) => visitor.visit_borrowed_str(s),
+            None => self.with_serde(|de| serde::Deserializer::deserialize_any(de, visitor)),
+        }
+    }
+
+    fn deserialize_str<V: serde::de::Visitor<'a>>(self, visitor: V) -> serde_json::Result<V::Value> {
+        match self.plain_str() {
+            Some(s) => visitor.visit_borrowed_str(s),
+            None => self.with_serde(|de| serde::Deserializer::deserialize_str(de, visitor)),
+        }
+    }
+
+    fn deserialize_string<V: serde::de::Visitor<'a>>(self, visitor: V) -> serde_json::Result<V::Value> {
+        self.deserialize_str(visitor)
+    }
+
+    by_serde! {
+        deserialize_bool(); deserialize_i8(); deserialize_i16(); deserialize_i32(); deserialize_i64();
+        deserialize_i128(); deserialize_u8(); deserialize_u16(); deserialize_u32(); deserialize_u64();
+        deserialize_u128(); deserialize_f32(); deserialize_f64(); deserialize_char(); deserialize_bytes();
+        deserialize_byte_buf(); deserialize_option(); deserialize_unit(); deserialize_seq(); deserialize_map();
+        deserialize_identifier(); deserialize_ignored_any();
+        deserialize_unit_struct(name: &'static str);
+        deserialize_newtype_struct(name: &'static str);
+        deserialize_tuple(len: usize);
+        deserialize_tuple_struct(name: &'static str, len: usize);
+        deserialize_struct(name: &'static str, fields: &'static [&'static str]);
+        deserialize_enum(name: &'static str, variants: &'static [&'static str]);
     }
 }
 
@@ -437,10 +512,15 @@ pub(crate) fn check_against_serde(text: &str) {
     let scanned = Arguments::from_json(text).ok().map(|a| {
         let members: Vec<_> =
             a.entries().iter().map(|e| (a.key(e).to_owned(), a.text[e.value.clone()].to_owned())).collect();
-        // A lookup by scanning finds what the index finds.
-        for (name, _) in &members {
+        // A lookup by scanning finds what the index finds, and a value reads as serde_json
+        // reads it.
+        for (name, value) in &members {
             let fresh = Arguments::from_json(text).ok();
             assert_eq!(fresh.as_ref().and_then(|f| f.value_text(name)), a.value_text(name), "{text:?}: `{name}`");
+            let as_value = |read: serde_json::Result<serde_json::Value>| read.ok();
+            assert_eq!(as_value(read_value(value)), as_value(serde_json::from_str(value)), "{value:?}");
+            let as_string = |read: serde_json::Result<String>| read.ok();
+            assert_eq!(as_string(read_value(value)), as_string(serde_json::from_str(value)), "{value:?}");
         }
         members
     });
@@ -547,6 +627,92 @@ mod tests {
         }
         // Bytes just below and above the ones looked for, and multi-byte text.
         assert_eq!(quote_or_backslash("!#[]é\u{7f}\u{80}ab\"".as_bytes()), Some(11));
+    }
+
+    #[test]
+    fn values_read_as_serde_json_reads_them() {
+        use std::collections::BTreeMap;
+
+        use serde::Deserialize;
+        use serde_json::Value;
+
+        #[derive(Debug, PartialEq, Deserialize)]
+        enum Mode {
+            Fast,
+            Slow { by: u8 },
+        }
+        #[derive(Debug, PartialEq, Deserialize)]
+        #[serde(untagged)]
+        enum Either {
+            Number(i64),
+            Text(String),
+        }
+        #[derive(Debug, PartialEq, Deserialize)]
+        struct Point {
+            x: i32,
+            y: Option<i32>,
+        }
+        #[derive(Debug, PartialEq, Deserialize)]
+        struct Meters(f64);
+
+        fn same<T: DeserializeOwned + PartialEq + std::fmt::Debug>(text: &str) {
+            match (read_value::<T>(text), serde_json::from_str::<T>(text)) {
+                (Ok(ours), Ok(theirs)) => assert_eq!(ours, theirs, "{text}"),
+                (Err(_), Err(_)) => {}
+                (ours, theirs) => {
+                    panic!("{text} as {}: {ours:?} but serde_json: {theirs:?}", std::any::type_name::<T>())
+                }
+            }
+        }
+        let texts = [
+            r#""plain""#,
+            r#""""#,
+            r#""é ✓ 😀""#,
+            r#""tab\tand \"quotes\"""#,
+            r#""\u00e9""#,
+            r#""\uD83D\uDE00""#,
+            r#""Fast""#,
+            r#""x""#,
+            r#""12""#,
+            "12",
+            "-3",
+            "1.5",
+            "1e400",
+            "true",
+            "null",
+            "[]",
+            r#"["a","b\n"]"#,
+            r#"{"x":1}"#,
+            r#"{"x":1,"y":2}"#,
+            r#"{"Slow":{"by":3}}"#,
+            r#"{"a":"b"}"#,
+            "[1,2]",
+            "[1.5]",
+        ];
+        for text in texts {
+            same::<String>(text);
+            same::<Option<String>>(text);
+            same::<Value>(text);
+            same::<char>(text);
+            same::<i64>(text);
+            same::<u8>(text);
+            same::<f64>(text);
+            same::<bool>(text);
+            same::<()>(text);
+            same::<Vec<String>>(text);
+            same::<BTreeMap<String, Value>>(text);
+            same::<Mode>(text);
+            same::<Either>(text);
+            same::<Point>(text);
+            same::<Meters>(text);
+            same::<(i32, i32)>(text);
+            let raw = read_value::<Box<RawValue>>(text).map(|r| r.get().to_owned()).ok();
+            assert_eq!(raw, serde_json::from_str::<Box<RawValue>>(text).map(|r| r.get().to_owned()).ok(), "{text}");
+        }
+        // A plain string is handed over as it stands, but only when it is one whole string.
+        assert_eq!(read_value::<String>(r#""a b""#).unwrap(), "a b");
+        assert!(read_value::<String>(r#""a","b""#).is_err());
+        assert!(read_value::<String>(r#"""#).is_err());
     }
 
     #[test]
