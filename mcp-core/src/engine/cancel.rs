@@ -23,10 +23,26 @@ struct State {
     token: OnceLock<CancellationToken>,
 }
 
+thread_local! {
+    /// The state of a request answered on this thread whose cancellation nobody else held any
+    /// more: the next request's, instead of a new allocation (see [`Cancellation::recycle`]).
+    static SPARE: std::cell::Cell<Option<Arc<State>>> = const { std::cell::Cell::new(None) };
+}
+
 impl Cancellation {
     /// A request not cancelled (yet).
     pub fn new() -> Self {
-        Self::default()
+        SPARE.take().map_or_else(Self::default, Cancellation)
+    }
+
+    /// Keeps this request's state for the next [`new`](Self::new) on this thread, as new, if no
+    /// other handle to it is left (it is dropped otherwise). For the engine, once a request is
+    /// answered.
+    pub(crate) fn recycle(mut self) {
+        if let Some(state) = Arc::get_mut(&mut self.0) {
+            *state = State::default();
+            SPARE.set(Some(self.0));
+        }
     }
 
     /// Cancels the request. Calling it again does nothing.
@@ -82,6 +98,26 @@ mod tests {
         late.cancel();
         assert!(late.is_cancelled());
         assert!(late.token().is_cancelled());
+    }
+
+    #[test]
+    fn a_recycled_state_comes_back_new_and_a_shared_one_is_never_recycled() {
+        let first = Cancellation::new();
+        let _ = first.token();
+        first.cancel();
+        let kept = Arc::as_ptr(&first.0);
+        first.recycle();
+        let second = Cancellation::new();
+        assert_eq!(Arc::as_ptr(&second.0), kept, "the state was not reused");
+        assert!(!second.is_cancelled() && !second.token().is_cancelled(), "a reused state must be new");
+
+        // Still held elsewhere (a task the handler left behind, say): not reused.
+        let held = second.clone();
+        second.recycle();
+        let third = Cancellation::new();
+        assert_ne!(Arc::as_ptr(&third.0), Arc::as_ptr(&held.0));
+        held.cancel();
+        assert!(!third.is_cancelled());
     }
 
     #[tokio::test]

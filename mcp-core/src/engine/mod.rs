@@ -336,9 +336,11 @@ impl<S: Service> Session<S> {
         // goes on.
         let mut future =
             match std::panic::catch_unwind(AssertUnwindSafe(|| self.service.handle_request(request, scope))) {
-                Ok(Handling::Ready(result)) => return self.answer_at_once(id, &method, Ok(result), direct).await,
                 Ok(Handling::Future(future)) => AssertUnwindSafe(future).catch_unwind(),
-                Err(panic) => return self.answer_at_once(id, &method, Err(panic), direct).await,
+                Ok(Handling::Ready(result)) => {
+                    return self.answered_at_once(id, &method, Ok(result), cancel, direct).await;
+                }
+                Err(panic) => return self.answered_at_once(id, &method, Err(panic), cancel, direct).await,
             };
         // The first poll runs here, on the caller: it does whatever the handler can do without
         // waiting, even when the request was cancelled (or the session closed) right after it
@@ -346,7 +348,8 @@ impl<S: Service> Session<S> {
         // Most requests end in that poll, and then need no task of their own: spawning one, and
         // waking another thread to run it, would cost more than the handler itself.
         if let Poll::Ready(outcome) = std::future::poll_fn(|cx| Poll::Ready(future.poll_unpin(cx))).await {
-            return self.answer_at_once(id, &method, outcome, direct).await;
+            drop(future);
+            return self.answered_at_once(id, &method, outcome, cancel, direct).await;
         }
         let Ok(room) = self.waiting.clone().try_acquire_owned() else {
             // Too many handlers wait already: this one is answered with an error, then dropped
@@ -408,6 +411,20 @@ impl<S: Service> Session<S> {
             }
             drop((room, running));
         });
+    }
+
+    /// Sends the answer of a request whose handler ended without waiting (on the reader), and
+    /// keeps its cancellation state for the next request when nothing else holds it.
+    async fn answered_at_once(
+        &self,
+        id: RequestId,
+        method: &str,
+        outcome: std::thread::Result<HandlerResult>,
+        cancel: Cancellation,
+        direct: Option<&DirectFrames>,
+    ) {
+        cancel.recycle();
+        self.answer_at_once(id, method, outcome, direct).await;
     }
 
     /// Sends the answer of a request whose handler ended without waiting (on the reader).
