@@ -2,7 +2,8 @@
 //! changeable at run time, with every page of its list result serialized in advance.
 //!
 //! Readers take a snapshot (an `Arc` clone) and never wait on writers for long: a change builds
-//! a new snapshot, pages included, and swaps it in. Changes are rare; lists are read often.
+//! a new snapshot, pages included, and swaps it in. Changes are rare; lists are read often. A
+//! list the server did not make changeable is read in place, with no lock and no clone.
 
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
@@ -75,24 +76,55 @@ fn decode_cursor<T: Listed>(cursor: &str, page_size: usize) -> Option<usize> {
     (offset > 0 && offset % page_size == 0).then_some(offset / page_size)
 }
 
-/// A changeable list of `T`, keyed by [`Listed::key`].
+/// A list of `T`, keyed by [`Listed::key`], changeable or not.
 pub(crate) struct Catalog<T> {
-    current: RwLock<Arc<Snapshot<T>>>,
+    current: Current<T>,
     page_size: usize,
 }
 
+enum Current<T> {
+    /// The list never changes.
+    Fixed(Arc<Snapshot<T>>),
+    /// The list may change at run time.
+    Changing(RwLock<Arc<Snapshot<T>>>),
+}
+
+/// Why [`Catalog::update`] changed nothing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Refused {
+    /// The change would use this key twice.
+    Duplicate(String),
+    /// The catalog was made fixed.
+    Fixed,
+}
+
 impl<T: Listed> Catalog<T> {
-    /// A catalog of `items`, in order; `Err(key)` when a key is used twice.
-    pub(crate) fn new(items: Vec<T>, page_size: usize) -> Result<Self, String> {
+    /// A catalog of `items`, in order, that [`update`](Self::update) may change if
+    /// `changeable`; `Err(key)` when a key is used twice.
+    pub(crate) fn new(items: Vec<T>, page_size: usize, changeable: bool) -> Result<Self, String> {
         let page_size = page_size.max(1);
-        Ok(Catalog { current: RwLock::new(Arc::new(Snapshot::build(items, page_size)?)), page_size })
+        let snapshot = Arc::new(Snapshot::build(items, page_size)?);
+        let current = if changeable { Current::Changing(RwLock::new(snapshot)) } else { Current::Fixed(snapshot) };
+        Ok(Catalog { current, page_size })
     }
 
     /// The current version.
     pub(crate) fn snapshot(&self) -> Arc<Snapshot<T>> {
-        match self.current.read() {
-            Ok(s) => s.clone(),
-            Err(poisoned) => poisoned.into_inner().clone(),
+        match &self.current {
+            Current::Fixed(s) => s.clone(),
+            Current::Changing(lock) => match lock.read() {
+                Ok(s) => s.clone(),
+                Err(poisoned) => poisoned.into_inner().clone(),
+            },
+        }
+    }
+
+    /// Runs `read` on the current version: in place if the list is fixed, on a snapshot
+    /// otherwise (no lock is held while `read` runs, so it may change the list itself).
+    pub(crate) fn read<R>(&self, read: impl FnOnce(&Snapshot<T>) -> R) -> R {
+        match &self.current {
+            Current::Fixed(s) => read(s),
+            Current::Changing(_) => read(&self.snapshot()),
         }
     }
 
@@ -118,16 +150,17 @@ impl<T: Listed> Catalog<T> {
         Ok(snapshot.pages[n].clone())
     }
 
-    /// Applies `change` to a copy of the items and swaps the result in. `Err(key)` when the
-    /// change would use a key twice; nothing changes then.
-    pub(crate) fn update<R>(&self, change: impl FnOnce(&mut Vec<T>) -> R) -> Result<R, String> {
-        let mut guard = match self.current.write() {
+    /// Applies `change` to a copy of the items and swaps the result in. Refused, with nothing
+    /// changed, when the change would use a key twice or the catalog is fixed.
+    pub(crate) fn update<R>(&self, change: impl FnOnce(&mut Vec<T>) -> R) -> Result<R, Refused> {
+        let Current::Changing(lock) = &self.current else { return Err(Refused::Fixed) };
+        let mut guard = match lock.write() {
             Ok(g) => g,
             Err(poisoned) => poisoned.into_inner(),
         };
         let mut items = guard.items.clone();
         let r = change(&mut items);
-        *guard = Arc::new(Snapshot::build(items, self.page_size)?);
+        *guard = Arc::new(Snapshot::build(items, self.page_size).map_err(Refused::Duplicate)?);
         Ok(r)
     }
 }
@@ -160,7 +193,7 @@ mod tests {
 
     #[test]
     fn pages_chain_through_cursors() {
-        let c = Catalog::new(items(5), 2).unwrap();
+        let c = Catalog::new(items(5), 2, false).unwrap();
         let first = page(&c, None);
         assert_eq!(first["items"], json!(["i0", "i1"]));
         let second = page(&c, first["nextCursor"].as_str());
@@ -170,16 +203,23 @@ mod tests {
         for bad in ["", "nope", "aXRlbXM6MQ==", "aXRlbXM6OA==", "dG9vbHM6Mg==", "\u{e9}"] {
             assert_eq!(c.page(Some(bad)).unwrap_err().code, -32602, "{bad}");
         }
-        assert_eq!(page(&Catalog::new(items(0), 2).unwrap(), None), json!({"items": []}));
+        assert_eq!(page(&Catalog::new(items(0), 2, false).unwrap(), None), json!({"items": []}));
     }
 
     #[test]
     fn duplicate_keys_are_refused_and_change_nothing() {
-        assert_eq!(Catalog::new(vec![Item("a".into()), Item("a".into())], 10).err(), Some("a".to_owned()));
-        let c = Catalog::new(items(2), 10).unwrap();
-        assert!(c.update(|v| v.push(Item("i0".into()))).is_err());
+        assert_eq!(Catalog::new(vec![Item("a".into()), Item("a".into())], 10, true).err(), Some("a".to_owned()));
+        let c = Catalog::new(items(2), 10, true).unwrap();
+        assert_eq!(c.update(|v| v.push(Item("i0".into()))).err(), Some(Refused::Duplicate("i0".into())));
         assert_eq!(c.len(), 2);
         c.update(|v| v.retain(|i| i.0 != "i0")).unwrap();
         assert_eq!(page(&c, None), json!({"items": ["i1"]}));
+        assert_eq!(c.read(|s| s.get("i1").map(|i| i.0.clone())), Some("i1".to_owned()));
+
+        // A fixed catalog is read in place and never changes.
+        let fixed = Catalog::new(items(2), 10, false).unwrap();
+        assert_eq!(fixed.update(|v| v.clear()).err(), Some(Refused::Fixed));
+        assert_eq!(fixed.len(), 2);
+        assert!(fixed.read(|s| s.get("i0").is_some()));
     }
 }

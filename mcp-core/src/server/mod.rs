@@ -333,8 +333,8 @@ impl ServerBuilder {
             def.header_params().map_err(|e| BuildError::InvalidInputSchema { tool: name.to_owned(), reason: e.0 })?;
         }
         let surface = self.surface.build()?;
-        let tools =
-            catalog::Catalog::new(self.tools, surface.page_size).map_err(|name| BuildError::DuplicateTool { name })?;
+        let tools = catalog::Catalog::new(self.tools, surface.page_size, surface.dynamic_tools)
+            .map_err(|name| BuildError::DuplicateTool { name })?;
         let capabilities = surface.capabilities(tools.len());
         Ok(Server {
             inner: Arc::new(ServerInner {

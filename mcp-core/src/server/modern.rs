@@ -264,7 +264,7 @@ pub(crate) fn handle(
         };
         let state = Arc::new(SessionState::modern(principal.clone(), client, meta.log_level, rounds.clone()));
         let binding = if multi_round { Some(binding(&request, principal.as_deref())?) } else { None };
-        let handler = ServerSession::dispatch(server.clone(), state.clone(), request, scope).into_future();
+        let handler = ServerSession::dispatch(&server, &state, request, scope).into_future();
         let outcome = match drive(handler, &rounds).await {
             // A URL flow the user must complete first: in this era, an input request like any
             // other, answered by retrying once the user has been to the page.

@@ -1,6 +1,5 @@
 //! One server session: the MCP methods a client may call, on top of the engine.
 
-use std::borrow::Cow;
 use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
@@ -13,7 +12,7 @@ use crate::protocol::{
     ClientCapabilities, EmptyResult, ErrorObject, Implementation, InitializeParams, InitializeResult,
     LATEST_PROTOCOL_VERSION, Notification, PaginatedParams, Request, RequestMeta, SUPPORTED_PROTOCOL_VERSIONS,
 };
-use crate::tool::{Arguments, Members, ToolCall, without_position};
+use crate::tool::{Arguments, Key, Members, ToolCall, without_position};
 
 /// What `initialize` established.
 #[derive(Debug)]
@@ -118,19 +117,23 @@ impl ServerSession {
 impl ServerSession {
     /// Serves an initialized session's request (either era).
     pub(crate) fn dispatch(
-        server: Arc<ServerInner>,
-        state: Arc<SessionState>,
+        server: &Arc<ServerInner>,
+        state: &Arc<SessionState>,
         request: Request,
         scope: RequestScope,
     ) -> Handling {
         if !server.offers(&request.method) {
             return ready(Err(ErrorObject::method_not_found(&request.method)));
         }
-        let session = ServerSession { server, state, modern_only: false };
         match request.method.as_str() {
-            "tools/list" => ready(session.list_tools(&request)),
-            "tools/call" => session.call_tool(request, scope),
-            _ => super::surface::handle(session.server, session.state, request, scope),
+            "tools/list" => {
+                ready(params(&request).and_then(|p: PaginatedParams| server.tools.page(p.cursor.as_deref())))
+            }
+            "tools/call" => match Self::start_tool(server, state, request, scope) {
+                Ok(call) => call,
+                Err(error) => ready(Err(error)),
+            },
+            _ => super::surface::handle(server.clone(), state.clone(), request, scope),
         }
     }
 
@@ -158,64 +161,59 @@ impl ServerSession {
         })
     }
 
-    fn list_tools(&self, request: &Request) -> HandlerResult {
-        let p: PaginatedParams = params(request)?;
-        self.server.tools.page(p.cursor.as_deref())
-    }
-
-    /// Starts a `tools/call`: the tool's own future is the request's handler (no second box
-    /// around it); the call's parameters are read and its context made here, before it.
-    fn call_tool(self, request: Request, scope: RequestScope) -> Handling {
-        match self.start_tool(request, scope) {
-            Ok(call) => call,
-            Err(error) => ready(Err(error)),
-        }
-    }
-
-    fn start_tool(self, request: Request, scope: RequestScope) -> Result<Handling, ErrorObject> {
+    /// Starts a `tools/call`: the tool's own future, if it has one, is the request's handler
+    /// (no second box around it); the call's parameters are read and its context made here.
+    fn start_tool(
+        server: &Arc<ServerInner>,
+        state: &Arc<SessionState>,
+        request: Request,
+        scope: RequestScope,
+    ) -> Result<Handling, ErrorObject> {
         let invalid =
             |e: &dyn std::fmt::Display| ErrorObject::invalid_params(format!("invalid `tools/call` parameters: {e}"));
         // The parameters are read in place: the name is looked up where it is, and the
         // arguments stay in the request's text, which the call keeps (see `Arguments`).
         let text: Box<str> = request.params.map_or_else(|| "{}".into(), Into::into);
         let p = CallIn::read(&text).map_err(|e| invalid(&e))?;
+        // The arguments keep the whole text, where the name is found again.
+        let (name, arguments) = match p.arguments {
+            Some(object) => (p.name, Arguments::within(text, object).map_err(|e| invalid(&e))?),
+            None => (Key::Decoded(p.name.in_text(&text).into()), Arguments::default()),
+        };
+        let progress_token = p.meta.and_then(|m| m.progress_token);
         // The tool is used in place: cloning its definition (schemas included) for every
         // call would cost more than most tools do.
-        let tools = self.server.tools.snapshot();
-        let tool =
-            tools.get(&p.name).ok_or_else(|| ErrorObject::invalid_params(format!("unknown tool: `{}`", p.name)))?;
-        let progress_token = p.meta.and_then(|m| m.progress_token);
-        let arguments = match p.arguments {
-            Some(object) => Arguments::within(text, object).map_err(|e| invalid(&e))?,
-            None => Arguments::default(),
-        };
-        let ctx = Context::new(scope.id, scope.peer, scope.cancel, progress_token, self.state, self.server);
-        // A handler written by hand may panic before it returns its future, too.
-        Ok(match std::panic::catch_unwind(AssertUnwindSafe(|| tool.call_raw(ToolCall { ctx, arguments }))) {
-            Ok(call) => call,
-            Err(panic) => ready(crate::tool::panicked(tool.name(), &*panic)),
+        server.tools.read(|tools| {
+            let name = name.in_text(arguments.source());
+            let tool = tools.get(name).ok_or_else(|| ErrorObject::invalid_params(format!("unknown tool: `{name}`")))?;
+            let ctx = Context::new(scope.id, scope.peer, scope.cancel, progress_token, state.clone(), server.clone());
+            // A handler written by hand may panic before it returns its future, too.
+            Ok(match std::panic::catch_unwind(AssertUnwindSafe(|| tool.call_raw(ToolCall { ctx, arguments }))) {
+                Ok(call) => call,
+                Err(panic) => ready(crate::tool::panicked(tool.name(), &*panic)),
+            })
         })
     }
 }
 
-/// `tools/call` parameters, read where they are in the request's text: the name borrowed,
-/// the arguments left in place. The text was read by serde_json already (as the request's
+/// `tools/call` parameters, read where they are in the request's text: the name and the
+/// arguments left in place. The text was read by serde_json already (as the request's
 /// `params`), so a scan for where its members are is enough (see `tool::Members`).
-struct CallIn<'a> {
-    name: Cow<'a, str>,
+struct CallIn {
+    name: Key,
     arguments: Option<std::ops::Range<usize>>,
     meta: Option<RequestMeta>,
 }
 
-impl<'a> CallIn<'a> {
-    fn read(text: &'a str) -> Result<Self, String> {
+impl CallIn {
+    fn read(text: &str) -> Result<Self, String> {
         let (mut name, mut arguments, mut meta) = (None, None, None);
         for member in Members::of(text, 0..text.len()).map_err(|e| e.to_string())? {
             let (key, value) = member.map_err(|e| e.to_string())?;
             let value_text = text.get(value.clone()).unwrap_or_default();
             let field = key.in_text(text);
             let duplicate = match field {
-                "name" => name.replace(string_value(value_text)?).is_some(),
+                "name" => name.replace(string_value(value_text, value.start)?).is_some(),
                 "arguments" => arguments.replace(value).is_some(),
                 "_meta" => meta
                     .replace(
@@ -234,12 +232,13 @@ impl<'a> CallIn<'a> {
     }
 }
 
-/// A JSON string's value: borrowed from the text unless it holds escapes.
-fn string_value(text: &str) -> Result<Cow<'_, str>, String> {
+/// The value of the JSON string `text`, found at `at` in the text it was read from: where it
+/// is in that text, unless it holds escapes.
+fn string_value(text: &str, at: usize) -> Result<Key, String> {
     match text.strip_prefix('"').and_then(|t| t.strip_suffix('"')) {
-        Some(inner) if !inner.bytes().any(|b| b == b'\\') => Ok(Cow::Borrowed(inner)),
+        Some(inner) if !inner.bytes().any(|b| b == b'\\') => Ok(Key::Span(at + 1..at + 1 + inner.len())),
         _ => serde_json::from_str::<String>(text)
-            .map(Cow::Owned)
+            .map(|s| Key::Decoded(s.into()))
             .map_err(|e| format!("invalid `name`: {}", without_position(&e))),
     }
 }
@@ -267,7 +266,7 @@ impl Service for ServerSession {
                 "`{method}` before `initialize`: the session must be initialized first"
             ))));
         }
-        Self::dispatch(self.server.clone(), self.state.clone(), request, scope)
+        Self::dispatch(&self.server, &self.state, request, scope)
     }
 
     fn closed(&self) {

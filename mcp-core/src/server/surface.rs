@@ -10,7 +10,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
 
-use super::catalog::{Catalog, Listed};
+use super::catalog::{Catalog, Listed, Refused};
 use super::sampling::RootsCallback;
 use super::session::SessionState;
 use super::url::SessionKey;
@@ -207,9 +207,12 @@ impl SurfaceBuilder {
             || templates.iter().any(|t| !t.def.completers.is_empty());
         let page_size = self.page_size;
         Ok(Surface {
-            prompts: Catalog::new(self.prompts, page_size).map_err(|name| BuildError::DuplicatePrompt { name })?,
-            resources: Catalog::new(statics, page_size).map_err(|uri| BuildError::DuplicateResource { uri })?,
-            templates: Catalog::new(templates, page_size).map_err(|uri| BuildError::DuplicateResource { uri })?,
+            prompts: Catalog::new(self.prompts, page_size, self.dynamic_prompts)
+                .map_err(|name| BuildError::DuplicatePrompt { name })?,
+            resources: Catalog::new(statics, page_size, self.dynamic_resources)
+                .map_err(|uri| BuildError::DuplicateResource { uri })?,
+            templates: Catalog::new(templates, page_size, self.dynamic_resources)
+                .map_err(|uri| BuildError::DuplicateResource { uri })?,
             sessions: Sessions::default(),
             listeners: Default::default(),
             dynamic_tools: self.dynamic_tools,
@@ -401,6 +404,14 @@ pub(crate) fn on_notification(server: &Arc<ServerInner>, session: &Arc<SessionSt
     }
 }
 
+/// What a refused change of a list means to the application.
+fn refused(refused: Refused, list: &'static str, key: String) -> ChangeError {
+    match refused {
+        Refused::Duplicate(_) => ChangeError::Duplicate { key },
+        Refused::Fixed => ChangeError::NotDynamic { list },
+    }
+}
+
 /// Why a list could not be changed at run time. Nothing changed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
@@ -462,7 +473,7 @@ impl Server {
         }
         tool.header_params().map_err(|e| ChangeError::Invalid(e.0))?;
         let key = tool.name().to_owned();
-        self.inner.tools.update(|v| v.push(tool)).map_err(|_| ChangeError::Duplicate { key })?;
+        self.inner.tools.update(|v| v.push(tool)).map_err(|e| refused(e, "tools", key))?;
         self.list_changed("notifications/tools/list_changed").await;
         Ok(())
     }
@@ -483,7 +494,7 @@ impl Server {
     pub async fn add_prompt(&self, prompt: PromptDef) -> Result<(), ChangeError> {
         self.dynamic(self.inner.surface.dynamic_prompts, "prompts")?;
         let key = prompt.name().to_owned();
-        self.inner.surface.prompts.update(|v| v.push(prompt)).map_err(|_| ChangeError::Duplicate { key })?;
+        self.inner.surface.prompts.update(|v| v.push(prompt)).map_err(|e| refused(e, "prompts", key))?;
         self.list_changed("notifications/prompts/list_changed").await;
         Ok(())
     }
@@ -504,7 +515,7 @@ impl Server {
     pub async fn add_resource(&self, resource: ResourceDef) -> Result<(), ChangeError> {
         self.dynamic(self.inner.surface.dynamic_resources, "resources")?;
         let key = resource.uri().to_owned();
-        let duplicate = |_| ChangeError::Duplicate { key: key.clone() };
+        let duplicate = |e| refused(e, "resources", key.clone());
         match entry(resource).map_err(|e| ChangeError::Invalid(e.to_string()))? {
             Entry::Static(s) => self.inner.surface.resources.update(|v| v.push(s)).map_err(duplicate)?,
             Entry::Template(t) => self.inner.surface.templates.update(|v| v.push(t)).map_err(duplicate)?,
