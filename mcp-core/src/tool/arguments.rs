@@ -106,6 +106,11 @@ impl Arguments {
         Ok(arguments)
     }
 
+    /// The whole text the arguments were found in.
+    pub(crate) fn source(&self) -> &str {
+        &self.text
+    }
+
     fn key<'s>(&'s self, entry: &'s Entry) -> &'s str {
         entry.key.in_text(&self.text)
     }
@@ -118,7 +123,13 @@ impl Arguments {
     /// The JSON text of the argument `name`, if the client sent it. When a name occurs twice,
     /// the last one counts, as when the object is read as a map.
     pub fn value_text(&self, name: &str) -> Option<&str> {
-        let value = if self.index.get().is_some() || self.looked_up.swap(true, Ordering::Relaxed) {
+        // The flag only chooses between two ways to the same answer: a load and a store (no
+        // read-modify-write) are enough, even when two threads look up at once.
+        let indexed = self.index.get().is_some() || self.looked_up.load(Ordering::Relaxed);
+        if !indexed {
+            self.looked_up.store(true, Ordering::Relaxed);
+        }
+        let value = if indexed {
             self.entries().iter().rev().find(|e| self.key(e) == name).map(|e| e.value.clone())
         } else {
             let members = Members::of(&self.text, self.object.clone()).ok()?;
