@@ -12,32 +12,27 @@ use crate::protocol::{ClientCapabilities, Implementation, ProgressParams, Progre
 
 /// Everything a handler may use about the request it serves and the session it came on:
 /// cancellation, progress, the client's identity and capabilities, shared state, and the peer
-/// for server-to-client requests. Cheap to clone (a few reference counts).
-///
-/// Made for every call, so made without an allocation of its own: it holds the request's
-/// handles side by side, and what its clones must share (the progress reported so far) only
-/// when the client asked for progress.
+/// for server-to-client requests. Cheap to clone.
 #[derive(Clone)]
 pub struct Context {
+    inner: Arc<ContextInner>,
+}
+
+struct ContextInner {
     request_id: RequestId,
     peer: Peer,
     cancel: Cancellation,
-    progress: Option<Arc<Progress>>,
+    progress_token: Option<ProgressToken>,
+    last_progress: Mutex<Option<f64>>,
     session: Arc<SessionState>,
     server: Arc<ServerInner>,
-}
-
-/// The client's progress token, and the last progress reported with it.
-struct Progress {
-    token: ProgressToken,
-    last: Mutex<Option<f64>>,
 }
 
 impl std::fmt::Debug for Context {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Context")
-            .field("request_id", &self.request_id)
-            .field("progress_token", &self.progress.as_ref().map(|p| &p.token))
+            .field("request_id", &self.inner.request_id)
+            .field("progress_token", &self.inner.progress_token)
             .finish_non_exhaustive()
     }
 }
@@ -51,88 +46,96 @@ impl Context {
         session: Arc<SessionState>,
         server: Arc<ServerInner>,
     ) -> Self {
-        let progress = progress_token.map(|token| Arc::new(Progress { token, last: Mutex::new(None) }));
-        Context { request_id, peer, cancel, progress, session, server }
+        Context {
+            inner: Arc::new(ContextInner {
+                request_id,
+                peer,
+                cancel,
+                progress_token,
+                last_progress: Mutex::new(None),
+                session,
+                server,
+            }),
+        }
     }
 
     pub(crate) fn server(&self) -> &ServerInner {
-        &self.server
+        &self.inner.server
     }
 
     pub(crate) fn server_arc(&self) -> Arc<ServerInner> {
-        self.server.clone()
+        self.inner.server.clone()
     }
 
     pub(crate) fn session_state(&self) -> &SessionState {
-        &self.session
+        &self.inner.session
     }
 
     /// The authenticated user behind this request, where the transport knows one.
     pub fn principal(&self) -> Option<&str> {
-        self.session.principal.as_deref()
+        self.inner.session.principal.as_deref()
     }
 
     /// The id of the request being handled.
     pub fn request_id(&self) -> &RequestId {
-        &self.request_id
+        &self.inner.request_id
     }
 
     /// The peer (the client), for requests and notifications tied to this request.
     pub fn peer(&self) -> &Peer {
-        &self.peer
+        &self.inner.peer
     }
 
     /// A token cancelled when the client cancels this request or the session closes.
     pub fn cancellation(&self) -> &CancellationToken {
-        self.cancel.token()
+        self.inner.cancel.token()
     }
 
     /// Whether the request has been cancelled.
     pub fn is_cancelled(&self) -> bool {
-        self.cancel.is_cancelled()
+        self.inner.cancel.is_cancelled()
     }
 
     /// Completes when the request is cancelled.
     pub async fn cancelled(&self) {
-        self.cancel.cancelled().await
+        self.inner.cancel.cancelled().await
     }
 
     /// The negotiated protocol revision.
     pub fn protocol_version(&self) -> Option<&str> {
-        self.session.client().map(|c| c.protocol_version.as_str())
+        self.inner.session.client().map(|c| c.protocol_version.as_str())
     }
 
     /// The client's `clientInfo`.
     pub fn client_info(&self) -> Option<&Implementation> {
-        self.session.client().map(|c| &c.info)
+        self.inner.session.client().map(|c| &c.info)
     }
 
     /// The capabilities the client declared.
     pub fn client_capabilities(&self) -> Option<&ClientCapabilities> {
-        self.session.client().map(|c| &c.capabilities)
+        self.inner.session.client().map(|c| &c.capabilities)
     }
 
     /// Shared state of type `T` registered with [`ServerBuilder::state`](super::ServerBuilder::state).
     pub fn state<T: Send + Sync + 'static>(&self) -> Option<Arc<T>> {
-        let any: Arc<dyn Any + Send + Sync> = self.server.state.get(&TypeId::of::<T>())?.clone();
+        let any: Arc<dyn Any + Send + Sync> = self.inner.server.state.get(&TypeId::of::<T>())?.clone();
         any.downcast::<T>().ok()
     }
 
     /// Whether the client asked for progress on this request (sent a `progressToken`).
     pub fn wants_progress(&self) -> bool {
-        self.progress.is_some()
+        self.inner.progress_token.is_some()
     }
 
     /// Reports progress with `notifications/progress`. Does nothing when the client sent no
     /// `progressToken`; a value not above the previous one is not sent (MCP requires every
     /// notification to increase the progress).
     pub async fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) -> Result<(), PeerError> {
-        let Some(progress_state) = &self.progress else {
+        let Some(token) = self.inner.progress_token.clone() else {
             return Ok(());
         };
-        let token = progress_state.token.clone();
         {
-            let mut last = progress_state.last.lock().map_err(|_| PeerError::Closed)?;
+            let mut last = self.inner.last_progress.lock().map_err(|_| PeerError::Closed)?;
             if last.is_some_and(|l| progress <= l) || !progress.is_finite() {
                 tracing::warn!(progress, previous = ?*last, "progress must increase; notification not sent");
                 return Ok(());
@@ -140,6 +143,6 @@ impl Context {
             *last = Some(progress);
         }
         let params = ProgressParams { progress_token: token, progress, total, message: message.map(str::to_owned) };
-        self.peer.notify("notifications/progress", &params).await
+        self.inner.peer.notify("notifications/progress", &params).await
     }
 }
