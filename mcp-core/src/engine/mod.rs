@@ -424,17 +424,6 @@ impl<S: Service> Session<S> {
         direct: Option<&DirectFrames>,
     ) {
         cancel.recycle();
-        self.answer_at_once(id, method, outcome, direct).await;
-    }
-
-    /// Sends the answer of a request whose handler ended without waiting (on the reader).
-    async fn answer_at_once(
-        &self,
-        id: RequestId,
-        method: &str,
-        outcome: std::thread::Result<HandlerResult>,
-        direct: Option<&DirectFrames>,
-    ) {
         let outcome = match (outcome, direct.filter(|_| self.peer.queue_is_empty())) {
             (Ok(Ok(result)), Some(direct)) => match direct.push(&id, result) {
                 Ok(()) => return,
