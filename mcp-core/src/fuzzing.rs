@@ -1,6 +1,6 @@
 //! What the fuzz targets in `fuzz/` need and cannot reach through the public API: opening a
-//! `requestState` the way a 2026-era retry does, and the scanner of tool arguments. Built only with the `fuzzing` feature; not a
-//! public API, no stability promise.
+//! `requestState` the way a 2026-era retry does, and the scanner of tool arguments. Built only
+//! with the `fuzzing` feature; not a public API, no stability promise.
 
 use std::time::Duration;
 

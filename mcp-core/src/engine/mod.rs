@@ -321,9 +321,7 @@ impl<S: Service> Session<S> {
                 Err(_) => true,
             };
         if duplicate {
-            let error =
-                ErrorObject::invalid_request(format!("request id {id} is already in use by a request in flight"));
-            self.send_error(Some(&id), &error).await;
+            self.send_error(Some(&id), &id_in_use(&id)).await;
             return;
         }
         // A cancellation of its own, not a child token of the session's: linking a child into a
@@ -376,9 +374,7 @@ impl<S: Service> Session<S> {
         };
         if !registered {
             drop((future, room));
-            let error =
-                ErrorObject::invalid_request(format!("request id {id} is already in use by a request in flight"));
-            self.send_error(Some(&id), &error).await;
+            self.send_error(Some(&id), &id_in_use(&id)).await;
             return;
         }
         // `close` may have run since the first check: it cancelled only what was in the map.
@@ -531,6 +527,11 @@ impl Tasks {
             notified.await;
         }
     }
+}
+
+/// The error for a request whose id a request in flight already has.
+fn id_in_use(id: &RequestId) -> ErrorObject {
+    ErrorObject::invalid_request(format!("request id {id} is already in use by a request in flight"))
 }
 
 /// The response to a request whose handler ended (or panicked).

@@ -12,7 +12,7 @@ use crate::protocol::{
     ClientCapabilities, EmptyResult, ErrorObject, Implementation, InitializeParams, InitializeResult,
     LATEST_PROTOCOL_VERSION, Notification, PaginatedParams, Request, RequestMeta, SUPPORTED_PROTOCOL_VERSIONS,
 };
-use crate::tool::{Arguments, Key, Members, ToolCall, without_position};
+use crate::tool::{Arguments, Key, Members, ToolCall, unescaped_str, without_position};
 
 /// What `initialize` established.
 #[derive(Debug)]
@@ -235,9 +235,9 @@ impl CallIn {
 /// The value of the JSON string `text`, found at `at` in the text it was read from: where it
 /// is in that text, unless it holds escapes.
 fn string_value(text: &str, at: usize) -> Result<Key, String> {
-    match text.strip_prefix('"').and_then(|t| t.strip_suffix('"')) {
-        Some(inner) if !inner.bytes().any(|b| b == b'\\') => Ok(Key::Span(at + 1..at + 1 + inner.len())),
-        _ => serde_json::from_str::<String>(text)
+    match unescaped_str(text) {
+        Some(inner) => Ok(Key::Span(at + 1..at + 1 + inner.len())),
+        None => serde_json::from_str::<String>(text)
             .map(|s| Key::Decoded(s.into()))
             .map_err(|e| format!("invalid `name`: {}", without_position(&e))),
     }

@@ -226,11 +226,17 @@ pub(crate) fn read_value<T: DeserializeOwned>(text: &str) -> Result<T, serde_jso
 /// character, and without a backslash it holds no escape either).
 struct ValueText<'a>(&'a str);
 
+/// The value of `text`, one JSON string already read by serde_json, when it holds no escape:
+/// the text between its quotes.
+pub(crate) fn unescaped_str(text: &str) -> Option<&str> {
+    let inner = text.strip_prefix('"')?.strip_suffix('"')?;
+    memchr::memchr2(b'\\', b'"', inner.as_bytes()).is_none().then_some(inner)
+}
+
 impl<'a> ValueText<'a> {
     /// The value of a string without escapes: the text between its quotes.
     fn plain_str(&self) -> Option<&'a str> {
-        let inner = self.0.strip_prefix('"')?.strip_suffix('"')?;
-        memchr::memchr2(b'\\', b'"', inner.as_bytes()).is_none().then_some(inner)
+        unescaped_str(self.0)
     }
 
     /// Reads the text with serde_json, as a whole.

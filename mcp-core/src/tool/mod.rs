@@ -17,7 +17,7 @@ pub use args::{State, ToolArgument};
 #[cfg(feature = "fuzzing")]
 pub(crate) use arguments::check_against_serde;
 pub use arguments::{Arguments, ArgumentsError};
-pub(crate) use arguments::{Key, Members, without_position};
+pub(crate) use arguments::{Key, Members, unescaped_str, without_position};
 pub use headers::{HeaderKind, HeaderParam, X_MCP_HEADER, header_params};
 pub(crate) use result::protocol_error;
 pub use result::{IntoToolResult, Json};
