@@ -229,10 +229,32 @@ function checkPageUrl(url, id) {
   return parsed;
 }
 
+// Opens the page as a person would and presses its button: the page (GET) completes nothing;
+// the button POSTs the id back. Returns the status of the POST, or of the page when it shows no
+// button (an unknown or finished flow).
 async function visit(url) {
-  const response = await fetch(url);
-  await response.text();
-  return response.status;
+  const page = await fetch(url);
+  const html = await page.text();
+  if (page.status !== 200) return page.status;
+  check(/<form[^>]*method="post"/i.test(html), "the page asks for a button press (a POST form)", html);
+  const id = new URL(url).searchParams.get("id");
+  const pressed = await fetch(new URL("/auth", url), {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({ id }),
+  });
+  await pressed.text();
+  return pressed.status;
+}
+
+// Fetches the page without pressing its button, as a link previewer would, and checks that the
+// flow did not complete.
+async function previewCompletesNothing(url, id, completed) {
+  const page = await fetch(url);
+  await page.text();
+  check(page.status === 200, "the page answers 200", page.status);
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  check(!completed.has(id), "opening the page without pressing its button completes nothing");
 }
 
 async function urlMode(session) {
@@ -261,6 +283,7 @@ async function urlMode(session) {
   checkPageUrl(required.url, required.elicitationId);
 
   check(!completed.has(required.elicitationId), "no completion before the page is visited");
+  await previewCompletesNothing(required.url, required.elicitationId, completed);
   check((await visit(required.url)) === 200, "visiting the URL answers 200");
   await waitForCompletion(required.elicitationId);
   console.log("  ok: notifications/elicitation/complete arrived for that id");

@@ -33,6 +33,7 @@ import asyncio
 import inspect
 import sys
 import urllib.error
+import urllib.parse
 import urllib.request
 from collections import deque
 from collections.abc import Awaitable, Callable
@@ -148,13 +149,26 @@ class Script:
 
 
 def visit(url: str) -> int:
-    """GETs `url` (in a worker thread, so the client keeps reading) and returns the status."""
+    """Opens the page as a person would and presses its button (in a worker thread, so the client
+    keeps reading). The page itself (GET) completes nothing; the button POSTs the id back. Returns
+    the status of the POST, or of the page when it shows no button (an unknown or finished flow)."""
+    status, html = fetch(url)
+    if status != 200:
+        return status
+    check('method="post"' in html, "the page asks for a button press (a POST form)", html)
+    parts = urlsplit(url)
+    form = urllib.parse.urlencode({"id": parse_qs(parts.query)["id"][0]}).encode()
+    status, _ = fetch(f"{parts.scheme}://{parts.netloc}/auth", form)
+    return status
+
+
+def fetch(url: str, form: bytes | None = None) -> tuple[int, str]:
+    """GETs `url`, or POSTs `form` to it; returns the status and the body."""
     try:
-        with urllib.request.urlopen(url, timeout=NOTIFICATION_WAIT) as response:
-            response.read()
-            return response.status
+        with urllib.request.urlopen(url, data=form, timeout=NOTIFICATION_WAIT) as response:
+            return response.status, response.read().decode()
     except urllib.error.HTTPError as error:
-        return error.code
+        return error.code, error.read().decode()
 
 
 def check_page_url(url: str, elicitation_id: str) -> None:
@@ -231,6 +245,10 @@ async def url_mode(client: Client, script: Script) -> None:
     check("started" in text and elicitation_id in text, "accept says the flow started (naming its id)", text)
 
     check(elicitation_id not in script.completed, "no completion before the page is visited", script.completed)
+    status, _ = await asyncio.to_thread(fetch, params.url)
+    check(status == 200, "the page answers 200", status)
+    await asyncio.sleep(0.2)
+    check(elicitation_id not in script.completed, "opening the page without pressing its button completes nothing")
     status = await asyncio.to_thread(visit, params.url)
     check(status == 200, "visiting the URL with urllib answers 200", status)
     await script.wait_for_completion(elicitation_id)

@@ -1,10 +1,10 @@
 //! Helpers for the interop tests: locate the example server binaries, the pinned client
 //! installations under `tests/interop/`, and run a client script with a deadline.
 //!
-//! The clients are installed by `tests/interop/setup.sh` (Node packages into
-//! `tests/interop/node_modules`, the Python SDK into the virtualenv `tests/interop/.venv`).
-//! A missing or outdated installation is a test failure whose message names the command
-//! to run, never a silent skip.
+//! The clients are installed on first use by [`crate::provision::interop_clients`] (Node
+//! packages into `tests/interop/node_modules`, the Python SDK into the virtualenv
+//! `tests/interop/.venv`). A missing toolchain or a failed install is a test failure whose
+//! message says what to install, never a silent skip.
 
 use std::collections::HashMap;
 use std::io::Read;
@@ -14,8 +14,8 @@ use std::sync::{Mutex, OnceLock, PoisonError};
 use std::thread;
 use std::time::{Duration, Instant};
 
-/// The command that installs every pinned interop client, relative to the workspace root.
-pub const SETUP_COMMAND: &str = "tests/interop/setup.sh";
+/// What to do when an installation in `tests/interop/` does not hold what its pins say.
+const REINSTALL_HINT: &str = "delete tests/interop/.provisioned and run the tests again to reinstall";
 
 /// The workspace root (the directory holding the top-level `Cargo.toml`).
 pub fn workspace_root() -> PathBuf {
@@ -208,42 +208,40 @@ pub fn run_with_deadline(command: &mut Command, deadline: Duration) -> RunOutput
     RunOutput { code, timed_out, stdout: stdout.join().unwrap_or_default(), stderr: stderr.join().unwrap_or_default() }
 }
 
-/// Fails the test unless `node` runs and `tests/interop/node_modules` holds npm `package` at
-/// the version pinned in `package.json`; returns `node --version`.
+/// Installs the interop clients if needed ([`crate::provision::interop_clients`]), then fails
+/// the test unless `node` runs and `tests/interop/node_modules` holds npm `package` at the
+/// version pinned in `package.json`; returns `node --version`.
 ///
 /// # Panics
 ///
 /// Panics, naming what to install, when node or the package is missing or outdated.
 pub fn require_node_package(package: &str) -> String {
-    let node = require_program("node", &format!("Install Node.js 20 or newer, then run `{SETUP_COMMAND}`."));
+    crate::provision::interop_clients();
+    let node = require_program("node", "Install Node.js 20 or newer (with npm).");
     let pinned = pinned_npm_version(package);
     match installed_npm_version(package) {
         Some(installed) if installed == pinned => node,
-        Some(installed) => panic!(
-            "tests/interop/node_modules has {package} {installed}, but package.json pins {pinned}: run `{SETUP_COMMAND}` \
-             (or `npm ci` in tests/interop)"
-        ),
-        None => panic!(
-            "{package} {pinned} is not installed in tests/interop/node_modules: run `{SETUP_COMMAND}` (or `npm ci` in \
-             tests/interop)"
-        ),
+        Some(installed) => {
+            panic!(
+                "tests/interop/node_modules has {package} {installed}, but package.json pins {pinned}: {REINSTALL_HINT}"
+            )
+        }
+        None => panic!("{package} {pinned} is not installed in tests/interop/node_modules: {REINSTALL_HINT}"),
     }
 }
 
-/// Fails the test unless the interop virtualenv's Python runs and has PyPI `package` at the
-/// version pinned in `requirements.txt`; returns the interpreter's path and `python --version`.
+/// Installs the interop clients if needed ([`crate::provision::interop_clients`]), then fails
+/// the test unless the interop virtualenv's Python runs and has PyPI `package` at the version
+/// pinned in `requirements.txt`; returns the interpreter's path and `python --version`.
 ///
 /// # Panics
 ///
 /// Panics, naming what to install, when the virtualenv or the package is missing or outdated.
 pub fn require_python_package(package: &str) -> (PathBuf, String) {
+    crate::provision::interop_clients();
     let python = venv_python();
-    let hint = format!(
-        "The Python client lives in the virtualenv tests/interop/.venv: with Python 3.10 or newer (and its venv \
-         module) installed, run `{SETUP_COMMAND}`."
-    );
-    assert!(python.exists(), "{} does not exist. {hint}", python.display());
-    let version = require_program(python.to_str().expect("the workspace path is UTF-8"), &hint);
+    assert!(python.exists(), "{} does not exist: {REINSTALL_HINT}", python.display());
+    let version = require_program(python.to_str().expect("the workspace path is UTF-8"), REINSTALL_HINT);
     let pinned = pinned_python_version(package);
     let probe = run_with_deadline(
         Command::new(&python).args(["-c", &format!("import importlib.metadata as m; print(m.version({package:?}))")]),
@@ -251,13 +249,13 @@ pub fn require_python_package(package: &str) -> (PathBuf, String) {
     );
     assert!(
         probe.success(),
-        "the Python package `{package}` is not installed in tests/interop/.venv. {hint}\n{}",
+        "the Python package `{package}` is not installed in tests/interop/.venv: {REINSTALL_HINT}\n{}",
         probe.describe()
     );
     let installed = probe.stdout.trim();
     assert_eq!(
         installed, pinned,
-        "tests/interop/.venv has {package} {installed}, but requirements.txt pins {pinned}. {hint}"
+        "tests/interop/.venv has {package} {installed}, but requirements.txt pins {pinned}: {REINSTALL_HINT}"
     );
     (python, version)
 }

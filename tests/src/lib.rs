@@ -1,5 +1,6 @@
 //! Shared helpers for the integration tests.
 
 pub mod interop;
+pub mod provision;
 pub mod serve;
 pub mod stdio;

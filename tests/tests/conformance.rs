@@ -19,8 +19,7 @@
 //! with `reason: extension`, such as the tasks extension of 2026-07-28) are reported without
 //! being judged: extensions are optional by definition, and the SDK implements none of them.
 //!
-//! The suite and the Node.js 22 it needs are installed by `tests/conformance/setup.sh`; without
-//! them these tests fail and say so.
+//! The suite and the Node.js 22 it needs are installed on first use (`tests::provision`).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::{Read, Write};
@@ -31,8 +30,8 @@ use std::time::{Duration, Instant};
 
 use tests::interop::{example_binary, run_with_deadline, workspace_root};
 
-/// The command that installs the pinned suite, relative to the workspace root.
-const SETUP_COMMAND: &str = "tests/conformance/setup.sh";
+/// What to do when `tests/conformance/` does not hold what its pins say.
+const REINSTALL_HINT: &str = "delete tests/conformance/.provisioned and run the tests again to reinstall";
 
 /// A run takes seconds; each scenario has its own 30 s timeout in the suite. This only stops a
 /// hung run from hanging `cargo test`.
@@ -66,6 +65,7 @@ fn installed(alias: &str) -> Option<String> {
 
 /// Fails unless the pinned Node.js and suite versions are installed in `tests/conformance/`.
 fn require_installation() {
+    tests::provision::conformance_suite();
     let node = conformance_dir().join("node_modules").join(".bin").join("node");
     let want_node = pinned("node");
     let output = Command::new(&node).arg("--version").stdin(Stdio::null()).output();
@@ -75,12 +75,12 @@ fn require_installation() {
             assert_eq!(
                 version,
                 want_node,
-                "{} is Node.js {version}, but tests/conformance/package.json pins {want_node}: run `{SETUP_COMMAND}`",
+                "{} is Node.js {version}, but tests/conformance/package.json pins {want_node}: {REINSTALL_HINT}",
                 node.display()
             );
         }
         _ => panic!(
-            "Node.js {want_node} is not installed at {} (the conformance suite needs Node.js 22): run `{SETUP_COMMAND}`",
+            "Node.js {want_node} is not installed at {} (the conformance suite needs Node.js 22): {REINSTALL_HINT}",
             node.display()
         ),
     }
@@ -90,11 +90,11 @@ fn require_installation() {
             Some(v) if v == want => {}
             Some(v) => panic!(
                 "tests/conformance/node_modules/{alias} is @modelcontextprotocol/conformance {v}, but package.json pins \
-                 {want}: run `{SETUP_COMMAND}`"
+                 {want}: {REINSTALL_HINT}"
             ),
             None => panic!(
                 "@modelcontextprotocol/conformance {want} is not installed in tests/conformance/node_modules/{alias}: \
-                 run `{SETUP_COMMAND}`"
+                 {REINSTALL_HINT}"
             ),
         }
     }

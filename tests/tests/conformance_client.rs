@@ -9,8 +9,7 @@
 //!   the client does not implement). Every scenario outside `auth/` must pass, every baseline
 //!   entry must still fail; `auth/*` extensions the revision does not score are reported only.
 //!
-//! The suite and the Node.js 22 it needs are installed by `tests/conformance/setup.sh`; without
-//! them these tests fail and say so.
+//! The suite and the Node.js 22 it needs are installed on first use (`tests::provision`).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -19,8 +18,8 @@ use std::time::{Duration, Instant};
 
 use tests::interop::{example_binary, run_with_deadline, workspace_root};
 
-/// The command that installs the pinned suite, relative to the workspace root.
-const SETUP_COMMAND: &str = "tests/conformance/setup.sh";
+/// What to do when `tests/conformance/` does not hold what its pins say.
+const REINSTALL_HINT: &str = "delete tests/conformance/.provisioned and run the tests again to reinstall";
 
 /// Each scenario has its own 30 s timeout in the suite; this only stops a hung run.
 const SUITE_DEADLINE: Duration = Duration::from_secs(600);
@@ -43,15 +42,16 @@ fn conformance_dir() -> PathBuf {
 
 /// Fails unless Node.js and both suite versions are installed in `tests/conformance/`.
 fn require_installation() {
+    tests::provision::conformance_suite();
     let modules = conformance_dir().join("node_modules");
     let node = modules.join(".bin").join("node");
     let ok = Command::new(&node).arg("--version").stdin(Stdio::null()).output().is_ok_and(|o| o.status.success());
-    assert!(ok, "Node.js is not installed at {} (the suite needs Node.js 22): run `{SETUP_COMMAND}`", node.display());
+    assert!(ok, "Node.js is not installed at {} (the suite needs Node.js 22): {REINSTALL_HINT}", node.display());
     for alias in ["conformance-0.1", "conformance-0.2"] {
         assert!(
             modules.join(alias).join("package.json").is_file(),
             "@modelcontextprotocol/conformance is not installed as tests/conformance/node_modules/{alias}: run \
-             `{SETUP_COMMAND}`"
+             {REINSTALL_HINT}"
         );
     }
 }

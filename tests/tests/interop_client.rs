@@ -4,7 +4,7 @@
 //! and URL mode, raises -32042, sends a schema outside the form subset, samples and lists
 //! roots, and our handlers answer.
 //!
-//! Needs `tests/interop/setup.sh` (a missing installation fails the test and says so).
+//! The pinned SDK is installed on first use (`tests::provision`).
 
 use std::process::Stdio;
 use std::time::Duration;

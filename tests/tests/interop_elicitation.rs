@@ -5,8 +5,7 @@
 //! script declares the elicitation capability, answers each `elicitation/create` from a script
 //! of accepts, declines and cancels, checks the tools' results and the requested schemas, and
 //! visits the URL-mode pages (served by the example itself) to complete the flows. It exits
-//! non-zero on the first failed check. The clients must be installed first with
-//! `tests/interop/setup.sh`; without them these tests fail and say so.
+//! non-zero on the first failed check. The pinned clients are installed on first use (`tests::provision`).
 
 use std::path::Path;
 use std::process::Command;

@@ -4,8 +4,8 @@
 //! Each test starts the `elicitation` example (`--port P --url-port 0`) and the `quickstart`
 //! example (`--port Q`) on 127.0.0.1, then runs `tests/interop/http_client.mjs` or
 //! `tests/interop/http_client.py` against `http://127.0.0.1:P/mcp` and `http://127.0.0.1:Q/mcp`.
-//! The scripts exit non-zero on the first failed check. The clients must be installed first
-//! with `tests/interop/setup.sh`; without them these tests fail and say so.
+//! The scripts exit non-zero on the first failed check. The pinned clients are installed
+//! on first use (`tests::provision`).
 
 use std::fs::File;
 use std::net::{Ipv4Addr, TcpListener, TcpStream};
@@ -14,10 +14,7 @@ use std::process::{Child, Command, Stdio};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use tests::interop::{
-    SETUP_COMMAND, example_binary, installed_npm_version, interop_dir, pinned_npm_version, pinned_python_version,
-    require_program, run_with_deadline, venv_python,
-};
+use tests::interop::{example_binary, interop_dir, require_node_package, require_python_package, run_with_deadline};
 
 /// Generous: a script makes a few dozen requests over two sessions per server.
 const SCRIPT_DEADLINE: Duration = Duration::from_secs(180);
@@ -94,21 +91,7 @@ fn logs(servers: &[&Running]) -> String {
 
 #[test]
 fn typescript_client_drives_the_examples_over_streamable_http() {
-    let node = require_program("node", &format!("Install Node.js 20 or newer, then run `{SETUP_COMMAND}`."));
-    println!("node {node}");
-    let package = "@modelcontextprotocol/sdk";
-    let pinned = pinned_npm_version(package);
-    match installed_npm_version(package) {
-        Some(installed) if installed == pinned => {}
-        Some(installed) => panic!(
-            "tests/interop/node_modules has {package} {installed}, but package.json pins {pinned}: run `{SETUP_COMMAND}` \
-             (or `npm ci` in tests/interop)"
-        ),
-        None => panic!(
-            "{package} {pinned} is not installed in tests/interop/node_modules: run `{SETUP_COMMAND}` (or `npm ci` in \
-             tests/interop)"
-        ),
-    }
+    println!("node {}", require_node_package("@modelcontextprotocol/sdk"));
 
     let (elicitation, quickstart) = servers();
     let output = run_with_deadline(
@@ -130,29 +113,8 @@ fn typescript_client_drives_the_examples_over_streamable_http() {
 
 #[test]
 fn python_client_drives_the_examples_over_streamable_http() {
-    let python = venv_python();
-    let hint = format!(
-        "The Python client lives in the virtualenv tests/interop/.venv: with Python 3.10 or newer (and its venv \
-         module) installed, run `{SETUP_COMMAND}`."
-    );
-    assert!(python.exists(), "{} does not exist. {hint}", python.display());
-    let version = require_program(python.to_str().expect("the workspace path is UTF-8"), &hint);
+    let (python, version) = require_python_package("mcp");
     println!("{version}");
-    let pinned = pinned_python_version("mcp");
-    let probe = run_with_deadline(
-        Command::new(&python).args(["-c", "import importlib.metadata as m; print(m.version('mcp'))"]),
-        Duration::from_secs(60),
-    );
-    assert!(
-        probe.success(),
-        "the Python package `mcp` is not installed in tests/interop/.venv. {hint}\n{}",
-        probe.describe()
-    );
-    let installed = probe.stdout.trim();
-    assert_eq!(
-        installed, pinned,
-        "tests/interop/.venv has mcp {installed}, but requirements.txt pins {pinned}. {hint}"
-    );
 
     let (elicitation, quickstart) = servers();
     // Every connection mode: `legacy` (initialize handshake and a session), the client's default

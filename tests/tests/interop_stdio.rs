@@ -3,37 +3,20 @@
 //!
 //! Each test runs one client script from `tests/interop/` against the quickstart binary. The
 //! script lists the tools, calls each one, checks an unknown tool's error and exits non-zero on
-//! the first failed check. The clients must be installed first with `tests/interop/setup.sh`;
-//! without them these tests fail and say so.
+//! the first failed check. The pinned clients are installed on
+//! first use (`tests::provision`).
 
 use std::process::Command;
 use std::time::Duration;
 
-use tests::interop::{
-    SETUP_COMMAND, example_binary, installed_npm_version, interop_dir, pinned_npm_version, pinned_python_version,
-    require_program, run_with_deadline, venv_python,
-};
+use tests::interop::{example_binary, interop_dir, require_node_package, require_python_package, run_with_deadline};
 
 /// Generous: a script spawns the server once per connection mode and makes a handful of calls.
 const SCRIPT_DEADLINE: Duration = Duration::from_secs(180);
 
 #[test]
 fn typescript_client_drives_quickstart_over_stdio() {
-    let node = require_program("node", &format!("Install Node.js 20 or newer, then run `{SETUP_COMMAND}`."));
-    println!("node {node}");
-    let package = "@modelcontextprotocol/sdk";
-    let pinned = pinned_npm_version(package);
-    match installed_npm_version(package) {
-        Some(installed) if installed == pinned => {}
-        Some(installed) => panic!(
-            "tests/interop/node_modules has {package} {installed}, but package.json pins {pinned}: run `{SETUP_COMMAND}` \
-             (or `npm ci` in tests/interop)"
-        ),
-        None => panic!(
-            "{package} {pinned} is not installed in tests/interop/node_modules: run `{SETUP_COMMAND}` (or `npm ci` in \
-             tests/interop)"
-        ),
-    }
+    println!("node {}", require_node_package("@modelcontextprotocol/sdk"));
 
     let server = example_binary("quickstart");
     let output = run_with_deadline(
@@ -47,30 +30,8 @@ fn typescript_client_drives_quickstart_over_stdio() {
 
 #[test]
 fn python_client_drives_quickstart_over_stdio() {
-    let python = venv_python();
-    let hint = format!(
-        "The Python client lives in the virtualenv tests/interop/.venv: with Python 3.10 or newer (and its venv \
-         module) installed, run `{SETUP_COMMAND}`."
-    );
-    assert!(python.exists(), "{} does not exist. {hint}", python.display());
-    let version = require_program(python.to_str().expect("the workspace path is UTF-8"), &hint);
+    let (python, version) = require_python_package("mcp");
     println!("{version}");
-
-    let pinned = pinned_python_version("mcp");
-    let probe = run_with_deadline(
-        Command::new(&python).args(["-c", "import importlib.metadata as m; print(m.version('mcp'))"]),
-        Duration::from_secs(60),
-    );
-    assert!(
-        probe.success(),
-        "the Python package `mcp` is not installed in tests/interop/.venv. {hint}\n{}",
-        probe.describe()
-    );
-    let installed = probe.stdout.trim();
-    assert_eq!(
-        installed, pinned,
-        "tests/interop/.venv has mcp {installed}, but requirements.txt pins {pinned}. {hint}"
-    );
 
     let server = example_binary("quickstart");
     // Every connection mode: `legacy` (initialize handshake), the client's default `auto` (a

@@ -3,8 +3,7 @@
 //! prompts, completion, logging, sampling and roots.
 //!
 //! Each test runs one client script from `tests/interop/` against the notes binary; the script
-//! exits non-zero on the first failed check. The clients must be installed first with
-//! `tests/interop/setup.sh`; without them these tests fail and say so.
+//! exits non-zero on the first failed check. The pinned clients are installed on first use (`tests::provision`).
 
 use std::process::Command;
 use std::time::Duration;

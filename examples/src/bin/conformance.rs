@@ -15,7 +15,6 @@
 //! (a question to the user or the client's model is a request of the server's in a 2025-era
 //! session, an `input_required` result in the 2026 era).
 
-use std::net::{Ipv4Addr, SocketAddr};
 use std::time::Duration;
 
 use mcp_core::prelude::*;
@@ -676,6 +675,7 @@ fn server() -> Result<Server, mcp_core::BuildError> {
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     examples::init_logging();
     let port = examples::port_option("port", "PORT", Some(DEFAULT_PORT))?.unwrap_or(DEFAULT_PORT);
-    server()?.serve_http(SocketAddr::from((Ipv4Addr::LOCALHOST, port)), None).await?;
+    let listener = examples::bind(port, "--port / PORT").await;
+    examples::serve_http_on(&server()?, listener).await?;
     Ok(())
 }

@@ -4,8 +4,11 @@
 //!
 //! Form mode: `create_project`, `process_data`. URL mode: `auth_via_url` and
 //! `protected_action`, whose page is served by this process on
-//! `http://127.0.0.1:8931/auth?id=<elicitationId>` (the port: `--url-port N` or the
-//! environment variable `ELICITATION_URL_PORT`; `0` picks a free one).
+//! `http://127.0.0.1:8931/auth?id=<elicitationId>`: the port is `--url-port N` or the
+//! environment variable `ELICITATION_URL_PORT` when given (`0` picks a free one), else 8931 when
+//! it is free and any free port when it is not, so that several copies run side by side. The
+//! page shows what is being authorized and completes the flow only when the user presses its
+//! button (a POST), never on a plain visit, which a link previewer may make on its own.
 //!
 //! With `--port N` (or `PORT`) the server speaks Streamable HTTP at `http://127.0.0.1:N/mcp`
 //! instead of stdio.
@@ -19,7 +22,7 @@
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 
-use axum::extract::{Query, State as Extract};
+use axum::extract::{Form, Query, State as Extract};
 use axum::http::StatusCode;
 use axum::response::Html;
 use mcp_core::prelude::*;
@@ -155,14 +158,37 @@ struct AuthQuery {
     id: String,
 }
 
-/// The page the user visits: completes the flow and remembers the session as authorized.
+/// The page the user is sent to: says what is being authorized and asks for a button press.
+/// Visiting it completes nothing, so a link previewer or a prefetching browser that fetches the
+/// URL on its own cannot authorize anything for the user; only the button's POST does.
 async fn auth_page(
-    Extract((flows, page)): Extract<(UrlElicitations, Arc<AuthPage>)>,
+    Extract((flows, _)): Extract<(UrlElicitations, Arc<AuthPage>)>,
     Query(query): Query<AuthQuery>,
 ) -> (StatusCode, Html<String>) {
-    // A real server would check here that the person visiting is the user the flow was created
-    // for (for example with its own login cookie) before completing it.
-    match flows.complete(&query.id).await {
+    if flows.owner(&query.id).is_none() {
+        return (StatusCode::NOT_FOUND, Html("<h1>Unknown authorization request</h1>".into()));
+    }
+    if flows.is_completed(&query.id) {
+        return (StatusCode::CONFLICT, Html("<h1>Already authorized</h1><p>You can close this page.</p>".into()));
+    }
+    let id = escape_html(&query.id);
+    let page = format!(
+        "<!doctype html><title>Authorize</title><h1>Authorize the example app</h1>\
+         <p>The example app asks to act for you. Authorize it only if you started this from your assistant.</p>\
+         <form method=\"post\" action=\"/auth\"><input type=\"hidden\" name=\"id\" value=\"{id}\">\
+         <button type=\"submit\">Authorize</button></form>"
+    );
+    (StatusCode::OK, Html(page))
+}
+
+/// The page's button: completes the flow and remembers the session as authorized.
+async fn authorize(
+    Extract((flows, page)): Extract<(UrlElicitations, Arc<AuthPage>)>,
+    Form(form): Form<AuthQuery>,
+) -> (StatusCode, Html<String>) {
+    // A real server would check here that the person pressing the button is the user the flow
+    // was created for (for example with its own login cookie) before completing it.
+    match flows.complete(&form.id).await {
         Ok(done) => {
             if let Ok(mut authorized) = page.authorized.lock() {
                 authorized.insert(done.session);
@@ -199,8 +225,15 @@ fn escape_html(text: &str) -> String {
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     examples::init_logging();
-    let url_port = examples::port_option("url-port", "ELICITATION_URL_PORT", Some(DEFAULT_URL_PORT))?.unwrap_or(0);
-    let listener = tokio::net::TcpListener::bind(("127.0.0.1", url_port)).await?;
+    let listener = match examples::port_option("url-port", "ELICITATION_URL_PORT", None)? {
+        Some(port) => examples::bind(port, "--url-port / ELICITATION_URL_PORT").await,
+        // Nobody asked for a port: the usual one when it is free, else any free one (a second
+        // copy, started by another host, must not fail). The URLs name whichever it is.
+        None => match tokio::net::TcpListener::bind(("127.0.0.1", DEFAULT_URL_PORT)).await {
+            Ok(listener) => listener,
+            Err(_) => examples::bind(0, "--url-port / ELICITATION_URL_PORT").await,
+        },
+    };
     let address = listener.local_addr()?;
     tracing::info!("authorization page on http://{address}/auth");
     let page = Arc::new(AuthPage { base: format!("http://{address}"), authorized: Mutex::default() });
@@ -213,7 +246,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .build()?;
 
     let app = axum::Router::new()
-        .route("/auth", axum::routing::get(auth_page))
+        .route("/auth", axum::routing::get(auth_page).post(authorize))
         .with_state((server.url_elicitations().clone(), page));
     tokio::spawn(async move {
         if let Err(e) = axum::serve(listener, app).await {
