@@ -68,6 +68,9 @@ enum Expect {
     Ignored,
     /// One response with a result, answering this id.
     Result(Value),
+    /// One response with a tool's error result (`isError: true`), answering this id: invalid
+    /// tool input, since revision 2025-11-25 (SEP-1303).
+    ToolError(Value),
 }
 
 type Flow = for<'a> fn(&'a mut Conn) -> Pin<Box<dyn Future<Output = ()> + Send + 'a>>;
@@ -138,6 +141,10 @@ impl Case {
     }
     fn answered(self, id: Value) -> Self {
         Case { expect: Expect::Result(id), http: Some(200), ..self }
+    }
+    /// A tool error result (`isError: true`): 200 over HTTP.
+    fn tool_error(self, id: Value) -> Self {
+        Case { expect: Expect::ToolError(id), http: Some(200), ..self }
     }
     /// Over HTTP, this error instead.
     fn http_error(self, code: i64, id: Value) -> Self {
@@ -308,25 +315,25 @@ fn catalog() -> Vec<Case> {
             .refused(INVALID_PARAMS, json!(24))
             .mentioning("nope"),
         named("an argument of the wrong type (add)", call(json!(35), json!({"name": "add", "arguments": {"a": "two", "b": 1}})))
-            .refused(INVALID_PARAMS, json!(35))
+            .tool_error(json!(35))
             .mentioning("`a`")
             .quickstart(),
         named("a fraction for an integer argument", call(json!(36), json!({"name": "add", "arguments": {"a": 1, "b": 2.5}})))
-            .refused(INVALID_PARAMS, json!(36))
+            .tool_error(json!(36))
             .mentioning("`b`")
             .quickstart(),
         named("a missing argument (add)", call(json!(37), json!({"name": "add", "arguments": {"a": 1}})))
-            .refused(INVALID_PARAMS, json!(37))
+            .tool_error(json!(37))
             .mentioning("`b`")
             .quickstart(),
         named("arguments as an array", call(json!(25), json!({"name": "process_data", "arguments": ["x"]})))
             .refused(INVALID_PARAMS, json!(25)),
         named("an argument of the wrong type", call(json!(26), json!({"name": "process_data", "arguments": {"data": 5}})))
-            .refused(INVALID_PARAMS, json!(26))
+            .tool_error(json!(26))
             .mentioning("`data`")
             .elicitation(),
         named("a missing argument", call(json!(27), json!({"name": "process_data", "arguments": {}})))
-            .refused(INVALID_PARAMS, json!(27))
+            .tool_error(json!(27))
             .mentioning("`data`")
             .elicitation(),
         request("a cursor that is a number", json!(28), "tools/list", json!({"cursor": 5})).refused(INVALID_PARAMS, json!(28)),
@@ -387,6 +394,16 @@ fn catalog() -> Vec<Case> {
         })))
         .refused(INVALID_PARAMS, json!(41))
         .http(400)
+        .elicitation(),
+        send("a 2026 call missing an argument", Frame::Json(modern_call(63, |p| p["arguments"] = json!({}))))
+            .tool_error(json!(63))
+            .mentioning("`data`")
+            .elicitation(),
+        send("a 2026 call with an argument of the wrong type", Frame::Json(modern_call(64, |p| {
+            p["arguments"] = json!({"data": [1]});
+        })))
+        .tool_error(json!(64))
+        .mentioning("`data`")
         .elicitation(),
         send("a 2026 request without client capabilities", Frame::Json(modern_call(42, |p| {
             p["_meta"].as_object_mut().unwrap().remove("io.modelcontextprotocol/clientCapabilities");
@@ -894,6 +911,16 @@ async fn run_case(c: &mut Conn, case: &Case) {
             assert_eq!(got.len(), 1, "`{}` must get one answer: {got:?}", case.name);
             assert_eq!(&got[0]["id"], id, "`{}`", case.name);
             assert!(got[0].get("result").is_some(), "`{}`: {}", case.name, got[0]);
+        }
+        Expect::ToolError(id) => {
+            assert_eq!(got.len(), 1, "`{}` must get one answer: {got:?}", case.name);
+            let result = &got[0]["result"];
+            assert_eq!(&got[0]["id"], id, "`{}`", case.name);
+            assert_eq!(result["isError"], true, "`{}` must get a tool error result: {}", case.name, got[0]);
+            if let Some(word) = case.mentions {
+                let text = result["content"][0]["text"].as_str().unwrap_or_default();
+                assert!(text.contains(word), "`{}` must mention {word}: {}", case.name, got[0]);
+            }
         }
     }
 }

@@ -219,8 +219,13 @@ struct Client {
 }
 
 impl Client {
-    /// Starts `server` on one end of a pipe and initializes a session from the other.
+    /// Starts `server` on one end of a pipe and initializes a 2025-06-18 session from the other.
     async fn connect(server: Server) -> Client {
+        Client::connect_with_version(server, "2025-06-18").await
+    }
+
+    /// Starts `server` on one end of a pipe and initializes a session of `version`.
+    async fn connect_with_version(server: Server, version: &str) -> Client {
         let (client_end, server_end) = tokio::io::duplex(1 << 16);
         tokio::spawn(async move {
             let (reader, writer) = tokio::io::split(server_end);
@@ -232,7 +237,7 @@ impl Client {
             .request(
                 "initialize",
                 json!({
-                    "protocolVersion": "2025-06-18",
+                    "protocolVersion": version,
                     "capabilities": {},
                     "clientInfo": {"name": "test", "version": "0"}
                 }),
@@ -309,18 +314,25 @@ async fn toolbox_tools_share_their_value() {
 }
 
 #[tokio::test]
-async fn bad_arguments_are_invalid_params() {
+async fn bad_arguments_are_tool_errors_naming_the_argument() {
+    // The test client speaks 2025-06-18: there, invalid arguments are JSON-RPC errors.
     let mut client = Client::connect(server()).await;
-
     let missing = client.call("add", json!({"a": 1})).await;
     assert_eq!(missing["error"]["code"], -32602, "{missing}");
     assert_eq!(missing["error"]["message"], "missing required argument `b`");
 
+    // From 2025-11-25 on (SEP-1303), they are tool errors the model can correct.
+    let mut client = Client::connect_with_version(server(), "2025-11-25").await;
+    let missing = client.call("add", json!({"a": 1})).await;
+    assert_eq!(missing["isError"], true, "{missing}");
+    assert_eq!(missing["content"][0]["text"], "missing required argument `b`");
+
     let wrong = client.call("greet", json!({"who": 7})).await;
-    assert_eq!(wrong["error"]["code"], -32602, "{wrong}");
-    let message = wrong["error"]["message"].as_str().expect("a message");
+    assert_eq!(wrong["isError"], true, "{wrong}");
+    let message = wrong["content"][0]["text"].as_str().expect("a message");
     assert!(message.starts_with("invalid argument `who`: invalid type: integer `7`"), "{message}");
 
+    // An unknown tool is still a protocol error.
     let original_name = client.call("greet_someone", json!({"who": "Ada"})).await;
     assert_eq!(original_name["error"]["code"], -32602, "the tool is only known by its `name`: {original_name}");
 }

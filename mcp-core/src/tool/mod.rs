@@ -59,7 +59,9 @@ impl ToolDef {
     /// A tool named `name` with the given input schema, run by `handler`.
     ///
     /// The handler may return anything that converts into a tool result ([`IntoToolResult`]);
-    /// an `Err(ErrorObject)` from it becomes a JSON-RPC error response.
+    /// an `Err(ErrorObject)` from it becomes a JSON-RPC error response, except invalid input
+    /// (code -32602, as the argument readers report it), which from revision 2025-11-25 on is
+    /// a result with `isError: true` carrying the message, so the model can correct its call.
     ///
     /// ```
     /// use mcp_core::tool::{ToolCall, ToolDef};
@@ -78,13 +80,14 @@ impl ToolDef {
         let name: String = name.into();
         let label: Arc<str> = Arc::from(name.as_str());
         Self::with_handler::<R>(name, input_schema, move |call| {
+            let input_errors = InputErrors::of(&call.ctx);
             let fut = handler(call);
             let label = label.clone();
             // The one box of a call: the server polls it as the request's handler. A tool
             // that panics failed, like one that returned an error: its caller (a model, as
             // a rule) is told so in the result, and the session goes on.
             Handling::future(async move {
-                let run = async move { fut.await.and_then(IntoToolResult::into_result_text) };
+                let run = async move { input_errors.answer(fut.await) };
                 match AssertUnwindSafe(run).catch_unwind().await {
                     Ok(result) => result,
                     Err(panic) => panicked(&label, &*panic),
@@ -117,7 +120,8 @@ impl ToolDef {
         let name: String = name.into();
         let label: Box<str> = name.as_str().into();
         Self::with_handler::<R>(name, input_schema, move |call| {
-            let run = || handler(call).and_then(IntoToolResult::into_result_text);
+            let input_errors = InputErrors::of(&call.ctx);
+            let run = || input_errors.answer(handler(call));
             Handling::Ready(match std::panic::catch_unwind(AssertUnwindSafe(run)) {
                 Ok(result) => result,
                 Err(panic) => panicked(&label, &*panic),
@@ -217,6 +221,41 @@ impl ToolDef {
     /// Runs the tool, for the JSON text of its result (what the server sends).
     pub(crate) fn call_raw(&self, call: ToolCall) -> Handling {
         (self.handler)(call)
+    }
+}
+
+/// How a request's protocol revision answers a tool's invalid input: an `Err` with code -32602
+/// (invalid params) from a tool's handler, which is what a missing, mistyped or out-of-range
+/// argument gives (`ToolArgument::extract`, `Arguments::get`).
+///
+/// From revision 2025-11-25 on (SEP-1303), and in the 2026-07-28 era, input validation errors
+/// are tool execution errors: a result with `isError: true` whose text names the argument and
+/// the problem, so that the model that made the call can correct it. Older revisions answer
+/// them with the JSON-RPC error itself. What is still a protocol error (an unknown tool,
+/// `tools/call` parameters of the wrong shape) is answered by the server before any handler
+/// runs, with -32602 in every revision.
+#[derive(Clone, Copy)]
+struct InputErrors {
+    as_results: bool,
+}
+
+impl InputErrors {
+    /// The revision of the request that `ctx` belongs to.
+    fn of(ctx: &Context) -> Self {
+        // Revision names are dates, so they compare as strings.
+        let as_results = ctx.is_modern() || ctx.protocol_version().is_some_and(|v| v >= "2025-11-25");
+        InputErrors { as_results }
+    }
+
+    /// The answer to a call whose handler returned `outcome`.
+    fn answer<R: IntoToolResult>(self, outcome: Result<R, ErrorObject>) -> HandlerResult {
+        match outcome {
+            Ok(value) => value.into_result_text(),
+            Err(error) if self.as_results && error.code == crate::protocol::codes::INVALID_PARAMS => {
+                result::raw(&CallToolResult::error_text(error.message))
+            }
+            Err(error) => Err(error),
+        }
     }
 }
 

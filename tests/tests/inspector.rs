@@ -1,0 +1,294 @@
+//! The MCP Inspector (`@modelcontextprotocol/inspector`, pinned in `tests/interop/`) against the
+//! examples.
+//!
+//! - Every command of the README's "Try it" section runs as written: `npx <inspector>` becomes the
+//!   pinned Inspector on its pinned Node.js, `target/debug/NAME` the example binary, and
+//!   `<elicitation-id>` the id the previous command printed. The version the README names must
+//!   be the pinned one.
+//! - `--strict` finds no schema portability problem in the tools of any example.
+//! - A `tools/call` with a missing or mistyped argument is a tool error (`isError: true`) naming
+//!   the argument, in both protocol eras, as the Inspector sees it.
+//!
+//! The Inspector keeps its catalog and its connection daemon under `$HOME`; each test gives it a
+//! home of its own under the target directory and stops its daemon when done.
+
+use std::collections::HashMap;
+use std::net::{Ipv4Addr, TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use tests::interop::{
+    RunOutput, example_binary, pinned_npm_version, require_node_package, run_with_deadline, workspace_root,
+};
+
+const PACKAGE: &str = "@modelcontextprotocol/inspector";
+/// One Inspector command: it starts a server, connects and makes a call or two.
+const COMMAND_DEADLINE: Duration = Duration::from_secs(90);
+
+/// The pinned Inspector, run on the pinned Node.js 22 with a home directory of its own.
+struct Inspector {
+    node: PathBuf,
+    launcher: PathBuf,
+    mcpdo: PathBuf,
+    env: HashMap<String, String>,
+}
+
+impl Inspector {
+    fn new() -> Inspector {
+        let interop = tests::provision::interop_clients();
+        require_node_package(PACKAGE);
+        let bin = interop.join("node_modules").join(".bin");
+        static HOMES: AtomicUsize = AtomicUsize::new(0);
+        let home = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!(
+            "inspector-home-{}-{}",
+            std::process::id(),
+            HOMES.fetch_add(1, Ordering::Relaxed)
+        ));
+        let _ = std::fs::remove_dir_all(&home);
+        std::fs::create_dir_all(&home).unwrap_or_else(|e| panic!("cannot create {}: {e}", home.display()));
+        let mut env = HashMap::new();
+        env.insert("HOME".to_owned(), home.display().to_string());
+        env.insert("MCP_CATALOG_PATH".to_owned(), home.join("mcp.json").display().to_string());
+        env.insert("NO_COLOR".to_owned(), "1".to_owned());
+        Inspector { node: bin.join("node"), launcher: bin.join("inspector"), mcpdo: bin.join("mcpdo"), env }
+    }
+
+    /// Runs the launcher (`inspector …`) or `mcpdo …` with `args`.
+    fn run(&self, mcpdo: bool, args: &[String]) -> RunOutput {
+        let script = if mcpdo { &self.mcpdo } else { &self.launcher };
+        let mut command = Command::new(&self.node);
+        command.arg(script).args(args).envs(&self.env).current_dir(workspace_root());
+        run_with_deadline(&mut command, COMMAND_DEADLINE)
+    }
+
+    /// Gives `mcpdo` a private daemon of its own (what `eval "$(mcpdo private)"` does in a shell).
+    fn private_daemon(&mut self) {
+        let output = self.run(true, &["private".to_owned()]);
+        assert!(output.success(), "`mcpdo private` failed: {}", output.describe());
+        for line in output.stdout.lines() {
+            let Some((name, value)) = line.trim().strip_prefix("export ").and_then(|kv| kv.split_once('=')) else {
+                continue;
+            };
+            self.env.insert(name.to_owned(), value.trim_matches(|c| c == '\'' || c == '"').to_owned());
+        }
+        assert!(
+            self.env.contains_key("MCP_INSPECTOR_DAEMON_DIR"),
+            "`mcpdo private` printed no daemon directory: {}",
+            output.describe()
+        );
+    }
+}
+
+impl Drop for Inspector {
+    fn drop(&mut self) {
+        if self.env.contains_key("MCP_INSPECTOR_DAEMON_DIR") {
+            let _ = self.run(true, &["daemon".to_owned(), "stop".to_owned()]);
+        }
+    }
+}
+
+/// The shell lines of the README's "Try it" section that run the Inspector.
+fn try_it_commands() -> Vec<String> {
+    let readme = std::fs::read_to_string(workspace_root().join("README.md")).expect("README.md is readable");
+    let section = readme.split_once("\n### Try it\n").expect("README.md has a \"### Try it\" section").1;
+    let section = section.split("\n## ").next().unwrap_or(section);
+    let mut commands = Vec::new();
+    let mut in_shell = false;
+    for line in section.lines() {
+        match line.trim() {
+            "```sh" => in_shell = true,
+            "```" => in_shell = false,
+            command if in_shell && !command.starts_with('#') && !command.is_empty() => {
+                commands.push(command.to_owned())
+            }
+            _ => {}
+        }
+    }
+    commands
+}
+
+/// One README command as the Inspector is run here: whether it is `mcpdo`, and its arguments.
+fn translate(command: &str, elicitation_id: Option<&str>) -> (bool, Vec<String>) {
+    let pinned = format!("{PACKAGE}@{}", pinned_npm_version(PACKAGE));
+    let words: Vec<&str> = command.split_whitespace().collect();
+    let (mcpdo, rest) = match words.as_slice() {
+        ["npx", "-p", package, "mcpdo", rest @ ..] if *package == pinned => (true, rest),
+        ["npx", package, rest @ ..] if *package == pinned => (false, rest),
+        _ => panic!("README's \"Try it\" runs something other than the pinned Inspector ({pinned}): `{command}`"),
+    };
+    let args = rest
+        .iter()
+        .map(|word| {
+            if let Some(name) = word.strip_prefix("target/debug/") {
+                example_binary(name).display().to_string()
+            } else if *word == "<elicitation-id>" {
+                elicitation_id
+                    .unwrap_or_else(|| panic!("`{command}` needs an elicitation id no command printed"))
+                    .to_owned()
+            } else {
+                (*word).to_owned()
+            }
+        })
+        .collect();
+    (mcpdo, args)
+}
+
+/// The id in "elicitation/respond ID …", as mcpdo prints it for a form waiting for an answer.
+fn printed_elicitation_id(stdout: &str) -> Option<String> {
+    let after = stdout.split("elicitation/respond ").nth(1)?;
+    let id: String = after.chars().take_while(|c| !c.is_whitespace() && *c != '`').collect();
+    (!id.is_empty()).then_some(id)
+}
+
+/// What each README command must show, besides exiting with status 0.
+fn expected_output(command: &str) -> Option<&'static str> {
+    if command.contains("--tool-name add") {
+        Some("\"42\"")
+    } else if command.contains("tools/call create_project") {
+        Some("Please provide the project details.")
+    } else if command.contains("elicitation/respond") {
+        Some("Created project 'demo' with framework: vue")
+    } else {
+        None
+    }
+}
+
+#[test]
+fn every_try_it_command_of_the_readme_runs() {
+    let commands = try_it_commands();
+    assert!(
+        commands.iter().any(|c| c == "cargo build -p examples"),
+        "the \"Try it\" section builds the examples first: {commands:?}"
+    );
+    let inspector_commands: Vec<&String> = commands.iter().filter(|c| c.starts_with("npx ")).collect();
+    for needed in ["--method tools/list --strict", "--protocol-era modern", "mcpdo connect", "elicitation/respond"] {
+        assert!(
+            inspector_commands.iter().any(|c| c.contains(needed)),
+            "no \"Try it\" command uses `{needed}`: {inspector_commands:?}"
+        );
+    }
+    let mut inspector = Inspector::new();
+    inspector.private_daemon();
+    let mut elicitation_id = None;
+    for command in inspector_commands {
+        let (mcpdo, args) = translate(command, elicitation_id.as_deref());
+        let output = inspector.run(mcpdo, &args);
+        println!("$ {command}\n{}", output.stdout);
+        assert!(output.success(), "README command `{command}` failed: {}", output.describe());
+        if command.contains("--strict") {
+            assert!(
+                !output.stderr.contains("Error: tool") && !output.stderr.contains("Warning: tool"),
+                "`{command}` reports schema portability problems: {}",
+                output.stderr
+            );
+        }
+        if let Some(expected) = expected_output(command) {
+            assert!(output.stdout.contains(expected), "`{command}` did not print {expected:?}: {}", output.describe());
+        }
+        if let Some(id) = printed_elicitation_id(&output.stdout) {
+            elicitation_id = Some(id);
+        }
+    }
+}
+
+/// `inspector --cli TARGET --method tools/list --strict --format json`: the result envelope.
+fn strict_tools_list(inspector: &Inspector, target: &[String]) -> serde_json::Value {
+    let mut args = vec!["--cli".to_owned()];
+    args.extend(target.iter().cloned());
+    args.extend(["--method", "tools/list", "--strict", "--format", "json"].map(str::to_owned));
+    let output = inspector.run(false, &args);
+    assert!(output.success(), "the Inspector's strict tools/list failed for {target:?}: {}", output.describe());
+    let line = output.stdout.lines().rev().find(|l| l.trim_start().starts_with('{')).unwrap_or_default();
+    serde_json::from_str(line).unwrap_or_else(|e| panic!("not a JSON envelope ({e}): {}", output.describe()))
+}
+
+/// A server started with `--port <free port>`, killed when dropped.
+struct HttpExample(Child, String);
+
+impl HttpExample {
+    fn start(name: &str) -> HttpExample {
+        let port =
+            TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).and_then(|l| l.local_addr()).expect("a free port").port();
+        let child = Command::new(example_binary(name))
+            .args(["--port", &port.to_string()])
+            .env("RUST_LOG", "warn")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start the {name} example: {e}"));
+        let started = Instant::now();
+        while TcpStream::connect((Ipv4Addr::LOCALHOST, port)).is_err() {
+            assert!(started.elapsed() < Duration::from_secs(30), "the {name} example did not listen on {port}");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        HttpExample(child, format!("http://127.0.0.1:{port}/mcp"))
+    }
+}
+
+impl Drop for HttpExample {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[test]
+fn strict_mode_finds_no_portability_problem_in_any_example() {
+    let inspector = Inspector::new();
+    let stdio = ["quickstart", "elicitation", "notes"].map(|name| (name, vec![path(&example_binary(name))]));
+    let conformance = HttpExample::start("conformance");
+    let http = [("conformance", vec![conformance.1.clone()])];
+    for (name, target) in stdio.iter().chain(http.iter()) {
+        let envelope = strict_tools_list(&inspector, target);
+        let tools = envelope["result"]["tools"].as_array().map_or(0, Vec::len);
+        assert!(tools > 0, "the {name} example listed no tools: {envelope}");
+        assert!(
+            envelope.get("schemaFindings").is_none(),
+            "the Inspector finds schema portability problems in the {name} example's tools: {:#}",
+            envelope["schemaFindings"]
+        );
+    }
+}
+
+fn path(path: &Path) -> String {
+    path.display().to_string()
+}
+
+#[test]
+fn a_wrong_argument_is_a_tool_error_naming_it_in_both_eras() {
+    let inspector = Inspector::new();
+    let quickstart = path(&example_binary("quickstart"));
+    for era in ["legacy", "modern"] {
+        for (arguments, named) in [(r#"{"a": 2}"#, "`b`"), (r#"{"a": 2, "b": "forty"}"#, "`b`")] {
+            let args: Vec<String> = [
+                "--cli",
+                &quickstart,
+                "--protocol-era",
+                era,
+                "--method",
+                "tools/call",
+                "--tool-name",
+                "add",
+                "--tool-args-json",
+                arguments,
+                "--format",
+                "json",
+            ]
+            .map(str::to_owned)
+            .to_vec();
+            let output = inspector.run(false, &args);
+            // The Inspector exits non-zero for a result with `isError: true`; what matters is
+            // that it got a result (not a JSON-RPC error) and what the result says.
+            let line = output.stdout.lines().rev().find(|l| l.trim_start().starts_with('{')).unwrap_or_default();
+            let envelope: serde_json::Value = serde_json::from_str(line)
+                .unwrap_or_else(|e| panic!("{era}, {arguments}: no JSON result ({e}): {}", output.describe()));
+            let result = &envelope["result"];
+            assert_eq!(result["isError"], true, "{era}, {arguments}: not a tool error: {}", output.describe());
+            let text = result["content"][0]["text"].as_str().unwrap_or_default();
+            assert!(text.contains(named), "{era}, {arguments}: the error does not name {named}: {text:?}");
+        }
+    }
+}
