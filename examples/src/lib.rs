@@ -112,11 +112,11 @@ pub fn stdio_banner(name: &str, args: &[String]) -> String {
     format!(
         "{name}: an MCP server speaking JSON-RPC on stdin/stdout. It waits for an MCP client, not for typing.\n\
          Try it with the MCP Inspector (Node.js 22.19 or newer):\n\
-         \x20 npx {INSPECTOR} {shell}                                 # web UI\n\
-         \x20 npx {INSPECTOR} --cli {shell} --method tools/list       # one call\n\
-         \x20 npx -p {INSPECTOR} mcpdo connect {shell}                # a session on the terminal, forms included\n\
-         Add --protocol-era modern (mcpdo: connect --era modern) for the 2026-07-28 protocol.\n\
-         Or add it to a desktop host's server list (Claude Desktop: claude_desktop_config.json):\n\
+         \x20 web UI:    npx {INSPECTOR} {shell}\n\
+         \x20 one call:  npx {INSPECTOR} --cli {shell} --method tools/list\n\
+         \x20 forms too: npx -p {INSPECTOR} mcpdo connect {shell}\n\
+         \x20 (--protocol-era modern, or mcpdo connect --era modern, speaks the 2026-07-28 protocol)\n\
+         In a desktop host, add it to the server list (Claude Desktop: claude_desktop_config.json):\n\
          \x20 {host_entry}\n\
          Press Ctrl-D to quit.\n"
     )

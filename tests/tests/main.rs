@@ -17,6 +17,7 @@ mod conformance_client;
 mod docs;
 mod elicit_schema;
 mod elicitation;
+mod example_programs;
 mod faults;
 mod http_transport;
 mod inspector;
