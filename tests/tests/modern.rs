@@ -708,6 +708,8 @@ async fn a_client_without_elicitation_is_not_asked() {
     let response = c.call(&call_params("url_flow", json!({}), caps(FORM))).await;
     assert_eq!(error_code(&response), -32021, "{response}");
     assert_eq!(response["error"]["data"]["requiredCapabilities"], json!({"elicitation": {"url": {}}}), "{response}");
+    // The message names the missing capability exactly: this client declared `elicitation`.
+    assert!(error_message(&response).contains("did not declare elicitation.url"), "{response}");
 }
 
 #[tokio::test]

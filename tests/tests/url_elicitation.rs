@@ -225,3 +225,26 @@ async fn ids_of_a_closed_session_are_forgotten() {
     assert!(server.url_elicitations().owner(&id).is_none());
     assert!(matches!(server.url_elicitations().complete(&id).await, Err(CompleteError::Unknown(_))));
 }
+
+#[tokio::test]
+async fn a_client_without_url_mode_is_never_sent_a_flow() {
+    let (server, _) = server();
+    let mut client = connect(&server, json!({"elicitation": {"form": {}}})).await;
+    // The tool needs a flow in the browser, which this client cannot show: -32021 naming the
+    // capability, not -32042 with a URL.
+    let response = client.request("tools/call", json!({"name": "needs_flow", "arguments": {}})).await;
+    assert_eq!(response["error"]["code"], -32021, "{response}");
+    assert_eq!(response["error"]["data"]["requiredCapabilities"], json!({"elicitation": {"url": {}}}), "{response}");
+    assert!(response["error"]["message"].as_str().unwrap_or_default().contains("elicitation.url"), "{response}");
+    assert!(response["error"]["data"].get("elicitations").is_none(), "{response}");
+    // A flow of this session completed anyway (the id came from `new_url_elicitation_id`)
+    // sends it no `notifications/elicitation/complete`.
+    let id = text(&mut client, "mint", json!({})).await;
+    server.url_elicitations().complete(&id).await.expect("the flow completes");
+    // Whatever the server sent before it answers the next request arrives first.
+    let (_, before) = client.request_collect("tools/call", json!({"name": "mint", "arguments": {}})).await;
+    assert!(
+        before.iter().all(|m| m["method"] != "notifications/elicitation/complete"),
+        "a client without URL mode was told of a flow: {before:?}"
+    );
+}

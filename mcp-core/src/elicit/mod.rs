@@ -23,6 +23,7 @@ use serde_json::{Map, Value};
 pub use error::ElicitError;
 #[cfg(feature = "macros")]
 pub use mcp_macros::Elicit;
+pub(crate) use url::url_mode_not_declared;
 pub use url::{UrlElicitation, UrlElicitationRequired};
 pub use validate::{ContentError, SchemaError};
 

@@ -74,6 +74,19 @@ impl UrlElicitationRequired {
     }
 }
 
+/// The error for a request whose user must complete a flow in the browser, from a client that
+/// did not declare URL-mode elicitation (`elicitation.url`): -32021, naming that capability, in
+/// either era. Such a client is never sent the flow (no -32042, no URL request, no completion
+/// notification): it could not show it.
+pub(crate) fn url_mode_not_declared() -> ErrorObject {
+    let mut required = serde_json::Map::new();
+    required.insert("elicitation".to_owned(), serde_json::json!({"url": {}}));
+    ErrorObject::missing_client_capabilities(
+        "this request needs the user to complete a flow in the browser (URL-mode elicitation)",
+        required,
+    )
+}
+
 impl From<UrlElicitationRequired> for ErrorObject {
     fn from(e: UrlElicitationRequired) -> Self {
         e.to_error_object()

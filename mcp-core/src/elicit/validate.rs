@@ -207,7 +207,13 @@ fn check_property(name: &str, o: &JsonObject) -> Result<(), SchemaError> {
             match min_items {
                 Some(min) if min > options.len() as u64 => Err(SchemaError::at(
                     name,
-                    format!("`minItems` is {min}, but there are only {} options to choose from", options.len()),
+                    format!(
+                        "`minItems` is {min}, but there {} to choose from",
+                        match options.len() {
+                            1 => "is only 1 option".to_owned(),
+                            n => format!("are only {n} options"),
+                        }
+                    ),
                 )),
                 _ => Ok(()),
             }
@@ -241,12 +247,18 @@ fn check_value(name: &str, o: &JsonObject, value: &Value) -> Result<(), ContentE
             let len = s.chars().count() as u64;
             if let Some(min) = o.get("minLength").and_then(Value::as_u64) {
                 if len < min {
-                    return Err(content_error(name, format!("must be at least {min} characters long (got {len})")));
+                    return Err(content_error(
+                        name,
+                        format!("must be at least {} long (got {len})", count(min, "character")),
+                    ));
                 }
             }
             if let Some(max) = o.get("maxLength").and_then(Value::as_u64) {
                 if len > max {
-                    return Err(content_error(name, format!("must be at most {max} characters long (got {len})")));
+                    return Err(content_error(
+                        name,
+                        format!("must be at most {} long (got {len})", count(max, "character")),
+                    ));
                 }
             }
             if let Some(format) = o.get("format").and_then(Value::as_str) {
@@ -323,6 +335,11 @@ fn check_value(name: &str, o: &JsonObject, value: &Value) -> Result<(), ContentE
         }
         other => Err(content_error(name, format!("the schema has an unsupported type `{other}`"))),
     }
+}
+
+/// `n` and `noun`, with the noun in the plural unless `n` is 1: "1 character", "3 characters".
+fn count(n: u64, noun: &str) -> String {
+    if n == 1 { format!("1 {noun}") } else { format!("{n} {noun}s") }
 }
 
 /// Fills in defaults for missing fields, then checks `content` against `schema`: required
@@ -524,7 +541,7 @@ mod tests {
         assert_eq!(Value::Object(ok), json!({"name": "x", "tests": true}));
         let cases = [
             (json!({}), "name", "required"),
-            (json!({"name": ""}), "name", "at least 1"),
+            (json!({"name": ""}), "name", "must be at least 1 character long (got 0)"),
             (json!({"name": 5}), "name", "string"),
             (json!({"name": "x", "n": 11}), "n", "at most 10"),
             (json!({"name": "x", "n": 1.5}), "n", "integer"),
@@ -538,6 +555,15 @@ mod tests {
             assert_eq!(e.field, field, "{content}");
             assert!(e.rule.contains(rule), "{content}: {}", e.rule);
         }
+    }
+
+    #[test]
+    fn lengths_are_counted_in_the_singular_and_the_plural() {
+        let schema = one_field(json!({"type": "string", "minLength": 2, "maxLength": 1}));
+        let short = validate_content(&schema, &mut obj(json!({"x": "a"}))).unwrap_err();
+        assert_eq!(short.rule, "must be at least 2 characters long (got 1)");
+        let long = validate_content(&schema, &mut obj(json!({"x": "ab"}))).unwrap_err();
+        assert_eq!(long.rule, "must be at most 1 character long (got 2)");
     }
 
     fn one_field(property: Value) -> JsonObject {

@@ -30,6 +30,9 @@ pub mod codes {
     pub const RESOURCE_NOT_FOUND: i32 = -32002;
     /// The request needs the user to complete one or more URL-mode elicitations first (MCP 2025-11-25).
     pub const URL_ELICITATION_REQUIRED: i32 = -32042;
+    /// The request needs a client capability the client did not declare (MCP 2026-07-28;
+    /// `data.requiredCapabilities` names them).
+    pub const MISSING_REQUIRED_CLIENT_CAPABILITY: i32 = -32021;
 }
 
 /// A request id: a string or an integer (MCP forbids `null`).
@@ -171,6 +174,26 @@ impl ErrorObject {
     /// -32602.
     pub fn invalid_params(message: impl Into<String>) -> Self {
         Self::new(codes::INVALID_PARAMS, message)
+    }
+    /// -32021: the request needs the client capabilities `required` (a `ClientCapabilities`
+    /// object, e.g. `{"elicitation": {"url": {}}}`), which the client did not declare. The
+    /// message names each by its path (`elicitation.url`); `data.requiredCapabilities` holds
+    /// `required`. `context` says what needed them.
+    pub fn missing_client_capabilities(context: &str, required: serde_json::Map<String, serde_json::Value>) -> Self {
+        fn paths(prefix: &str, object: &serde_json::Map<String, serde_json::Value>, out: &mut Vec<String>) {
+            for (key, value) in object {
+                let path = if prefix.is_empty() { key.clone() } else { format!("{prefix}.{key}") };
+                match value {
+                    serde_json::Value::Object(inner) if !inner.is_empty() => paths(&path, inner, out),
+                    _ => out.push(path),
+                }
+            }
+        }
+        let mut names = Vec::new();
+        paths("", &required, &mut names);
+        let message = format!("{context}: the client did not declare {}", names.join(", "));
+        Self::new(codes::MISSING_REQUIRED_CLIENT_CAPABILITY, message)
+            .with_data(serde_json::json!({"requiredCapabilities": serde_json::Value::Object(required)}))
     }
     /// -32603.
     pub fn internal(message: impl Into<String>) -> Self {

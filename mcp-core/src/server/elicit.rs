@@ -131,7 +131,7 @@ impl Context {
     /// Whether the client may be sent a URL-mode request. Before 2025-11-25 `elicitation/create`
     /// has no `mode` and is always a form, so a URL request would reach the client as a form
     /// without a schema; a client on such a session that declares `url` anyway is not asked.
-    pub(super) fn client_supports_url_mode(&self) -> bool {
+    pub(crate) fn client_supports_url_mode(&self) -> bool {
         self.protocol_version().is_none_or(|v| v >= MODE_REVISION)
             && self.client_capabilities().and_then(|c| c.elicitation.as_ref()).is_some_and(|e| e.supports_url())
     }

@@ -42,7 +42,7 @@ pub const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
 /// A header value disagrees with the body (Streamable HTTP, 2026 era).
 pub const HEADER_MISMATCH: i32 = -32020;
 /// The request needs a client capability the client did not declare.
-pub const MISSING_REQUIRED_CLIENT_CAPABILITY: i32 = -32021;
+pub const MISSING_REQUIRED_CLIENT_CAPABILITY: i32 = codes::MISSING_REQUIRED_CLIENT_CAPABILITY;
 /// The request's protocol version is not supported.
 pub const UNSUPPORTED_PROTOCOL_VERSION: i32 = -32022;
 
@@ -315,13 +315,10 @@ fn is_tool_error(result: &str) -> bool {
 
 /// -32021, naming the capabilities the request needed (a `ClientCapabilities` object).
 fn missing_capabilities(required: JsonObject) -> ErrorObject {
-    let names: Vec<&str> = required.keys().map(String::as_str).collect();
-    let message = format!(
-        "this request needs client capabilities the client did not declare in `_meta[\"{META_CLIENT_CAPABILITIES}\"]`: {}",
-        names.join(", ")
-    );
-    ErrorObject::new(MISSING_REQUIRED_CLIENT_CAPABILITY, message)
-        .with_data(json!({"requiredCapabilities": Value::Object(required)}))
+    ErrorObject::missing_client_capabilities(
+        &format!("this request needs more than `_meta[\"{META_CLIENT_CAPABILITIES}\"]` declares"),
+        required,
+    )
 }
 
 /// What a `UrlElicitationRequired` error becomes in this era: a URL-mode input request for
@@ -342,11 +339,7 @@ fn url_flows(
         .and_then(|c| c.capabilities.elicitation.as_ref())
         .is_some_and(crate::protocol::ElicitationCapability::supports_url);
     if !supports_url {
-        return Err(ErrorObject::new(
-            MISSING_REQUIRED_CLIENT_CAPABILITY,
-            "this request needs the user to complete a flow in the browser, which needs URL-mode elicitation",
-        )
-        .with_data(json!({"requiredCapabilities": {"elicitation": {"url": {}}}})));
+        return Err(crate::elicit::url_mode_not_declared());
     }
     let mut asked = JsonObject::new();
     for e in &required.elicitations {

@@ -324,7 +324,8 @@ impl Context {
         let (peer, expires) = match self.session_state().rounds {
             // Forgotten when the request's state expires: no retry can need it after that.
             Some(_) => (None, Some(Instant::now() + server.mrtr.ttl())),
-            None => (Some(self.peer().unrelated()), None),
+            // A client that did not declare URL mode is never told of flows it cannot show.
+            None => (self.client_supports_url_mode().then(|| self.peer().unrelated()), None),
         };
         server.url_elicitations.register(id, self.session_key(), self.principal().map(str::to_owned), peer, expires)
     }

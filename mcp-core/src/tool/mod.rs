@@ -80,14 +80,14 @@ impl ToolDef {
         let name: String = name.into();
         let label: Arc<str> = Arc::from(name.as_str());
         Self::with_handler::<R>(name, input_schema, move |call| {
-            let input_errors = InputErrors::of(&call.ctx);
+            let answers = ErrorAnswers::of(&call.ctx);
             let fut = handler(call);
             let label = label.clone();
             // The one box of a call: the server polls it as the request's handler. A tool
             // that panics failed, like one that returned an error: its caller (a model, as
             // a rule) is told so in the result, and the session goes on.
             Handling::future(async move {
-                let run = async move { input_errors.answer(fut.await) };
+                let run = async move { answers.answer(fut.await) };
                 match AssertUnwindSafe(run).catch_unwind().await {
                     Ok(result) => result,
                     Err(panic) => panicked(&label, &*panic),
@@ -120,8 +120,8 @@ impl ToolDef {
         let name: String = name.into();
         let label: Box<str> = name.as_str().into();
         Self::with_handler::<R>(name, input_schema, move |call| {
-            let input_errors = InputErrors::of(&call.ctx);
-            let run = || input_errors.answer(handler(call));
+            let answers = ErrorAnswers::of(&call.ctx);
+            let run = || answers.answer(handler(call));
             Handling::Ready(match std::panic::catch_unwind(AssertUnwindSafe(run)) {
                 Ok(result) => result,
                 Err(panic) => panicked(&label, &*panic),
@@ -224,35 +224,46 @@ impl ToolDef {
     }
 }
 
-/// How a request's protocol revision answers a tool's invalid input: an `Err` with code -32602
-/// (invalid params) from a tool's handler, which is what a missing, mistyped or out-of-range
-/// argument gives (`ToolArgument::extract`, `Arguments::get`).
+/// How a tool's errors are answered, given the request they answer (computed before the
+/// handler takes the request's [`Context`]).
 ///
-/// From revision 2025-11-25 on (SEP-1303), and in the 2026-07-28 era, input validation errors
-/// are tool execution errors: a result with `isError: true` whose text names the argument and
-/// the problem, so that the model that made the call can correct it. Older revisions answer
-/// them with the JSON-RPC error itself. What is still a protocol error (an unknown tool,
-/// `tools/call` parameters of the wrong shape) is answered by the server before any handler
-/// runs, with -32602 in every revision.
+/// - Invalid input: an `Err` with code -32602 (invalid params) from a tool's handler, which is
+///   what a missing, mistyped or out-of-range argument gives (`ToolArgument::extract`,
+///   `Arguments::get`). From revision 2025-11-25 on (SEP-1303), and in the 2026-07-28 era,
+///   input validation errors are tool execution errors: a result with `isError: true` whose
+///   text names the argument and the problem, so that the model that made the call can correct
+///   it. Older revisions answer them with the JSON-RPC error itself. What is still a protocol
+///   error (an unknown tool, `tools/call` parameters of the wrong shape) is answered by the
+///   server before any handler runs, with -32602 in every revision.
+/// - URL flows: a `UrlElicitationRequired` error (-32042) in a 2025-era session whose client
+///   did not declare URL mode becomes -32021 naming `elicitation.url`; such a client could not
+///   show the flow. (In the 2026 era the server turns -32042 into an input request, or the
+///   same -32021.)
 #[derive(Clone, Copy)]
-struct InputErrors {
-    as_results: bool,
+struct ErrorAnswers {
+    input_errors_as_results: bool,
+    url_flows_refused: bool,
 }
 
-impl InputErrors {
-    /// The revision of the request that `ctx` belongs to.
+impl ErrorAnswers {
+    /// For the request that `ctx` belongs to.
     fn of(ctx: &Context) -> Self {
+        let modern = ctx.is_modern();
         // Revision names are dates, so they compare as strings.
-        let as_results = ctx.is_modern() || ctx.protocol_version().is_some_and(|v| v >= "2025-11-25");
-        InputErrors { as_results }
+        let input_errors_as_results = modern || ctx.protocol_version().is_some_and(|v| v >= "2025-11-25");
+        ErrorAnswers { input_errors_as_results, url_flows_refused: !modern && !ctx.client_supports_url_mode() }
     }
 
     /// The answer to a call whose handler returned `outcome`.
     fn answer<R: IntoToolResult>(self, outcome: Result<R, ErrorObject>) -> HandlerResult {
-        match outcome {
-            Ok(value) => value.into_result_text(),
-            Err(error) if self.as_results && error.code == crate::protocol::codes::INVALID_PARAMS => {
+        use crate::protocol::codes;
+        match outcome.and_then(IntoToolResult::into_result_text) {
+            Ok(text) => Ok(text),
+            Err(error) if self.input_errors_as_results && error.code == codes::INVALID_PARAMS => {
                 result::raw(&CallToolResult::error_text(error.message))
+            }
+            Err(error) if self.url_flows_refused && error.code == codes::URL_ELICITATION_REQUIRED => {
+                Err(crate::elicit::url_mode_not_declared())
             }
             Err(error) => Err(error),
         }
