@@ -47,8 +47,8 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use crate::client::{Client, ClientBuilder, ElicitationHandler, ElicitationModes, ElicitationRequest};
-use crate::protocol::{CallToolResult, ElicitResult, JsonObject};
+use crate::client::{Client, ClientBuilder, ClientError, ElicitationHandler, ElicitationModes, ElicitationRequest};
+use crate::protocol::{CallToolResult, ElicitResult, GetPromptResult, JsonObject, ReadResourceResult};
 use crate::server::Server;
 
 /// A client builder named `mcp-test-client`, for tests that need more than a script.
@@ -68,15 +68,108 @@ pub async fn connect(server: &Server) -> Client {
 /// Connects a client to `server`, in process, whose elicitation answers come from `script`
 /// (it declares the script's modes: form and URL unless told otherwise).
 ///
+/// The client is a [`TestClient`]: a [`Client`] whose calls fail the test as soon as a scripted
+/// answer did not fit the form it answered.
+///
 /// # Panics
 ///
 /// Panics when the server does not complete the `initialize` handshake.
-pub async fn connect_with(server: &Server, script: &ElicitationScript) -> Client {
-    client()
+pub async fn connect_with(server: &Server, script: &ElicitationScript) -> TestClient {
+    let client = client()
         .elicitation(script.clone())
         .connect_in_process(server)
         .await
-        .unwrap_or_else(|e| panic!("cannot connect to the server: {e}"))
+        .unwrap_or_else(|e| panic!("cannot connect to the server: {e}"));
+    TestClient { client, script: script.clone() }
+}
+
+/// A [`Client`] answering elicitations from an [`ElicitationScript`] (see [`connect_with`]). It
+/// derefs to the client, so every method of [`Client`] works on it.
+///
+/// A scripted answer that does not fit the form it answers (a field the form does not have, a
+/// missing required field, a value of the wrong type or out of range) is a mistake in the test,
+/// not the tool's: the script answers the server with an error, and [`call_tool`](Self::call_tool),
+/// [`call_tool_with_url_elicitation`](Self::call_tool_with_url_elicitation),
+/// [`get_prompt`](Self::get_prompt) and [`read_resource`](Self::read_resource) then panic,
+/// showing the form and the answer side by side. (Through other calls, such as
+/// `client.tool(…).send()`, [`ElicitationScript::assert_done`] reports it.)
+pub struct TestClient {
+    client: Client,
+    script: ElicitationScript,
+}
+
+impl std::fmt::Debug for TestClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TestClient").field("script", &self.script).finish_non_exhaustive()
+    }
+}
+
+impl std::ops::Deref for TestClient {
+    type Target = Client;
+    fn deref(&self) -> &Client {
+        &self.client
+    }
+}
+
+impl std::ops::DerefMut for TestClient {
+    fn deref_mut(&mut self) -> &mut Client {
+        &mut self.client
+    }
+}
+
+impl TestClient {
+    /// The client itself, without the check of scripted answers.
+    pub fn into_inner(self) -> Client {
+        self.client
+    }
+
+    /// [`Client::call_tool`], then the check of scripted answers.
+    ///
+    /// # Panics
+    ///
+    /// Panics when a scripted answer did not fit the form it answered.
+    pub async fn call_tool(&self, name: &str, arguments: impl Serialize) -> Result<CallToolResult, ClientError> {
+        let result = self.client.call_tool(name, arguments).await;
+        self.script.assert_answers_fit();
+        result
+    }
+
+    /// [`Client::call_tool_with_url_elicitation`], then the check of scripted answers.
+    ///
+    /// # Panics
+    ///
+    /// Panics when a scripted answer did not fit the form it answered.
+    pub async fn call_tool_with_url_elicitation(
+        &self,
+        name: &str,
+        arguments: impl Serialize,
+    ) -> Result<CallToolResult, ClientError> {
+        let result = self.client.call_tool_with_url_elicitation(name, arguments).await;
+        self.script.assert_answers_fit();
+        result
+    }
+
+    /// [`Client::get_prompt`], then the check of scripted answers.
+    ///
+    /// # Panics
+    ///
+    /// Panics when a scripted answer did not fit the form it answered.
+    pub async fn get_prompt(&self, name: &str, arguments: &[(&str, &str)]) -> Result<GetPromptResult, ClientError> {
+        let result = self.client.get_prompt(name, arguments).await;
+        self.script.assert_answers_fit();
+        result
+    }
+
+    /// [`Client::read_resource`], then the check of scripted answers.
+    ///
+    /// # Panics
+    ///
+    /// Panics when a scripted answer did not fit the form it answered.
+    pub async fn read_resource(&self, uri: &str) -> Result<ReadResourceResult, ClientError> {
+        let result = self.client.read_resource(uri).await;
+        self.script.assert_answers_fit();
+        result
+    }
 }
 
 type Respond = Box<dyn FnOnce(&ElicitationRequest) -> ElicitResult + Send>;
@@ -95,14 +188,18 @@ struct Script {
     answers: VecDeque<Answer>,
     requests: Vec<ElicitationRequest>,
     unexpected: Vec<String>,
+    /// Scripted answers that did not fit their forms, each described with the form.
+    misfits: Vec<String>,
 }
 
 /// The user's answers to elicitation requests, in order. Cheap to clone: clones share the
 /// script, so a test keeps one to inspect what was asked.
 ///
 /// Each request takes the next answer. Form content is completed with the schema's defaults
-/// and checked against the schema like any client's (a mismatch reaches the server as an
-/// error). A request arriving when no answer is left is declined and reported by
+/// and checked against the schema like any client's. Content that does not fit is a mistake
+/// in the test: the server gets an error, and the test fails at the next call of its
+/// [`TestClient`] (or at [`assert_done`](Self::assert_done)), showing the form and the answer
+/// side by side. A request arriving when no answer is left is declined and reported by
 /// [`assert_done`](Self::assert_done).
 #[derive(Clone)]
 pub struct ElicitationScript {
@@ -203,12 +300,25 @@ impl ElicitationScript {
         self.lock().answers.len()
     }
 
-    /// Checks that every answer was used and no request came without one.
+    /// Checks that every scripted answer that was used fit the form it answered.
     ///
     /// # Panics
     ///
-    /// Panics, saying what happened, when either is not so.
+    /// Panics with the form and the answer side by side when one did not.
+    pub fn assert_answers_fit(&self) {
+        let misfits = std::mem::take(&mut self.lock().misfits);
+        if let Some(first) = misfits.first() {
+            panic!("{first}");
+        }
+    }
+
+    /// Checks that every answer was used, each fit its form, and no request came without one.
+    ///
+    /// # Panics
+    ///
+    /// Panics, saying what happened, when any of that is not so.
     pub fn assert_done(&self) {
+        self.assert_answers_fit();
         let script = self.lock();
         assert!(
             script.unexpected.is_empty(),
@@ -233,7 +343,18 @@ impl ElicitationScript {
             Some(Answer::Cancel) => ElicitResult::cancel(),
             Some(Answer::Accept(content)) => match request {
                 ElicitationRequest::Url(_) => ElicitResult::accept_url(),
-                _ => ElicitResult::accept(content),
+                ElicitationRequest::Form(form) => {
+                    let mut completed = content.clone();
+                    if let Err(problem) =
+                        crate::elicit::validate::validate_content(form.schema().as_object(), &mut completed)
+                    {
+                        // The client refuses such content before it reaches the server (with an
+                        // error the tool sees); the test is told what was wrong, and where.
+                        let report = misfit_report(&form.message, form.schema().as_object(), &content, &problem);
+                        self.lock().misfits.push(report);
+                    }
+                    ElicitResult::accept(content)
+                }
             },
             Some(Answer::AcceptDefaults) => match request.as_form() {
                 Some(form) => ElicitResult::accept(form.defaults()),
@@ -254,12 +375,55 @@ impl ElicitationHandler for ElicitationScript {
     }
 }
 
+/// What a test is shown when a scripted answer does not fit its form.
+fn misfit_report(message: &str, schema: &JsonObject, answer: &JsonObject, problem: &dyn std::fmt::Display) -> String {
+    let form = serde_json::to_string_pretty(schema).unwrap_or_else(|_| format!("{schema:?}"));
+    let given = serde_json::to_string_pretty(answer).unwrap_or_else(|_| format!("{answer:?}"));
+    let (form_lines, given_lines): (Vec<&str>, Vec<&str>) = (form.lines().collect(), given.lines().collect());
+    let width = form_lines.iter().map(|l| l.chars().count()).max().unwrap_or(0).max("the form".len());
+    let mut table = format!("{:<width$}   {}\n", "the form", "the scripted answer");
+    for i in 0..form_lines.len().max(given_lines.len()) {
+        let left = form_lines.get(i).copied().unwrap_or("");
+        let right = given_lines.get(i).copied().unwrap_or("");
+        table.push_str(format!("{left:<width$}   {right}").trim_end());
+        table.push('\n');
+    }
+    format!(
+        "a scripted elicitation answer does not fit the form it answers ({problem}); the question was {message:?}:\n{table}"
+    )
+}
+
 /// Reading tool results in tests.
 pub trait ToolResultExt {
     /// The text of the text blocks, joined with newlines.
     fn text(&self) -> String;
-    /// The structured content read as `T`, if there is some and it fits.
-    fn structured<T: DeserializeOwned>(&self) -> Option<T>;
+    /// The structured content read as `T`; the error says why it could not be (there is none,
+    /// or it does not fit `T`, and where).
+    fn structured<T: DeserializeOwned>(&self) -> Result<T, StructuredError>;
+}
+
+/// Why [`ToolResultExt::structured`] could not read a result's structured content.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum StructuredError {
+    /// The result has no `structuredContent` (its text: the tool's output, or its error).
+    #[error("the result has no structured content (isError: {is_error}; text: {text:?})")]
+    Missing {
+        /// Whether the result reports a failure.
+        is_error: bool,
+        /// The text of its text blocks.
+        text: String,
+    },
+    /// The structured content does not deserialize into the type asked for.
+    #[error("the structured content does not fit `{type_name}`: {source} (content: {content})")]
+    Mismatch {
+        /// The type asked for.
+        type_name: &'static str,
+        /// What serde said.
+        source: serde_json::Error,
+        /// The content.
+        content: Value,
+    },
 }
 
 impl ToolResultExt for CallToolResult {
@@ -267,7 +431,14 @@ impl ToolResultExt for CallToolResult {
         self.content.iter().filter_map(|c| c.as_text()).collect::<Vec<_>>().join("\n")
     }
 
-    fn structured<T: DeserializeOwned>(&self) -> Option<T> {
-        serde_json::from_value(self.structured_content.clone()?).ok()
+    fn structured<T: DeserializeOwned>(&self) -> Result<T, StructuredError> {
+        let Some(content) = &self.structured_content else {
+            return Err(StructuredError::Missing { is_error: self.is_error == Some(true), text: self.text() });
+        };
+        T::deserialize(content).map_err(|source| StructuredError::Mismatch {
+            type_name: std::any::type_name::<T>(),
+            source,
+            content: content.clone(),
+        })
     }
 }

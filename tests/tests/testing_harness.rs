@@ -205,3 +205,50 @@ async fn protected_action_after_the_flow_completes() {
     assert_eq!(client.call_tool("protected_action", ()).await.unwrap().text(), "Protected action completed.");
     script.assert_done();
 }
+
+/// Asks for a confirmation (the form's one field is `confirm`).
+#[tool]
+async fn guarded(ctx: Context) -> Result<String, String> {
+    let yes = ctx.confirm("Go ahead?").await.map_err(|e| e.to_string())?;
+    Ok(if yes { "done" } else { "skipped" }.into())
+}
+
+#[tokio::test]
+async fn a_scripted_answer_that_does_not_fit_the_form_fails_the_test_at_once() {
+    use futures_util::FutureExt;
+    let server = Server::builder("guarded", "1.0.0").enable_elicitation().tools(tools![guarded]).build().unwrap();
+    // The right field: the tool goes ahead.
+    let script = ElicitationScript::new().accept(json!({"confirm": true}));
+    let client = testing::connect_with(&server, &script).await;
+    assert_eq!(client.call_tool("guarded", ()).await.unwrap().text(), "done");
+    script.assert_done();
+
+    // A field the form does not have: the call panics, showing the form and the answer.
+    let script = ElicitationScript::new().accept(json!({"proceed": true}));
+    let client = testing::connect_with(&server, &script).await;
+    let panic = std::panic::AssertUnwindSafe(client.call_tool("guarded", ()))
+        .catch_unwind()
+        .await
+        .expect_err("a misfit answer fails the test at once");
+    let message = panic.downcast_ref::<String>().cloned().unwrap_or_default();
+    println!("{message}");
+    assert!(message.contains("does not fit the form"), "{message}");
+    assert!(message.contains("the form") && message.contains("the scripted answer"), "{message}");
+    assert!(message.contains("\"confirm\"") && message.contains("\"proceed\""), "side by side: {message}");
+    assert!(message.contains("Go ahead?"), "the question is named: {message}");
+}
+
+#[tokio::test]
+async fn structured_content_that_cannot_be_read_says_why() {
+    #[derive(Debug, Deserialize)]
+    #[allow(dead_code)]
+    struct Wrong {
+        missing_field: u32,
+    }
+    let text_only = CallToolResult::error_text("boom");
+    let error = text_only.structured::<Wrong>().unwrap_err().to_string();
+    assert!(error.contains("no structured content") && error.contains("boom"), "{error}");
+    let structured = CallToolResult { structured_content: Some(json!({"other": 1})), ..Default::default() };
+    let error = structured.structured::<Wrong>().unwrap_err().to_string();
+    assert!(error.contains("missing_field") && error.contains("Wrong"), "{error}");
+}

@@ -183,6 +183,10 @@ impl Context {
     }
 
     /// Asks a yes/no question; `true` only when the user accepted and said yes.
+    ///
+    /// It is sent as a one-field form whose property is `confirm`, a required boolean titled
+    /// "Confirm". A client answers `{"confirm": true}`; in a test,
+    /// `ElicitationScript::new().accept(json!({"confirm": true}))`.
     pub fn confirm(&self, message: impl Into<String>) -> ElicitRequest<'_, bool> {
         ElicitRequest {
             ctx: self,
@@ -195,6 +199,9 @@ impl Context {
     }
 
     /// Asks the user to pick one of `choices` (given at run time); returns the chosen value.
+    ///
+    /// It is sent as a one-field form whose property is `choice`, a single-select of the
+    /// choices; a client answers `{"choice": "<one of them>"}`.
     pub fn choose<C: Into<Choice>>(
         &self,
         message: impl Into<String>,
