@@ -156,7 +156,14 @@ async function elicitation(url) {
   const flow = asked[4];
   check(textOf(started).includes(flow.elicitationId), "the flow id is reported", started);
   const page = await fetch(flow.url);
-  check(page.status === 200, "the authorization page completes the flow", page.status);
+  check(page.status === 200, "the authorization page answers 200", page.status);
+  check(/<form[^>]*method="post"/i.test(await page.text()), "the page asks for a button press");
+  const pressed = await fetch(new URL("/auth", flow.url), {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({ id: flow.elicitationId }),
+  });
+  check(pressed.status === 200, "pressing the page's button completes the flow", pressed.status);
   const done = await within(WAIT_MS, "notifications/elicitation/complete", completion);
   check(done === flow.elicitationId, "the completion arrived on the GET stream with the flow's id", done);
   const protectedResult = await client.callTool({ name: "protected_action", arguments: {} });

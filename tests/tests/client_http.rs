@@ -286,7 +286,7 @@ async fn elicitation_example_over_http() {
         match request.as_url() {
             Some(url) => {
                 let page = url.url.clone();
-                tokio::spawn(async move { reqwest::get(&page).await.map(drop) });
+                tokio::spawn(async move { crate::support::press_authorize(&page).await });
                 ElicitResult::accept_url()
             }
             None => request.as_form().map_or_else(ElicitResult::decline, |form| {

@@ -55,14 +55,14 @@ async fn elicitation_example_forms_over_stdio() {
 
 #[tokio::test]
 async fn elicitation_example_url_flow_over_stdio() {
-    // The user: consents, and opens the page (which completes the flow on the server).
+    // The user: consents, opens the page and presses its button (which completes the flow).
     let user = elicitation_fn(ElicitationModes::ALL, |request| async move {
         let Some(url) = request.as_url() else { return ElicitResult::decline() };
         assert_eq!(url.domain(), Some("127.0.0.1"));
         let page = url.url.clone();
         tokio::spawn(async move {
-            let response = reqwest::get(&page).await.expect("the example's page answers");
-            assert!(response.status().is_success(), "{page}: {}", response.status());
+            let status = crate::support::press_authorize(&page).await;
+            assert!(status.is_success(), "{page}: {status}");
         });
         ElicitResult::accept_url()
     });

@@ -1,3 +1,32 @@
-//! Helpers shared by the robustness tests.
+//! Helpers shared by the integration tests.
 
 pub mod http;
+
+/// Does what a user does on the `elicitation` example's authorization page at `page`: opens it
+/// (a GET, which completes nothing) and presses its button (a POST of the flow's id). Returns
+/// the status of the POST.
+///
+/// # Panics
+///
+/// Panics when the page does not answer 200 with a form that POSTs.
+pub async fn press_authorize(page: &str) -> reqwest::StatusCode {
+    let http = reqwest::Client::new();
+    let shown = http.get(page).send().await.expect("the example's page answers");
+    assert_eq!(shown.status(), reqwest::StatusCode::OK, "{page}");
+    let html = shown.text().await.expect("the page has a body");
+    assert!(html.contains("method=\"post\""), "{page} shows no button: {html}");
+    let url = reqwest::Url::parse(page).expect("the page's URL parses");
+    let id = url.query_pairs().find(|(k, _)| k == "id").map(|(_, v)| v.into_owned()).expect("the URL names its flow");
+    // The form's body, encoded as a query string is.
+    let mut form = reqwest::Url::parse("http://form.invalid/").expect("a URL");
+    form.query_pairs_mut().append_pair("id", &id);
+    let body = form.query().unwrap_or_default().to_owned();
+    let pressed = http
+        .post(url.join("/auth").expect("a URL"))
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body(body)
+        .send()
+        .await
+        .expect("the example's page answers");
+    pressed.status()
+}
