@@ -74,7 +74,7 @@ struct Served {
     server: Server,
     dropped: tokio::sync::mpsc::UnboundedReceiver<()>,
     http: StreamableHttp,
-    url: String,
+    pub(crate) url: String,
     stop: Option<oneshot::Sender<()>>,
 }
 
@@ -240,10 +240,10 @@ async fn extra_headers_reach_the_server() {
     assert!(matches!(refused, Err(ClientError::Rpc(ref e)) if e.code == -32600), "{refused:?}");
 }
 
-/// The `elicitation` example served over HTTP, killed when dropped.
-struct Example {
-    child: std::process::Child,
-    url: String,
+/// The `elicitation` example served over HTTP, killed when dropped (also used by `client_stateless`).
+pub(crate) struct Example {
+    pub(crate) child: std::process::Child,
+    pub(crate) url: String,
 }
 
 impl Drop for Example {
@@ -253,7 +253,7 @@ impl Drop for Example {
     }
 }
 
-async fn elicitation_example() -> Example {
+pub(crate) async fn elicitation_example() -> Example {
     let binary = example_binary("elicitation");
     for _ in 0..5 {
         let port = std::net::TcpListener::bind(("127.0.0.1", 0)).unwrap().local_addr().unwrap().port();

@@ -10,6 +10,7 @@ mod bad_input;
 mod client_http;
 mod client_in_process;
 mod client_protocol;
+mod client_stateless;
 mod client_stdio;
 mod completion;
 mod conformance;

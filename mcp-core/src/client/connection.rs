@@ -4,7 +4,7 @@
 
 use std::io;
 use std::pin::Pin;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
@@ -14,6 +14,7 @@ use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio_util::sync::{CancellationToken, WaitForCancellationFutureOwned};
 
+use super::http_headers::ToolHeaders;
 use super::service::ClientService;
 use crate::engine::{BoxFuture, Outbound, Session};
 use crate::transport::{LineOptions, serve_lines};
@@ -25,6 +26,10 @@ pub(crate) const CHILD_EXIT_GRACE: Duration = Duration::from_secs(5);
 pub(crate) trait Connection: Send + Sync + 'static {
     /// `initialize` negotiated `version`; later messages must say so where the transport can.
     fn negotiated(&self, _version: &str) {}
+
+    /// Whether messages are stateless-era requests, whose HTTP headers mirror their body
+    /// (with the `x-mcp-header` marks of the tools in `headers`), or not (`None`).
+    fn stateless(&self, _headers: Option<Arc<ToolHeaders>>) {}
 
     /// Ends the connection: pending requests fail, the server is told where the transport can,
     /// and whatever the transport started (a child process) is stopped.

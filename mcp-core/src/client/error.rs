@@ -42,9 +42,36 @@ pub enum ClientError {
     /// The transport failed: the server could not be started or reached.
     #[error("transport: {0}")]
     Transport(String),
-    /// `initialize` negotiated a protocol revision this client does not speak.
+    /// `initialize` negotiated a protocol revision this client does not speak (or, in the
+    /// stateless era, the server speaks none of the client's).
     #[error("the server chose protocol revision `{0}`, which this client does not speak")]
     UnsupportedProtocolVersion(String),
+    /// A question of an `input_required` result could not be answered (no handler for it, or
+    /// the handler failed); the request was abandoned.
+    #[error("the server's input request `{key}` (`{method}`) could not be answered: {}", .error.message)]
+    InputRequest {
+        /// The question's key in `inputRequests`.
+        key: String,
+        /// What it asked (`elicitation/create`, `sampling/createMessage`, `roots/list`…).
+        method: String,
+        /// Why it could not be answered.
+        error: ErrorObject,
+    },
+    /// The server asked for input more times than the client allows for one request.
+    #[error("the server asked for input in more than {0} rounds")]
+    TooManyRounds(usize),
+    /// A result's `resultType` is neither `complete` nor `input_required`.
+    #[error("the server answered with result type `{0}`, which this client does not know")]
+    UnexpectedResultType(String),
+    /// The tool's input schema marks arguments for HTTP headers (`x-mcp-header`) in a way the
+    /// specification forbids: it must not be called.
+    #[error("tool `{name}` is refused: {reason}")]
+    ToolRefused {
+        /// The tool.
+        name: String,
+        /// What is wrong with its declarations.
+        reason: String,
+    },
 }
 
 impl ClientError {

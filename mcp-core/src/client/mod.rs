@@ -32,11 +32,15 @@
 //! with `notifications/cancelled`. Notifications reach the application through
 //! [`Client::notifications`] (a broadcast receiver) or [`ClientBuilder::on_notification`].
 
+mod cache;
 pub(crate) mod connection;
 mod elicitation;
+mod era;
 mod error;
 mod handlers;
+pub(crate) mod http_headers;
 mod notifications;
+mod round_trip;
 pub(crate) mod service;
 
 use std::future::{Future, IntoFuture};
@@ -53,13 +57,17 @@ pub use elicitation::{
     ElicitationFn, ElicitationHandler, ElicitationModes, ElicitationRequest, FormRequest, TypedAnswerError,
     TypedElicitation, TypedForm, UrlRequest, elicitation_fn, fill_defaults, typed_elicitation,
 };
+pub use era::{ProtocolEra, STATELESS_VERSIONS};
 pub use error::ClientError;
 pub use handlers::{RootsHandler, SamplingFn, SamplingHandler, SamplingSupport, sampling_fn};
 pub use notifications::ServerNotification;
+pub use round_trip::DEFAULT_MAX_INPUT_ROUNDS;
 /// Cancels a request given to [`ToolCall::cancel_on`].
 pub use tokio_util::sync::CancellationToken;
 
 use connection::{Connection, LineConnection};
+use era::Stateless;
+use round_trip::RoundTrip;
 use service::{ClientService, ClientShared, NotificationCallback, ProgressCallback};
 
 use crate::elicit::UrlElicitationRequired;
@@ -70,7 +78,7 @@ use crate::protocol::{
     Implementation, InitializeParams, InitializeResult, JsonObject, LATEST_PROTOCOL_VERSION, ListPromptsResult,
     ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, LoggingLevel, PaginatedParams, ProgressParams,
     ProgressToken, Prompt, ReadResourceResult, RequestMeta, Resource, ResourceTemplate, ResourceUriParams,
-    SUPPORTED_PROTOCOL_VERSIONS, ServerCapabilities, SetLevelParams, Tool,
+    SUPPORTED_PROTOCOL_VERSIONS, ServerCapabilities, SetLevelParams, Tool, stateless::DiscoverResult,
 };
 use crate::server::Server;
 use crate::transport::LineOptions;
@@ -105,6 +113,8 @@ pub struct ClientBuilder {
     url_elicitation_timeout: Duration,
     session: SessionConfig,
     line: LineOptions,
+    era: ProtocolEra,
+    max_input_rounds: usize,
 }
 
 impl std::fmt::Debug for ClientBuilder {
@@ -173,6 +183,22 @@ impl ClientBuilder {
     /// [`LATEST_PROTOCOL_VERSION`]). The server may answer with an older one it speaks.
     pub fn protocol_version(mut self, version: impl Into<String>) -> Self {
         self.protocol_version = version.into();
+        self
+    }
+
+    /// Which protocol era to speak (default [`ProtocolEra::Session`]): a session opened with
+    /// `initialize`, stateless requests (2026-07-28), or whichever the server speaks
+    /// ([`ProtocolEra::Auto`]). See [`Client::era`] for what was chosen.
+    pub fn protocol_era(mut self, era: ProtocolEra) -> Self {
+        self.era = era;
+        self
+    }
+
+    /// In the stateless era, how many rounds of questions (`input_required` results) one
+    /// request may take before it fails with [`ClientError::TooManyRounds`] (default
+    /// [`DEFAULT_MAX_INPUT_ROUNDS`]).
+    pub fn max_input_rounds(mut self, rounds: usize) -> Self {
+        self.max_input_rounds = rounds.max(1);
         self
     }
 
@@ -276,30 +302,39 @@ impl ClientBuilder {
         self.finish(shared, peer, Box::new(connection)).await
     }
 
-    /// The `initialize` handshake; on failure the connection is closed.
+    /// Opens the connection in the chosen era: the `initialize` handshake, or `server/discover`
+    /// (falling back to `initialize` in [`ProtocolEra::Auto`]). On failure the connection is
+    /// closed.
     async fn finish(
         self,
         shared: Arc<ClientShared>,
         peer: Peer,
         connection: Box<dyn Connection>,
     ) -> Result<Client, ClientError> {
-        let params = InitializeParams {
-            protocol_version: self.protocol_version.clone(),
-            capabilities: shared.capabilities(),
-            client_info: self.info.clone(),
-        };
-        let options = RequestOptions { timeout: self.request_timeout, cancel: None };
-        let handshake = async {
-            let result: InitializeResult = peer.request("initialize", &params, options).await?;
-            if !SUPPORTED_PROTOCOL_VERSIONS.contains(&result.protocol_version.as_str()) {
-                return Err(ClientError::UnsupportedProtocolVersion(result.protocol_version));
+        let opened = match self.era {
+            ProtocolEra::Session => self.initialize(&shared, &peer, &*connection).await.map(|i| (i, None)),
+            ProtocolEra::Stateless => {
+                self.discover(&shared, &peer, &*connection, self.request_timeout).await.map(|(i, s)| (i, Some(s)))
             }
-            connection.negotiated(&result.protocol_version);
-            peer.notify("notifications/initialized", &serde_json::json!({})).await?;
-            Ok(result)
+            ProtocolEra::Auto => {
+                let probe =
+                    self.request_timeout.map_or(era::DISCOVER_PROBE_TIMEOUT, |t| t.min(era::DISCOVER_PROBE_TIMEOUT));
+                match self.discover(&shared, &peer, &*connection, Some(probe)).await {
+                    Ok((init, stateless)) => Ok((init, Some(stateless))),
+                    Err(e @ (ClientError::Closed | ClientError::Cancelled)) => Err(e),
+                    Err(e) => {
+                        tracing::debug!(error = %e, "the server does not speak the stateless revision; opening a session");
+                        connection.stateless(None);
+                        self.initialize(&shared, &peer, &*connection).await.map(|i| (i, None))
+                    }
+                }
+            }
         };
-        match handshake.await {
-            Ok(init) => {
+        match opened {
+            Ok((init, stateless)) => {
+                if let Some(stateless) = &stateless {
+                    stateless.cache.watch(shared.events.subscribe());
+                }
                 tracing::debug!(protocol_version = %init.protocol_version, server = %init.server_info.name, "connected");
                 Ok(Client {
                     inner: Arc::new(ClientInner {
@@ -310,6 +345,8 @@ impl ClientBuilder {
                         url_elicitation_timeout: self.url_elicitation_timeout,
                         connection,
                         next_progress: AtomicU64::new(1),
+                        stateless,
+                        max_input_rounds: self.max_input_rounds,
                     }),
                 })
             }
@@ -318,6 +355,63 @@ impl ClientBuilder {
                 Err(e)
             }
         }
+    }
+
+    /// The `initialize` handshake.
+    async fn initialize(
+        &self,
+        shared: &ClientShared,
+        peer: &Peer,
+        connection: &dyn Connection,
+    ) -> Result<InitializeResult, ClientError> {
+        let params = InitializeParams {
+            protocol_version: self.protocol_version.clone(),
+            capabilities: shared.capabilities(),
+            client_info: self.info.clone(),
+        };
+        let options = RequestOptions { timeout: self.request_timeout, cancel: None };
+        let result: InitializeResult = peer.request("initialize", &params, options).await?;
+        if !SUPPORTED_PROTOCOL_VERSIONS.contains(&result.protocol_version.as_str()) {
+            return Err(ClientError::UnsupportedProtocolVersion(result.protocol_version));
+        }
+        connection.negotiated(&result.protocol_version);
+        peer.notify("notifications/initialized", &serde_json::json!({})).await?;
+        Ok(result)
+    }
+
+    /// `server/discover`: the server must list a stateless revision this client speaks.
+    async fn discover(
+        &self,
+        shared: &Arc<ClientShared>,
+        peer: &Peer,
+        connection: &dyn Connection,
+        timeout: Option<Duration>,
+    ) -> Result<(InitializeResult, Stateless), ClientError> {
+        let stateless = Stateless::new(&shared.capabilities(), &self.info);
+        connection.stateless(Some(stateless.headers.clone()));
+        let round_trip = RoundTrip {
+            peer,
+            shared,
+            stateless: &stateless,
+            max_rounds: self.max_input_rounds,
+            url_wait: self.url_elicitation_timeout,
+        };
+        let options = RequestOptions { timeout, cancel: None };
+        let result = round_trip.request("server/discover", JsonObject::new(), options).await?;
+        let discovered: DiscoverResult = serde_json::from_value(serde_json::Value::Object(result))
+            .map_err(|e| ClientError::Codec(format!("invalid `server/discover` result: {e}")))?;
+        if !stateless.switch_to_supported(&discovered.supported_versions, false)
+            && !discovered.supported_versions.contains(&stateless.version())
+        {
+            return Err(ClientError::UnsupportedProtocolVersion(discovered.supported_versions.join(", ")));
+        }
+        let init = InitializeResult {
+            protocol_version: stateless.version(),
+            server_info: discovered.server_info().unwrap_or_else(|| Implementation::new("unknown", "unknown")),
+            capabilities: discovered.capabilities,
+            instructions: discovered.instructions,
+        };
+        Ok((init, stateless))
     }
 }
 
@@ -329,6 +423,9 @@ struct ClientInner {
     url_elicitation_timeout: Duration,
     connection: Box<dyn Connection>,
     next_progress: AtomicU64,
+    /// Set when the connection speaks the stateless era.
+    stateless: Option<Stateless>,
+    max_input_rounds: usize,
 }
 
 impl Drop for ClientInner {
@@ -370,10 +467,27 @@ impl Client {
             url_elicitation_timeout: DEFAULT_URL_ELICITATION_TIMEOUT,
             session: SessionConfig::default(),
             line: LineOptions::default(),
+            era: ProtocolEra::default(),
+            max_input_rounds: DEFAULT_MAX_INPUT_ROUNDS,
         }
     }
 
-    /// What the server answered to `initialize`.
+    /// The era this connection speaks: [`ProtocolEra::Session`] or [`ProtocolEra::Stateless`]
+    /// (what [`ProtocolEra::Auto`] chose).
+    pub fn era(&self) -> ProtocolEra {
+        if self.inner.stateless.is_some() { ProtocolEra::Stateless } else { ProtocolEra::Session }
+    }
+
+    /// Forgets the list results kept under the server's caching hints (stateless era), so the
+    /// next `list_*` call asks the server.
+    pub fn clear_cache(&self) {
+        if let Some(s) = &self.inner.stateless {
+            s.cache.clear();
+        }
+    }
+
+    /// What the server answered to `initialize` (in the stateless era: what `server/discover`
+    /// said, with the revision in use).
     pub fn initialize_result(&self) -> &InitializeResult {
         &self.inner.init
     }
@@ -435,13 +549,53 @@ impl Client {
         RequestOptions { timeout: timeout.unwrap_or(self.inner.request_timeout), cancel }
     }
 
-    /// Sends any request and decodes its result as `R`, with the default timeout.
+    /// Sends any request and decodes its result as `R`, with the default timeout. In the
+    /// stateless era the request carries the client's `_meta`, and the server's questions
+    /// (`input_required`) are answered by the handlers until the result is complete.
     pub async fn request<P: Serialize + ?Sized, R: DeserializeOwned>(
         &self,
         method: &str,
         params: &P,
     ) -> Result<R, ClientError> {
-        Ok(self.inner.peer.request(method, params, self.options(None, None)).await?)
+        self.request_with(method, params, self.options(None, None)).await
+    }
+
+    async fn request_with<P: Serialize + ?Sized, R: DeserializeOwned>(
+        &self,
+        method: &str,
+        params: &P,
+        options: RequestOptions,
+    ) -> Result<R, ClientError> {
+        match &self.inner.stateless {
+            None => Ok(self.inner.peer.request(method, params, options).await?),
+            Some(stateless) => {
+                let params = params_object(params)?;
+                let result = self.round_trip(stateless).request(method, params, options).await?;
+                decode_result(method, result)
+            }
+        }
+    }
+
+    fn round_trip<'a>(&'a self, stateless: &'a Stateless) -> RoundTrip<'a> {
+        RoundTrip {
+            peer: &self.inner.peer,
+            shared: &self.inner.shared,
+            stateless,
+            max_rounds: self.inner.max_input_rounds,
+            url_wait: self.inner.url_elicitation_timeout,
+        }
+    }
+
+    /// One page of a list, from the cache when the server's hints allow (stateless era).
+    async fn list_page<R: DeserializeOwned>(&self, method: &str, cursor: Option<&str>) -> Result<R, ClientError> {
+        let Some(stateless) = &self.inner.stateless else { return self.request(method, &page(cursor)).await };
+        if let Some(kept) = stateless.cache.get(method, cursor) {
+            return decode_result(method, kept);
+        }
+        let params = params_object(&page(cursor))?;
+        let result = self.round_trip(stateless).request(method, params, self.options(None, None)).await?;
+        stateless.cache.put(method, cursor, &result);
+        decode_result(method, result)
     }
 
     /// Sends any notification.
@@ -449,14 +603,32 @@ impl Client {
         Ok(self.inner.peer.notify(method, params).await?)
     }
 
-    /// `ping`: checks that the server answers.
+    /// `ping`: checks that the server answers. (The stateless era has no `ping`: the client
+    /// asks `server/discover` instead.)
     pub async fn ping(&self) -> Result<(), ClientError> {
+        if self.inner.stateless.is_some() {
+            return self.request::<_, JsonObject>("server/discover", &serde_json::json!({})).await.map(drop);
+        }
         self.request::<_, EmptyResult>("ping", &serde_json::json!({})).await.map(drop)
     }
 
     /// One page of `tools/list` (`cursor`: where the previous page said the next starts).
+    ///
+    /// In the stateless era, a tool whose input schema marks arguments for HTTP headers
+    /// (`x-mcp-header`) against the specification's rules is left out (and refused if called
+    /// by name): the page may then hold fewer tools than the server sent.
     pub async fn list_tools(&self, cursor: Option<&str>) -> Result<ListToolsResult, ClientError> {
-        self.request("tools/list", &page(cursor)).await
+        let mut result: ListToolsResult = self.list_page("tools/list", cursor).await?;
+        if let Some(stateless) = &self.inner.stateless {
+            result.tools.retain(|tool| match stateless.headers.learn(tool) {
+                Ok(()) => true,
+                Err(reason) => {
+                    tracing::warn!(tool = %tool.name, %reason, "left out a tool with invalid `x-mcp-header` declarations");
+                    false
+                }
+            });
+        }
+        Ok(result)
     }
 
     /// Every tool, following the pages.
@@ -536,7 +708,7 @@ impl Client {
 
     /// One page of `resources/list`.
     pub async fn list_resources(&self, cursor: Option<&str>) -> Result<ListResourcesResult, ClientError> {
-        self.request("resources/list", &page(cursor)).await
+        self.list_page("resources/list", cursor).await
     }
 
     /// Every resource, following the pages.
@@ -550,7 +722,7 @@ impl Client {
         &self,
         cursor: Option<&str>,
     ) -> Result<ListResourceTemplatesResult, ClientError> {
-        self.request("resources/templates/list", &page(cursor)).await
+        self.list_page("resources/templates/list", cursor).await
     }
 
     /// Every resource template, following the pages.
@@ -583,7 +755,7 @@ impl Client {
 
     /// One page of `prompts/list`.
     pub async fn list_prompts(&self, cursor: Option<&str>) -> Result<ListPromptsResult, ClientError> {
-        self.request("prompts/list", &page(cursor)).await
+        self.list_page("prompts/list", cursor).await
     }
 
     /// Every prompt, following the pages.
@@ -653,6 +825,22 @@ impl Client {
         }
         Err(ClientError::Codec(format!("the server sent more than {MAX_PAGES} pages")))
     }
+}
+
+/// Request parameters as a JSON object (`null` for none).
+fn params_object<P: Serialize + ?Sized>(params: &P) -> Result<JsonObject, ClientError> {
+    match serde_json::to_value(params) {
+        Ok(serde_json::Value::Object(o)) => Ok(o),
+        Ok(serde_json::Value::Null) => Ok(JsonObject::new()),
+        Ok(other) => Err(ClientError::Codec(format!("request parameters must be a JSON object, not {other}"))),
+        Err(e) => Err(ClientError::Codec(format!("request parameters could not be encoded: {e}"))),
+    }
+}
+
+/// A stateless-era result read as `R`.
+fn decode_result<R: DeserializeOwned>(method: &str, result: JsonObject) -> Result<R, ClientError> {
+    serde_json::from_value(serde_json::Value::Object(result))
+        .map_err(|e| ClientError::Codec(format!("invalid `{method}` result: {e}")))
 }
 
 fn page(cursor: Option<&str>) -> PaginatedParams {
@@ -759,9 +947,20 @@ impl ToolCall<'_> {
             }
             None => None,
         };
-        let params = CallToolParams { name: self.name, arguments, meta };
         let options = client.options(self.timeout, self.cancel);
-        Ok(client.inner.peer.request("tools/call", &params, options).await?)
+        if let Some(stateless) = &client.inner.stateless {
+            // The tool's `x-mcp-header` marks decide its HTTP headers: learn them first.
+            if stateless.headers.known(&self.name).is_none() {
+                if let Err(e) = client.list_all_tools().await {
+                    tracing::debug!(error = %e, "could not list the tools before calling one");
+                }
+            }
+            if let Some(Err(reason)) = stateless.headers.known(&self.name) {
+                return Err(ClientError::ToolRefused { name: self.name, reason });
+            }
+        }
+        let params = CallToolParams { name: self.name, arguments, meta };
+        client.request_with("tools/call", &params, options).await
     }
 }
 

@@ -15,7 +15,7 @@ use super::notifications::{Completions, ServerNotification};
 use crate::engine::{BoxFuture, HandlerResult, Handling, Peer, RequestScope, ResultText, Service};
 use crate::protocol::{
     ClientCapabilities, CreateMessageParams, EmptyResult, ErrorObject, IncludeContext, ListRootsResult, Notification,
-    ProgressParams, ProgressToken, Request, RootsCapability,
+    ProgressParams, ProgressToken, Request, RequestId, RootsCapability,
 };
 
 /// A callback for every notification, run on the connection's reader.
@@ -155,4 +155,25 @@ impl Service for ClientService {
     fn closed(&self) {
         self.shared.closed.cancel();
     }
+}
+
+/// Answers one question of a stateless-era `input_required` result (`elicitation/create`,
+/// `sampling/createMessage` or `roots/list`) with the handlers that answer the same request in
+/// a session, checks included.
+pub(crate) async fn answer_input(
+    shared: &Arc<ClientShared>,
+    method: &str,
+    params: Value,
+) -> Result<Value, ErrorObject> {
+    let params = serde_json::value::to_raw_value(&params)
+        .map_err(|e| ErrorObject::internal(format!("parameters could not be encoded: {e}")))?;
+    let request = Request { id: RequestId::Number(0), method: method.to_owned().into(), params: Some(params) };
+    let service = ClientService { shared: shared.clone() };
+    let result = match method {
+        "elicitation/create" => service.elicit(request).await,
+        "sampling/createMessage" => service.sample(request).await,
+        "roots/list" => service.list_roots(request).await,
+        other => Err(ErrorObject::method_not_found(other)),
+    }?;
+    serde_json::from_str(result.get()).map_err(|e| ErrorObject::internal(format!("an answer could not be read: {e}")))
 }

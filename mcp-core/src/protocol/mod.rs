@@ -8,6 +8,7 @@ pub mod logging;
 pub mod prompts;
 pub mod resources;
 pub mod sampling;
+pub mod stateless;
 pub mod subscriptions;
 pub mod types;
 

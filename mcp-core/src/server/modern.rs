@@ -26,25 +26,12 @@ use crate::protocol::{
 };
 
 /// The 2026-era revision this server speaks.
-pub const MODERN_PROTOCOL_VERSION: &str = "2026-07-28";
+pub const MODERN_PROTOCOL_VERSION: &str = crate::protocol::stateless::PROTOCOL_VERSION_2026_07_28;
 
-/// `_meta` key: the request's protocol revision.
-pub const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
-/// `_meta` key: the client's capabilities for this request.
-pub const META_CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
-/// `_meta` key: the client's identity.
-pub const META_CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
-/// `_meta` key: the level of log messages the client wants for this request.
-pub const META_LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
-/// `_meta` key of results: the server's identity.
-pub const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
-
-/// A header value disagrees with the body (Streamable HTTP, 2026 era).
-pub const HEADER_MISMATCH: i32 = -32020;
-/// The request needs a client capability the client did not declare.
-pub const MISSING_REQUIRED_CLIENT_CAPABILITY: i32 = codes::MISSING_REQUIRED_CLIENT_CAPABILITY;
-/// The request's protocol version is not supported.
-pub const UNSUPPORTED_PROTOCOL_VERSION: i32 = -32022;
+pub use crate::protocol::stateless::{
+    HEADER_MISMATCH, META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_PROTOCOL_VERSION,
+    META_SERVER_INFO, MISSING_REQUIRED_CLIENT_CAPABILITY, UNSUPPORTED_PROTOCOL_VERSION,
+};
 
 /// Every revision the server supports, newest first (for `server/discover`).
 pub fn supported_versions() -> Vec<&'static str> {

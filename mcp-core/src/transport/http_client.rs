@@ -29,6 +29,7 @@ use tokio_util::task::TaskTracker;
 
 use crate::client::ClientError;
 use crate::client::connection::Connection;
+use crate::client::http_headers::ToolHeaders;
 use crate::client::service::ClientService;
 use crate::engine::{BoxFuture, Outbound, OutboundKind, Session};
 use crate::protocol::jsonrpc::{DecodeError, encode_error};
@@ -118,6 +119,8 @@ struct Shared {
     session: Arc<Session<ClientService>>,
     session_id: RwLock<Option<String>>,
     protocol_version: RwLock<Option<String>>,
+    /// Set in the stateless era: each POST's headers mirror its body.
+    stateless: RwLock<Option<Arc<ToolHeaders>>>,
     stop: CancellationToken,
     ended: CancellationToken,
     tasks: TaskTracker,
@@ -157,6 +160,7 @@ impl HttpConnection {
             session: Arc::new(session),
             session_id: RwLock::default(),
             protocol_version: RwLock::default(),
+            stateless: RwLock::default(),
             stop: CancellationToken::new(),
             ended: CancellationToken::new(),
             tasks: TaskTracker::new(),
@@ -171,6 +175,12 @@ impl Connection for HttpConnection {
     fn negotiated(&self, version: &str) {
         if let Ok(mut v) = self.shared.protocol_version.write() {
             *v = Some(version.to_owned());
+        }
+    }
+
+    fn stateless(&self, headers: Option<Arc<ToolHeaders>>) {
+        if let Ok(mut s) = self.shared.stateless.write() {
+            *s = headers;
         }
     }
 
@@ -276,7 +286,9 @@ impl Shared {
             request = request.header(SESSION_HEADER, id);
         }
         if let Some(v) = self.protocol_version.read().ok().and_then(|v| v.clone()) {
-            request = request.header(PROTOCOL_VERSION_HEADER, v);
+            if self.stateless.read().map(|s| s.is_none()).unwrap_or(true) {
+                request = request.header(PROTOCOL_VERSION_HEADER, v);
+            }
         }
         request
     }
@@ -298,11 +310,17 @@ impl Shared {
 
     /// Sends `body` with POST, unless the connection closes first.
     async fn post(&self, body: String) -> Option<Result<Response, reqwest::Error>> {
-        let request = self
+        let mut request = self
             .with_session(self.http.post(self.url.clone()))
             .header(CONTENT_TYPE, "application/json")
-            .header(ACCEPT, "application/json, text/event-stream")
-            .body(body);
+            .header(ACCEPT, "application/json, text/event-stream");
+        let stateless = self.stateless.read().ok().and_then(|s| s.clone());
+        if let Some(headers) = stateless {
+            for (name, value) in headers.headers(&body) {
+                request = request.header(name, value);
+            }
+        }
+        let request = request.body(body);
         tokio::select! {
             biased;
             () = self.stop.cancelled() => None,

@@ -1,0 +1,112 @@
+//! Which protocol era a client speaks: sessions opened with `initialize` (revisions up to
+//! 2025-11-25), stateless requests (2026-07-28), or whichever the server speaks.
+
+use std::sync::{Arc, RwLock};
+use std::time::Duration;
+
+use serde_json::Value;
+
+use super::cache::ListCache;
+use super::http_headers::ToolHeaders;
+use crate::protocol::stateless::{
+    META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION, PROTOCOL_VERSION_2026_07_28,
+};
+use crate::protocol::{ClientCapabilities, Implementation, JsonObject};
+
+/// The protocol era a [`Client`](super::Client) speaks, chosen with
+/// [`ClientBuilder::protocol_era`](super::ClientBuilder::protocol_era).
+///
+/// The handlers (elicitation, sampling, roots) and every call are the same in each: in a
+/// session the server sends its questions as requests of its own; in the stateless era they
+/// come back in an `input_required` result, the client answers them with the same handlers
+/// and retries the request (see [`ClientBuilder::max_input_rounds`](super::ClientBuilder::max_input_rounds)).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ProtocolEra {
+    /// A session: `initialize` first, then requests on it (revisions 2024-11-05 to 2025-11-25;
+    /// the newest by default, see [`ClientBuilder::protocol_version`](super::ClientBuilder::protocol_version)).
+    /// The default.
+    #[default]
+    Session,
+    /// Stateless requests (revision 2026-07-28): no handshake; each request carries the
+    /// revision and the client's capabilities in `_meta`. Connecting asks `server/discover`
+    /// and fails when the server does not speak the revision.
+    Stateless,
+    /// Stateless when the server speaks it (its answer to `server/discover` lists the
+    /// revision), else a session: decided once, when connecting, over any transport.
+    Auto,
+}
+
+/// The revisions this client speaks in the stateless era, newest first.
+pub const STATELESS_VERSIONS: &[&str] = &[PROTOCOL_VERSION_2026_07_28];
+
+/// How long [`ProtocolEra::Auto`] waits for `server/discover` before trying `initialize`
+/// (a server of the session era may leave an unknown request unanswered).
+pub(crate) const DISCOVER_PROBE_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// What a stateless connection adds to every request.
+pub(crate) struct Stateless {
+    version: RwLock<String>,
+    capabilities: Value,
+    client_info: Value,
+    /// The `x-mcp-header` marks of the tools listed so far (the HTTP transport reads them).
+    pub(crate) headers: Arc<ToolHeaders>,
+    /// List results kept as long as the server's caching hints allow.
+    pub(crate) cache: Arc<ListCache>,
+}
+
+impl std::fmt::Debug for Stateless {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Stateless").field("version", &self.version()).finish_non_exhaustive()
+    }
+}
+
+impl Stateless {
+    pub(crate) fn new(capabilities: &ClientCapabilities, info: &Implementation) -> Self {
+        let version = PROTOCOL_VERSION_2026_07_28;
+        Stateless {
+            version: RwLock::new(version.to_owned()),
+            capabilities: serde_json::to_value(capabilities).unwrap_or_else(|_| Value::Object(JsonObject::new())),
+            client_info: serde_json::to_value(info).unwrap_or(Value::Null),
+            headers: Arc::new(ToolHeaders::new(version)),
+            cache: Arc::default(),
+        }
+    }
+
+    /// The revision requests carry.
+    pub(crate) fn version(&self) -> String {
+        self.version.read().map(|v| v.clone()).unwrap_or_else(|_| PROTOCOL_VERSION_2026_07_28.to_owned())
+    }
+
+    /// Switches to the newest revision in `supported` this client speaks; false when there is
+    /// none (or it is the one already used).
+    pub(crate) fn switch_to_supported(&self, supported: &[String], first_try: bool) -> bool {
+        let Some(ours) = STATELESS_VERSIONS.iter().find(|v| supported.iter().any(|s| s == *v)) else { return false };
+        let current = self.version();
+        if *ours == current && !first_try {
+            return false;
+        }
+        if let Ok(mut v) = self.version.write() {
+            (*ours).clone_into(&mut v);
+        }
+        self.headers.set_version(ours);
+        true
+    }
+
+    /// `params` with the revision, capabilities and identity added to its `_meta` (keeping what
+    /// is there, a progress token say).
+    pub(crate) fn with_meta(&self, mut params: JsonObject) -> JsonObject {
+        let meta = params.entry("_meta").or_insert_with(|| Value::Object(JsonObject::new()));
+        if !meta.is_object() {
+            *meta = Value::Object(JsonObject::new());
+        }
+        if let Value::Object(meta) = meta {
+            meta.insert(META_PROTOCOL_VERSION.into(), Value::String(self.version()));
+            meta.insert(META_CLIENT_CAPABILITIES.into(), self.capabilities.clone());
+            if !self.client_info.is_null() {
+                meta.insert(META_CLIENT_INFO.into(), self.client_info.clone());
+            }
+        }
+        params
+    }
+}

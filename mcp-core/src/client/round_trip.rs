@@ -1,0 +1,170 @@
+//! A stateless-era request from start to finish: sent with the client's `_meta`, and while the
+//! server answers `input_required`, its questions answered by the client's handlers (all the
+//! questions of one round at once) and the request sent again with the answers in
+//! `inputResponses` and the server's `requestState` as it was given.
+//!
+//! A round that asks nothing (a flow the user is completing in the browser) is retried after
+//! a pause that grows from 100 ms to 2 s, for at most the URL elicitation timeout. Rounds that
+//! ask something are bounded by the client's `max_input_rounds`. The whole exchange shares
+//! one timeout and one cancellation token, as a session-era call does.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use super::ClientError;
+use super::era::Stateless;
+use super::service::{ClientShared, answer_input};
+use crate::engine::{Peer, PeerError, RequestOptions};
+use crate::protocol::stateless::{
+    InputRequest, InputRequiredResult, RESULT_COMPLETE, RESULT_INPUT_REQUIRED, UNSUPPORTED_PROTOCOL_VERSION,
+};
+use crate::protocol::{ErrorObject, JsonObject};
+
+/// How many rounds with questions a request may take unless configured otherwise.
+pub const DEFAULT_MAX_INPUT_ROUNDS: usize = 16;
+
+/// The first pause before retrying a round that asked nothing.
+const FIRST_PAUSE: Duration = Duration::from_millis(100);
+/// The longest pause between such retries.
+const MAX_PAUSE: Duration = Duration::from_secs(2);
+
+/// What a stateless request needs of its client.
+pub(crate) struct RoundTrip<'a> {
+    pub(crate) peer: &'a Peer,
+    pub(crate) shared: &'a Arc<ClientShared>,
+    pub(crate) stateless: &'a Stateless,
+    pub(crate) max_rounds: usize,
+    pub(crate) url_wait: Duration,
+}
+
+impl RoundTrip<'_> {
+    /// Sends `method` with `params` until the server's answer is complete; the result (its
+    /// `resultType` included).
+    pub(crate) async fn request(
+        &self,
+        method: &str,
+        params: JsonObject,
+        options: RequestOptions,
+    ) -> Result<JsonObject, ClientError> {
+        let cancel = options.cancel.clone();
+        let rounds = self.rounds(method, params, cancel.clone());
+        let cancellable = async {
+            match &cancel {
+                Some(token) => tokio::select! {
+                    biased;
+                    () = token.cancelled() => Err(ClientError::Cancelled),
+                    r = rounds => r,
+                },
+                None => rounds.await,
+            }
+        };
+        match options.timeout {
+            Some(timeout) => tokio::time::timeout(timeout, cancellable)
+                .await
+                .unwrap_or_else(|_| Err(ClientError::Timeout { method: method.to_owned(), timeout })),
+            None => cancellable.await,
+        }
+    }
+
+    async fn rounds(
+        &self,
+        method: &str,
+        params: JsonObject,
+        cancel: Option<CancellationToken>,
+    ) -> Result<JsonObject, ClientError> {
+        let mut state: Option<String> = None;
+        let mut responses: Option<JsonObject> = None;
+        let mut asked_rounds = 0;
+        let mut waited = Duration::ZERO;
+        let mut pause = FIRST_PAUSE;
+        let mut version_retried = false;
+        loop {
+            let mut sent = self.stateless.with_meta(params.clone());
+            if let Some(r) = responses.take() {
+                sent.insert("inputResponses".into(), Value::Object(r));
+            }
+            if let Some(s) = &state {
+                sent.insert("requestState".into(), Value::String(s.clone()));
+            }
+            let options = RequestOptions { timeout: None, cancel: cancel.clone() };
+            let result: JsonObject = match self.peer.request(method, &sent, options).await {
+                Ok(r) => r,
+                Err(PeerError::Rpc(error)) if error.code == UNSUPPORTED_PROTOCOL_VERSION && !version_retried => {
+                    version_retried = true;
+                    if self.stateless.switch_to_supported(&supported_versions(&error), true) {
+                        tracing::debug!(%method, version = %self.stateless.version(), "retrying with a revision the server supports");
+                        // The same request again, from its first round.
+                        state = None;
+                        continue;
+                    }
+                    return Err(ClientError::from(PeerError::Rpc(error)));
+                }
+                Err(e) => return Err(e.into()),
+            };
+            match result.get("resultType").and_then(Value::as_str) {
+                None | Some(RESULT_COMPLETE) => return Ok(result),
+                Some(RESULT_INPUT_REQUIRED) => {}
+                Some(other) => return Err(ClientError::UnexpectedResultType(other.to_owned())),
+            }
+            let input: InputRequiredResult = serde_json::from_value(Value::Object(result))
+                .map_err(|e| ClientError::Codec(format!("invalid `input_required` result of `{method}`: {e}")))?;
+            state = input.request_state;
+            match input.input_requests.filter(|r| !r.is_empty()) {
+                Some(requests) => {
+                    asked_rounds += 1;
+                    if asked_rounds > self.max_rounds {
+                        return Err(ClientError::TooManyRounds(self.max_rounds));
+                    }
+                    tracing::debug!(%method, round = asked_rounds, questions = requests.len(), "answering the server's questions");
+                    let answers = futures_util::future::try_join_all(
+                        requests.into_iter().map(|(key, request)| answer(self.shared.clone(), key, request)),
+                    )
+                    .await?;
+                    responses = Some(answers.into_iter().collect());
+                }
+                None => {
+                    // Nothing to ask: something the user is doing elsewhere is under way.
+                    if waited >= self.url_wait {
+                        return Err(ClientError::Timeout { method: method.to_owned(), timeout: self.url_wait });
+                    }
+                    tokio::time::sleep(pause).await;
+                    waited += pause;
+                    pause = (pause * 2).min(MAX_PAUSE);
+                }
+            }
+        }
+    }
+}
+
+/// The revisions an -32022 error says the server supports.
+fn supported_versions(error: &ErrorObject) -> Vec<String> {
+    error
+        .data
+        .as_ref()
+        .and_then(|d| d.get("supported"))
+        .and_then(Value::as_array)
+        .map(|list| list.iter().filter_map(Value::as_str).map(str::to_owned).collect())
+        .unwrap_or_default()
+}
+
+/// Answers one question of an `input_required` result with the client's handlers.
+async fn answer(shared: Arc<ClientShared>, key: String, request: Value) -> Result<(String, Value), ClientError> {
+    let request: InputRequest = serde_json::from_value(request)
+        .map_err(|e| ClientError::Codec(format!("invalid input request `{key}`: {e}")))?;
+    let mut params = request.params;
+    // A URL-mode question names no elicitation id in this era: the key stands for it.
+    if request.method == "elicitation/create" {
+        if let Some(p) = params.as_object_mut() {
+            if p.get("mode").and_then(Value::as_str) == Some("url") && !p.contains_key("elicitationId") {
+                p.insert("elicitationId".into(), Value::String(key.clone()));
+            }
+        }
+    }
+    match answer_input(&shared, &request.method, params).await {
+        Ok(answer) => Ok((key, answer)),
+        Err(error) => Err(ClientError::InputRequest { key, method: request.method, error }),
+    }
+}

@@ -1,0 +1,189 @@
+//! Our client in the stateless era (2026-07-28) against the `elicitation` example, over stdio
+//! and Streamable HTTP: the example's questions come back as `input_required` results, the
+//! client's handlers (the same as in a session) answer them, and the client retries until the
+//! tool completes: a form (`create_project`), a form asked only for large data
+//! (`process_data`), and a URL flow the user completes in the browser (`protected_action`).
+//! Also: `ProtocolEra::Auto` chooses the stateless era with a server that speaks it, and the
+//! limits on rounds.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use mcp_core::client::{
+    Client, ClientBuilder, ClientError, ElicitationHandler, ElicitationModes, ElicitationRequest, ProtocolEra,
+};
+use mcp_core::prelude::*;
+use mcp_core::protocol::ElicitResult;
+use mcp_core::testing::ToolResultExt;
+use serde::Deserialize;
+use serde_json::json;
+use tests::interop::example_binary;
+use tests::stdio::within;
+use tokio::process::Command;
+
+use super::client_http::elicitation_example;
+
+/// The user: fills in forms (a project named `stateless`; proceeds with large data), consents
+/// to URLs and opens them (which completes the flow on the example's page). Records every
+/// question's message.
+#[derive(Clone, Default)]
+struct User {
+    asked: Arc<Mutex<Vec<String>>>,
+}
+
+impl User {
+    fn asked(&self) -> Vec<String> {
+        self.asked.lock().unwrap().clone()
+    }
+}
+
+impl ElicitationHandler for User {
+    fn modes(&self) -> ElicitationModes {
+        ElicitationModes::ALL
+    }
+
+    async fn elicit(&self, request: ElicitationRequest) -> ElicitResult {
+        self.asked.lock().unwrap().push(request.message().to_owned());
+        if let Some(url) = request.as_url() {
+            assert_eq!(url.domain(), Some("127.0.0.1"));
+            let page = url.url.clone();
+            tokio::spawn(async move {
+                let response = reqwest::get(&page).await.expect("the example's page answers");
+                assert!(response.status().is_success(), "{page}: {}", response.status());
+            });
+            return ElicitResult::accept_url();
+        }
+        let Some(form) = request.as_form() else { return ElicitResult::decline() };
+        let mut content = form.defaults();
+        if form.fields().any(|f| f == "projectName") {
+            content.insert("projectName".into(), json!("stateless"));
+            content.insert("framework".into(), json!("vue"));
+        } else {
+            content.insert("proceed".into(), json!(true));
+        }
+        form.accept(content).unwrap_or_else(|_| ElicitResult::cancel())
+    }
+}
+
+fn stateless_client(user: &User) -> ClientBuilder {
+    Client::builder("stateless-test", "1").protocol_era(ProtocolEra::Stateless).elicitation(user.clone())
+}
+
+/// Every flow of the example, checked: each question is asked once, however many rounds.
+async fn drive_elicitation_example(client: &Client, user: &User) {
+    assert_eq!(client.era(), ProtocolEra::Stateless);
+    assert_eq!(client.protocol_version(), "2026-07-28");
+    assert_eq!(client.server_info().name, "elicitation");
+
+    let created = within("create_project", client.call_tool("create_project", ())).await.unwrap();
+    assert_eq!(created.text(), "Created project 'stateless' with framework: vue");
+    assert_eq!(user.asked(), ["Please provide the project details."]);
+
+    let short = within("process_data", client.call_tool("process_data", json!({"data": "short"}))).await.unwrap();
+    assert_eq!(short.text(), "Processed 5 characters");
+    assert_eq!(user.asked().len(), 1, "small data needs no confirmation");
+    let long = within("process_data", client.call_tool("process_data", json!({"data": "x".repeat(150)}))).await;
+    assert_eq!(long.unwrap().text(), "Processed 150 characters");
+    assert_eq!(user.asked()[1], "The data is 150 characters long. Process it anyway?");
+
+    let done = within("protected_action", client.call_tool("protected_action", ())).await.unwrap();
+    assert_eq!(done.text(), "Protected action completed: you are authorized.");
+    let asked = user.asked();
+    assert_eq!(asked.len(), 3, "{asked:?}");
+    assert_eq!(asked[2], "Authorize the example app before using this action.");
+}
+
+#[tokio::test]
+async fn elicitation_example_stateless_over_stdio() {
+    let user = User::default();
+    let mut command = Command::new(example_binary("elicitation"));
+    command.args(["--url-port", "0"]).env("RUST_LOG", "warn");
+    let client = within("connecting", stateless_client(&user).connect_stdio(command)).await.unwrap();
+    drive_elicitation_example(&client, &user).await;
+    within("closing", client.close()).await;
+}
+
+#[tokio::test]
+async fn elicitation_example_stateless_over_http() {
+    let example = elicitation_example().await;
+    let user = User::default();
+    let client = within("connecting", stateless_client(&user).connect_http(&example.url)).await.unwrap();
+    drive_elicitation_example(&client, &user).await;
+    within("closing", client.close()).await;
+}
+
+#[tokio::test]
+async fn auto_chooses_the_stateless_era_when_the_server_speaks_it() {
+    let example = elicitation_example().await;
+    let user = User::default();
+    let client = Client::builder("auto-test", "1")
+        .protocol_era(ProtocolEra::Auto)
+        .elicitation(user.clone())
+        .connect_http(&example.url)
+        .await
+        .unwrap();
+    assert_eq!(client.era(), ProtocolEra::Stateless);
+    let created = client.call_tool("create_project", ()).await.unwrap();
+    assert_eq!(created.text(), "Created project 'stateless' with framework: vue");
+    client.close().await;
+}
+
+#[derive(Deserialize, Elicit)]
+struct Step {
+    /// The step's answer.
+    value: String,
+}
+
+/// Asks `n` questions one after the other (a round each in the stateless era).
+#[tool]
+async fn many_steps(ctx: Context, n: u32) -> Result<String, String> {
+    let mut answers = Vec::new();
+    for i in 0..n {
+        match ctx.elicit::<Step>(format!("Step {i}?")).await {
+            Ok(Elicitation::Accept(s)) => answers.push(s.value),
+            Ok(_) => return Err(format!("step {i} was not answered")),
+            Err(e) => return Err(format!("step {i}: {e}")),
+        }
+    }
+    Ok(answers.join(","))
+}
+
+#[tokio::test]
+async fn rounds_are_bounded_and_timeouts_apply_to_the_whole_call() {
+    let server = Server::builder("steps", "1").enable_elicitation().tools(tools![many_steps]).build().unwrap();
+    let answering = mcp_core::client::elicitation_fn(ElicitationModes::FORM, |request| async move {
+        let n = request.message().trim_start_matches("Step ").trim_end_matches('?').to_owned();
+        ElicitResult::accept(json!({"value": n}).as_object().unwrap().clone())
+    });
+    let client = Client::builder("rounds", "1")
+        .protocol_era(ProtocolEra::Stateless)
+        .max_input_rounds(3)
+        .elicitation(answering)
+        .connect_in_process(&server)
+        .await
+        .unwrap();
+    assert_eq!(client.call_tool("many_steps", json!({"n": 3})).await.unwrap().text(), "0,1,2");
+    assert_eq!(client.call_tool("many_steps", json!({"n": 4})).await, Err(ClientError::TooManyRounds(3)));
+
+    // A user who never answers: the call's timeout covers the rounds and the answering.
+    let slow = mcp_core::client::elicitation_fn(ElicitationModes::FORM, |_| async move {
+        tokio::time::sleep(Duration::from_secs(60)).await;
+        ElicitResult::decline()
+    });
+    let client = Client::builder("slow", "1")
+        .protocol_era(ProtocolEra::Stateless)
+        .elicitation(slow)
+        .connect_in_process(&server)
+        .await
+        .unwrap();
+    let timed = client.tool("many_steps").arguments(json!({"n": 1})).timeout(Duration::from_millis(300)).await;
+    assert!(matches!(timed, Err(ClientError::Timeout { .. })), "{timed:?}");
+    let token = mcp_core::client::CancellationToken::new();
+    let call = client.tool("many_steps").arguments(json!({"n": 1})).cancel_on(token.clone());
+    let cancel = async {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        token.cancel();
+    };
+    let (cancelled, ()) = tokio::join!(call.send(), cancel);
+    assert_eq!(cancelled, Err(ClientError::Cancelled));
+}
