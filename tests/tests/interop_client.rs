@@ -10,7 +10,7 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use mcp_core::client::{
-    Client, ClientBuilder, ClientError, ElicitationModes, ElicitationRequest, elicitation_fn, sampling_fn,
+    Client, ClientBuilder, ClientError, ElicitationModes, ElicitationRequest, ProtocolEra, elicitation_fn, sampling_fn,
 };
 use mcp_core::protocol::{CreateMessageResult, ElicitResult, Role, Root, SamplingContent, SamplingMessageContent};
 use mcp_core::testing::ToolResultExt;
@@ -102,8 +102,33 @@ async fn typescript_server_over_stdio() {
     within("closing", client.close()).await;
 }
 
+/// In `ProtocolEra::Auto`, `server/discover` is refused by the TypeScript server (it speaks
+/// sessions only), and the client falls back to `initialize`: everything then works as in a
+/// session.
 #[tokio::test]
-async fn typescript_server_over_http() {
+async fn typescript_server_in_auto_mode_over_stdio_falls_back_to_a_session() {
+    let client =
+        within("connecting", client().protocol_era(ProtocolEra::Auto).connect_stdio(server_script())).await.unwrap();
+    assert_eq!(client.era(), ProtocolEra::Session);
+    exercise(&client).await;
+    within("closing", client.close()).await;
+}
+
+#[tokio::test]
+async fn typescript_server_in_auto_mode_over_http_falls_back_to_a_session() {
+    let (mut child, url) = http_server().await;
+    let auto = within("connecting", client().protocol_era(ProtocolEra::Auto).connect_http(&url)).await.unwrap();
+    assert_eq!(auto.era(), ProtocolEra::Session);
+    exercise(&auto).await;
+    within("closing", auto.close()).await;
+    // Asked for the stateless era only, the client refuses a server that does not speak it.
+    let refused = client().protocol_era(ProtocolEra::Stateless).connect_http(&url).await;
+    assert!(refused.is_err(), "{refused:?}");
+    let _ = child.kill().await;
+}
+
+/// The script serving Streamable HTTP, and its URL.
+async fn http_server() -> (tokio::process::Child, String) {
     let mut command = server_script();
     command.arg("--http").stdout(Stdio::piped()).kill_on_drop(true);
     let mut child = command.spawn().expect("node starts");
@@ -111,6 +136,12 @@ async fn typescript_server_over_http() {
     let mut lines = BufReader::new(stdout).lines();
     let line = within("the server to listen", lines.next_line()).await.unwrap().expect("a first line");
     let url = line.strip_prefix("LISTENING ").unwrap_or_else(|| panic!("unexpected first line {line:?}")).to_owned();
+    (child, url)
+}
+
+#[tokio::test]
+async fn typescript_server_over_http() {
+    let (mut child, url) = http_server().await;
 
     let client = within("connecting", client().connect_http(&url)).await.unwrap();
     exercise(&client).await;
