@@ -7,12 +7,15 @@
 #                sse-retry
 #   2025-11-25   0.2.0-alpha.12 `client --requirements 2025-11-25` (every        client-baseline-2025-11-25.yml
 #                client scenario the revision requires)
+#   2026-07-28   0.2.0-alpha.12 `client --requirements 2026-07-28` (the          client-baseline-2026-07-28.yml
+#                stateless revision; the client is told so in
+#                MCP_CONFORMANCE_PROTOCOL_VERSION)
 #
-# Usage: tests/conformance/run-client.sh [--suite 0.1.16|2025-11-25] [--output-dir DIR] [COMMAND]
+# Usage: tests/conformance/run-client.sh [--suite 0.1.16|2025-11-25|2026-07-28] [--output-dir DIR] [COMMAND]
 #
 # COMMAND defaults to target/debug/conformance-client (build it first with
 # `cargo build -p examples --bin conformance-client`); the suite appends the test server's URL
-# and sets MCP_CONFORMANCE_SCENARIO. Without --suite both are run. With --output-dir, each
+# and sets MCP_CONFORMANCE_SCENARIO. Without --suite all three are run. With --output-dir, each
 # scenario's checks are written under DIR/<suite>/.
 #
 # Exits 0 when every run passes. Install the suite first with tests/conformance/setup.sh.
@@ -23,7 +26,7 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 node="$here/node_modules/.bin/node"
 
-suites=(0.1.16 2025-11-25)
+suites=(0.1.16 2025-11-25 2026-07-28)
 scenarios=(initialize tools_call elicitation-sep1034-client-defaults sse-retry)
 output_dir=""
 command="$root/target/debug/conformance-client"
@@ -31,7 +34,7 @@ while [[ $# -gt 0 ]]; do
     case "$1" in
         --suite) suites=("$2"); shift 2 ;;
         --output-dir) output_dir="$2"; shift 2 ;;
-        -h|--help) sed -n '2,19p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,22p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
         -*) echo "run-client.sh: unknown option $1" >&2; exit 2 ;;
         *) command="$1"; shift ;;
     esac
@@ -58,18 +61,18 @@ for suite in "${suites[@]}"; do
                 fi
             done
             ;;
-        2025-11-25)
+        2025-11-25|2026-07-28)
             if [[ -n "$output_dir" ]]; then
                 out=(--output-dir "$output_dir/$suite")
             fi
             echo "==> conformance $suite client requirements"
             if ! "$node" "$here/node_modules/conformance-0.2/dist/index.js" client \
-                --command "$command" --requirements 2025-11-25 \
-                --expected-failures "$here/client-baseline-2025-11-25.yml" "${out[@]}"; then
+                --command "$command" --requirements "$suite" \
+                --expected-failures "$here/client-baseline-$suite.yml" "${out[@]}"; then
                 status=1
             fi
             ;;
-        *) echo "run-client.sh: unknown suite $suite (expected 0.1.16 or 2025-11-25)" >&2; exit 2 ;;
+        *) echo "run-client.sh: unknown suite $suite (expected 0.1.16, 2025-11-25 or 2026-07-28)" >&2; exit 2 ;;
     esac
 done
 exit "$status"

@@ -1,13 +1,16 @@
 //! The official MCP conformance suite's client scenarios (`@modelcontextprotocol/conformance`,
 //! pinned in `tests/conformance/`) against our client, the `conformance-client` example.
 //!
-//! Two runs, each a test (both through `tests/conformance/run-client.sh`):
+//! Three runs, each a test (all through `tests/conformance/run-client.sh`):
 //! - 0.1.16, one run per scenario: `initialize`, `tools_call`,
 //!   `elicitation-sep1034-client-defaults` and `sse-retry`; every check must pass;
 //! - 0.2.0-alpha.12 with `client --requirements 2025-11-25`: every client scenario the revision
 //!   requires, judged against `tests/conformance/client-baseline-2025-11-25.yml` (OAuth, which
 //!   the client does not implement). Every scenario outside `auth/` must pass, every baseline
-//!   entry must still fail; `auth/*` extensions the revision does not score are reported only.
+//!   entry must still fail; `auth/*` extensions the revision does not score are reported only;
+//! - 0.2.0-alpha.12 with `client --requirements 2026-07-28`: the stateless revision (the
+//!   example speaks it when the suite says so), judged the same way against
+//!   `tests/conformance/client-baseline-2026-07-28.yml`, which lists only `auth/*` scenarios.
 //!
 //! The suite and the Node.js 22 it needs are installed on first use (`tests::provision`).
 
@@ -34,6 +37,17 @@ const REQUIRED_2025_11_25: &[&str] = &[
     "elicitation-sep1034-client-defaults",
     "sse-retry",
     "json-schema-2020-12-preservation",
+];
+
+/// Scenarios the 2026-07-28 run must pass (besides any other outside `auth/`).
+const REQUIRED_2026_07_28: &[&str] = &[
+    "tools_call",
+    "request-metadata",
+    "sep-2322-client-request-state",
+    "http-standard-headers",
+    "http-custom-headers",
+    "http-invalid-tool-headers",
+    "json-schema-ref-no-deref",
 ];
 
 fn conformance_dir() -> PathBuf {
@@ -162,8 +176,22 @@ fn conformance_client_0_1_16() {
 
 #[test]
 fn conformance_client_requirements_2025_11_25() {
-    let (results, verdict, log) = run_suite("2025-11-25");
-    let baseline_path = conformance_dir().join("client-baseline-2025-11-25.yml");
+    check_requirements("2025-11-25", REQUIRED_2025_11_25);
+}
+
+#[test]
+fn conformance_client_requirements_2026_07_28() {
+    let baseline_path = conformance_dir().join("client-baseline-2026-07-28.yml");
+    let outside_auth: Vec<String> = baseline(&baseline_path).into_iter().filter(|s| !s.starts_with("auth/")).collect();
+    assert!(outside_auth.is_empty(), "{} may list only auth/* scenarios: {outside_auth:?}", baseline_path.display());
+    check_requirements("2026-07-28", REQUIRED_2026_07_28);
+}
+
+/// Runs the `revision` requirements: every scenario outside `auth/` passes, the baseline is
+/// exact, and each of `required` ran.
+fn check_requirements(revision: &str, required: &[&str]) {
+    let (results, verdict, log) = run_suite(revision);
+    let baseline_path = conformance_dir().join(format!("client-baseline-{revision}.yml"));
     let expected = baseline(&baseline_path);
     let mut problems = Vec::new();
     for (scenario, failed) in &results {
@@ -174,7 +202,7 @@ fn conformance_client_requirements_2025_11_25() {
             problems.push(format!("{scenario} fails:\n    {}", failed.join("\n    ")));
         }
     }
-    for scenario in REQUIRED_2025_11_25 {
+    for scenario in required {
         if !results.contains_key(*scenario) {
             problems.push(format!("{scenario} did not run"));
         }
@@ -185,5 +213,5 @@ fn conformance_client_requirements_2025_11_25() {
     if let Err(e) = verdict {
         problems.push(format!("the suite reports a regression or a stale baseline entry ({e})"));
     }
-    assert!(problems.is_empty(), "conformance client 2025-11-25:\n  {}\n--- log ---\n{log}", problems.join("\n  "));
+    assert!(problems.is_empty(), "conformance client {revision}:\n  {}\n--- log ---\n{log}", problems.join("\n  "));
 }

@@ -9,20 +9,82 @@
 //!     --command "cargo run -q -p examples --bin conformance-client"
 //! ```
 //!
+//! The suite names the revision under test in `MCP_CONFORMANCE_PROTOCOL_VERSION`: `2026-07-28`
+//! makes the client speak the stateless era, anything else a session (`initialize`). Some
+//! scenarios pass more in `MCP_CONFORMANCE_CONTEXT` (JSON), such as the tool calls to make.
+//!
 //! Scenarios: `initialize`, `tools_call`, `elicitation-sep1034-client-defaults` (accepts every
-//! form with nothing filled in, so the schema's defaults are what is sent), `sse-retry` and
-//! `json-schema-2020-12-preservation`. The `auth/*` scenarios need OAuth, which this client does
-//! not do: it reports that and exits with status 1. Logs go to stderr (`RUST_LOG`).
+//! form with nothing filled in, so the schema's defaults are what is sent), `sse-retry`,
+//! `json-schema-2020-12-preservation`, and for the stateless era `request-metadata`,
+//! `sep-2322-client-request-state` (questions in `input_required` results),
+//! `http-standard-headers`, `http-custom-headers`, `http-invalid-tool-headers` and
+//! `json-schema-ref-no-deref`. The `auth/*` scenarios need OAuth, which this client does not do:
+//! it reports that and exits with status 1. Logs go to stderr (`RUST_LOG`).
 
 use std::error::Error;
 use std::process::ExitCode;
 
-use mcp_core::client::{Client, ClientBuilder, ElicitationModes, elicitation_fn};
-use mcp_core::protocol::ElicitResult;
-use serde_json::json;
+use mcp_core::client::{Client, ClientBuilder, ElicitationModes, ProtocolEra, elicitation_fn, sampling_fn};
+use mcp_core::protocol::{
+    CreateMessageResult, ElicitResult, Role, Root, SamplingContent, SamplingMessageContent, stateless,
+};
+use serde_json::{Value, json};
 
+/// The client: the era the suite asks for, and every capability (forms are accepted with their
+/// defaults, a boolean `confirmed` set; the model answers "ok"; one root).
 fn client() -> ClientBuilder {
+    let era = match std::env::var("MCP_CONFORMANCE_PROTOCOL_VERSION").as_deref() {
+        Ok(stateless::PROTOCOL_VERSION_2026_07_28) => ProtocolEra::Stateless,
+        _ => ProtocolEra::Session,
+    };
     Client::builder("mcp-sdk-conformance-client", env!("CARGO_PKG_VERSION"))
+        .protocol_era(era)
+        .elicitation(elicitation_fn(ElicitationModes::ALL, |request| async move {
+            tracing::info!(message = request.message(), "elicitation request");
+            match request.as_form() {
+                Some(form) => {
+                    let mut content = form.defaults();
+                    if form.fields().any(|f| f == "confirmed") {
+                        content.insert("confirmed".into(), json!(true));
+                    }
+                    form.accept(content).unwrap_or_else(|_| ElicitResult::accept(Default::default()))
+                }
+                None => ElicitResult::accept_url(),
+            }
+        }))
+        .sampling(sampling_fn(|_| async {
+            Ok(CreateMessageResult {
+                role: Role::Assistant,
+                content: SamplingMessageContent::Single(SamplingContent::text("ok")),
+                model: "conformance-model".into(),
+                stop_reason: Some("endTurn".into()),
+                meta: None,
+            })
+        }))
+        .roots(vec![Root { uri: "file:///conformance".into(), name: Some("conformance".into()), meta: None }])
+}
+
+/// What the suite passes in `MCP_CONFORMANCE_CONTEXT`, if anything.
+fn context() -> Value {
+    std::env::var("MCP_CONFORMANCE_CONTEXT").ok().and_then(|c| serde_json::from_str(&c).ok()).unwrap_or(Value::Null)
+}
+
+/// Arguments that fit a tool's input schema: a value of each property's type.
+fn arguments_for(schema: &mcp_core::protocol::JsonObject) -> Value {
+    let mut arguments = serde_json::Map::new();
+    if let Some(properties) = schema.get("properties").and_then(Value::as_object) {
+        for (name, property) in properties {
+            let value = match property.get("type").and_then(Value::as_str) {
+                Some("string") => json!("value"),
+                Some("integer") => json!(1),
+                Some("number") => json!(1.5),
+                Some("boolean") => json!(true),
+                _ => continue,
+            };
+            arguments.insert(name.clone(), value);
+        }
+    }
+    Value::Object(arguments)
 }
 
 /// Connects, lists the tools, and calls the first with `{a, b}` (the suite's `add_numbers`).
@@ -87,9 +149,75 @@ async fn schema_preservation(url: &str) -> Result<(), Box<dyn Error>> {
     Ok(())
 }
 
+/// Calls each tool the scenario's context lists, with its arguments (after listing the tools,
+/// which tells the client which arguments go into headers).
+async fn context_tool_calls(url: &str) -> Result<(), Box<dyn Error>> {
+    let client = client().connect_http(url).await?;
+    client.list_all_tools().await?;
+    let context = context();
+    let calls = context["toolCalls"].as_array().cloned().unwrap_or_default();
+    for call in calls {
+        let name = call["name"].as_str().ok_or("a tool call without a name")?;
+        let result = client.call_tool(name, call["arguments"].clone()).await?;
+        tracing::info!(tool = name, ?result, "called");
+    }
+    client.close().await;
+    Ok(())
+}
+
+/// Lists the tools and calls every one the client accepts (tools with invalid `x-mcp-header`
+/// declarations are left out by the client).
+async fn call_every_tool(url: &str) -> Result<(), Box<dyn Error>> {
+    let client = client().connect_http(url).await?;
+    for tool in client.list_all_tools().await? {
+        let result = client.call_tool(&tool.name, arguments_for(&tool.input_schema)).await?;
+        tracing::info!(tool = %tool.name, ?result, "called");
+    }
+    client.close().await;
+    Ok(())
+}
+
+/// Uses every kind of request that names something, so each carries its standard headers.
+async fn standard_headers(url: &str) -> Result<(), Box<dyn Error>> {
+    let client = client().connect_http(url).await?;
+    for tool in client.list_all_tools().await? {
+        client.call_tool(&tool.name, json!({})).await?;
+    }
+    for resource in client.list_all_resources().await? {
+        client.read_resource(&resource.uri).await?;
+    }
+    for prompt in client.list_all_prompts().await? {
+        client.get_prompt(&prompt.name, &[]).await?;
+    }
+    client.close().await;
+    Ok(())
+}
+
+/// Calls the tools whose results ask for input (with and without `requestState`), one that
+/// does not (at the same time), and one whose result has no `resultType`.
+async fn request_state(url: &str) -> Result<(), Box<dyn Error>> {
+    let client = client().connect_http(url).await?;
+    client.list_all_tools().await?;
+    let (echoed, unrelated) = tokio::join!(
+        client.call_tool("test_mrtr_echo_state", json!({})),
+        client.call_tool("test_mrtr_unrelated", json!({}))
+    );
+    tracing::info!(?echoed, ?unrelated, "called");
+    echoed?;
+    unrelated?;
+    client.call_tool("test_mrtr_no_state", json!({})).await?;
+    client.call_tool("test_mrtr_no_result_type", json!({})).await?;
+    client.close().await;
+    Ok(())
+}
+
 async fn run(scenario: &str, url: &str) -> Result<(), Box<dyn Error>> {
     match scenario {
-        "initialize" => initialize(url).await,
+        "initialize" | "request-metadata" | "json-schema-ref-no-deref" => initialize(url).await,
+        "sep-2322-client-request-state" => request_state(url).await,
+        "http-standard-headers" => standard_headers(url).await,
+        "http-custom-headers" => context_tool_calls(url).await,
+        "http-invalid-tool-headers" => call_every_tool(url).await,
         "tools_call" | "tools-call" => tools_call(url).await,
         "elicitation-sep1034-client-defaults" | "elicitation-defaults" => elicitation_defaults(url).await,
         "sse-retry" => sse_retry(url).await,
