@@ -39,6 +39,12 @@
 //! Inside `#[tokio::test]` functions, the same lines test a tool end to end: the server sees a
 //! real session over the same line transport stdio uses, with the capabilities the script
 //! declares.
+//!
+//! [`connect_in_era`] connects in either protocol era, and [`compare_eras`] (or
+//! [`assert_same_in_both_eras`]) runs one test in both and reports a tool that behaves
+//! differently in them: a side effect before a question, questions that change on replay.
+
+mod eras;
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -50,6 +56,7 @@ use serde_json::Value;
 use crate::client::{Client, ClientBuilder, ClientError, ElicitationHandler, ElicitationModes, ElicitationRequest};
 use crate::protocol::{CallToolResult, ElicitResult, GetPromptResult, JsonObject, ReadResourceResult};
 use crate::server::Server;
+pub use eras::{Effects, EraDifference, EraMismatch, assert_same_in_both_eras, compare_eras, connect_in_era};
 
 /// A client builder named `mcp-test-client`, for tests that need more than a script.
 pub fn client() -> ClientBuilder {

@@ -4,7 +4,7 @@
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 
-use mcp_core::client::{ClientError, ElicitationModes, ElicitationRequest};
+use mcp_core::client::{ClientError, ElicitationModes, ElicitationRequest, ProtocolEra};
 use mcp_core::prelude::*;
 use mcp_core::protocol::ElicitResult;
 use mcp_core::server::SessionKey;
@@ -251,4 +251,115 @@ async fn structured_content_that_cannot_be_read_says_why() {
     let structured = CallToolResult { structured_content: Some(json!({"other": 1})), ..Default::default() };
     let error = structured.structured::<Wrong>().unwrap_err().to_string();
     assert!(error.contains("missing_field") && error.contains("Wrong"), "{error}");
+}
+
+/// Charges the card, then asks where the receipt goes: the charge comes before the question,
+/// so in the stateless era it happens on every round.
+#[tool]
+async fn checkout_charging_first(ctx: Context, effects: State<testing::Effects>) -> Result<String, String> {
+    effects.record("charged 10 EUR");
+    let email = ctx.elicit_value::<String>("Where should the receipt go?").await.map_err(|e| e.to_string())?;
+    Ok(format!("receipt to {}", email.accepted().unwrap_or_default()))
+}
+
+/// The same, charging after the question: once per call in either era.
+#[tool]
+async fn checkout_charging_last(ctx: Context, effects: State<testing::Effects>) -> Result<String, String> {
+    let email = ctx.elicit_value::<String>("Where should the receipt go?").await.map_err(|e| e.to_string())?;
+    effects.record("charged 10 EUR");
+    Ok(format!("receipt to {}", email.accepted().unwrap_or_default()))
+}
+
+/// How many times `flip_flop` has run.
+#[derive(Default)]
+struct Runs(std::sync::atomic::AtomicUsize);
+
+/// Asks about one side or the other depending on how often it has run: the questions change
+/// when the handler runs again.
+#[tool]
+async fn flip_flop(ctx: Context, runs: State<Runs>) -> Result<String, String> {
+    let side = if runs.0.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst) % 2 == 0 { "left" } else { "right" };
+    let first = ctx.confirm(format!("Go {side}?")).await.map_err(|e| e.to_string())?;
+    let second = ctx.confirm(format!("Really {side}?")).await.map_err(|e| e.to_string())?;
+    Ok(format!("{side}: {first}, {second}"))
+}
+
+fn shop(effects: &testing::Effects) -> mcp_core::ServerBuilder {
+    Server::builder("shop", "1").enable_elicitation().state(effects.clone()).state(Runs::default())
+}
+
+#[tokio::test]
+async fn both_eras_harness_catches_a_side_effect_before_a_question() {
+    let setup = |effects: &testing::Effects| {
+        let server = shop(effects).tools(tools![checkout_charging_first]).build().unwrap();
+        (server, ElicitationScript::new().accept(json!({"value": "ada@example.com"})))
+    };
+    let call = |client: testing::TestClient| async move {
+        client.call_tool("checkout_charging_first", ()).await.unwrap().text()
+    };
+    let mismatch = testing::compare_eras(setup, call).await.unwrap_err();
+    assert_eq!(
+        mismatch.differences,
+        [testing::EraDifference::Effects {
+            session: vec!["charged 10 EUR".into()],
+            stateless: vec!["charged 10 EUR".into(), "charged 10 EUR".into()],
+        }],
+        "the outcome and the questions agree; only the charge is repeated"
+    );
+    let message = mismatch.to_string();
+    assert!(message.contains("the side effects differ"), "{message}");
+    assert!(message.contains("code before a question runs once per round"), "{message}");
+
+    // The panicking form says the same.
+    let panicked = tokio::spawn(testing::assert_same_in_both_eras(setup, call)).await.unwrap_err();
+    let text = panicked.into_panic().downcast::<String>().map(|s| *s).unwrap_or_default();
+    assert!(text.contains("the side effects differ"), "{text}");
+
+    // Charged after the question: the same in both eras.
+    let fixed = testing::assert_same_in_both_eras(
+        |effects| {
+            let server = shop(effects).tools(tools![checkout_charging_last]).build().unwrap();
+            (server, ElicitationScript::new().accept(json!({"value": "ada@example.com"})))
+        },
+        |client| async move { client.call_tool("checkout_charging_last", ()).await.unwrap().text() },
+    )
+    .await;
+    assert_eq!(fixed, "receipt to ada@example.com");
+}
+
+#[tokio::test]
+async fn both_eras_harness_catches_questions_that_change_on_replay() {
+    let mismatch = testing::compare_eras(
+        |effects| {
+            let server = shop(effects).tools(tools![flip_flop]).build().unwrap();
+            let yes = json!({"confirm": true});
+            (server, ElicitationScript::new().accept(yes.clone()).accept(yes))
+        },
+        |client| async move { client.call_tool("flip_flop", ()).await.unwrap().text() },
+    )
+    .await
+    .unwrap_err();
+    let questions = mismatch.differences.iter().find_map(|d| match d {
+        testing::EraDifference::Questions { session, stateless } => Some((session.clone(), stateless.clone())),
+        _ => None,
+    });
+    let (session, stateless) = questions.unwrap_or_else(|| panic!("no difference in the questions: {mismatch}"));
+    assert_eq!(session, ["Go left?", "Really left?"]);
+    assert_eq!(stateless, ["Go left?", "Really right?"]);
+    assert!(mismatch.to_string().contains("the questions differ"), "{mismatch}");
+}
+
+#[tokio::test]
+async fn a_script_works_the_same_in_either_era() {
+    for era in [ProtocolEra::Session, ProtocolEra::Stateless] {
+        let script = ElicitationScript::new().accept(json!({"projectName": "demo", "framework": "vue"})).decline();
+        let client = testing::connect_in_era(&server(), &script, era).await;
+        assert_eq!(client.era(), era);
+        let created = client.call_tool("create_project", ()).await.unwrap();
+        assert_eq!(created.text(), "Created project 'demo' with framework: vue (tests: true)", "{era:?}");
+        let declined = client.call_tool("create_project", ()).await.unwrap();
+        assert!(declined.text().contains("declined"), "{era:?}: {declined:?}");
+        script.assert_done();
+        client.close().await;
+    }
 }
