@@ -3,17 +3,19 @@
 //! client's handlers (the same as in a session) answer them, and the client retries until the
 //! tool completes: a form (`create_project`), a form asked only for large data
 //! (`process_data`), and a URL flow the user completes in the browser (`protected_action`).
-//! Also: `ProtocolEra::Auto` chooses the stateless era with a server that speaks it, and the
-//! limits on rounds.
+//! Also: `ProtocolEra::Auto` chooses the stateless era with a server that speaks it, the
+//! limits on rounds, `subscriptions/listen`, and list results kept under caching hints.
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use mcp_core::client::{
     Client, ClientBuilder, ClientError, ElicitationHandler, ElicitationModes, ElicitationRequest, ProtocolEra,
+    ServerNotification,
 };
 use mcp_core::prelude::*;
-use mcp_core::protocol::ElicitResult;
+use mcp_core::protocol::{ElicitResult, SubscriptionFilter};
+use mcp_core::server::{CacheHint, CacheScope};
 use mcp_core::testing::ToolResultExt;
 use serde::Deserialize;
 use serde_json::json;
@@ -186,4 +188,108 @@ async fn rounds_are_bounded_and_timeouts_apply_to_the_whole_call() {
     };
     let (cancelled, ()) = tokio::join!(call.send(), cancel);
     assert_eq!(cancelled, Err(ClientError::Cancelled));
+}
+
+/// Adds two numbers.
+#[tool]
+fn add(a: i64, b: i64) -> i64 {
+    a + b
+}
+
+/// A server whose tool list changes, with list results fresh for a minute.
+fn changing_server() -> Server {
+    Server::builder("changing", "1")
+        .tools(tools![many_steps])
+        .dynamic_tools()
+        .cache_hint("tools/list", CacheHint { ttl_ms: 60_000, scope: CacheScope::Private })
+        .build()
+        .unwrap()
+}
+
+async fn tool_names(client: &Client) -> Vec<String> {
+    client.list_all_tools().await.unwrap().into_iter().map(|t| t.name).collect()
+}
+
+/// The list is kept as the hints allow, `subscriptions/listen` brings the change, and the
+/// change drops what was kept.
+async fn listen_and_cache(server: &Server, client: &Client) {
+    assert_eq!(tool_names(client).await, ["many_steps"]);
+    let subscription = within(
+        "the acknowledgement",
+        client.listen(SubscriptionFilter { tools_list_changed: Some(true), ..Default::default() }),
+    )
+    .await
+    .unwrap();
+    assert_eq!(subscription.acknowledged().tools_list_changed, Some(true));
+    let mut events = client.notifications();
+
+    for tool in tools![add] {
+        server.add_tool(tool).await.unwrap();
+    }
+    let changed = within("the change", async {
+        loop {
+            if let Ok(ServerNotification::ToolListChanged) = events.recv().await {
+                return;
+            }
+        }
+    });
+    changed.await;
+    // The cache is dropped by the same notification, on the client's own subscriber: wait
+    // until the list shows the change (a stale cache would keep it hidden for a minute).
+    within("the list to change", async {
+        while tool_names(client).await.len() != 2 {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    })
+    .await;
+
+    // Kept: a change the client was not told of stays unseen until the cache is cleared.
+    subscription.end().await;
+    within("the subscription to end on the server", async {
+        while server.subscription_count() != 0 {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    })
+    .await;
+    server.remove_tool("add").await.unwrap();
+    assert_eq!(tool_names(client).await.len(), 2, "served from the cache");
+    client.clear_cache();
+    assert_eq!(tool_names(client).await, ["many_steps"]);
+}
+
+#[tokio::test]
+async fn listen_and_list_caching_in_process() {
+    let server = changing_server();
+    let client =
+        Client::builder("listen", "1").protocol_era(ProtocolEra::Stateless).connect_in_process(&server).await.unwrap();
+    listen_and_cache(&server, &client).await;
+    within("closing", client.close()).await;
+}
+
+#[tokio::test]
+async fn listen_and_list_caching_over_http() {
+    let server = changing_server();
+    let http = server.streamable_http(mcp_core::transport::http::HttpConfig::default());
+    let listener = tokio::net::TcpListener::bind(("127.0.0.1", 0)).await.unwrap();
+    let url = format!("http://127.0.0.1:{}/mcp", listener.local_addr().unwrap().port());
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    tokio::spawn(async move {
+        http.serve(listener, async {
+            let _ = stopped.await;
+        })
+        .await
+    });
+    let client = Client::builder("listen", "1").protocol_era(ProtocolEra::Stateless).connect_http(&url).await.unwrap();
+    // Ending the subscription closes its stream: the server lets it go.
+    listen_and_cache(&server, &client).await;
+    within("closing", client.close()).await;
+    let _ = stop.send(());
+}
+
+#[tokio::test]
+async fn listen_needs_the_stateless_era() {
+    let server = changing_server();
+    let client = Client::builder("listen", "1").connect_in_process(&server).await.unwrap();
+    let refused = client.listen(SubscriptionFilter { tools_list_changed: Some(true), ..Default::default() }).await;
+    assert!(matches!(refused, Err(ClientError::WrongEra { .. })), "{refused:?}");
 }

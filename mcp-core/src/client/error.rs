@@ -60,6 +60,14 @@ pub enum ClientError {
     /// The server asked for input more times than the client allows for one request.
     #[error("the server asked for input in more than {0} rounds")]
     TooManyRounds(usize),
+    /// The operation belongs to the other protocol era than the connection's.
+    #[error("`{what}` is not available in the {era:?} era")]
+    WrongEra {
+        /// What was attempted.
+        what: String,
+        /// The connection's era.
+        era: super::ProtocolEra,
+    },
     /// A result's `resultType` is neither `complete` nor `input_required`.
     #[error("the server answered with result type `{0}`, which this client does not know")]
     UnexpectedResultType(String),

@@ -10,7 +10,7 @@ use std::sync::RwLock;
 use serde_json::Value;
 
 use crate::protocol::stateless::{MCP_METHOD_HEADER, MCP_NAME_HEADER, MCP_PARAM_HEADER_PREFIX, META_PROTOCOL_VERSION};
-use crate::protocol::{JsonObject, Message, Tool};
+use crate::protocol::{CancelledParams, JsonObject, Message, RequestId, Tool};
 use crate::tool::{HeaderKind, HeaderParam, header_params};
 
 /// The `x-mcp-header` declarations of the tools a client has listed, and the revision its
@@ -94,6 +94,16 @@ impl ToolHeaders {
     fn version_only(&self) -> Vec<(String, String)> {
         vec![("mcp-protocol-version".to_owned(), self.version.read().map(|v| v.clone()).unwrap_or_default())]
     }
+}
+
+/// The request a `notifications/cancelled` frame withdraws.
+pub(crate) fn cancelled_request(frame: &str) -> Option<RequestId> {
+    let Ok(Message::Notification(n)) = Message::decode(frame) else { return None };
+    if n.method.as_str() != "notifications/cancelled" {
+        return None;
+    }
+    let params: CancelledParams = serde_json::from_str(n.params.as_deref()?.get()).ok()?;
+    params.request_id
 }
 
 /// A tool argument as its header carries it: integers in decimal, booleans as `true`/`false`,

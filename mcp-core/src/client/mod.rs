@@ -39,6 +39,7 @@ mod era;
 mod error;
 mod handlers;
 pub(crate) mod http_headers;
+mod listen;
 mod notifications;
 mod round_trip;
 pub(crate) mod service;
@@ -60,6 +61,7 @@ pub use elicitation::{
 pub use era::{ProtocolEra, STATELESS_VERSIONS};
 pub use error::ClientError;
 pub use handlers::{RootsHandler, SamplingFn, SamplingHandler, SamplingSupport, sampling_fn};
+pub use listen::Subscription;
 pub use notifications::ServerNotification;
 pub use round_trip::DEFAULT_MAX_INPUT_ROUNDS;
 /// Cancels a request given to [`ToolCall::cancel_on`].
@@ -347,6 +349,7 @@ impl ClientBuilder {
                         next_progress: AtomicU64::new(1),
                         stateless,
                         max_input_rounds: self.max_input_rounds,
+                        listen_gate: tokio::sync::Mutex::new(()),
                     }),
                 })
             }
@@ -426,6 +429,8 @@ struct ClientInner {
     /// Set when the connection speaks the stateless era.
     stateless: Option<Stateless>,
     max_input_rounds: usize,
+    /// Held while a `subscriptions/listen` waits for its acknowledgement.
+    listen_gate: tokio::sync::Mutex<()>,
 }
 
 impl Drop for ClientInner {

@@ -16,6 +16,7 @@
 //! they are; for `https://`, enable a TLS feature of `reqwest` in the application and pass a
 //! client built with it to [`HttpClientConfig::http_client`].
 
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
@@ -121,6 +122,8 @@ struct Shared {
     protocol_version: RwLock<Option<String>>,
     /// Set in the stateless era: each POST's headers mirror its body.
     stateless: RwLock<Option<Arc<ToolHeaders>>>,
+    /// Stateless era: closes the stream of a request in flight when it is cancelled.
+    open_requests: Mutex<HashMap<RequestId, CancellationToken>>,
     stop: CancellationToken,
     ended: CancellationToken,
     tasks: TaskTracker,
@@ -161,6 +164,7 @@ impl HttpConnection {
             session_id: RwLock::default(),
             protocol_version: RwLock::default(),
             stateless: RwLock::default(),
+            open_requests: Mutex::default(),
             stop: CancellationToken::new(),
             ended: CancellationToken::new(),
             tasks: TaskTracker::new(),
@@ -376,11 +380,36 @@ impl Shared {
     /// everything after it (other requests, cancellations, answers to the server's own
     /// requests) must not wait for that.
     async fn deliver(self: &Arc<Self>, out: Outbound) {
+        let stateless = self.stateless.read().is_ok_and(|s| s.is_some());
         if out.kind == OutboundKind::Request {
             if let Some(id) = request_id(&out.frame) {
                 let shared = self.clone();
-                self.tasks.spawn(async move { shared.send_request(id, out.frame).await });
+                if !stateless {
+                    self.tasks.spawn(async move { shared.send_request(id, out.frame).await });
+                    return;
+                }
+                // A stateless request has no session to cancel it in: closing its stream does.
+                let abort = CancellationToken::new();
+                if let Ok(mut open) = self.open_requests.lock() {
+                    open.insert(id.clone(), abort.clone());
+                }
+                self.tasks.spawn(async move {
+                    tokio::select! {
+                        () = abort.cancelled() => {}
+                        () = shared.clone().send_request(id.clone(), out.frame) => {}
+                    }
+                    if let Ok(mut open) = shared.open_requests.lock() {
+                        open.remove(&id);
+                    }
+                });
                 return;
+            }
+        }
+        if stateless && out.kind == OutboundKind::Notification {
+            let cancelled = crate::client::http_headers::cancelled_request(&out.frame);
+            let abort = cancelled.and_then(|id| self.open_requests.lock().ok()?.remove(&id));
+            if let Some(abort) = abort {
+                abort.cancel();
             }
         }
         let initialized =
