@@ -278,7 +278,8 @@ struct Runs(std::sync::atomic::AtomicUsize);
 /// when the handler runs again.
 #[tool]
 async fn flip_flop(ctx: Context, runs: State<Runs>) -> Result<String, String> {
-    let side = if runs.0.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst) % 2 == 0 { "left" } else { "right" };
+    let side =
+        if runs.0.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst).is_multiple_of(2) { "left" } else { "right" };
     let first = ctx.confirm(format!("Go {side}?")).await.map_err(|e| e.to_string())?;
     let second = ctx.confirm(format!("Really {side}?")).await.map_err(|e| e.to_string())?;
     Ok(format!("{side}: {first}, {second}"))

@@ -23,10 +23,13 @@ pub(crate) const CACHED_METHODS: &[&str] =
 /// At most this many pages are kept (a server with very many pages does not grow the client).
 const MAX_ENTRIES: usize = 256;
 
+/// A page's place: the method and the cursor.
+type PageKey = (String, Option<String>);
+
 /// List results by method and cursor, with when they go stale.
 #[derive(Debug, Default)]
 pub(crate) struct ListCache {
-    entries: Mutex<HashMap<(String, Option<String>), (Instant, JsonObject)>>,
+    entries: Mutex<HashMap<PageKey, (Instant, JsonObject)>>,
 }
 
 impl ListCache {

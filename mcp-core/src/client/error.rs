@@ -55,7 +55,7 @@ pub enum ClientError {
         /// What it asked (`elicitation/create`, `sampling/createMessage`, `roots/list`…).
         method: String,
         /// Why it could not be answered.
-        error: ErrorObject,
+        error: Box<ErrorObject>,
     },
     /// The server asked for input more times than the client allows for one request.
     #[error("the server asked for input in more than {0} rounds")]

@@ -27,6 +27,19 @@
 //! # }
 //! ```
 //!
+//! # Protocol eras
+//!
+//! By default the client opens a session with `initialize` (revisions up to 2025-11-25).
+//! [`ClientBuilder::protocol_era`] chooses the stateless era (2026-07-28) instead, or
+//! [`ProtocolEra::Auto`]: `server/discover` first, `initialize` if the server does not speak
+//! it. The API is the same in both: in the stateless era each request carries the revision and
+//! the client's capabilities in `_meta`, a result that asks for input (`input_required`) is
+//! answered by the same handlers and the request retried until it completes, list results are
+//! kept as long as the server's caching hints allow, and [`Client::listen`] opens the stream of
+//! change notifications. Over HTTP, each stateless request also carries `Mcp-Method`,
+//! `Mcp-Name` and the `Mcp-Param-*` headers of the tool arguments the tool's schema marks with
+//! `x-mcp-header` (a tool whose marks break the rules is refused).
+//!
 //! Every request waits at most [`DEFAULT_REQUEST_TIMEOUT`] unless configured otherwise;
 //! dropping its future, or cancelling the token given to [`ToolCall::cancel_on`], withdraws it
 //! with `notifications/cancelled`. Notifications reach the application through

@@ -165,6 +165,6 @@ async fn answer(shared: Arc<ClientShared>, key: String, request: Value) -> Resul
     }
     match answer_input(&shared, &request.method, params).await {
         Ok(answer) => Ok((key, answer)),
-        Err(error) => Err(ClientError::InputRequest { key, method: request.method, error }),
+        Err(error) => Err(ClientError::InputRequest { key, method: request.method, error: Box::new(error) }),
     }
 }
