@@ -293,3 +293,67 @@ async fn listen_needs_the_stateless_era() {
     let refused = client.listen(SubscriptionFilter { tools_list_changed: Some(true), ..Default::default() }).await;
     assert!(matches!(refused, Err(ClientError::WrongEra { .. })), "{refused:?}");
 }
+
+/// Asks the client's model, its roots and the user, all at once.
+#[tool]
+async fn everything_at_once(ctx: Context) -> Result<String, String> {
+    let params = mcp_core::protocol::CreateMessageParams::new(
+        vec![mcp_core::protocol::SamplingMessage::user("Name a colour")],
+        10,
+    );
+    let (sampled, roots, confirmed) = tokio::join!(ctx.sample(params), ctx.roots(), ctx.confirm("Go on?"));
+    let sampled = sampled.map_err(|e| format!("{e:?}"))?;
+    let roots = roots.map_err(|e| format!("{e:?}"))?;
+    let confirmed = confirmed.map_err(|e| e.to_string())?;
+    let uris: Vec<&str> = roots.iter().map(|r| r.uri.as_str()).collect();
+    Ok(format!("{}: {}; {}; {confirmed}", sampled.model, sampled.text().unwrap_or_default(), uris.join(",")))
+}
+
+#[tokio::test]
+async fn sampling_roots_and_a_form_are_answered_in_one_round_concurrently() {
+    use mcp_core::protocol::{CreateMessageResult, Root, SamplingContent, SamplingMessageContent};
+
+    let server = Server::builder("all", "1").enable_elicitation().tools(tools![everything_at_once]).build().unwrap();
+    // Each handler waits until the other two have started: answered one after the other, the
+    // round would never finish.
+    let started = Arc::new(tokio::sync::Barrier::new(3));
+    let (for_model, for_user, for_roots) = (started.clone(), started.clone(), started);
+    let client = Client::builder("all", "1")
+        .protocol_era(ProtocolEra::Stateless)
+        .sampling(mcp_core::client::sampling_fn(move |_| {
+            let started = for_model.clone();
+            async move {
+                started.wait().await;
+                Ok(CreateMessageResult {
+                    role: Role::Assistant,
+                    content: SamplingMessageContent::Single(SamplingContent::text("teal")),
+                    model: "test-model".into(),
+                    stop_reason: None,
+                    meta: None,
+                })
+            }
+        }))
+        .elicitation(mcp_core::client::elicitation_fn(ElicitationModes::FORM, move |_| {
+            let started = for_user.clone();
+            async move {
+                started.wait().await;
+                ElicitResult::accept(json!({"confirm": true}).as_object().unwrap().clone())
+            }
+        }))
+        .roots(BarrierRoots(for_roots))
+        .connect_in_process(&server)
+        .await
+        .unwrap();
+    let result = within("the call", client.call_tool("everything_at_once", ())).await.unwrap();
+    assert_eq!(result.text(), "test-model: teal; file:///work; true");
+    client.close().await;
+
+    /// Roots that wait for the other handlers to start.
+    struct BarrierRoots(Arc<tokio::sync::Barrier>);
+    impl mcp_core::client::RootsHandler for BarrierRoots {
+        async fn list_roots(&self) -> Result<Vec<Root>, ErrorObject> {
+            self.0.wait().await;
+            Ok(vec![Root { uri: "file:///work".into(), name: None, meta: None }])
+        }
+    }
+}

@@ -168,3 +168,32 @@ fn invalid_annotations_fail_the_build() {
     let builder: ServerBuilder = Server::builder("s", "1").tool(fine);
     assert!(builder.build().is_ok());
 }
+
+/// Our client, in the stateless era, mirrors the marked arguments itself: the server checks
+/// every header against the body (a missing or wrong one is -32020), so each call succeeding
+/// is the proof; values that are not plain header text go Base64-encoded.
+#[tokio::test]
+async fn our_stateless_client_sends_the_headers_the_server_checks() {
+    use mcp_core::client::{Client, ProtocolEra};
+    use mcp_core::testing::ToolResultExt;
+
+    let http = Http::start().await;
+    let client = within(
+        "connecting",
+        Client::builder("headers-test", "1").protocol_era(ProtocolEra::Stateless).connect_http(&http.url),
+    )
+    .await
+    .unwrap();
+    // Not listed first: the client lists the tools itself to learn the marks.
+    for (arguments, expected) in [
+        (json!({"region": "eu-west", "query": "q"}), "q in eu-west (shard None, dry run None)"),
+        (json!({"region": " padded ", "query": "q", "shard": 7}), "q in  padded  (shard Some(7), dry run None)"),
+        (json!({"region": "Zürich", "query": "q", "dry_run": true}), "q in Zürich (shard None, dry run Some(true))"),
+        (json!({"region": "a\nb", "query": "q", "shard": null}), "q in a\nb (shard None, dry run None)"),
+    ] {
+        let result = within("a call", client.call_tool("execute", arguments.clone())).await;
+        let result = result.unwrap_or_else(|e| panic!("{arguments}: {e}"));
+        assert_eq!(result.text(), expected, "{arguments}");
+    }
+    within("closing", client.close()).await;
+}
