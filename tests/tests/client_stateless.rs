@@ -357,3 +357,61 @@ async fn sampling_roots_and_a_form_are_answered_in_one_round_concurrently() {
         }
     }
 }
+
+/// A stateless server that sends an `Mcp-Session-Id` anyway, recording what it is sent.
+#[tokio::test]
+async fn a_stateless_connection_keeps_no_session_and_mirrors_the_body_in_headers() {
+    use axum::http::{HeaderMap, Method, StatusCode};
+
+    type Seen = Arc<Mutex<Vec<(String, Vec<(String, String)>)>>>;
+    let seen: Seen = Arc::default();
+    let record = seen.clone();
+    let app = axum::Router::new().route(
+        "/mcp",
+        axum::routing::any(move |method: Method, headers: HeaderMap, body: String| {
+            let record = record.clone();
+            async move {
+                let mcp: Vec<(String, String)> = headers
+                    .iter()
+                    .filter(|(n, _)| n.as_str().starts_with("mcp-"))
+                    .map(|(n, v)| (n.as_str().to_owned(), v.to_str().unwrap_or("?").to_owned()))
+                    .collect();
+                record.lock().unwrap().push((method.to_string(), mcp));
+                if method != Method::POST {
+                    return (StatusCode::OK, [("mcp-session-id", "bogus")], String::new());
+                }
+                let request: serde_json::Value = serde_json::from_str(&body).unwrap();
+                let result = match request["method"].as_str() {
+                    Some("server/discover") => {
+                        json!({"supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}},
+                        "serverInfo": {"name": "mock", "version": "1"}})
+                    }
+                    Some("tools/list") => json!({"resultType": "complete", "tools": [{"name": "t", "inputSchema": {
+                        "type": "object", "properties": {"n": {"type": "integer", "x-mcp-header": "N"}}}}]}),
+                    _ => json!({"content": []}),
+                };
+                let response = json!({"jsonrpc": "2.0", "id": request["id"], "result": result});
+                (StatusCode::OK, [("mcp-session-id", "bogus")], response.to_string())
+            }
+        }),
+    );
+    let (url, _stop) = crate::support::http::serve_router(app).await;
+    let client = Client::builder("mock", "1").protocol_era(ProtocolEra::Stateless).connect_http(&url).await.unwrap();
+    assert_eq!(client.server_info().name, "mock");
+    client.call_tool("t", json!({"n": 3})).await.unwrap();
+    client.close().await;
+
+    let seen = seen.lock().unwrap().clone();
+    let methods: Vec<&str> = seen.iter().map(|(m, _)| m.as_str()).collect();
+    assert_eq!(methods, ["POST", "POST", "POST"], "no GET stream, no DELETE: {seen:?}");
+    let header = |i: usize, name: &str| seen[i].1.iter().find(|(n, _)| n == name).map(|(_, v)| v.clone());
+    for i in 0..3 {
+        assert_eq!(header(i, "mcp-session-id"), None, "{seen:?}");
+        assert_eq!(header(i, "mcp-protocol-version").as_deref(), Some("2026-07-28"), "{seen:?}");
+    }
+    assert_eq!(header(0, "mcp-method").as_deref(), Some("server/discover"));
+    assert_eq!(header(1, "mcp-method").as_deref(), Some("tools/list"), "the call lists the tools first");
+    assert_eq!(header(2, "mcp-method").as_deref(), Some("tools/call"));
+    assert_eq!(header(2, "mcp-name").as_deref(), Some("t"));
+    assert_eq!(header(2, "mcp-param-n").as_deref(), Some("3"));
+}

@@ -304,6 +304,10 @@ impl Shared {
     /// Remembers the session id the server assigned (on the `initialize` response).
     fn capture_session_id(&self, response: &Response) {
         let Some(id) = response.headers().get(SESSION_HEADER).and_then(|v| v.to_str().ok()) else { return };
+        if self.stateless.read().is_ok_and(|s| s.is_some()) {
+            // The stateless era has no sessions: an id a server sends anyway is not one.
+            return;
+        }
         if let Ok(mut current) = self.session_id.write() {
             if current.is_none() {
                 tracing::debug!(session = id, "the server assigned a session");
