@@ -26,8 +26,8 @@ use tokio::process::Command;
 use super::client_http::elicitation_example;
 
 /// The user: fills in forms (a project named `stateless`; proceeds with large data), consents
-/// to URLs and opens them (which completes the flow on the example's page). Records every
-/// question's message.
+/// to URLs, opens the example's page and presses its button (which completes the flow).
+/// Records every question's message.
 #[derive(Clone, Default)]
 struct User {
     asked: Arc<Mutex<Vec<String>>>,
@@ -50,8 +50,8 @@ impl ElicitationHandler for User {
             assert_eq!(url.domain(), Some("127.0.0.1"));
             let page = url.url.clone();
             tokio::spawn(async move {
-                let response = reqwest::get(&page).await.expect("the example's page answers");
-                assert!(response.status().is_success(), "{page}: {}", response.status());
+                let status = crate::support::press_authorize(&page).await;
+                assert!(status.is_success(), "{page}: {status}");
             });
             return ElicitResult::accept_url();
         }
