@@ -17,7 +17,7 @@ use std::task::{Context as TaskContext, Poll};
 use std::time::Duration;
 
 use libfuzzer_sys::fuzz_target;
-use mcp_core::mrtr::state::StateKey;
+use mcp_core::multi_round::state::StateKey;
 use mcp_core::prelude::*;
 use mcp_core::protocol::{CreateMessageParams, Message, RequestId, SamplingMessage};
 use mcp_core::server::CompletionCall;

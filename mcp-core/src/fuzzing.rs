@@ -6,10 +6,10 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::mrtr::state::{self, Binding, Carried, StateKey};
+use crate::multi_round::state::{self, Binding, Carried, StateKey};
 use crate::protocol::JsonObject;
 
-pub use crate::mrtr::state::StateError;
+pub use crate::multi_round::state::StateError;
 
 /// The request a state is presented on (or sealed for).
 #[derive(Debug, Clone)]

@@ -21,25 +21,58 @@
 //! }
 //! ```
 //!
-//! Layers, bottom up: [`protocol`] (wire types), [`engine`] (one session's message pump),
-//! [`server`] and [`tool`](mod@tool) (what a server offers), [`transport`] (moving frames).
+//! # Layers
+//!
+//! Bottom up; a module imports only from the modules above it in this list.
+//!
+//! 1. [`protocol`]: wire types (JSON-RPC envelope, MCP messages of each revision, error codes); no I/O.
+//! 2. [`engine`]: one session's message pump (ids, pending answers, cancellation, timeouts).
+//! 3. [`elicit`]: the `Elicit` trait, form schemas, content validation, `Elicitation<T>`.
+//! 4. [`handler`]: what a handler may ask of its request (`Context`, `State`, `Completer`).
+//! 5. [`tool`](mod@tool): tool definitions, argument extraction, result conversion.
+//! 6. [`prompt`](mod@prompt): prompt definitions and their arguments.
+//! 7. [`resource`](mod@resource): resources, URI templates, their contents.
+//! 8. [`multi_round`]: multi round-trip requests (2026-07-28): answers carried in the retry, sealed `requestState`.
+//! 9. [`transport`]: stdio lines and the Streamable HTTP server side, serving sessions it opens through a trait.
+//! 10. [`server`]: builder, routing, sessions of both eras, URL flows; runs on the transports.
+//! 11. [`client`]: client, handlers of server requests, its transports (stdio, Streamable HTTP).
+//! 12. [`testing`]: a client connected to a server in process, with scripted answers.
 
 #![warn(missing_docs)]
 
-pub mod client;
-pub mod elicit;
+pub mod protocol;
+
 pub mod engine;
+
+pub mod elicit;
+
+pub mod handler;
+
+pub mod tool;
+
+pub mod prompt;
+
+pub mod resource;
+
+pub mod multi_round;
+
+pub mod transport;
+
+pub mod server;
+
+pub mod client;
+
+pub mod testing;
+
 #[cfg(feature = "fuzzing")]
 #[doc(hidden)]
 pub mod fuzzing;
-pub mod mrtr;
-pub mod prompt;
-pub mod protocol;
-pub mod resource;
-pub mod server;
-pub mod testing;
-pub mod tool;
-pub mod transport;
+
+/// Multi round-trip requests, under the acronym they had: see [`multi_round`].
+#[deprecated(since = "0.1.0", note = "renamed `multi_round`")]
+pub mod mrtr {
+    pub use crate::multi_round::*;
+}
 
 pub use elicit::{ElicitError, Elicitation, UrlElicitationRequired};
 pub use engine::{Peer, PeerError};

@@ -58,6 +58,22 @@ use crate::protocol::{CallToolResult, ElicitResult, GetPromptResult, JsonObject,
 use crate::server::Server;
 pub use eras::{Effects, EraDifference, EraMismatch, assert_same_in_both_eras, compare_eras, connect_in_era};
 
+impl ClientBuilder {
+    /// Connects to `server` in this process, through memory (see also [the `testing` module](self)).
+    pub async fn connect_in_process(self, server: &Server) -> Result<Client, ClientError> {
+        let (client_io, server_io) = tokio::io::duplex(64 * 1024);
+        let (server_read, server_write) = tokio::io::split(server_io);
+        let server = server.clone();
+        let task = tokio::spawn(async move {
+            if let Err(e) = server.serve_io(server_read, server_write).await {
+                tracing::debug!(error = %e, "the in-process server stopped");
+            }
+        });
+        let (client_read, client_write) = tokio::io::split(client_io);
+        self.connect_lines(client_read, client_write, |c| c.with_server_task(task)).await
+    }
+}
+
 /// A client builder named `mcp-test-client`, for tests that need more than a script.
 pub fn client() -> ClientBuilder {
     Client::builder("mcp-test-client", env!("CARGO_PKG_VERSION"))

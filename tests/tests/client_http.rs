@@ -5,12 +5,12 @@
 
 use std::time::Duration;
 
+use mcp_core::client::http::HttpClientConfig;
 use mcp_core::client::{CancellationToken, Client, ClientError, ElicitationModes, ServerNotification, elicitation_fn};
 use mcp_core::prelude::*;
 use mcp_core::protocol::ElicitResult;
 use mcp_core::testing::{ElicitationScript, ToolResultExt};
 use mcp_core::transport::http::{HttpConfig, StreamableHttp};
-use mcp_core::transport::http_client::HttpClientConfig;
 use serde::Deserialize;
 use serde_json::json;
 use tests::interop::example_binary;

@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use mcp_core::ServerBuilder;
-use mcp_core::mrtr::state::StateKey;
+use mcp_core::multi_round::state::StateKey;
 use mcp_core::prelude::*;
 use mcp_core::server::{CacheHint, CacheScope, CompletionCall, SessionKey};
 use mcp_core::transport::http::{HttpConfig, Principal};

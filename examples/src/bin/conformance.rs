@@ -358,7 +358,7 @@ async fn test_elicitation_sep1330_enums(ctx: Context) -> Result<String, ElicitEr
 //
 // Written like any tool that asks the user or the client's model: in a 2025-era session each
 // question is a request to the client; in the 2026 era it becomes an `input_required` result and
-// the client's retry runs the tool again with the answers (see `mcp_core::mrtr`).
+// the client's retry runs the tool again with the answers (see `mcp_core::multi_round`).
 
 /// A name.
 #[derive(Debug, Deserialize, Elicit)]

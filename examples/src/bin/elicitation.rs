@@ -15,7 +15,7 @@
 //!
 //! The same tools serve 2026-07-28 clients, which send each request on its own: a question
 //! becomes an `input_required` result that the client answers by retrying the call (see
-//! `mcp_core::mrtr`). Such a request has no session, so the authorization `protected_action`
+//! `mcp_core::multi_round`). Such a request has no session, so the authorization `protected_action`
 //! asks for lasts for the request that asked; its `UrlElicitationRequired` error becomes a URL
 //! input request, and the retry succeeds once the user has been to the page.
 

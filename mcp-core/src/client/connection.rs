@@ -1,6 +1,6 @@
 //! What a client needs from its transport: to be told the negotiated revision, and to close.
 //! The line transport (a child's stdio, any reader/writer pair, an in-process server) lives
-//! here; Streamable HTTP is in [`crate::transport::http_client`].
+//! here; Streamable HTTP is in [`crate::client::http`].
 
 use std::io;
 use std::pin::Pin;

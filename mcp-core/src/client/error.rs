@@ -121,7 +121,7 @@ impl From<PeerError> for ClientError {
 fn is_transport_error(_error: &ErrorObject) -> bool {
     #[cfg(feature = "http-client")]
     {
-        let mark = crate::transport::http_client::TRANSPORT_ERROR_MARK;
+        let mark = super::http::TRANSPORT_ERROR_MARK;
         _error.data.as_ref().and_then(|d| d.get(mark)).is_some_and(|v| v == true)
     }
     #[cfg(not(feature = "http-client"))]

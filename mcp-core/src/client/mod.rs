@@ -5,7 +5,7 @@
 //! in `initialize` follow from them — and connected over a child process's stdio
 //! ([`connect_stdio`](ClientBuilder::connect_stdio)), Streamable HTTP
 //! (`ClientBuilder::connect_http`, with the feature `http-client`), any reader/writer
-//! pair ([`connect_io`](ClientBuilder::connect_io)), or to a [`Server`] in this process
+//! pair ([`connect_io`](ClientBuilder::connect_io)), or to a [`Server`](crate::Server) in this process
 //! ([`connect_in_process`](ClientBuilder::connect_in_process)).
 //!
 //! ```no_run
@@ -51,6 +51,8 @@ mod elicitation;
 mod era;
 mod error;
 mod handlers;
+#[cfg(feature = "http-client")]
+pub mod http;
 pub(crate) mod http_headers;
 mod listen;
 mod notifications;
@@ -95,7 +97,6 @@ use crate::protocol::{
     ProgressToken, Prompt, ReadResourceResult, RequestMeta, Resource, ResourceTemplate, ResourceUriParams,
     SUPPORTED_PROTOCOL_VERSIONS, ServerCapabilities, SetLevelParams, Tool, stateless::DiscoverResult,
 };
-use crate::server::Server;
 use crate::transport::LineOptions;
 
 /// How long a request waits for its answer unless configured otherwise: 5 minutes (a tool may
@@ -265,42 +266,24 @@ impl ClientBuilder {
         self.connect_lines(reader, writer, |c| c).await
     }
 
-    /// Connects to `server` in this process, through memory (see also [`crate::testing`]).
-    pub async fn connect_in_process(self, server: &Server) -> Result<Client, ClientError> {
-        let (client_io, server_io) = tokio::io::duplex(64 * 1024);
-        let (server_read, server_write) = tokio::io::split(server_io);
-        let server = server.clone();
-        let task = tokio::spawn(async move {
-            if let Err(e) = server.serve_io(server_read, server_write).await {
-                tracing::debug!(error = %e, "the in-process server stopped");
-            }
-        });
-        let (client_read, client_write) = tokio::io::split(client_io);
-        self.connect_lines(client_read, client_write, |c| c.with_server_task(task)).await
-    }
-
     /// Connects to a Streamable HTTP endpoint (`http://host:port/mcp`).
     #[cfg(feature = "http-client")]
     pub async fn connect_http(self, url: &str) -> Result<Client, ClientError> {
-        self.connect_http_with(url, crate::transport::http_client::HttpClientConfig::default()).await
+        self.connect_http_with(url, http::HttpClientConfig::default()).await
     }
 
     /// Connects to a Streamable HTTP endpoint with transport settings (extra headers, an
     /// HTTP client of the application's, reconnection).
     #[cfg(feature = "http-client")]
-    pub async fn connect_http_with(
-        self,
-        url: &str,
-        config: crate::transport::http_client::HttpClientConfig,
-    ) -> Result<Client, ClientError> {
+    pub async fn connect_http_with(self, url: &str, config: http::HttpClientConfig) -> Result<Client, ClientError> {
         let shared = Arc::new(self.shared_parts());
         let (session, outbound) = Session::new(ClientService { shared: shared.clone() }, self.session.clone());
         let peer = session.peer().clone();
-        let connection = crate::transport::http_client::HttpConnection::start(session, outbound, url, config)?;
+        let connection = http::HttpConnection::start(session, outbound, url, config)?;
         self.finish(shared, peer, Box::new(connection)).await
     }
 
-    async fn connect_lines<R, W>(
+    pub(crate) async fn connect_lines<R, W>(
         self,
         reader: R,
         writer: W,

@@ -100,7 +100,7 @@ pub fn new_elicitation_id() -> String {
     // The OS source failing is not recoverable in any useful way; fall back to a time- and
     // counter-based value would be guessable, so refuse loudly instead.
     getrandom::fill(&mut bytes).expect("the operating system's random source is unavailable");
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    hex::encode(bytes)
 }
 
 #[cfg(test)]

@@ -13,9 +13,9 @@ use std::sync::Arc;
 pub use value::ArgumentValue;
 
 use crate::engine::BoxFuture;
+use crate::handler::State;
+use crate::handler::{Completer, Context};
 use crate::protocol::{ErrorObject, GetPromptResult, Prompt, PromptArgument, PromptMessage};
-use crate::server::{Completer, Context};
-use crate::tool::State;
 
 /// One `prompts/get` as a handler sees it: the request context and the argument values.
 #[derive(Debug)]

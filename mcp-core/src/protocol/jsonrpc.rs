@@ -30,9 +30,13 @@ pub mod codes {
     pub const RESOURCE_NOT_FOUND: i32 = -32002;
     /// The request needs the user to complete one or more URL-mode elicitations first (MCP 2025-11-25).
     pub const URL_ELICITATION_REQUIRED: i32 = -32042;
+    /// A header value disagrees with the body (Streamable HTTP, revision 2026-07-28).
+    pub const HEADER_MISMATCH: i32 = -32020;
     /// The request needs a client capability the client did not declare (MCP 2026-07-28;
     /// `data.requiredCapabilities` names them).
     pub const MISSING_REQUIRED_CLIENT_CAPABILITY: i32 = -32021;
+    /// The request's protocol version is not supported (revision 2026-07-28).
+    pub const UNSUPPORTED_PROTOCOL_VERSION: i32 = -32022;
 }
 
 /// A request id: a string or an integer (MCP forbids `null`).

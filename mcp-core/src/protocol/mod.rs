@@ -1,6 +1,20 @@
 //! Wire types only: the JSON-RPC envelope, MCP messages and error codes. Nothing here does I/O.
 
-pub mod base64;
+/// Standard base64, as MCP uses for binary data.
+#[deprecated(since = "0.1.0", note = "use the `base64` crate (`base64::engine::general_purpose::STANDARD`)")]
+pub mod base64 {
+    use ::base64::Engine as _;
+
+    /// Encodes bytes as padded standard base64.
+    pub fn encode(bytes: &[u8]) -> String {
+        ::base64::engine::general_purpose::STANDARD.encode(bytes)
+    }
+
+    /// Decodes standard or URL-safe base64, padded or not. `None` when the text is not base64.
+    pub fn decode(text: &str) -> Option<Vec<u8>> {
+        super::decode_base64_lenient(text)
+    }
+}
 pub mod completion;
 pub mod elicitation;
 pub mod jsonrpc;
@@ -12,6 +26,19 @@ pub mod stateless;
 pub mod subscriptions;
 pub mod types;
 
+/// Decodes standard or URL-safe base64, padded or not (as a peer may write it back).
+pub(crate) fn decode_base64_lenient(text: &str) -> Option<Vec<u8>> {
+    use ::base64::Engine as _;
+    use ::base64::alphabet;
+    use ::base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
+    const CONFIG: GeneralPurposeConfig = GeneralPurposeConfig::new()
+        .with_decode_padding_mode(DecodePaddingMode::Indifferent)
+        .with_decode_allow_trailing_bits(true);
+    const STANDARD: GeneralPurpose = GeneralPurpose::new(&alphabet::STANDARD, CONFIG);
+    const URL_SAFE: GeneralPurpose = GeneralPurpose::new(&alphabet::URL_SAFE, CONFIG);
+    STANDARD.decode(text).or_else(|_| URL_SAFE.decode(text)).ok()
+}
+
 pub use completion::*;
 pub use elicitation::*;
 pub use jsonrpc::{ErrorObject, Message, Method, Notification, Request, RequestId, Response, codes};
@@ -19,5 +46,26 @@ pub use logging::*;
 pub use prompts::*;
 pub use resources::*;
 pub use sampling::*;
+pub use stateless::{
+    META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_PROTOCOL_VERSION, META_SERVER_INFO,
+    PROTOCOL_VERSION_2026_07_28, supported_versions,
+};
 pub use subscriptions::*;
 pub use types::*;
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn base64_is_read_in_either_alphabet_with_or_without_padding() {
+        for (plain, coded) in
+            [("", ""), ("f", "Zg=="), ("fo", "Zm8="), ("foo", "Zm9v"), ("foob", "Zm9vYg=="), ("fooba", "Zm9vYmE=")]
+        {
+            assert_eq!(super::decode_base64_lenient(coded).unwrap(), plain.as_bytes());
+            assert_eq!(super::decode_base64_lenient(coded.trim_end_matches('=')).unwrap(), plain.as_bytes());
+        }
+        assert_eq!(super::decode_base64_lenient("-_8").unwrap(), [0xfb, 0xff]);
+        assert_eq!(super::decode_base64_lenient("+/8=").unwrap(), [0xfb, 0xff]);
+        assert_eq!(super::decode_base64_lenient("a"), None);
+        assert_eq!(super::decode_base64_lenient("a*bc"), None);
+    }
+}

@@ -1,5 +1,6 @@
 //! `prompts/*` messages (MCP 2025-11-25).
 
+use base64::Engine as _;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -98,7 +99,7 @@ impl PromptMessage {
 
     /// An image (given as raw bytes, base64-encoded here) from `role`.
     pub fn image(role: Role, bytes: &[u8], mime_type: impl Into<String>) -> Self {
-        Self::new(role, Content::image(super::base64::encode(bytes), mime_type))
+        Self::new(role, Content::image(base64::engine::general_purpose::STANDARD.encode(bytes), mime_type))
     }
 
     /// A resource embedded in a message from `role`.

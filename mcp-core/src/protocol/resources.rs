@@ -1,5 +1,6 @@
 //! `resources/*` messages (MCP 2025-11-25).
 
+use base64::Engine as _;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -112,7 +113,11 @@ impl ResourceContents {
 
     /// Binary contents, base64-encoded here.
     pub fn blob(uri: impl Into<String>, mime_type: Option<String>, bytes: &[u8]) -> Self {
-        ResourceContents::Blob { uri: uri.into(), mime_type, blob: super::base64::encode(bytes) }
+        ResourceContents::Blob {
+            uri: uri.into(),
+            mime_type,
+            blob: base64::engine::general_purpose::STANDARD.encode(bytes),
+        }
     }
 
     /// The URI of the contents.

@@ -1,5 +1,6 @@
 //! `sampling/createMessage` and `roots/list` (server-to-client requests, MCP 2025-11-25).
 
+use base64::Engine as _;
 use serde::{Deserialize, Serialize};
 
 use super::{Annotations, Content, JsonObject, Role, Tool};
@@ -77,7 +78,11 @@ impl SamplingContent {
 
     /// An image block from raw bytes (base64-encoded here).
     pub fn image(bytes: &[u8], mime_type: impl Into<String>) -> Self {
-        SamplingContent::Image { data: super::base64::encode(bytes), mime_type: mime_type.into(), annotations: None }
+        SamplingContent::Image {
+            data: base64::engine::general_purpose::STANDARD.encode(bytes),
+            mime_type: mime_type.into(),
+            annotations: None,
+        }
     }
 
     /// The text of a text block.

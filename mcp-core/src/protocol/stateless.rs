@@ -4,8 +4,9 @@
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use serde_json::value::RawValue;
 
-use super::{Implementation, JsonObject, ServerCapabilities};
+use super::{Implementation, JsonObject, Request, SUPPORTED_PROTOCOL_VERSIONS, ServerCapabilities};
 
 /// The stateless revision: no `initialize`, every request says which revision it speaks.
 pub const PROTOCOL_VERSION_2026_07_28: &str = "2026-07-28";
@@ -22,11 +23,11 @@ pub const META_LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
 pub const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
 
 /// A header value disagrees with the body (Streamable HTTP).
-pub const HEADER_MISMATCH: i32 = -32020;
+pub const HEADER_MISMATCH: i32 = super::codes::HEADER_MISMATCH;
 /// The request needs a client capability the client did not declare.
 pub const MISSING_REQUIRED_CLIENT_CAPABILITY: i32 = super::codes::MISSING_REQUIRED_CLIENT_CAPABILITY;
 /// The request's protocol version is not supported (`data.supported` lists what is).
-pub const UNSUPPORTED_PROTOCOL_VERSION: i32 = -32022;
+pub const UNSUPPORTED_PROTOCOL_VERSION: i32 = super::codes::UNSUPPORTED_PROTOCOL_VERSION;
 
 /// HTTP header naming the request's method.
 pub const MCP_METHOD_HEADER: &str = "mcp-method";
@@ -92,4 +93,31 @@ pub struct InputRequiredResult {
     /// Opaque: returned as it is on the retry (when the server gave one).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub request_state: Option<String>,
+}
+
+/// Every revision this crate speaks, newest first (for `server/discover`).
+pub fn supported_versions() -> Vec<&'static str> {
+    std::iter::once(PROTOCOL_VERSION_2026_07_28).chain(SUPPORTED_PROTOCOL_VERSIONS.iter().copied()).collect()
+}
+
+/// Whether a request is of revision 2026-07-28: its `_meta` names a protocol version.
+pub(crate) fn is_2026_request(request: &Request) -> bool {
+    static KEY: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+        std::sync::LazyLock::new(|| memchr::memmem::Finder::new(META_PROTOCOL_VERSION));
+    let Some(params) = request.params.as_deref() else { return false };
+    // Cheap test first: most requests are 2025-era and never mention the key. (With a searcher
+    // built once: `str::contains` builds one per call, which cost more than the rest of a
+    // `tools/call` of `echo`.)
+    KEY.find(params.get().as_bytes()).is_some()
+        && meta_of(params).is_some_and(|m| m.contains_key(META_PROTOCOL_VERSION))
+}
+
+/// The `_meta` object of a request's parameters.
+pub(crate) fn meta_of(params: &RawValue) -> Option<JsonObject> {
+    #[derive(Deserialize)]
+    struct Only {
+        #[serde(rename = "_meta")]
+        meta: Option<JsonObject>,
+    }
+    serde_json::from_str::<Only>(params.get()).ok()?.meta
 }

@@ -15,10 +15,11 @@ use serde::Serialize;
 pub use template::{MAX_MATCHED_URI, UriTemplate, UriTemplateError};
 
 use crate::engine::BoxFuture;
+use crate::handler::State;
+use crate::handler::{Completer, Context};
 use crate::prompt::ArgumentValue;
 use crate::protocol::{ErrorObject, ReadResourceResult, Resource, ResourceContents, ResourceTemplate};
-use crate::server::{Completer, Context};
-use crate::tool::{Json, State};
+use crate::tool::Json;
 
 /// One `resources/read` as a handler sees it.
 #[derive(Debug)]

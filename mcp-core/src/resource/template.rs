@@ -291,23 +291,15 @@ impl UriTemplate {
 
 /// Percent-decodes `text`; `None` when an escape is malformed or the bytes are not UTF-8.
 fn decode(text: &str) -> Option<String> {
-    if !text.contains('%') {
-        return Some(text.to_owned());
+    // `percent-encoding` keeps a malformed escape as it is; a URI holding one matches nothing.
+    let well_formed = text
+        .split('%')
+        .skip(1)
+        .all(|after| after.as_bytes().get(..2).is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit)));
+    if !well_formed {
+        return None;
     }
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' {
-            let hex = text.get(i + 1..i + 3)?;
-            out.push(u8::from_str_radix(hex, 16).ok()?);
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8(out).ok()
+    percent_encoding::percent_decode_str(text).decode_utf8().ok().map(std::borrow::Cow::into_owned)
 }
 
 #[cfg(test)]

@@ -13,7 +13,8 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::protocol::ErrorObject;
-use crate::protocol::base64;
+use crate::protocol::decode_base64_lenient;
+use base64::Engine as _;
 
 /// Something listed by a paginated `…/list` method.
 pub(crate) trait Listed: Clone + Send + Sync + 'static {
@@ -66,12 +67,12 @@ impl<T: Listed> Snapshot<T> {
 }
 
 fn encode_cursor<T: Listed>(offset: usize) -> String {
-    base64::encode(format!("{}:{offset}", T::FIELD).as_bytes())
+    base64::engine::general_purpose::STANDARD.encode(format!("{}:{offset}", T::FIELD).as_bytes())
 }
 
 /// The page number a cursor stands for, if it is one this catalog issued.
 fn decode_cursor<T: Listed>(cursor: &str, page_size: usize) -> Option<usize> {
-    let text = String::from_utf8(base64::decode(cursor)?).ok()?;
+    let text = String::from_utf8(decode_base64_lenient(cursor)?).ok()?;
     let offset: usize = text.strip_prefix(T::FIELD)?.strip_prefix(':')?.parse().ok()?;
     (offset > 0 && offset % page_size == 0).then_some(offset / page_size)
 }

@@ -9,7 +9,7 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use super::Context;
-use super::modern::ClientParams;
+use super::rev_2026_07_28::ClientParams;
 use crate::elicit::{
     Choice, Elicit, ElicitError, ElicitField, Elicitation, FormSchema, SchemaError, Single, choice_schema,
 };
@@ -52,7 +52,7 @@ impl<R> ElicitRequest<'_, R> {
     /// The key of this request in a 2026-era `input_required` result, instead of its place in
     /// call order (`input-0`, `input-1`, …). A question asked only on some runs, or a handler
     /// whose questions may change order between versions, keeps its answer with a stable key;
-    /// see [`crate::mrtr`]. Ignored in the 2025 era.
+    /// see [`crate::multi_round`]. Ignored in the 2025 era.
     pub fn key(mut self, key: impl Into<String>) -> Self {
         self.key = Some(key.into());
         self
@@ -295,7 +295,7 @@ impl Context {
     ) -> Result<ElicitResult, ElicitError> {
         let default_timeout = self.ready_for(params.mode())?;
         let mut wire = serde_json::to_value(&params).map_err(|e| ElicitError::InvalidRequest(e.to_string()))?;
-        if self.is_modern() {
+        if self.is_multi_round_trip() {
             // 2026-07-28 has no completion notifications, and no `elicitationId` to tie them to.
             if let Some(o) = wire.as_object_mut() {
                 o.remove("elicitationId");

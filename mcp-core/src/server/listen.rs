@@ -18,8 +18,8 @@ use serde::Serialize;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
+use super::registry::{BROADCAST_PATIENCE, params};
 use super::resources::MAX_SUBSCRIPTIONS;
-use super::surface::{BROADCAST_PATIENCE, params};
 use super::{Server, ServerInner};
 use crate::engine::{HandlerResult, Outbound, OutboundKind, Peer, RequestScope, ResultText};
 use crate::protocol::jsonrpc::encode_notification;

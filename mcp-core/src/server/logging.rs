@@ -7,8 +7,8 @@
 
 use serde::Serialize;
 
+use super::registry::{params, to_raw};
 use super::session::SessionState;
-use super::surface::{params, to_raw};
 use super::{Context, Server, ServerBuilder, ServerInner};
 use crate::engine::HandlerResult;
 use crate::protocol::{EmptyResult, ErrorObject, LoggingLevel, LoggingMessageParams, Request, SetLevelParams};

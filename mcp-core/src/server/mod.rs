@@ -2,16 +2,18 @@
 
 mod catalog;
 mod completion;
-mod context;
 mod elicit;
+#[cfg(feature = "http")]
+mod http;
 mod listen;
 mod logging;
-mod modern;
 mod prompts;
+mod registry;
 mod resources;
+mod rev_2026_07_28;
 mod sampling;
 mod session;
-mod surface;
+mod session_context;
 #[cfg(feature = "tracing-bridge")]
 mod tracing_bridge;
 mod url;
@@ -24,19 +26,19 @@ use std::time::Duration;
 
 use tokio::io::{AsyncRead, AsyncWrite};
 
-pub use completion::{Completer, CompletionCall};
-pub use context::Context;
+/// Re-exported from [`crate::handler`], where they are defined.
+pub use crate::handler::{Completer, CompletionCall, Context};
+/// Re-exported from [`crate::protocol`], where they are defined.
+pub use crate::protocol::codes::{HEADER_MISMATCH, MISSING_REQUIRED_CLIENT_CAPABILITY, UNSUPPORTED_PROTOCOL_VERSION};
+/// Re-exported from [`crate::protocol`], where they are defined.
+pub use crate::protocol::{PROTOCOL_VERSION_2026_07_28, supported_versions};
 pub use elicit::{DEFAULT_ELICITATION_TIMEOUT, ElicitRequest};
-pub use modern::{
-    CacheHint, CacheScope, HEADER_MISMATCH, MISSING_REQUIRED_CLIENT_CAPABILITY, MODERN_PROTOCOL_VERSION,
-    UNSUPPORTED_PROTOCOL_VERSION, supported_versions,
-};
-#[cfg(feature = "http")]
-pub(crate) use modern::{META_PROTOCOL_VERSION as META_PROTOCOL_VERSION_KEY, is_modern};
+pub use rev_2026_07_28::{CacheHint, CacheScope};
+/// The revision of stateless requests: [`PROTOCOL_VERSION_2026_07_28`], under the name it had.
+#[deprecated(since = "0.1.0", note = "named after what it is: use `protocol::PROTOCOL_VERSION_2026_07_28`")]
+pub const MODERN_PROTOCOL_VERSION: &str = PROTOCOL_VERSION_2026_07_28;
+pub use registry::ChangeError;
 pub use sampling::{ClientRequestError, DEFAULT_SAMPLING_TIMEOUT, ROOTS_TIMEOUT, SessionHandle};
-#[cfg(feature = "http")]
-pub(crate) use session::ServerSession;
-pub use surface::ChangeError;
 #[cfg(feature = "tracing-bridge")]
 pub use tracing_bridge::ClientLogLayer;
 pub use url::{CompleteError, Completed, SessionKey, UrlElicitRequest, UrlElicitations};
@@ -128,15 +130,15 @@ pub(crate) struct ServerInner {
     /// The tools, with `tools/list` serialized in advance.
     pub(crate) tools: catalog::Catalog<ToolDef>,
     /// Prompts, resources, logging, completion, sampling, and the live sessions.
-    pub(crate) surface: surface::Surface,
+    pub(crate) surface: registry::Registry,
     pub(crate) state: HashMap<TypeId, Arc<dyn Any + Send + Sync>>,
     /// `Some(default timeout)` when elicitation is enabled.
     pub(crate) elicitation_timeout: Option<Duration>,
     pub(crate) url_elicitations: UrlElicitations,
     /// Seals the `requestState` of 2026-era multi round-trip requests.
-    pub(crate) mrtr: crate::mrtr::state::Sealer,
+    pub(crate) request_state: crate::multi_round::state::Sealer,
     /// 2026-era settings (caching hints, server identity in results).
-    pub(crate) modern: modern::ModernSettings,
+    pub(crate) rev_2026: rev_2026_07_28::Settings2026,
     pub(crate) line: LineOptions,
     pub(crate) session: SessionConfig,
 }
@@ -160,22 +162,18 @@ impl Server {
             info: Implementation::new(name, version),
             instructions: None,
             tools: Vec::new(),
-            surface: surface::SurfaceBuilder::default(),
+            surface: registry::RegistryBuilder::default(),
             state: HashMap::new(),
             elicitation_timeout: None,
-            modern: modern::ModernSettings::default(),
-            mrtr_key: None,
-            mrtr_ttl: crate::mrtr::state::DEFAULT_STATE_TTL,
+            rev_2026: rev_2026_07_28::Settings2026::default(),
+            request_state_key: None,
+            request_state_ttl: crate::multi_round::state::DEFAULT_STATE_TTL,
             line: LineOptions::default(),
             session: SessionConfig::default(),
         }
     }
 
     #[cfg_attr(not(feature = "http"), allow(dead_code))]
-    pub(crate) fn inner(&self) -> &Arc<ServerInner> {
-        &self.inner
-    }
-
     /// The server's identity.
     pub fn info(&self) -> &Implementation {
         &self.inner.info
@@ -225,12 +223,12 @@ pub struct ServerBuilder {
     info: Implementation,
     instructions: Option<String>,
     tools: Vec<ToolDef>,
-    surface: surface::SurfaceBuilder,
+    surface: registry::RegistryBuilder,
     state: HashMap<TypeId, Arc<dyn Any + Send + Sync>>,
     elicitation_timeout: Option<Duration>,
-    modern: modern::ModernSettings,
-    mrtr_key: Option<crate::mrtr::state::StateKey>,
-    mrtr_ttl: Duration,
+    rev_2026: rev_2026_07_28::Settings2026,
+    request_state_key: Option<crate::multi_round::state::StateKey>,
+    request_state_ttl: Duration,
     line: LineOptions,
     session: SessionConfig,
 }
@@ -346,11 +344,11 @@ impl ServerBuilder {
                 state: self.state,
                 elicitation_timeout: self.elicitation_timeout,
                 url_elicitations: UrlElicitations::default(),
-                mrtr: crate::mrtr::state::Sealer::new(
-                    self.mrtr_key.unwrap_or_else(crate::mrtr::state::StateKey::random),
-                    self.mrtr_ttl,
+                request_state: crate::multi_round::state::Sealer::new(
+                    self.request_state_key.unwrap_or_else(crate::multi_round::state::StateKey::random),
+                    self.request_state_ttl,
                 ),
-                modern: self.modern,
+                rev_2026: self.rev_2026,
                 line: self.line,
                 session: self.session,
             }),

@@ -4,8 +4,8 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use super::registry::{context, params, to_raw};
 use super::session::SessionState;
-use super::surface::{context, params, to_raw};
 use super::{Server, ServerBuilder, ServerInner};
 use crate::engine::{HandlerResult, Handling, RequestScope};
 use crate::protocol::{EmptyResult, ErrorObject, Request, ResourceUriParams};

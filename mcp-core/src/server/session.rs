@@ -4,7 +4,7 @@ use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 
-use super::surface::{params, ready, to_raw};
+use super::registry::{params, ready, to_raw};
 use super::url::SessionKey;
 use super::{Context, ServerInner};
 use crate::engine::{HandlerResult, Handling, Peer, RequestScope, Service};
@@ -31,10 +31,10 @@ pub(crate) struct SessionState {
     client: OnceLock<ClientState>,
     initialized: AtomicBool,
     /// Logging level and resource subscriptions.
-    pub(crate) surface: super::surface::SessionSurface,
+    pub(crate) surface: super::registry::SessionRegistry,
     /// For a 2026-era request: the answers the client has given so far, and where the
-    /// handler's questions go (see [`crate::mrtr`]).
-    pub(crate) rounds: Option<Arc<crate::mrtr::Rounds>>,
+    /// handler's questions go (see [`crate::multi_round`]).
+    pub(crate) rounds: Option<Arc<crate::multi_round::Rounds>>,
 }
 
 impl SessionState {
@@ -51,11 +51,11 @@ impl SessionState {
     }
 
     /// The state of one 2026-era request, built from its `_meta`.
-    pub(crate) fn modern(
+    pub(crate) fn for_2026_request(
         principal: Option<String>,
         client: ClientState,
         log_level: Option<crate::protocol::LoggingLevel>,
-        rounds: Arc<crate::mrtr::Rounds>,
+        rounds: Arc<crate::multi_round::Rounds>,
     ) -> Self {
         let mut state = SessionState::new(principal);
         // The same in every round of the request, so that what a handler keys by session (a
@@ -80,7 +80,7 @@ pub(crate) struct ServerSession {
     state: Arc<SessionState>,
     /// Serves every request in the 2026 era (an HTTP request that says it is of that era),
     /// whatever its `_meta` says: one without the era's `_meta` is then malformed.
-    modern_only: bool,
+    only_2026: bool,
 }
 
 impl ServerSession {
@@ -90,13 +90,13 @@ impl ServerSession {
 
     /// A session whose requests come from an authenticated user (known to the transport).
     pub(crate) fn for_principal(server: Arc<ServerInner>, principal: Option<String>) -> Self {
-        ServerSession { server, state: Arc::new(SessionState::new(principal)), modern_only: false }
+        ServerSession { server, state: Arc::new(SessionState::new(principal)), only_2026: false }
     }
 
     /// A session for one 2026-era request (Streamable HTTP has no sessions in that era).
     #[cfg(feature = "http")]
-    pub(crate) fn modern_only(server: Arc<ServerInner>, principal: Option<String>) -> Self {
-        ServerSession { modern_only: true, ..Self::for_principal(server, principal) }
+    pub(crate) fn only_2026(server: Arc<ServerInner>, principal: Option<String>) -> Self {
+        ServerSession { only_2026: true, ..Self::for_principal(server, principal) }
     }
 
     /// A session that serves requests without an `initialize` handshake (stateless HTTP):
@@ -133,7 +133,7 @@ impl ServerSession {
                 Ok(call) => call,
                 Err(error) => ready(Err(error)),
             },
-            _ => super::surface::handle(server.clone(), state.clone(), request, scope),
+            _ => super::registry::handle(server.clone(), state.clone(), request, scope),
         }
     }
 
@@ -186,7 +186,8 @@ impl ServerSession {
         server.tools.read(|tools| {
             let name = name.in_text(arguments.source());
             let tool = tools.get(name).ok_or_else(|| ErrorObject::invalid_params(format!("unknown tool: `{name}`")))?;
-            let ctx = Context::new(scope.id, scope.peer, scope.cancel, progress_token, state.clone(), server.clone());
+            let ctx =
+                Context::for_request(scope.id, scope.peer, scope.cancel, progress_token, state.clone(), server.clone());
             // A handler written by hand may panic before it returns its future, too.
             Ok(match std::panic::catch_unwind(AssertUnwindSafe(|| tool.call_raw(ToolCall { ctx, arguments }))) {
                 Ok(call) => call,
@@ -248,8 +249,11 @@ impl Service for ServerSession {
         // A request naming its protocol version in `_meta` is a 2026-era request, served on its
         // own whatever this session is; so is `server/discover`, which 2026-era clients use to
         // probe before anything else.
-        if self.modern_only || request.method == "server/discover" || super::modern::is_modern(&request) {
-            return super::modern::handle(self.server.clone(), self.state.principal.clone(), request, scope);
+        if self.only_2026
+            || request.method == "server/discover"
+            || crate::protocol::stateless::is_2026_request(&request)
+        {
+            return super::rev_2026_07_28::handle(self.server.clone(), self.state.principal.clone(), request, scope);
         }
         let method = request.method.as_str();
         if !self.server.offers(method) {
@@ -278,6 +282,6 @@ impl Service for ServerSession {
         if notification.method == "notifications/initialized" {
             self.state.initialized.store(true, Ordering::Relaxed);
         }
-        super::surface::on_notification(&self.server, &self.state, &notification.method, peer);
+        super::registry::on_notification(&self.server, &self.state, &notification.method, peer);
     }
 }

@@ -250,7 +250,7 @@ impl UrlElicitRequest<'_> {
     }
 
     /// The key of this request in a 2026-era `input_required` result, instead of its place in
-    /// call order (`input-0`, `input-1`, …); see [`crate::mrtr`]. Ignored in the 2025 era.
+    /// call order (`input-0`, `input-1`, …); see [`crate::multi_round`]. Ignored in the 2025 era.
     pub fn key(mut self, key: impl Into<String>) -> Self {
         self.key = Some(key.into());
         self
@@ -301,7 +301,7 @@ impl Context {
     /// error, or build a URL with it first.
     ///
     /// In the 2026 era the handler is replayed on each round of a request (see
-    /// [`crate::mrtr`]), and the ids it makes are too: the n-th id made in any round of one
+    /// [`crate::multi_round`]), and the ids it makes are too: the n-th id made in any round of one
     /// request is the same, so the flow the user was sent to in an earlier round is the one
     /// the handler sees on the retry.
     pub fn new_url_elicitation_id(&self) -> String {
@@ -323,7 +323,7 @@ impl Context {
         let server = self.server();
         let (peer, expires) = match self.session_state().rounds {
             // Forgotten when the request's state expires: no retry can need it after that.
-            Some(_) => (None, Some(Instant::now() + server.mrtr.ttl())),
+            Some(_) => (None, Some(Instant::now() + server.request_state.ttl())),
             // A client that did not declare URL mode is never told of flows it cannot show.
             None => (self.client_supports_url_mode().then(|| self.peer().unrelated()), None),
         };

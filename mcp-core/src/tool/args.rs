@@ -1,15 +1,12 @@
 //! What may stand as an argument of a `#[tool]` function.
 
-use std::ops::Deref;
-use std::sync::Arc;
-
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use super::{InputSchema, ToolCall};
+use crate::handler::{Context, State};
 use crate::protocol::ErrorObject;
-use crate::server::Context;
 
 /// An argument of a `#[tool]` function.
 ///
@@ -58,25 +55,6 @@ impl ToolArgument for Context {
 
     fn extract(call: &mut ToolCall, _: &str) -> Result<Self, ErrorObject> {
         Ok(call.ctx.clone())
-    }
-}
-
-/// Shared application state registered with
-/// [`ServerBuilder::state`](crate::server::ServerBuilder::state), injected into tools that take
-/// a `State<T>` argument.
-#[derive(Debug)]
-pub struct State<T: ?Sized>(pub Arc<T>);
-
-impl<T: ?Sized> Clone for State<T> {
-    fn clone(&self) -> Self {
-        State(self.0.clone())
-    }
-}
-
-impl<T: ?Sized> Deref for State<T> {
-    type Target = T;
-    fn deref(&self) -> &T {
-        &self.0
     }
 }
 

@@ -13,7 +13,9 @@ use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 
-pub use args::{State, ToolArgument};
+/// Re-exported from [`crate::handler`], where it is defined.
+pub use crate::handler::State;
+pub use args::ToolArgument;
 #[cfg(feature = "fuzzing")]
 pub(crate) use arguments::check_against_serde;
 pub use arguments::{Arguments, ArgumentsError};
@@ -28,8 +30,8 @@ use futures_util::FutureExt;
 use serde_json::Value;
 
 use crate::engine::{BoxFuture, HandlerResult, Handling};
+use crate::handler::Context;
 use crate::protocol::{CallToolResult, ErrorObject, JsonObject, Tool, ToolAnnotations};
-use crate::server::Context;
 
 /// One `tools/call` as a handler sees it: the request context and the arguments.
 #[derive(Debug)]
@@ -248,7 +250,7 @@ struct ErrorAnswers {
 impl ErrorAnswers {
     /// For the request that `ctx` belongs to.
     fn of(ctx: &Context) -> Self {
-        let modern = ctx.is_modern();
+        let modern = ctx.is_multi_round_trip();
         // Revision names are dates, so they compare as strings.
         let input_errors_as_results = modern || ctx.protocol_version().is_some_and(|v| v >= "2025-11-25");
         ErrorAnswers { input_errors_as_results, url_flows_refused: !modern && !ctx.client_supports_url_mode() }

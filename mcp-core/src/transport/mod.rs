@@ -2,8 +2,6 @@
 
 #[cfg(feature = "http")]
 pub mod http;
-#[cfg(feature = "http-client")]
-pub mod http_client;
 pub mod stdio;
 
 pub use stdio::{DEFAULT_MAX_LINE, LineOptions, serve_lines};

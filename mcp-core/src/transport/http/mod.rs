@@ -3,7 +3,8 @@
 //! One endpoint takes `POST` (a client message), `GET` (the session's stream of server
 //! messages not tied to a request) and `DELETE` (end the session). [`StreamableHttp`] is an
 //! axum [`Router`](axum::Router) — a tower `Service` — to mount in an existing application, and
-//! [`Server::serve_http`](crate::Server::serve_http) runs it standalone.
+//! [`Server::serve_http`](crate::Server::serve_http) runs it standalone. The transport serves
+//! whatever implements [`HttpService`] (the server does): it opens sessions, and moves frames.
 //!
 //! Messages the server sends while handling a POSTed request (elicitation, sampling, progress,
 //! logs) travel on **that POST's own SSE stream**, followed by the response; the client's
@@ -25,7 +26,6 @@ mod session;
 
 use std::collections::HashMap;
 use std::io;
-use std::net::SocketAddr;
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
@@ -37,13 +37,15 @@ use tokio_util::sync::CancellationToken;
 pub use events::{EventId, EventStore, MemoryEventStore};
 use session::{Delivery, HttpSession, OpenError};
 
+use crate::engine::{Service, SessionConfig};
+use crate::protocol::codes::{HEADER_MISMATCH, MISSING_REQUIRED_CLIENT_CAPABILITY, UNSUPPORTED_PROTOCOL_VERSION};
 use crate::protocol::jsonrpc::{DecodeError, encode_error};
-use crate::protocol::{ErrorObject, Message, RequestId, SUPPORTED_PROTOCOL_VERSIONS, codes};
-use crate::server::{
-    HEADER_MISMATCH, MISSING_REQUIRED_CLIENT_CAPABILITY, MODERN_PROTOCOL_VERSION, UNSUPPORTED_PROTOCOL_VERSION,
-    supported_versions,
+use crate::protocol::stateless::is_2026_request;
+use crate::protocol::{
+    ErrorObject, META_PROTOCOL_VERSION, Message, PROTOCOL_VERSION_2026_07_28, RequestId, SUPPORTED_PROTOCOL_VERSIONS,
+    codes, supported_versions,
 };
-use crate::server::{Server, ServerInner, ServerSession};
+use crate::tool::ToolDef;
 
 /// The header carrying the session id.
 pub const SESSION_HEADER: &str = "mcp-session-id";
@@ -161,14 +163,38 @@ impl HttpConfig {
     }
 }
 
+/// What the Streamable HTTP transport serves: sessions it opens on demand, and the tools whose
+/// arguments 2026-era requests mirror into headers. The server implements it.
+pub(crate) trait HttpService: Send + Sync + 'static {
+    /// The engine settings of every session.
+    fn session_config(&self) -> &SessionConfig;
+
+    /// A new session of `principal`, opened as `opening` says.
+    fn open(&self, opening: Opening<'_>, principal: Option<String>) -> Box<dyn Service>;
+
+    /// The tool named `name`, if there is one.
+    fn tool(&self, name: &str) -> Option<ToolDef>;
+}
+
+/// How a session the transport opens starts.
+pub(crate) enum Opening<'a> {
+    /// With the client's `initialize`.
+    Initialize,
+    /// Already initialized at this revision, the client declaring no capabilities (stateless
+    /// serving of 2025-era requests).
+    Preinitialized(&'a str),
+    /// For one 2026-era request, whatever its `_meta` says.
+    Request2026,
+}
+
 pub(crate) struct Shared {
-    server: Arc<ServerInner>,
+    server: Arc<dyn HttpService>,
     config: HttpConfig,
     sessions: RwLock<HashMap<String, Arc<HttpSession>>>,
     closing: CancellationToken,
 }
 
-/// The Streamable HTTP endpoint of a [`Server`]. Cheap to clone.
+/// The Streamable HTTP endpoint of a [`Server`](crate::Server). Cheap to clone.
 #[derive(Clone)]
 pub struct StreamableHttp {
     shared: Arc<Shared>,
@@ -182,13 +208,9 @@ impl std::fmt::Debug for StreamableHttp {
 
 impl StreamableHttp {
     /// The endpoint for `server`. Call from within a tokio runtime (a task expires idle sessions).
-    pub fn new(server: &Server, config: HttpConfig) -> Self {
-        let shared = Arc::new(Shared {
-            server: server.inner().clone(),
-            config,
-            sessions: RwLock::default(),
-            closing: CancellationToken::new(),
-        });
+    pub(crate) fn for_service(server: Arc<dyn HttpService>, config: HttpConfig) -> Self {
+        let shared =
+            Arc::new(Shared { server, config, sessions: RwLock::default(), closing: CancellationToken::new() });
         if !shared.config.stateless {
             tokio::spawn(expire_idle(Arc::downgrade(&shared)));
         }
@@ -243,28 +265,6 @@ impl StreamableHttp {
             this.close_all().await;
         });
         axum::serve(listener, self.router_at("/mcp")).with_graceful_shutdown(token.cancelled_owned()).await
-    }
-}
-
-impl Server {
-    /// The Streamable HTTP endpoint of this server, to mount in an application.
-    pub fn streamable_http(&self, config: HttpConfig) -> StreamableHttp {
-        StreamableHttp::new(self, config)
-    }
-
-    /// Serves Streamable HTTP at `http://{addr}/mcp` until Ctrl-C. On a loopback address only
-    /// loopback `Host`s are accepted; on any other, `Host` is not checked unless configured.
-    pub async fn serve_http(&self, addr: SocketAddr, config: Option<HttpConfig>) -> io::Result<()> {
-        let config = config.unwrap_or_else(|| {
-            let default = HttpConfig::default();
-            if addr.ip().is_loopback() { default } else { default.disable_host_checks() }
-        });
-        let listener = tokio::net::TcpListener::bind(addr).await?;
-        tracing::info!(address = %listener.local_addr()?, "serving MCP over Streamable HTTP at /mcp");
-        let shutdown = async {
-            let _ = tokio::signal::ctrl_c().await;
-        };
-        self.streamable_http(config).serve(listener, shutdown).await
     }
 }
 
@@ -323,7 +323,7 @@ fn request_id(body: &[u8]) -> Option<RequestId> {
 /// The HTTP status of a 2026-era error response: 404 for a method the server does not have,
 /// 400 for a malformed request (invalid params, a header that disagrees with the body, a
 /// capability the client did not declare, a revision the server does not speak), else 200.
-fn modern_error_status(code: i32) -> StatusCode {
+fn status_of_2026_error(code: i32) -> StatusCode {
     match code {
         codes::METHOD_NOT_FOUND => StatusCode::NOT_FOUND,
         codes::PARSE_ERROR
@@ -381,7 +381,7 @@ async fn endpoint(State(shared): State<Arc<Shared>>, request: Request) -> Respon
     // Every request after `initialize` carries the negotiated revision; one this server does
     // not speak is refused whatever the method.
     if let Some(v) = header_str(&parts.headers, PROTOCOL_VERSION_HEADER) {
-        if v != MODERN_PROTOCOL_VERSION && !SUPPORTED_PROTOCOL_VERSIONS.contains(&v) {
+        if v != PROTOCOL_VERSION_2026_07_28 && !SUPPORTED_PROTOCOL_VERSIONS.contains(&v) {
             let error = ErrorObject::new(
                 UNSUPPORTED_PROTOCOL_VERSION,
                 format!("unsupported MCP-Protocol-Version `{v}`; supported: {}", supported_versions().join(", ")),
@@ -459,35 +459,35 @@ async fn post(shared: &Arc<Shared>, headers: &HeaderMap, principal: Option<Strin
     // `_meta` or its `MCP-Protocol-Version` header says so (a request whose header says so but
     // whose `_meta` does not is then refused as malformed), or when it probes with
     // `server/discover` outside a session.
-    let modern = match &message {
+    let is_2026 = match &message {
         Message::Request(r) => {
-            crate::server::is_modern(r)
-                || version == Some(MODERN_PROTOCOL_VERSION)
+            is_2026_request(r)
+                || version == Some(PROTOCOL_VERSION_2026_07_28)
                 || (r.method == "server/discover" && header_str(headers, SESSION_HEADER).is_none())
         }
-        _ => version == Some(MODERN_PROTOCOL_VERSION),
+        _ => version == Some(PROTOCOL_VERSION_2026_07_28),
     };
-    if modern {
+    if is_2026 {
         let Message::Request(request) = &message else {
             // Nothing to do with a 2026-era notification or response over HTTP.
             return StatusCode::ACCEPTED.into_response();
         };
-        if let Err(error) = check_modern_headers(headers, request, &shared.server) {
+        if let Err(error) = check_2026_headers(headers, request, &*shared.server) {
             return json_rpc_error_for(StatusCode::BAD_REQUEST, Some(&request.id), &error);
         }
-        let service = ServerSession::modern_only(shared.server.clone(), principal.clone());
+        let service = shared.server.open(Opening::Request2026, principal.clone());
         let session = HttpSession::start(String::new(), service, principal, shared, false);
-        let response = deliver(&session, message, Reply::Modern).await;
+        let response = deliver(&session, message, Reply::Request2026).await;
         session.close_when_idle();
         return response;
     }
 
     if shared.config.stateless {
         let service = if is_initialize {
-            ServerSession::for_principal(shared.server.clone(), principal.clone())
+            shared.server.open(Opening::Initialize, principal.clone())
         } else {
             let v = version.unwrap_or(crate::protocol::LATEST_PROTOCOL_VERSION);
-            ServerSession::preinitialized(shared.server.clone(), principal.clone(), v)
+            shared.server.open(Opening::Preinitialized(v), principal.clone())
         };
         let session = HttpSession::start(String::new(), service, principal, shared, false);
         let response = deliver(&session, message, Reply::Session(None)).await;
@@ -498,7 +498,7 @@ async fn post(shared: &Arc<Shared>, headers: &HeaderMap, principal: Option<Strin
     let (session, created) = match header_str(headers, SESSION_HEADER) {
         None if is_initialize => {
             let id = crate::elicit::url::new_elicitation_id();
-            let service = ServerSession::for_principal(shared.server.clone(), principal.clone());
+            let service = shared.server.open(Opening::Initialize, principal.clone());
             let session = HttpSession::start(id.clone(), service, principal, shared, true);
             (session, true)
         }
@@ -538,15 +538,15 @@ fn header_value(raw: &str) -> Option<String> {
 /// The 2026-era header rules: `Mcp-Method` (and `Mcp-Name` where it applies) must be present
 /// and agree with the body, as must `MCP-Protocol-Version` with `_meta`, and the `Mcp-Param-*`
 /// headers of a tool call with the arguments they mirror.
-fn check_modern_headers(
+fn check_2026_headers(
     headers: &HeaderMap,
     request: &crate::protocol::Request,
-    server: &ServerInner,
+    server: &dyn HttpService,
 ) -> Result<(), ErrorObject> {
     let mismatch = |message: String| ErrorObject::new(HEADER_MISMATCH, format!("Header mismatch: {message}"));
     let params: serde_json::Value =
         request.params.as_deref().and_then(|p| serde_json::from_str(p.get()).ok()).unwrap_or(serde_json::Value::Null);
-    let body_version = params["_meta"][crate::server::META_PROTOCOL_VERSION_KEY].as_str();
+    let body_version = params["_meta"][META_PROTOCOL_VERSION].as_str();
     match (header_str(headers, PROTOCOL_VERSION_HEADER), body_version) {
         (Some(h), Some(b)) if h != b => {
             return Err(mismatch(format!("MCP-Protocol-Version header `{h}` does not match `_meta` version `{b}`")));
@@ -574,7 +574,7 @@ fn check_modern_headers(
         (Some(_), None) => return Err(mismatch("Mcp-Name header given but the body names nothing".into())),
         _ => {}
     }
-    match (request.method.as_str(), name.and_then(|n| server.tools.get(n))) {
+    match (request.method.as_str(), name.and_then(|n| server.tool(n))) {
         ("tools/call", Some(tool)) => check_param_headers(headers, &tool, &params["arguments"]),
         _ => Ok(()),
     }
@@ -582,11 +582,7 @@ fn check_modern_headers(
 
 /// Each argument a tool mirrors into an `Mcp-Param-{name}` header (`x-mcp-header`) must come
 /// with that header, holding the same value; an argument that is absent (or null) must not.
-fn check_param_headers(
-    headers: &HeaderMap,
-    tool: &crate::tool::ToolDef,
-    arguments: &serde_json::Value,
-) -> Result<(), ErrorObject> {
+fn check_param_headers(headers: &HeaderMap, tool: &ToolDef, arguments: &serde_json::Value) -> Result<(), ErrorObject> {
     let mismatch = |message: String| ErrorObject::new(HEADER_MISMATCH, format!("Header mismatch: {message}"));
     // Checked when the tool was registered.
     let Ok(params) = tool.header_params() else { return Ok(()) };
@@ -627,7 +623,7 @@ enum Reply {
     /// A 2025-era request, of the session whose id is given when `initialize` just created it.
     Session(Option<String>),
     /// A 2026-era request: an error response's HTTP status follows its code.
-    Modern,
+    Request2026,
 }
 
 /// Hands a message to the session and answers the POST: 202 for notifications and responses;
@@ -661,7 +657,7 @@ async fn deliver(session: &Arc<HttpSession>, message: Message, reply: Reply) -> 
                     let is_error = first.frame.contains("\"error\":{") && !first.frame.contains("\"result\":");
                     if is_error && new_id.is_some() { StatusCode::BAD_REQUEST } else { StatusCode::OK }
                 }
-                Reply::Modern => error_code(&first.frame).map_or(StatusCode::OK, modern_error_status),
+                Reply::Request2026 => error_code(&first.frame).map_or(StatusCode::OK, status_of_2026_error),
             };
             (status, [(header::CONTENT_TYPE, "application/json")], first.frame).into_response()
         }

@@ -19,7 +19,6 @@ use super::Shared;
 use super::events::{EventId, EventStore};
 use crate::engine::{BoxFuture, HandlerResult, Handling, Outbound, OutboundKind, Peer, RequestScope, Service, Session};
 use crate::protocol::{CancelledParams, Message, Notification, Request, RequestId};
-use crate::server::ServerSession;
 
 /// The stream of messages not tied to any request (the session's GET stream).
 const STANDALONE: u64 = 0;
@@ -247,7 +246,7 @@ pub(crate) enum OpenError {
 /// so without this the request's stream, and the POST waiting on it, would stay open until the
 /// session ends.
 pub(crate) struct Tracked {
-    inner: ServerSession,
+    inner: Box<dyn Service>,
     unanswered: mpsc::UnboundedSender<RequestId>,
 }
 
@@ -341,13 +340,14 @@ impl HttpSession {
     /// Starts a session; `resumable` keeps its events for `Last-Event-ID`.
     pub(crate) fn start(
         id: String,
-        service: ServerSession,
+        service: Box<dyn Service>,
         principal: Option<String>,
         shared: &Arc<Shared>,
         resumable: bool,
     ) -> Arc<Self> {
         let (unanswered, unanswered_rx) = mpsc::unbounded_channel();
-        let (engine, outbound) = Session::new(Tracked { inner: service, unanswered }, shared.server.session.clone());
+        let (engine, outbound) =
+            Session::new(Tracked { inner: service, unanswered }, shared.server.session_config().clone());
         let session = Arc::new(HttpSession {
             id,
             engine,
@@ -709,7 +709,7 @@ mod tests {
         let server = crate::Server::builder("t", "1").build().unwrap();
         let store = Arc::new(Recorder::default());
         let http = StreamableHttp::new(&server, HttpConfig::default().event_store(store.clone()));
-        let service = ServerSession::new(server.inner().clone());
+        let service = http.shared.server.open(super::super::Opening::Initialize, None);
         let session = HttpSession::start("s1".into(), service, None, &http.shared, true);
         let note = || Outbound { frame: "{}".into(), related: None, kind: OutboundKind::Notification };
         assert!(!session.route(note()));

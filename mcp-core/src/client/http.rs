@@ -28,10 +28,10 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
-use crate::client::ClientError;
-use crate::client::connection::Connection;
-use crate::client::http_headers::ToolHeaders;
-use crate::client::service::ClientService;
+use super::ClientError;
+use super::connection::Connection;
+use super::http_headers::ToolHeaders;
+use super::service::ClientService;
 use crate::engine::{BoxFuture, Outbound, OutboundKind, Session};
 use crate::protocol::jsonrpc::{DecodeError, encode_error};
 use crate::protocol::{ErrorObject, Message, RequestId};

@@ -103,7 +103,7 @@ pub(crate) fn entry(def: ResourceDef) -> Result<Entry, BuildError> {
 }
 
 /// The builder's share of everything this module serves.
-pub(crate) struct SurfaceBuilder {
+pub(crate) struct RegistryBuilder {
     pub(crate) prompts: Vec<PromptDef>,
     pub(crate) resources: Vec<ResourceDef>,
     pub(crate) prompt_completers: Vec<(String, String, super::Completer)>,
@@ -119,9 +119,9 @@ pub(crate) struct SurfaceBuilder {
     pub(crate) page_size: usize,
 }
 
-impl Default for SurfaceBuilder {
+impl Default for RegistryBuilder {
     fn default() -> Self {
-        SurfaceBuilder {
+        RegistryBuilder {
             prompts: Vec::new(),
             resources: Vec::new(),
             prompt_completers: Vec::new(),
@@ -140,7 +140,7 @@ impl Default for SurfaceBuilder {
 }
 
 /// The server's share of everything this module serves.
-pub(crate) struct Surface {
+pub(crate) struct Registry {
     pub(crate) prompts: Catalog<PromptDef>,
     pub(crate) resources: Catalog<StaticEntry>,
     pub(crate) templates: Catalog<TemplateEntry>,
@@ -159,8 +159,8 @@ pub(crate) struct Surface {
     completions: bool,
 }
 
-impl SurfaceBuilder {
-    pub(crate) fn build(mut self) -> Result<Surface, BuildError> {
+impl RegistryBuilder {
+    pub(crate) fn build(mut self) -> Result<Registry, BuildError> {
         for (prompt, argument, completer) in std::mem::take(&mut self.prompt_completers) {
             let def = self.prompts.iter_mut().find(|p| p.prompt.name == prompt).ok_or_else(|| {
                 BuildError::UnknownCompletionTarget { target: format!("prompt `{prompt}`"), argument: argument.clone() }
@@ -206,7 +206,7 @@ impl SurfaceBuilder {
         let completions = self.prompts.iter().any(|p| !p.completers.is_empty())
             || templates.iter().any(|t| !t.def.completers.is_empty());
         let page_size = self.page_size;
-        Ok(Surface {
+        Ok(Registry {
             prompts: Catalog::new(self.prompts, page_size, self.dynamic_prompts)
                 .map_err(|name| BuildError::DuplicatePrompt { name })?,
             resources: Catalog::new(statics, page_size, self.dynamic_resources)
@@ -229,7 +229,7 @@ impl SurfaceBuilder {
     }
 }
 
-impl Surface {
+impl Registry {
     /// What the server declares, from what is registered: a list is declared when it has
     /// entries or may get some at run time, with `listChanged` only in the latter case.
     pub(crate) fn capabilities(&self, tools: usize) -> ServerCapabilities {
@@ -253,7 +253,7 @@ impl Surface {
 
 /// Per-session state of this module.
 #[derive(Debug, Default)]
-pub(crate) struct SessionSurface {
+pub(crate) struct SessionRegistry {
     /// The level set by `logging/setLevel`.
     pub(crate) log_level: Mutex<Option<LoggingLevel>>,
     /// The URIs the client subscribed to.
@@ -339,7 +339,7 @@ pub(crate) fn context(
         .and_then(|p| serde_json::from_str::<MetaOnly>(p.get()).ok())
         .and_then(|m| m.meta)
         .and_then(|m| m.progress_token);
-    Context::new(scope.id, scope.peer, scope.cancel, token, session.clone(), server.clone())
+    Context::for_request(scope.id, scope.peer, scope.cancel, token, session.clone(), server.clone())
 }
 
 impl ServerInner {

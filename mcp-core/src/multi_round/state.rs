@@ -194,7 +194,7 @@ fn canonical(value: &Value) -> Value {
 /// SHA-256 (hex) of a JSON value with object keys sorted, so that key order does not matter.
 pub(crate) fn digest(value: &Value) -> String {
     let text = serde_json::to_string(&canonical(value)).unwrap_or_default();
-    Sha256::digest(text.as_bytes()).iter().map(|b| format!("{b:02x}")).collect()
+    hex::encode(Sha256::digest(text.as_bytes()))
 }
 
 #[cfg(test)]

@@ -1,14 +1,21 @@
 //! The request context handed to tool handlers.
+//!
+//! What a context knows of the request itself (its id, cancellation, progress, the peer) is
+//! here; what it reaches of the server and the session the request came on (the client's
+//! identity, shared state, elicitation, sampling, logging) the server adds in its own
+//! `impl Context` blocks, reading the state it put in.
 
-use std::any::{Any, TypeId};
+use std::any::Any;
 use std::sync::{Arc, Mutex};
 
 use tokio_util::sync::CancellationToken;
 
-use super::ServerInner;
-use super::session::SessionState;
 use crate::engine::{Cancellation, Peer, PeerError};
-use crate::protocol::{ClientCapabilities, Implementation, ProgressParams, ProgressToken, RequestId};
+use crate::protocol::{ProgressParams, ProgressToken, RequestId};
+
+/// State of the server behind a context, opaque at this layer: the server that made the
+/// context reads it back as the type it put in.
+pub(crate) type Opaque = Arc<dyn Any + Send + Sync>;
 
 /// Everything a handler may use about the request it serves and the session it came on:
 /// cancellation, progress, the client's identity and capabilities, shared state, and the peer
@@ -24,8 +31,8 @@ struct ContextInner {
     cancel: Cancellation,
     progress_token: Option<ProgressToken>,
     last_progress: Mutex<Option<f64>>,
-    session: Arc<SessionState>,
-    server: Arc<ServerInner>,
+    session: Opaque,
+    server: Opaque,
 }
 
 impl std::fmt::Debug for Context {
@@ -43,8 +50,8 @@ impl Context {
         peer: Peer,
         cancel: Cancellation,
         progress_token: Option<ProgressToken>,
-        session: Arc<SessionState>,
-        server: Arc<ServerInner>,
+        session: Opaque,
+        server: Opaque,
     ) -> Self {
         Context {
             inner: Arc::new(ContextInner {
@@ -59,21 +66,14 @@ impl Context {
         }
     }
 
-    pub(crate) fn server(&self) -> &ServerInner {
+    /// The server state this context was made with.
+    pub(crate) fn server_state(&self) -> &Opaque {
         &self.inner.server
     }
 
-    pub(crate) fn server_arc(&self) -> Arc<ServerInner> {
-        self.inner.server.clone()
-    }
-
-    pub(crate) fn session_state(&self) -> &SessionState {
+    /// The session state this context was made with.
+    pub(crate) fn session_opaque(&self) -> &Opaque {
         &self.inner.session
-    }
-
-    /// The authenticated user behind this request, where the transport knows one.
-    pub fn principal(&self) -> Option<&str> {
-        self.inner.session.principal.as_deref()
     }
 
     /// The id of the request being handled.
@@ -99,27 +99,6 @@ impl Context {
     /// Completes when the request is cancelled.
     pub async fn cancelled(&self) {
         self.inner.cancel.cancelled().await
-    }
-
-    /// The negotiated protocol revision.
-    pub fn protocol_version(&self) -> Option<&str> {
-        self.inner.session.client().map(|c| c.protocol_version.as_str())
-    }
-
-    /// The client's `clientInfo`.
-    pub fn client_info(&self) -> Option<&Implementation> {
-        self.inner.session.client().map(|c| &c.info)
-    }
-
-    /// The capabilities the client declared.
-    pub fn client_capabilities(&self) -> Option<&ClientCapabilities> {
-        self.inner.session.client().map(|c| &c.capabilities)
-    }
-
-    /// Shared state of type `T` registered with [`ServerBuilder::state`](super::ServerBuilder::state).
-    pub fn state<T: Send + Sync + 'static>(&self) -> Option<Arc<T>> {
-        let any: Arc<dyn Any + Send + Sync> = self.inner.server.state.get(&TypeId::of::<T>())?.clone();
-        any.downcast::<T>().ok()
     }
 
     /// Whether the client asked for progress on this request (sent a `progressToken`).

@@ -122,7 +122,7 @@
 //! - An answer that is not a result of the request it answers (an `ElicitResult` without a
 //!   valid `action`, say) fails the request with -32602 instead of reaching the handler; content
 //!   that does not fit a form still reaches it as `ElicitError::InvalidResponse`.
-//! - [`Context::is_modern`](crate::Context::is_modern) tells which era a request is in.
+//! - [`Context::is_multi_round_trip`](crate::Context::is_multi_round_trip) tells which era a request is in.
 
 pub mod state;
 
@@ -203,7 +203,7 @@ impl Rounds {
     pub(crate) fn url_elicitation_id(&self) -> String {
         let n = self.next_url_id.fetch_add(1, Ordering::Relaxed);
         let hash = Sha256::digest(format!("url-elicitation:{}:{n}", self.chain).as_bytes());
-        hash[..16].iter().map(|b| format!("{b:02x}")).collect()
+        hex::encode(&hash[..16])
     }
 
     /// The key of the next input request: `explicit`, or the next in call order.

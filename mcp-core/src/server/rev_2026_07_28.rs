@@ -6,7 +6,7 @@
 //! session opened with `initialize`. Both are served by the same server, on every transport,
 //! with the same handlers: a 2026-era request gets a session state of its own, built from its
 //! `_meta`, and whatever a handler asks of the client (`ctx.elicit`, `ctx.sample`,
-//! `ctx.roots`) becomes an `input_required` result (see [`crate::mrtr`]).
+//! `ctx.roots`) becomes an `input_required` result (see [`crate::multi_round`]).
 
 use std::sync::Arc;
 
@@ -18,28 +18,18 @@ use serde_json::{Map, Value, json};
 use super::session::{ClientState, ServerSession, SessionState};
 use super::{Context, ServerInner};
 use crate::engine::{HandlerResult, Handling, PeerError, RequestOptions, RequestScope, ResultText};
-use crate::mrtr::state::{Binding, Carried, digest};
-use crate::mrtr::{Outcome, Rounds, drive, new_chain};
+use crate::multi_round::state::{Binding, Carried, digest};
+use crate::multi_round::{Outcome, Rounds, drive, new_chain};
+use crate::protocol::codes::UNSUPPORTED_PROTOCOL_VERSION;
+use crate::protocol::stateless::meta_of;
 use crate::protocol::{
-    ClientCapabilities, ErrorObject, Implementation, JsonObject, LoggingLevel, Request, SUPPORTED_PROTOCOL_VERSIONS,
-    codes,
+    ClientCapabilities, ErrorObject, Implementation, JsonObject, LoggingLevel, META_CLIENT_CAPABILITIES,
+    META_CLIENT_INFO, META_LOG_LEVEL, META_PROTOCOL_VERSION, META_SERVER_INFO, PROTOCOL_VERSION_2026_07_28, Request,
+    codes, supported_versions,
 };
-
-/// The 2026-era revision this server speaks.
-pub const MODERN_PROTOCOL_VERSION: &str = crate::protocol::stateless::PROTOCOL_VERSION_2026_07_28;
-
-pub use crate::protocol::stateless::{
-    HEADER_MISMATCH, META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_PROTOCOL_VERSION,
-    META_SERVER_INFO, MISSING_REQUIRED_CLIENT_CAPABILITY, UNSUPPORTED_PROTOCOL_VERSION,
-};
-
-/// Every revision the server supports, newest first (for `server/discover`).
-pub fn supported_versions() -> Vec<&'static str> {
-    std::iter::once(MODERN_PROTOCOL_VERSION).chain(SUPPORTED_PROTOCOL_VERSIONS.iter().copied()).collect()
-}
 
 /// Methods a 2026-era client may call.
-const MODERN_METHODS: &[&str] = &[
+const METHODS_2026: &[&str] = &[
     "server/discover",
     "subscriptions/listen",
     "tools/list",
@@ -59,30 +49,9 @@ const MULTI_ROUND: &[&str] = &["tools/call", "prompts/get", "resources/read"];
 const CACHEABLE: &[&str] =
     &["tools/list", "prompts/list", "resources/list", "resources/templates/list", "resources/read", "server/discover"];
 
-/// Whether a request belongs to the 2026 era: its `_meta` names a protocol version.
-pub(crate) fn is_modern(request: &Request) -> bool {
-    static KEY: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
-        std::sync::LazyLock::new(|| memchr::memmem::Finder::new(META_PROTOCOL_VERSION));
-    let Some(params) = request.params.as_deref() else { return false };
-    // Cheap test first: most requests are 2025-era and never mention the key. (With a searcher
-    // built once: `str::contains` builds one per call, which cost more than the rest of a
-    // `tools/call` of `echo`.)
-    KEY.find(params.get().as_bytes()).is_some()
-        && meta_of(params).is_some_and(|m| m.contains_key(META_PROTOCOL_VERSION))
-}
-
-fn meta_of(params: &RawValue) -> Option<JsonObject> {
-    #[derive(Deserialize)]
-    struct Only {
-        #[serde(rename = "_meta")]
-        meta: Option<JsonObject>,
-    }
-    serde_json::from_str::<Only>(params.get()).ok()?.meta
-}
-
 /// The parts of a 2026-era request's `_meta` the server uses.
 #[derive(Debug)]
-pub(crate) struct ModernMeta {
+pub(crate) struct Meta2026 {
     pub(crate) protocol_version: String,
     pub(crate) capabilities: ClientCapabilities,
     pub(crate) client_info: Implementation,
@@ -98,12 +67,13 @@ fn field<T: DeserializeOwned>(meta: &JsonObject, key: &str) -> Result<Option<T>,
     }
 }
 
-impl ModernMeta {
-    fn read(request: &Request) -> Result<ModernMeta, ErrorObject> {
+impl Meta2026 {
+    fn read(request: &Request) -> Result<Meta2026, ErrorObject> {
         let meta = request.params.as_deref().and_then(meta_of).unwrap_or_default();
         let protocol_version: String = field(&meta, META_PROTOCOL_VERSION)?
             .ok_or_else(|| ErrorObject::invalid_params("missing protocol version"))?;
-        if !supported_versions().contains(&protocol_version.as_str()) || protocol_version != MODERN_PROTOCOL_VERSION {
+        if !supported_versions().contains(&protocol_version.as_str()) || protocol_version != PROTOCOL_VERSION_2026_07_28
+        {
             return Err(unsupported_version(&protocol_version));
         }
         // Required on every request, `server/discover` included (an empty object declares none).
@@ -114,14 +84,14 @@ impl ModernMeta {
         })?;
         let client_info = field(&meta, META_CLIENT_INFO)?.unwrap_or_else(|| Implementation::new("unknown", "unknown"));
         let log_level = field(&meta, META_LOG_LEVEL)?;
-        Ok(ModernMeta { protocol_version, capabilities, client_info, log_level })
+        Ok(Meta2026 { protocol_version, capabilities, client_info, log_level })
     }
 }
 
 /// -32022, listing what is supported.
 pub(crate) fn unsupported_version(requested: &str) -> ErrorObject {
     ErrorObject::new(UNSUPPORTED_PROTOCOL_VERSION, format!("unsupported protocol version `{requested}`"))
-        .with_data(json!({"supported": [MODERN_PROTOCOL_VERSION], "requested": requested}))
+        .with_data(json!({"supported": [PROTOCOL_VERSION_2026_07_28], "requested": requested}))
 }
 
 /// What a request carries into this round: the chain and answers of its sealed
@@ -143,7 +113,7 @@ fn carried(server: &ServerInner, request: &Request, principal: Option<&str>) -> 
         Some(Value::String(state)) => {
             let binding = binding(request, principal)?;
             server
-                .mrtr
+                .request_state
                 .open(&state, &binding)
                 .map_err(|e| ErrorObject::invalid_params(format!("invalid requestState: {e}")))?
         }
@@ -189,7 +159,7 @@ fn finish(server: &ServerInner, method: &str, result: &str, result_type: &str) -
     object.insert("resultType".into(), Value::String(result_type.into()));
     let meta = object.entry("_meta").or_insert_with(|| Value::Object(Map::new()));
     if let Value::Object(meta) = meta {
-        if server.modern.advertise_server_info {
+        if server.rev_2026.advertise_server_info {
             meta.insert(META_SERVER_INFO.into(), serde_json::to_value(&server.info).unwrap_or(Value::Null));
         }
     }
@@ -198,7 +168,7 @@ fn finish(server: &ServerInner, method: &str, result: &str, result_type: &str) -
     }
     // An `input_required` result is a step of one request, never something to cache.
     if result_type == "complete" && CACHEABLE.contains(&method) {
-        let hint = server.modern.cache_hint(method);
+        let hint = server.rev_2026.cache_hint(method);
         object.entry("ttlMs").or_insert_with(|| Value::from(hint.ttl_ms));
         object.entry("cacheScope").or_insert_with(|| Value::from(hint.scope.as_str()));
     }
@@ -206,7 +176,7 @@ fn finish(server: &ServerInner, method: &str, result: &str, result_type: &str) -
 }
 
 /// Error codes that changed in the 2026 era.
-fn modern_error(mut error: ErrorObject) -> ErrorObject {
+fn error_2026(mut error: ErrorObject) -> ErrorObject {
     if error.code == codes::RESOURCE_NOT_FOUND {
         error.code = codes::INVALID_PARAMS;
     }
@@ -221,12 +191,12 @@ pub(crate) fn handle(
     scope: RequestScope,
 ) -> Handling {
     Handling::future(async move {
-        let meta = ModernMeta::read(&request)?;
+        let meta = Meta2026::read(&request)?;
         let method = request.method.clone();
-        if !MODERN_METHODS.contains(&method.as_str()) {
+        if !METHODS_2026.contains(&method.as_str()) {
             return Err(ErrorObject::new(
                 codes::METHOD_NOT_FOUND,
-                format!("method not found: {method} (not part of protocol {MODERN_PROTOCOL_VERSION})"),
+                format!("method not found: {method} (not part of protocol {PROTOCOL_VERSION_2026_07_28})"),
             ));
         }
         if method == "server/discover" {
@@ -249,7 +219,7 @@ pub(crate) fn handle(
             capabilities: meta.capabilities,
             info: meta.client_info,
         };
-        let state = Arc::new(SessionState::modern(principal.clone(), client, meta.log_level, rounds.clone()));
+        let state = Arc::new(SessionState::for_2026_request(principal.clone(), client, meta.log_level, rounds.clone()));
         let binding = if multi_round { Some(binding(&request, principal.as_deref())?) } else { None };
         let handler = ServerSession::dispatch(&server, &state, request, scope).into_future();
         let outcome = match drive(handler, &rounds).await {
@@ -270,13 +240,13 @@ pub(crate) fn handle(
         }
         match outcome {
             Outcome::Complete(Ok(result)) => finish(&server, &method, result.get(), "complete"),
-            Outcome::Complete(Err(error)) => Err(modern_error(error)),
+            Outcome::Complete(Err(error)) => Err(error_2026(error)),
             Outcome::Rejected(error) => Err(error),
             Outcome::InputRequired(asked) => {
                 let Some(binding) = binding else {
                     return Err(ErrorObject::internal(format!("`{method}` cannot ask the client for input")));
                 };
-                let state = server.mrtr.seal(&binding, &rounds.carried());
+                let state = server.request_state.seal(&binding, &rounds.carried());
                 let mut body = json!({"requestState": state});
                 // Nothing to ask (a URL flow still under way): the client retries with the state.
                 if !asked.is_empty() {
@@ -383,15 +353,15 @@ pub struct CacheHint {
 
 /// The server's 2026-era settings.
 #[derive(Debug, Clone)]
-pub(crate) struct ModernSettings {
+pub(crate) struct Settings2026 {
     pub(crate) advertise_server_info: bool,
     pub(crate) default_cache: CacheHint,
     pub(crate) cache: Vec<(String, CacheHint)>,
 }
 
-impl Default for ModernSettings {
+impl Default for Settings2026 {
     fn default() -> Self {
-        ModernSettings {
+        Settings2026 {
             advertise_server_info: true,
             default_cache: CacheHint { ttl_ms: 60_000, scope: CacheScope::Private },
             cache: Vec::new(),
@@ -399,7 +369,7 @@ impl Default for ModernSettings {
     }
 }
 
-impl ModernSettings {
+impl Settings2026 {
     fn cache_hint(&self, method: &str) -> CacheHint {
         self.cache.iter().find(|(m, _)| m == method).map_or(self.default_cache, |(_, h)| *h)
     }
@@ -412,10 +382,10 @@ impl super::ServerBuilder {
     /// results are fresh for a minute and private.
     pub fn cache_hint(mut self, method: &str, hint: CacheHint) -> Self {
         if method == "*" {
-            self.modern.default_cache = hint;
+            self.rev_2026.default_cache = hint;
         } else {
-            self.modern.cache.retain(|(m, _)| m != method);
-            self.modern.cache.push((method.to_owned(), hint));
+            self.rev_2026.cache.retain(|(m, _)| m != method);
+            self.rev_2026.cache.push((method.to_owned(), hint));
         }
         self
     }
@@ -423,14 +393,14 @@ impl super::ServerBuilder {
     /// The key that seals `requestState` of multi round-trip requests. Give every instance of
     /// a deployment the same key so a retry may land on any of them; by default each process
     /// has a random key of its own.
-    pub fn request_state_key(mut self, key: crate::mrtr::state::StateKey) -> Self {
-        self.mrtr_key = Some(key);
+    pub fn request_state_key(mut self, key: crate::multi_round::state::StateKey) -> Self {
+        self.request_state_key = Some(key);
         self
     }
 
     /// How long a `requestState` stays valid (default 15 minutes: a person is answering).
     pub fn request_state_ttl(mut self, ttl: std::time::Duration) -> Self {
-        self.mrtr_ttl = ttl;
+        self.request_state_ttl = ttl;
         self
     }
 }
@@ -524,13 +494,20 @@ impl Context {
         }
     }
 
-    /// Whether this request is served in the 2026 era (stateless, multi round-trip).
-    pub fn is_modern(&self) -> bool {
+    /// Whether this request is a multi round-trip one (revision 2026-07-28): a request that
+    /// stands alone, whose handler runs again on each retry (see [`crate::multi_round`]).
+    pub fn is_multi_round_trip(&self) -> bool {
         self.session_state().rounds.is_some()
     }
 
+    /// [`is_multi_round_trip`](Self::is_multi_round_trip), under the name it had.
+    #[deprecated(since = "0.1.0", note = "renamed `is_multi_round_trip`")]
+    pub fn is_modern(&self) -> bool {
+        self.is_multi_round_trip()
+    }
+
     /// In the 2026 era, an id of this request that is the same in every round of it (each
-    /// retry runs the handler again, see [`crate::mrtr`]) and new for every other request: 128
+    /// retry runs the handler again, see [`crate::multi_round`]) and new for every other request: 128
     /// random bits, hex. Use it as the idempotency key of a side effect that must happen once
     /// per request even if the handler runs again (a client may resend its last retry). `None`
     /// in the 2025 era, where the handler runs once per request.

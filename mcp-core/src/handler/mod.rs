@@ -1,0 +1,12 @@
+//! What a handler may ask of the request it serves: its [`Context`] (cancellation, progress,
+//! the client, elicitation and sampling), shared [`State`], and [`Completer`]s for its
+//! arguments. Tools, prompts and resources are written against this module; the server
+//! implements what a context reaches of the session.
+
+mod completion;
+mod context;
+mod state;
+
+pub use completion::{Completer, CompletionCall};
+pub use context::Context;
+pub use state::State;

@@ -1,0 +1,59 @@
+//! The server behind the Streamable HTTP transport.
+
+use std::io;
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use super::Server;
+use super::session::ServerSession;
+use crate::engine::{Service, SessionConfig};
+use crate::tool::ToolDef;
+use crate::transport::http::{HttpConfig, HttpService, Opening, StreamableHttp};
+
+impl HttpService for Server {
+    fn session_config(&self) -> &SessionConfig {
+        &self.inner.session
+    }
+
+    fn open(&self, opening: Opening<'_>, principal: Option<String>) -> Box<dyn Service> {
+        let server = self.inner.clone();
+        Box::new(match opening {
+            Opening::Initialize => ServerSession::for_principal(server, principal),
+            Opening::Preinitialized(version) => ServerSession::preinitialized(server, principal, version),
+            Opening::Request2026 => ServerSession::only_2026(server, principal),
+        })
+    }
+
+    fn tool(&self, name: &str) -> Option<ToolDef> {
+        self.inner.tools.get(name)
+    }
+}
+
+impl StreamableHttp {
+    /// The endpoint for `server`. Call from within a tokio runtime (a task expires idle sessions).
+    pub fn new(server: &Server, config: HttpConfig) -> Self {
+        StreamableHttp::for_service(Arc::new(server.clone()), config)
+    }
+}
+
+impl Server {
+    /// The Streamable HTTP endpoint of this server, to mount in an application.
+    pub fn streamable_http(&self, config: HttpConfig) -> StreamableHttp {
+        StreamableHttp::new(self, config)
+    }
+
+    /// Serves Streamable HTTP at `http://{addr}/mcp` until Ctrl-C. On a loopback address only
+    /// loopback `Host`s are accepted; on any other, `Host` is not checked unless configured.
+    pub async fn serve_http(&self, addr: SocketAddr, config: Option<HttpConfig>) -> io::Result<()> {
+        let config = config.unwrap_or_else(|| {
+            let default = HttpConfig::default();
+            if addr.ip().is_loopback() { default } else { default.disable_host_checks() }
+        });
+        let listener = tokio::net::TcpListener::bind(addr).await?;
+        tracing::info!(address = %listener.local_addr()?, "serving MCP over Streamable HTTP at /mcp");
+        let shutdown = async {
+            let _ = tokio::signal::ctrl_c().await;
+        };
+        self.streamable_http(config).serve(listener, shutdown).await
+    }
+}

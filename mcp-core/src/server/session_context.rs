@@ -1,0 +1,63 @@
+//! What a request's [`Context`] reaches of the server and the session it came on.
+
+use std::any::{Any, TypeId};
+use std::sync::Arc;
+
+use super::ServerInner;
+use super::session::SessionState;
+use crate::engine::{Cancellation, Peer};
+use crate::handler::Context;
+use crate::protocol::{ClientCapabilities, Implementation, ProgressToken, RequestId};
+
+impl Context {
+    /// A context for a request of `session` on `server`.
+    pub(crate) fn for_request(
+        request_id: RequestId,
+        peer: Peer,
+        cancel: Cancellation,
+        progress_token: Option<ProgressToken>,
+        session: Arc<SessionState>,
+        server: Arc<ServerInner>,
+    ) -> Self {
+        Context::new(request_id, peer, cancel, progress_token, session, server)
+    }
+
+    pub(crate) fn server(&self) -> &ServerInner {
+        // Only the server makes contexts (`for_request`), always with its own state.
+        self.server_state().downcast_ref().expect("a context holds the state of the server that made it")
+    }
+
+    pub(crate) fn server_arc(&self) -> Arc<ServerInner> {
+        self.server_state().clone().downcast().expect("a context holds the state of the server that made it")
+    }
+
+    pub(crate) fn session_state(&self) -> &SessionState {
+        self.session_opaque().downcast_ref().expect("a context holds the state of the session that made it")
+    }
+
+    /// The authenticated user behind this request, where the transport knows one.
+    pub fn principal(&self) -> Option<&str> {
+        self.session_state().principal.as_deref()
+    }
+
+    /// The negotiated protocol revision.
+    pub fn protocol_version(&self) -> Option<&str> {
+        self.session_state().client().map(|c| c.protocol_version.as_str())
+    }
+
+    /// The client's `clientInfo`.
+    pub fn client_info(&self) -> Option<&Implementation> {
+        self.session_state().client().map(|c| &c.info)
+    }
+
+    /// The capabilities the client declared.
+    pub fn client_capabilities(&self) -> Option<&ClientCapabilities> {
+        self.session_state().client().map(|c| &c.capabilities)
+    }
+
+    /// Shared state of type `T` registered with [`ServerBuilder::state`](super::ServerBuilder::state).
+    pub fn state<T: Send + Sync + 'static>(&self) -> Option<Arc<T>> {
+        let any: Arc<dyn Any + Send + Sync> = self.server().state.get(&TypeId::of::<T>())?.clone();
+        any.downcast::<T>().ok()
+    }
+}
