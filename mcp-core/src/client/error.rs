@@ -104,7 +104,6 @@ impl ClientError {
 impl From<PeerError> for ClientError {
     fn from(e: PeerError) -> Self {
         match e {
-            PeerError::Rpc(error) if is_transport_error(&error) => ClientError::Transport(error.message),
             PeerError::Rpc(error) => match UrlElicitationRequired::from_error_object(&error) {
                 Some(required) => ClientError::UrlElicitationRequired(required),
                 None => ClientError::Rpc(error),
@@ -113,19 +112,9 @@ impl From<PeerError> for ClientError {
             PeerError::Cancelled => ClientError::Cancelled,
             PeerError::Closed => ClientError::Closed,
             PeerError::Codec(m) => ClientError::Codec(m),
+            PeerError::Transport(m) => ClientError::Transport(m),
         }
     }
-}
-
-/// Whether the error was made up by the HTTP transport rather than sent by the server.
-fn is_transport_error(_error: &ErrorObject) -> bool {
-    #[cfg(feature = "http-client")]
-    {
-        let mark = super::http::TRANSPORT_ERROR_MARK;
-        _error.data.as_ref().and_then(|d| d.get(mark)).is_some_and(|v| v == true)
-    }
-    #[cfg(not(feature = "http-client"))]
-    false
 }
 
 #[cfg(test)]

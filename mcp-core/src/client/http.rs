@@ -32,17 +32,14 @@ use super::ClientError;
 use super::connection::Connection;
 use super::http_headers::ToolHeaders;
 use super::service::ClientService;
-use crate::engine::{BoxFuture, Outbound, OutboundKind, Session};
-use crate::protocol::jsonrpc::{DecodeError, encode_error};
+use crate::engine::{BoxFuture, Outbound, OutboundKind, PeerError, Session};
+use crate::protocol::jsonrpc::DecodeError;
 use crate::protocol::{ErrorObject, Message, RequestId};
 
 /// The header carrying the session id.
 const SESSION_HEADER: &str = "mcp-session-id";
 /// The header carrying the negotiated protocol revision.
 const PROTOCOL_VERSION_HEADER: &str = "mcp-protocol-version";
-/// Marks an error made up by this transport (the server was not reached, or broke the
-/// protocol), so the client reports it as [`ClientError::Transport`].
-pub(crate) const TRANSPORT_ERROR_MARK: &str = "mcpClientTransport";
 /// How long the session's GET stream may take to open before the client goes on without it.
 const STANDALONE_OPEN_TIMEOUT: Duration = Duration::from_secs(5);
 /// How long closing waits for the server to acknowledge `DELETE`.
@@ -261,9 +258,10 @@ fn is_event_stream(response: &Response) -> bool {
         .is_some_and(|v| v.trim_start().to_ascii_lowercase().starts_with("text/event-stream"))
 }
 
-/// An error made up by the transport, reported as [`ClientError::Transport`].
-fn transport_error(message: impl Into<String>) -> ErrorObject {
-    ErrorObject::internal(message).with_data(serde_json::json!({ TRANSPORT_ERROR_MARK: true }))
+/// A failure of the transport (the server was not reached, or broke the protocol), reported
+/// as [`ClientError::Transport`].
+fn transport_error(message: impl Into<String>) -> PeerError {
+    PeerError::Transport(message.into())
 }
 
 /// How reading a stream ended.
@@ -363,9 +361,9 @@ impl Shared {
     }
 
     /// Fails the pending request `id` with `error`.
-    async fn fail(&self, id: &RequestId, error: ErrorObject) {
-        tracing::debug!(%id, code = error.code, message = %error.message, "request failed in the transport");
-        self.session.handle_frame(&encode_error(Some(id), &error)).await;
+    async fn fail(&self, id: &RequestId, error: PeerError) {
+        tracing::debug!(%id, %error, "request failed in the transport");
+        self.session.peer().fail(id, error);
     }
 
     /// The server forgot the session (404): nothing more can be done on it.
@@ -472,6 +470,7 @@ impl Shared {
             let error = serde_json::from_str::<serde_json::Value>(&body)
                 .ok()
                 .and_then(|v| serde_json::from_value::<ErrorObject>(v.get("error")?.clone()).ok())
+                .map(PeerError::Rpc)
                 .unwrap_or_else(|| {
                     let snippet: String = body.chars().take(200).collect();
                     transport_error(format!("HTTP {status}: {snippet}"))

@@ -56,6 +56,7 @@ impl ElicitError {
             PeerError::Closed => ElicitError::ConnectionClosed,
             PeerError::Rpc(e) => ElicitError::Client(e),
             PeerError::Codec(reason) => ElicitError::InvalidResponse { field: None, reason },
+            PeerError::Transport(reason) => ElicitError::Client(ErrorObject::internal(reason)),
         }
     }
 }

@@ -38,9 +38,13 @@ pub enum PeerError {
     /// The parameters could not be encoded, or the result could not be decoded.
     #[error("{0}")]
     Codec(String),
+    /// The transport could not deliver the request or its answer (the peer was not reached,
+    /// or broke the transport's rules); the peer did not answer.
+    #[error("transport failure: {0}")]
+    Transport(String),
 }
 
-type Slot = oneshot::Sender<Result<Box<RawValue>, ErrorObject>>;
+type Slot = oneshot::Sender<Result<Box<RawValue>, PeerError>>;
 
 struct Pending {
     closed: bool,
@@ -203,7 +207,7 @@ impl Peer {
                 Box::pin(self.send_outbound(out)).await?;
             }
             guard.sent.store(true, Ordering::Relaxed);
-            rx.await.map_err(|_| PeerError::Closed)?.map_err(PeerError::Rpc)
+            rx.await.map_err(|_| PeerError::Closed)?
         };
         let cancel = options.cancel.unwrap_or_default();
         let timeout = async {
@@ -291,6 +295,16 @@ impl Peer {
 
     /// Routes a response from the peer to whoever awaits it. Unknown ids are ignored.
     pub(crate) fn resolve(&self, id: &RequestId, outcome: Result<Box<RawValue>, ErrorObject>) -> bool {
+        self.settle(id, outcome.map_err(PeerError::Rpc))
+    }
+
+    /// Ends the wait for the answer to `id` with `error`, as the transport found it could not
+    /// come. Unknown ids are ignored.
+    pub(crate) fn fail(&self, id: &RequestId, error: PeerError) -> bool {
+        self.settle(id, Err(error))
+    }
+
+    fn settle(&self, id: &RequestId, outcome: Result<Box<RawValue>, PeerError>) -> bool {
         let RequestId::Number(n) = id else {
             return false;
         };
