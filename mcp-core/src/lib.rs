@@ -38,8 +38,6 @@
 //! 11. [`client`]: client, handlers of server requests, its transports (stdio, Streamable HTTP).
 //! 12. [`testing`]: a client connected to a server in process, with scripted answers.
 
-#![warn(missing_docs)]
-
 pub mod protocol;
 
 pub mod engine;

@@ -235,104 +235,13 @@ fn allowed_values(o: &JsonObject) -> Option<Vec<&str>> {
 }
 
 fn check_value(name: &str, o: &JsonObject, value: &Value) -> Result<(), ContentError> {
-    let ty = o.get("type").and_then(Value::as_str).unwrap_or_default();
-    match ty {
-        "string" => {
-            let Value::String(s) = value else { return Err(content_error(name, "expected a string")) };
-            if let Some(allowed) = allowed_values(o) {
-                if !allowed.contains(&s.as_str()) {
-                    return Err(content_error(name, format!("`{s}` is not one of the options {allowed:?}")));
-                }
-            }
-            let len = s.chars().count() as u64;
-            if let Some(min) = o.get("minLength").and_then(Value::as_u64) {
-                if len < min {
-                    return Err(content_error(
-                        name,
-                        format!("must be at least {} long (got {len})", count(min, "character")),
-                    ));
-                }
-            }
-            if let Some(max) = o.get("maxLength").and_then(Value::as_u64) {
-                if len > max {
-                    return Err(content_error(
-                        name,
-                        format!("must be at most {} long (got {len})", count(max, "character")),
-                    ));
-                }
-            }
-            if let Some(format) = o.get("format").and_then(Value::as_str) {
-                if !matches_format(format, s) {
-                    return Err(content_error(name, format!("`{s}` is not a valid {format}")));
-                }
-            }
-            Ok(())
-        }
-        "number" | "integer" => {
-            let integral_value;
-            let value = if ty == "integer" {
-                integral_value = integral(value);
-                &integral_value
-            } else {
-                value
-            };
-            let Some(n) = value.as_f64().filter(|_| value.is_number()) else {
-                return Err(content_error(
-                    name,
-                    format!("expected {}", if ty == "integer" { "an integer" } else { "a number" }),
-                ));
-            };
-            if ty == "integer" && !(value.is_i64() || value.is_u64()) {
-                let rule = if n.fract() == 0.0 { "an integer that fits in 64 bits" } else { "an integer" };
-                return Err(content_error(name, format!("expected {rule}, got {value}")));
-            }
-            // A field that may be negative is held by a signed type, at most 64 bits wide: an
-            // integer past `i64::MAX` would pass a check done in doubles (`maximum` is absent for
-            // 64-bit fields, and near it doubles are 2,048 apart), then fail to deserialize.
-            let may_be_negative = o.get("minimum").and_then(Value::as_f64).is_none_or(|min| min < 0.0);
-            if ty == "integer" && may_be_negative && !value.is_i64() {
-                return Err(content_error(name, format!("expected a signed 64-bit integer, got {value}")));
-            }
-            if let Some(min) = o.get("minimum").and_then(Value::as_f64) {
-                if n < min {
-                    return Err(content_error(name, format!("must be at least {min} (got {value})")));
-                }
-            }
-            if let Some(max) = o.get("maximum").and_then(Value::as_f64) {
-                if n > max {
-                    return Err(content_error(name, format!("must be at most {max} (got {value})")));
-                }
-            }
-            Ok(())
-        }
+    match o.get("type").and_then(Value::as_str).unwrap_or_default() {
+        "string" => check_string(name, o, value),
+        "number" => check_number(name, o, value),
+        "integer" => check_integer(name, o, value),
         "boolean" if value.is_boolean() => Ok(()),
         "boolean" => Err(content_error(name, "expected a boolean")),
-        "array" => {
-            let Value::Array(items) = value else { return Err(content_error(name, "expected an array of options")) };
-            let item_schema = o.get("items").and_then(Value::as_object);
-            let allowed = item_schema.and_then(allowed_values).unwrap_or_default();
-            for (i, item) in items.iter().enumerate() {
-                match item.as_str() {
-                    Some(s) if allowed.contains(&s) => {}
-                    _ => return Err(content_error(name, format!("{item} is not one of the options {allowed:?}"))),
-                }
-                if items[..i].contains(item) {
-                    return Err(content_error(name, format!("chooses {item} more than once")));
-                }
-            }
-            let count = items.len() as u64;
-            if let Some(min) = o.get("minItems").and_then(Value::as_u64) {
-                if count < min {
-                    return Err(content_error(name, format!("choose at least {min} (got {count})")));
-                }
-            }
-            if let Some(max) = o.get("maxItems").and_then(Value::as_u64) {
-                if count > max {
-                    return Err(content_error(name, format!("choose at most {max} (got {count})")));
-                }
-            }
-            Ok(())
-        }
+        "array" => check_choices(name, o, value),
         other => Err(content_error(name, format!("the schema has an unsupported type `{other}`"))),
     }
 }
@@ -340,6 +249,105 @@ fn check_value(name: &str, o: &JsonObject, value: &Value) -> Result<(), ContentE
 /// `n` and `noun`, with the noun in the plural unless `n` is 1: "1 character", "3 characters".
 fn count(n: u64, noun: &str) -> String {
     if n == 1 { format!("1 {noun}") } else { format!("{n} {noun}s") }
+}
+
+/// A `string` field: one of its options if it has some, within its length bounds, in its format.
+fn check_string(name: &str, o: &JsonObject, value: &Value) -> Result<(), ContentError> {
+    let Value::String(s) = value else { return Err(content_error(name, "expected a string")) };
+    if let Some(allowed) = allowed_values(o) {
+        if !allowed.contains(&s.as_str()) {
+            return Err(content_error(name, format!("`{s}` is not one of the options {allowed:?}")));
+        }
+    }
+    let len = s.chars().count() as u64;
+    if let Some(min) = o.get("minLength").and_then(Value::as_u64) {
+        if len < min {
+            return Err(content_error(name, format!("must be at least {} long (got {len})", count(min, "character"))));
+        }
+    }
+    if let Some(max) = o.get("maxLength").and_then(Value::as_u64) {
+        if len > max {
+            return Err(content_error(name, format!("must be at most {} long (got {len})", count(max, "character"))));
+        }
+    }
+    if let Some(format) = o.get("format").and_then(Value::as_str) {
+        if !matches_format(format, s) {
+            return Err(content_error(name, format!("`{s}` is not a valid {format}")));
+        }
+    }
+    Ok(())
+}
+
+/// A `number` field: a JSON number within the field's bounds.
+fn check_number(name: &str, o: &JsonObject, value: &Value) -> Result<(), ContentError> {
+    let Some(n) = value.as_f64().filter(|_| value.is_number()) else {
+        return Err(content_error(name, "expected a number"));
+    };
+    check_bounds(name, o, value, n)
+}
+
+/// An `integer` field: an integer (`1.0` counts) that fits the type holding it, within the
+/// field's bounds.
+fn check_integer(name: &str, o: &JsonObject, value: &Value) -> Result<(), ContentError> {
+    let value = &integral(value);
+    let Some(n) = value.as_f64().filter(|_| value.is_number()) else {
+        return Err(content_error(name, "expected an integer"));
+    };
+    if !(value.is_i64() || value.is_u64()) {
+        let rule = if n.fract() == 0.0 { "an integer that fits in 64 bits" } else { "an integer" };
+        return Err(content_error(name, format!("expected {rule}, got {value}")));
+    }
+    // A field that may be negative is held by a signed type, at most 64 bits wide: an
+    // integer past `i64::MAX` would pass a check done in doubles (`maximum` is absent for
+    // 64-bit fields, and near it doubles are 2,048 apart), then fail to deserialize.
+    let may_be_negative = o.get("minimum").and_then(Value::as_f64).is_none_or(|min| min < 0.0);
+    if may_be_negative && !value.is_i64() {
+        return Err(content_error(name, format!("expected a signed 64-bit integer, got {value}")));
+    }
+    check_bounds(name, o, value, n)
+}
+
+/// `minimum` and `maximum` of a numeric field, against `value` (read as `n`).
+fn check_bounds(name: &str, o: &JsonObject, value: &Value, n: f64) -> Result<(), ContentError> {
+    if let Some(min) = o.get("minimum").and_then(Value::as_f64) {
+        if n < min {
+            return Err(content_error(name, format!("must be at least {min} (got {value})")));
+        }
+    }
+    if let Some(max) = o.get("maximum").and_then(Value::as_f64) {
+        if n > max {
+            return Err(content_error(name, format!("must be at most {max} (got {value})")));
+        }
+    }
+    Ok(())
+}
+
+/// An `array` field (a multiple choice): distinct options, as many as its bounds allow.
+fn check_choices(name: &str, o: &JsonObject, value: &Value) -> Result<(), ContentError> {
+    let Value::Array(items) = value else { return Err(content_error(name, "expected an array of options")) };
+    let item_schema = o.get("items").and_then(Value::as_object);
+    let allowed = item_schema.and_then(allowed_values).unwrap_or_default();
+    for (i, item) in items.iter().enumerate() {
+        match item.as_str() {
+            Some(s) if allowed.contains(&s) => {}
+            _ => return Err(content_error(name, format!("{item} is not one of the options {allowed:?}"))),
+        }
+        if items[..i].contains(item) {
+            return Err(content_error(name, format!("chooses {item} more than once")));
+        }
+    }
+    let count = items.len() as u64;
+    if let Some(min) = o.get("minItems").and_then(Value::as_u64) {
+        if count < min {
+            return Err(content_error(name, format!("choose at least {min} (got {count})")));
+        }
+    }
+    if let Some(max) = o.get("maxItems").and_then(Value::as_u64) {
+        if count > max {
+            return Err(content_error(name, format!("choose at most {max} (got {count})")));
+        }
+    }
+    Ok(())
 }
 
 /// Fills in defaults for missing fields, then checks `content` against `schema`: required

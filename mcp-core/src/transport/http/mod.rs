@@ -424,77 +424,114 @@ fn session_not_found() -> Response {
     json_rpc_error(StatusCode::NOT_FOUND, &ErrorObject::new(-32001, "session not found"))
 }
 
+/// A POST: checks and decodes the message, then serves it by its era (a 2026-era request), in
+/// stateless mode, or on its session.
 async fn post(shared: &Arc<Shared>, headers: &HeaderMap, principal: Option<String>, bytes: &[u8]) -> Response {
-    let content_type = header_str(headers, header::CONTENT_TYPE.as_str()).unwrap_or("");
-    if !content_type.split(';').next().unwrap_or("").trim().eq_ignore_ascii_case("application/json") {
-        return plain(StatusCode::UNSUPPORTED_MEDIA_TYPE, "the body must be `application/json`");
-    }
-    if !(accepts(headers, "application/json") && accepts(headers, "text/event-stream")) {
-        return plain(StatusCode::NOT_ACCEPTABLE, "the Accept header must list application/json and text/event-stream");
-    }
-    let text = match std::str::from_utf8(bytes) {
-        Ok(t) => t,
-        Err(e) => {
-            return json_rpc_error(
-                StatusCode::BAD_REQUEST,
-                &ErrorObject::parse_error(format!("parse error: invalid UTF-8: {e}")),
-            );
-        }
-    };
-    let message = match Message::decode(text) {
+    let message = match read_message(headers, bytes) {
         Ok(m) => m,
-        Err(DecodeError { id, error, respond }) => {
-            // A malformed response or notification must not be answered: the POST is refused,
-            // with an error that names no id (the id of a response is one of ours).
-            let id = if respond { id } else { None };
-            let body = encode_error(id.as_ref(), &error);
-            return (StatusCode::BAD_REQUEST, [(header::CONTENT_TYPE, "application/json")], body).into_response();
-        }
+        Err(refused) => return *refused,
     };
     // Checked by `endpoint`: absent, or a revision this server speaks.
     let version = header_str(headers, PROTOCOL_VERSION_HEADER);
-    let is_initialize = matches!(&message, Message::Request(r) if r.method == "initialize");
+    if is_2026(&message, headers, version) {
+        post_2026(shared, headers, principal, message).await
+    } else if shared.config.stateless {
+        post_stateless(shared, principal, message, version).await
+    } else {
+        post_to_session(shared, headers, principal, message).await
+    }
+}
 
-    // 2026-07-28: no sessions; every request stands alone. A request is of that era when its
-    // `_meta` or its `MCP-Protocol-Version` header says so (a request whose header says so but
-    // whose `_meta` does not is then refused as malformed), or when it probes with
-    // `server/discover` outside a session.
-    let is_2026 = match &message {
+/// The message a POST carries, or the response refusing it (wrong media types, not UTF-8, not
+/// a JSON-RPC message).
+fn read_message(headers: &HeaderMap, bytes: &[u8]) -> Result<Message, Box<Response>> {
+    let content_type = header_str(headers, header::CONTENT_TYPE.as_str()).unwrap_or("");
+    if !content_type.split(';').next().unwrap_or("").trim().eq_ignore_ascii_case("application/json") {
+        return Err(Box::new(plain(StatusCode::UNSUPPORTED_MEDIA_TYPE, "the body must be `application/json`")));
+    }
+    if !(accepts(headers, "application/json") && accepts(headers, "text/event-stream")) {
+        return Err(Box::new(plain(
+            StatusCode::NOT_ACCEPTABLE,
+            "the Accept header must list application/json and text/event-stream",
+        )));
+    }
+    let text = std::str::from_utf8(bytes).map_err(|e| {
+        Box::new(json_rpc_error(
+            StatusCode::BAD_REQUEST,
+            &ErrorObject::parse_error(format!("parse error: invalid UTF-8: {e}")),
+        ))
+    })?;
+    Message::decode(text).map_err(|DecodeError { id, error, respond }| {
+        // A malformed response or notification must not be answered: the POST is refused,
+        // with an error that names no id (the id of a response is one of ours).
+        let id = if respond { id } else { None };
+        let body = encode_error(id.as_ref(), &error);
+        Box::new((StatusCode::BAD_REQUEST, [(header::CONTENT_TYPE, "application/json")], body).into_response())
+    })
+}
+
+/// Whether a message is of the 2026 era: no sessions; every request stands alone. A request is
+/// of that era when its `_meta` or its `MCP-Protocol-Version` header says so (a request whose
+/// header says so but whose `_meta` does not is then refused as malformed), or when it probes
+/// with `server/discover` outside a session.
+fn is_2026(message: &Message, headers: &HeaderMap, version: Option<&str>) -> bool {
+    match message {
         Message::Request(r) => {
             is_2026_request(r)
                 || version == Some(PROTOCOL_VERSION_2026_07_28)
                 || (r.method == "server/discover" && header_str(headers, SESSION_HEADER).is_none())
         }
         _ => version == Some(PROTOCOL_VERSION_2026_07_28),
+    }
+}
+
+/// A 2026-era message: a request is served by a session of its own, checked against the
+/// era's header rules; anything else has nothing to do over HTTP.
+async fn post_2026(shared: &Arc<Shared>, headers: &HeaderMap, principal: Option<String>, message: Message) -> Response {
+    let Message::Request(request) = &message else {
+        // Nothing to do with a 2026-era notification or response over HTTP.
+        return StatusCode::ACCEPTED.into_response();
     };
-    if is_2026 {
-        let Message::Request(request) = &message else {
-            // Nothing to do with a 2026-era notification or response over HTTP.
-            return StatusCode::ACCEPTED.into_response();
-        };
-        if let Err(error) = check_2026_headers(headers, request, &*shared.server) {
-            return json_rpc_error_for(StatusCode::BAD_REQUEST, Some(&request.id), &error);
-        }
-        let service = shared.server.open(Opening::Request2026, principal.clone());
-        let session = HttpSession::start(String::new(), service, principal, shared, false);
-        let response = deliver(&session, message, Reply::Request2026).await;
-        session.close_when_idle();
-        return response;
+    if let Err(error) = check_2026_headers(headers, request, &*shared.server) {
+        return json_rpc_error_for(StatusCode::BAD_REQUEST, Some(&request.id), &error);
     }
+    let service = shared.server.open(Opening::Request2026, principal.clone());
+    let session = HttpSession::start(String::new(), service, principal, shared, false);
+    let response = deliver(&session, message, Reply::Request2026).await;
+    session.close_when_idle();
+    response
+}
 
-    if shared.config.stateless {
-        let service = if is_initialize {
-            shared.server.open(Opening::Initialize, principal.clone())
-        } else {
-            let v = version.unwrap_or(crate::protocol::LATEST_PROTOCOL_VERSION);
-            shared.server.open(Opening::Preinitialized(v), principal.clone())
-        };
-        let session = HttpSession::start(String::new(), service, principal, shared, false);
-        let response = deliver(&session, message, Reply::Session(None)).await;
-        session.close_when_idle();
-        return response;
-    }
+/// A 2025-era message in stateless mode: served by a fresh session, initialized by the
+/// message itself or taken to be at the revision its header names.
+async fn post_stateless(
+    shared: &Arc<Shared>,
+    principal: Option<String>,
+    message: Message,
+    version: Option<&str>,
+) -> Response {
+    let is_initialize = matches!(&message, Message::Request(r) if r.method == "initialize");
+    let service = if is_initialize {
+        shared.server.open(Opening::Initialize, principal.clone())
+    } else {
+        let v = version.unwrap_or(crate::protocol::LATEST_PROTOCOL_VERSION);
+        shared.server.open(Opening::Preinitialized(v), principal.clone())
+    };
+    let session = HttpSession::start(String::new(), service, principal, shared, false);
+    let response = deliver(&session, message, Reply::Session(None)).await;
+    session.close_when_idle();
+    response
+}
 
+/// A 2025-era message on its session: `initialize` without a session id opens one (kept only
+/// if initialization succeeds); anything else goes to the session its id names.
+async fn post_to_session(
+    shared: &Arc<Shared>,
+    headers: &HeaderMap,
+    principal: Option<String>,
+    message: Message,
+) -> Response {
+    let is_initialize = matches!(&message, Message::Request(r) if r.method == "initialize");
     let (session, created) = match header_str(headers, SESSION_HEADER) {
         None if is_initialize => {
             let id = crate::elicit::url::new_elicitation_id();
