@@ -1,6 +1,7 @@
 //! What the fuzz targets in `fuzz/` need and cannot reach through the public API: opening a
-//! `requestState` the way a 2026-era retry does, and the scanner of tool arguments. Built only
-//! with the `fuzzing` feature; not a public API, no stability promise.
+//! `requestState` the way a 2026-era retry does, the scanner of tool arguments, and the
+//! client's SSE parser. Built only with the `fuzzing` feature; not a public API, no stability
+//! promise.
 
 use std::time::Duration;
 
@@ -67,4 +68,10 @@ impl Sealer {
 /// serde_json, and panics if they disagree (on whether it is an object, or on its members).
 pub fn check_arguments(text: &str) {
     crate::tool::check_against_serde(text);
+}
+
+/// Parses `data` as a `text/event-stream` body whole and in chunks, with a limit read from
+/// its first byte, and panics unless both agree and what the parser holds stays bounded.
+pub fn check_sse(data: &[u8]) {
+    crate::client::sse::check_chunking(data);
 }

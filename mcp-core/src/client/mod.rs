@@ -58,6 +58,8 @@ mod listen;
 mod notifications;
 mod round_trip;
 pub(crate) mod service;
+#[cfg(any(feature = "http-client", feature = "fuzzing"))]
+pub(crate) mod sse;
 
 use std::future::{Future, IntoFuture};
 use std::sync::atomic::{AtomicU64, Ordering};

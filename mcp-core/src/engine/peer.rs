@@ -300,6 +300,7 @@ impl Peer {
 
     /// Ends the wait for the answer to `id` with `error`, as the transport found it could not
     /// come. Unknown ids are ignored.
+    #[cfg_attr(not(feature = "http-client"), allow(dead_code))]
     pub(crate) fn fail(&self, id: &RequestId, error: PeerError) -> bool {
         self.settle(id, Err(error))
     }
