@@ -74,11 +74,12 @@ pub mod mrtr {
 
 pub use elicit::{ElicitError, Elicitation, UrlElicitationRequired};
 pub use engine::{Peer, PeerError};
+pub use handler::{Context, State};
 pub use prompt::{ArgumentValue, PromptDef};
 pub use protocol::{CallToolResult, Content, ErrorObject, LoggingLevel, PromptMessage, ResourceContents, Role};
 pub use resource::ResourceDef;
-pub use server::{BuildError, Context, Server, ServerBuilder};
-pub use tool::{Json, State, ToolDef};
+pub use server::{BuildError, Server, ServerBuilder};
+pub use tool::{Json, ToolDef};
 
 #[cfg(feature = "macros")]
 pub use mcp_macros::{prompt, resource, tool, toolbox};
@@ -91,13 +92,14 @@ pub struct ReadmeDoctests;
 /// The names most servers need.
 pub mod prelude {
     pub use crate::elicit::{Elicit, ElicitError, Elicitation, UrlElicitationRequired};
+    pub use crate::handler::{Completer, Context, State};
     pub use crate::prompt::{ArgumentValue, PromptDef};
     pub use crate::protocol::{
         CallToolResult, Content, ErrorObject, GetPromptResult, LoggingLevel, PromptMessage, ResourceContents, Role,
     };
     pub use crate::resource::{Blob, ResourceDef, ResourceUri};
-    pub use crate::server::{Completer, Context, Server};
-    pub use crate::tool::{Json, State, ToolDef};
+    pub use crate::server::Server;
+    pub use crate::tool::{Json, ToolDef};
     pub use crate::{prompts, resources, tools};
     #[cfg(feature = "macros")]
     pub use mcp_macros::{prompt, resource, tool, toolbox};
@@ -121,4 +123,18 @@ pub mod __private {
     pub use std::sync::OnceLock;
     pub use std::vec;
     pub use std::vec::Vec;
+}
+
+#[cfg(test)]
+mod renamed {
+    /// The old public names still resolve, to the same items, for one release.
+    #[test]
+    #[allow(deprecated)]
+    fn old_names_still_resolve() {
+        assert_eq!(crate::server::MODERN_PROTOCOL_VERSION, crate::protocol::PROTOCOL_VERSION_2026_07_28);
+        let key = crate::mrtr::state::StateKey::from_bytes([7; 32]);
+        let _: crate::multi_round::state::StateKey = key;
+        assert_eq!(crate::protocol::base64::encode(b"foob"), "Zm9vYg==");
+        assert_eq!(crate::protocol::base64::decode("Zm9vYg").as_deref(), Some(&b"foob"[..]));
+    }
 }

@@ -4,7 +4,7 @@
 //! messages not tied to a request) and `DELETE` (end the session). [`StreamableHttp`] is an
 //! axum [`Router`](axum::Router) — a tower `Service` — to mount in an existing application, and
 //! [`Server::serve_http`](crate::Server::serve_http) runs it standalone. The transport serves
-//! whatever implements [`HttpService`] (the server does): it opens sessions, and moves frames.
+//! whatever implements its `HttpService` trait (the server does): it opens sessions, and moves frames.
 //!
 //! Messages the server sends while handling a POSTed request (elicitation, sampling, progress,
 //! logs) travel on **that POST's own SSE stream**, followed by the response; the client's
