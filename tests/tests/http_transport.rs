@@ -811,13 +811,15 @@ async fn idle_sessions_expire_but_not_while_an_elicitation_is_pending() {
 
 #[tokio::test]
 async fn idleness_counts_from_the_end_of_the_last_request() {
-    // Idle sessions are looked for every quarter of the timeout (250 ms here).
-    let h = Harness::start(HttpConfig::default().idle_timeout(Duration::from_millis(1000))).await;
+    // Idle sessions are looked for every quarter of the timeout (750 ms here). The timeout is
+    // long enough that a busy machine's delay between `initialize` and the call cannot expire
+    // the session before the call starts.
+    let h = Harness::start(HttpConfig::default().idle_timeout(Duration::from_millis(3000))).await;
     let session = h.session(json!({})).await;
     // The request lasts longer than the idle timeout...
-    assert_eq!(session.call_text(1, "nap", json!({"ms": 1500})).await, "rested");
-    // ...and the session must not expire the moment it ends.
-    tokio::time::sleep(Duration::from_millis(400)).await;
+    assert_eq!(session.call_text(1, "nap", json!({"ms": 4000})).await, "rested");
+    // ...and the session must not expire the moment it ends (the sweep runs at least once).
+    tokio::time::sleep(Duration::from_millis(1000)).await;
     let list = session.send(&json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"})).await;
     assert_eq!(list.status(), StatusCode::OK, "the session expired right after a long request");
 }
