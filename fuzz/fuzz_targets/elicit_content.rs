@@ -1,6 +1,6 @@
 //! The content of an accepted elicitation, checked against the schema that was sent.
 //!
-//! The first byte picks the schema: one of the `#[derive(Elicit)]` forms below, or (`0`) a
+//! The first byte picks the schema: one of the `#[derive(JsonSchema, Elicit)]` forms below, or (`0`) a
 //! schema in the input itself, `[schema, content]`, used only when `check_form_schema`
 //! accepts it (as `ctx.elicit_raw` and `FormSchema::new` do).
 //!
@@ -16,11 +16,12 @@ use libfuzzer_sys::fuzz_target;
 use mcp_core::elicit::validate::{check_form_schema, validate_content};
 use mcp_core::elicit::{Elicit, FormSchema};
 use mcp_core::protocol::JsonObject;
+use schemars::JsonSchema;
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-#[derive(Debug, Deserialize, Elicit)]
+#[derive(Debug, Deserialize, JsonSchema, Elicit)]
 #[serde(rename_all = "lowercase")]
 enum Framework {
     React,
@@ -29,7 +30,7 @@ enum Framework {
     Plain,
 }
 
-#[derive(Debug, Deserialize, Elicit)]
+#[derive(Debug, Deserialize, JsonSchema, Elicit)]
 #[elicit(style = "titled")]
 enum Topping {
     /// Cheese.
@@ -40,7 +41,7 @@ enum Topping {
     Basil,
 }
 
-#[derive(Debug, Deserialize, Elicit)]
+#[derive(Debug, Deserialize, JsonSchema, Elicit)]
 #[elicit(style = "enum_names")]
 enum Size {
     #[elicit(title = "Small")]
@@ -49,32 +50,32 @@ enum Size {
     L,
 }
 
-#[derive(Debug, Deserialize, Elicit)]
+#[derive(Debug, Deserialize, JsonSchema, Elicit)]
 #[serde(rename_all = "camelCase")]
 struct Project {
-    #[elicit(min_length = 1, max_length = 64)]
+    #[schemars(length(min = 1, max = 64))]
     project_name: String,
     framework: Option<Framework>,
-    #[elicit(default = true)]
+    #[schemars(extend("default" = true))]
     include_tests: bool,
 }
 
-#[derive(Debug, Deserialize, Elicit)]
+#[derive(Debug, Deserialize, JsonSchema, Elicit)]
 struct Numbers {
-    #[elicit(minimum = 0.5, maximum = 9.5)]
+    #[schemars(range(min = 0.5, max = 9.5))]
     ratio: f64,
     balance: f32,
-    #[elicit(minimum = 1, maximum = 5)]
+    #[schemars(range(min = 1, max = 5))]
     stars: u8,
     small: i8,
     count: u16,
     delta: i32,
     big: Option<u32>,
-    #[elicit(default = 3)]
+    #[schemars(extend("default" = 3))]
     retries: i16,
 }
 
-#[derive(Debug, Deserialize, Elicit)]
+#[derive(Debug, Deserialize, JsonSchema, Elicit)]
 struct Wide {
     signed: i64,
     unsigned: u64,
@@ -82,25 +83,25 @@ struct Wide {
     offset: Option<isize>,
 }
 
-#[derive(Debug, Deserialize, Elicit)]
+#[derive(Debug, Deserialize, JsonSchema, Elicit)]
 struct Formats {
-    #[elicit(format = "email")]
+    #[schemars(email)]
     email: String,
-    #[elicit(format = "uri")]
+    #[schemars(url)]
     homepage: Option<String>,
-    #[elicit(format = "date")]
+    #[schemars(extend("format" = "date"))]
     birthday: Option<String>,
-    #[elicit(format = "date-time", default = "2024-01-02T03:04:05Z")]
+    #[schemars(extend("format" = "date-time", "default" = "2024-01-02T03:04:05Z"))]
     meeting: String,
 }
 
-#[derive(Debug, Deserialize, Elicit)]
+#[derive(Debug, Deserialize, JsonSchema, Elicit)]
 struct Choices {
-    #[elicit(min_items = 1, max_items = 2)]
+    #[schemars(length(min = 1, max = 2))]
     toppings: Vec<Topping>,
     frameworks: Option<Vec<Framework>>,
     size: Size,
-    #[elicit(default = "vue")]
+    #[schemars(extend("default" = "vue"))]
     preferred: Framework,
     topping: Option<Topping>,
 }

@@ -21,11 +21,12 @@ use mcp_core::multi_round::state::StateKey;
 use mcp_core::prelude::*;
 use mcp_core::protocol::{CreateMessageParams, Message, RequestId, SamplingMessage};
 use mcp_core::server::CompletionCall;
+use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 use tokio::io::AsyncWrite;
 
-#[derive(Deserialize, Elicit)]
+#[derive(Deserialize, JsonSchema, Elicit)]
 #[serde(rename_all = "lowercase")]
 enum Color {
     Red,
@@ -34,19 +35,19 @@ enum Color {
     Green,
 }
 
-#[derive(Deserialize, Elicit)]
+#[derive(Deserialize, JsonSchema, Elicit)]
 #[serde(rename_all = "camelCase")]
 struct Details {
     /// Name of the project.
-    #[elicit(min_length = 1, max_length = 20)]
+    #[schemars(length(min = 1, max = 20))]
     project_name: String,
-    #[elicit(format = "email")]
+    #[schemars(email)]
     contact: Option<String>,
-    #[elicit(minimum = 1, maximum = 5)]
+    #[schemars(range(min = 1, max = 5))]
     stars: u8,
     colors: Vec<Color>,
     favourite: Option<Color>,
-    #[elicit(default = true)]
+    #[schemars(extend("default" = true))]
     tests: bool,
     ratio: Option<f64>,
 }

@@ -110,7 +110,8 @@ pub mod prelude {
 pub mod __private {
     pub use crate::elicit::fields::single_select_schema;
     pub use crate::elicit::{
-        ChoiceOption, Elicit, ElicitField, ElicitOptions, FieldKind, FormBuilder, FormSchema, OptionStyle, SchemaError,
+        ChoiceOption, Elicit, ElicitField, ElicitOptions, FieldKind, FormBuilder, FormField, FormSchema, OptionStyle,
+        SchemaError, form_schema_for, type_schema,
     };
     pub use crate::prompt::{IntoPromptResult, PromptArg, PromptCall, PromptDef, PromptFn};
     pub use crate::protocol::{ErrorObject, JsonObject, PromptArgument, ToolAnnotations};

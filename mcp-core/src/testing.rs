@@ -7,7 +7,7 @@
 //! use serde::Deserialize;
 //! use serde_json::json;
 //!
-//! #[derive(Deserialize, Elicit)]
+//! #[derive(Deserialize, schemars::JsonSchema, Elicit)]
 //! struct Name {
 //!     /// Your name.
 //!     name: String,

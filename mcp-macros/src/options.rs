@@ -55,10 +55,19 @@ pub(crate) fn set_once<T>(slot: &mut Option<T>, value: Option<T>, meta: &Meta, a
     }
 }
 
+/// The message for an option `#[attr(…)]` does not know, with a suggestion when the option
+/// looks like a misspelling of a known one. Every macro words this mistake the same way.
+pub(crate) fn unknown_message(attr: &str, key: &str, known: &[&str]) -> String {
+    let list = known.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ");
+    match crate::common::closest(key, known) {
+        Some(k) => format!("unknown `#[{attr}]` option `{key}`; did you mean `{k}`? (options: {list})"),
+        None => format!("unknown `#[{attr}]` option `{key}`; the options are {list}"),
+    }
+}
+
 /// The error for an option `#[attr(…)]` does not know.
 pub(crate) fn unknown_option(meta: &Meta, attr: &str, known: &[&str], errors: &mut Errors) {
-    let list = known.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ");
-    errors.spanned(meta.path(), format!("unknown `#[{attr}]` option `{}`; the options are {list}", key(meta)));
+    errors.spanned(meta.path(), unknown_message(attr, &key(meta), known));
 }
 
 /// One argument of the function.

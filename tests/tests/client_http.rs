@@ -11,18 +11,19 @@ use mcp_core::prelude::*;
 use mcp_core::protocol::ElicitResult;
 use mcp_core::testing::{ElicitationScript, ToolResultExt};
 use mcp_core::transport::http::{HttpConfig, StreamableHttp};
+use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
 use tests::interop::example_binary;
 use tests::stdio::within;
 use tokio::sync::oneshot;
 
-#[derive(Deserialize, Elicit)]
+#[derive(Deserialize, JsonSchema, Elicit)]
 struct Name {
     /// Your name.
     name: String,
     /// Greeting style.
-    #[elicit(default = "Hello")]
+    #[schemars(extend("default" = "Hello"))]
     greeting: String,
 }
 

@@ -19,19 +19,20 @@ use mcp_core::protocol::{
 use mcp_core::resource::ResourceCall;
 use mcp_core::server::{Completer, SessionKey, UrlElicitations};
 use mcp_core::testing::{self, ElicitationScript, ToolResultExt};
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 use tests::stdio::within;
 use tokio::sync::{Notify, mpsc};
 
-#[derive(Debug, PartialEq, Deserialize, Serialize, Elicit)]
+#[derive(Debug, PartialEq, Deserialize, Serialize, JsonSchema, Elicit)]
 #[serde(rename_all = "camelCase")]
 struct Profile {
     /// Your name.
-    #[elicit(min_length = 1)]
+    #[schemars(length(min = 1))]
     name: String,
     /// Your age.
-    #[elicit(default = 30)]
+    #[schemars(extend("default" = 30))]
     age: i64,
 }
 

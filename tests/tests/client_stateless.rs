@@ -130,7 +130,7 @@ async fn auto_chooses_the_stateless_era_when_the_server_speaks_it() {
     client.close().await;
 }
 
-#[derive(Deserialize, Elicit)]
+#[derive(Deserialize, schemars::JsonSchema, Elicit)]
 struct Step {
     /// The step's answer.
     value: String,

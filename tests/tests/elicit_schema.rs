@@ -7,8 +7,9 @@
 #![allow(dead_code)]
 
 use mcp_core::elicit::{Elicit, FormSchema};
-use serde::Deserialize;
+use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 /// The schema of `T`, which must build.
@@ -55,18 +56,18 @@ fn accept<T: Elicit>(content: Value) -> T {
 // ---------------------------------------------------------------------------------------------
 // Strings, numbers, booleans
 
-#[derive(Debug, Deserialize, Elicit)]
+#[derive(Debug, Deserialize, JsonSchema, Elicit)]
 struct Strings {
     /// The name to show.
-    #[elicit(title = "Display name", min_length = 1, max_length = 50)]
+    #[schemars(title = "Display name", length(min = 1, max = 50))]
     name: String,
-    #[elicit(format = "email", description = "Where to write to.")]
+    #[schemars(email, description = "Where to write to.")]
     email: String,
-    #[elicit(format = "uri")]
+    #[schemars(url)]
     homepage: String,
-    #[elicit(format = "date")]
+    #[schemars(extend("format" = "date"))]
     birthday: String,
-    #[elicit(format = "date-time")]
+    #[schemars(extend("format" = "date-time"))]
     meeting: String,
     /// First line.
     /// Second line.
@@ -95,14 +96,14 @@ fn string_fields() {
     }));
 }
 
-#[derive(Debug, Deserialize, Elicit)]
+#[derive(Debug, Deserialize, JsonSchema, Elicit)]
 struct Numbers {
-    #[elicit(minimum = 0.5, maximum = 9.5)]
+    #[schemars(range(min = 0.5, max = 9.5))]
     ratio: f64,
-    #[elicit(minimum = -1, maximum = 1)]
+    #[schemars(range(min = -1, max = 1))]
     balance: f32,
     /// Stars, one to five.
-    #[elicit(minimum = 1, maximum = 5)]
+    #[schemars(range(min = 1, max = 5))]
     stars: u8,
     count: i64,
 }
@@ -122,7 +123,7 @@ fn number_fields() {
     }));
 }
 
-#[derive(Debug, Deserialize, Elicit)]
+#[derive(Debug, Deserialize, JsonSchema, Elicit)]
 struct Integers {
     a: i8,
     b: u8,
@@ -172,10 +173,10 @@ fn unsigned_fields_reject_negative_answers() {
     assert_eq!(e.field, "h");
 }
 
-#[derive(Debug, Deserialize, Elicit)]
+#[derive(Debug, Deserialize, JsonSchema, Elicit)]
 struct Flags {
     /// Subscribe to the newsletter.
-    #[elicit(title = "Newsletter")]
+    #[schemars(title = "Newsletter")]
     subscribe: bool,
 }
 
@@ -194,7 +195,7 @@ fn boolean_field() {
 // Choices: the three single-select spellings and the two multi-select ones
 
 /// No titles: a plain `enum` of values.
-#[derive(Debug, Clone, PartialEq, Deserialize, Elicit)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Elicit)]
 #[serde(rename_all = "lowercase")]
 enum Color {
     Red,
@@ -203,7 +204,7 @@ enum Color {
 }
 
 /// Titles from doc comments: `oneOf` of `{const, title}`.
-#[derive(Debug, PartialEq, Deserialize, Elicit)]
+#[derive(Debug, PartialEq, Deserialize, JsonSchema, Elicit)]
 #[serde(rename_all = "snake_case")]
 enum Plan {
     /// Free tier
@@ -214,7 +215,7 @@ enum Plan {
 
 /// Titles from `#[elicit(title)]`, which wins over a doc comment; an option without a title
 /// shows its value.
-#[derive(Debug, PartialEq, Deserialize, Elicit)]
+#[derive(Debug, PartialEq, Deserialize, JsonSchema, Elicit)]
 enum Region {
     /// Not shown: the attribute wins.
     #[elicit(title = "Europe")]
@@ -225,7 +226,7 @@ enum Region {
 }
 
 /// The legacy spelling, asked for by the type: `enum` with `enumNames`.
-#[derive(Debug, PartialEq, Deserialize, Elicit)]
+#[derive(Debug, PartialEq, Deserialize, JsonSchema, Elicit)]
 #[serde(rename_all = "lowercase")]
 #[elicit(style = "enum_names")]
 enum Priority {
@@ -235,7 +236,7 @@ enum Priority {
     High,
 }
 
-#[derive(Debug, Deserialize, Elicit)]
+#[derive(Debug, Deserialize, JsonSchema, Elicit)]
 struct SingleChoices {
     color: Color,
     plan: Plan,
@@ -306,13 +307,14 @@ fn single_select_spellings() {
     assert_eq!(answer.priority, Priority::High);
 }
 
-#[derive(Debug, Deserialize, Elicit)]
+#[derive(Debug, Deserialize, JsonSchema, Elicit)]
 struct MultiChoices {
     /// Pick one to three.
-    #[elicit(min_items = 1, max_items = 3)]
+    #[schemars(length(min = 1, max = 3))]
     colors: Vec<Color>,
     plans: Vec<Plan>,
-    #[elicit(style = "plain", max_items = 1)]
+    #[elicit(style = "plain")]
+    #[schemars(length(max = 1))]
     plans_plain: Vec<Plan>,
     /// `enumNames` has no multi-select spelling; the plain one is used.
     priorities: Vec<Priority>,
@@ -357,10 +359,10 @@ fn multi_select_spellings() {
 // ---------------------------------------------------------------------------------------------
 // Optional fields
 
-#[derive(Debug, Deserialize, Elicit)]
+#[derive(Debug, Deserialize, JsonSchema, Elicit)]
 struct Optional {
     nickname: Option<String>,
-    #[elicit(min_length = 2)]
+    #[schemars(length(min = 2))]
     motto: Option<String>,
     age: Option<u8>,
     color: Option<Color>,
@@ -397,7 +399,7 @@ fn option_fields_are_not_required_and_not_nullable() {
 // ---------------------------------------------------------------------------------------------
 // Names: serde's `rename` and `rename_all`
 
-#[derive(Debug, PartialEq, Deserialize, Elicit)]
+#[derive(Debug, PartialEq, Deserialize, JsonSchema, Elicit)]
 #[serde(rename_all = "kebab-case")]
 enum Usage {
     PersonalUse,
@@ -406,7 +408,7 @@ enum Usage {
     SomethingElse,
 }
 
-#[derive(Debug, PartialEq, Deserialize, Elicit)]
+#[derive(Debug, PartialEq, Deserialize, JsonSchema, Elicit)]
 #[serde(rename_all = "camelCase")]
 struct Renamed {
     first_name: String,
@@ -458,7 +460,7 @@ fn serde_names_are_the_form_names() {
 fn every_rename_all_rule_agrees_with_serde() {
     macro_rules! rule {
         ($rule:literal, $form:ident, $choice:ident, $fields:expr, $options:expr) => {{
-            #[derive(Debug, PartialEq, Deserialize, Elicit)]
+            #[derive(Debug, PartialEq, Deserialize, JsonSchema, Elicit)]
             #[serde(rename_all = $rule)]
             enum $choice {
                 DateTime,
@@ -466,7 +468,7 @@ fn every_rename_all_rule_agrees_with_serde() {
                 HttpUrl2,
             }
 
-            #[derive(Debug, Deserialize, Elicit)]
+            #[derive(Debug, Deserialize, JsonSchema, Elicit)]
             #[serde(rename_all = $rule)]
                         struct $form {
                 project_name: String,
@@ -500,8 +502,32 @@ fn every_rename_all_rule_agrees_with_serde() {
 fn default_level() -> u8 {
     3
 }
+fn ada() -> String {
+    "Ada".into()
+}
+fn one_tenth() -> f32 {
+    0.1
+}
+fn green() -> Color {
+    Color::Green
+}
+fn blue() -> Color {
+    Color::Blue
+}
+fn red_and_blue() -> Vec<Color> {
+    vec![Color::Red, Color::Blue]
+}
+fn seven() -> Option<u8> {
+    Some(7)
+}
+fn hello() -> Option<String> {
+    Some("hello".into())
+}
+fn fourteen() -> u8 {
+    14
+}
 
-#[derive(Debug, Deserialize, Elicit)]
+#[derive(Debug, Deserialize, JsonSchema, Elicit)]
 struct Defaults {
     #[serde(default)]
     verbose: bool,
@@ -511,26 +537,26 @@ struct Defaults {
     level: u8,
     #[serde(default)]
     nickname: Option<String>,
-    #[elicit(default = "Ada")]
+    #[serde(default = "ada")]
     name: String,
-    #[elicit(default = 0.1)]
+    #[serde(default = "one_tenth")]
     ratio: f32,
-    #[elicit(default = Color::Green)]
+    #[serde(default = "green")]
     color: Color,
     /// A choice's default can be written as the value of an option.
-    #[elicit(default = "blue")]
+    #[serde(default = "blue")]
     other_color: Color,
-    #[elicit(default = vec![Color::Red, Color::Blue])]
+    #[serde(default = "red_and_blue")]
     palette: Vec<Color>,
-    #[elicit(default = Some(7))]
+    #[serde(default = "seven")]
     lucky: Option<u8>,
-    #[elicit(default = "hello")]
+    #[serde(default = "hello")]
     greeting: Option<String>,
     question: String,
 }
 
 /// A default becomes the schema's `default` and makes the field optional; a missing answer
-/// is filled in from it, so serde sees a value even where only `#[elicit]` knows the default.
+/// is filled in from it (serde would fill it in too).
 #[test]
 fn defaults() {
     assert_schema::<Defaults>(json!({
@@ -570,14 +596,14 @@ fn defaults() {
     assert_eq!((answer.lucky, answer.greeting.as_deref()), (Some(7), Some("hello")));
 }
 
-#[derive(Debug, Deserialize, Elicit)]
+#[derive(Debug, Deserialize, JsonSchema, Elicit)]
 #[serde(default)]
 struct Preferences {
     theme: Color,
     font_size: u8,
     signature: String,
     /// The field's own default wins over the container's.
-    #[elicit(default = 14)]
+    #[serde(default = "fourteen")]
     zoom: u8,
     nickname: Option<String>,
 }
@@ -610,7 +636,7 @@ fn container_default() {
     assert_eq!((answer.theme, answer.font_size, answer.zoom), (Color::Blue, 12, 14));
 }
 
-#[derive(Debug, Deserialize, Elicit)]
+#[derive(Debug, Deserialize, JsonSchema, Elicit)]
 #[serde(default = "Limits::strict")]
 struct Limits {
     max_items: u16,
@@ -637,15 +663,15 @@ fn container_default_path() {
     assert_eq!((answer.max_items, answer.lenient), (10, false));
 }
 
-#[derive(Debug, Deserialize, Elicit)]
+#[derive(Debug, Deserialize, JsonSchema, Elicit)]
 struct NotAnOption {
-    #[elicit(default = "purple")]
+    #[schemars(extend("default" = "purple"))]
     color: Color,
 }
 
-#[derive(Debug, Deserialize, Elicit)]
+#[derive(Debug, Deserialize, JsonSchema, Elicit)]
 struct TooShort {
-    #[elicit(min_length = 5, default = "abc")]
+    #[schemars(length(min = 5), extend("default" = "abc"))]
     code: String,
 }
 
@@ -664,7 +690,7 @@ fn inconsistent_defaults_are_schema_errors() {
 // ---------------------------------------------------------------------------------------------
 // Order
 
-#[derive(Debug, Deserialize, Elicit)]
+#[derive(Debug, Deserialize, JsonSchema, Elicit)]
 struct Ordered {
     zebra: String,
     apple: Option<u8>,
@@ -695,7 +721,7 @@ fn properties_keep_declaration_order() {
 // The `elicitation` example
 
 /// A front-end framework for a new project.
-#[derive(Debug, PartialEq, Deserialize, Elicit)]
+#[derive(Debug, PartialEq, Deserialize, JsonSchema, Elicit)]
 #[serde(rename_all = "lowercase")]
 enum Framework {
     React,
@@ -707,17 +733,21 @@ enum Framework {
 }
 
 /// What `create_project` asks for (as declared in `examples/src/bin/elicitation.rs`).
-#[derive(Debug, Deserialize, Elicit)]
+#[derive(Debug, Deserialize, JsonSchema, Elicit)]
 #[serde(rename_all = "camelCase")]
 struct ProjectDetails {
     /// Name of the project.
-    #[elicit(min_length = 1)]
+    #[schemars(length(min = 1))]
     project_name: String,
     /// Front-end framework to use.
     framework: Option<Framework>,
     /// Include a test setup.
-    #[elicit(default = true)]
+    #[serde(default = "yes")]
     include_tests: bool,
+}
+
+fn yes() -> bool {
+    true
 }
 
 #[test]

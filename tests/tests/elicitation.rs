@@ -6,31 +6,32 @@ use std::time::Duration;
 use mcp_core::elicit::{Elicit, ElicitError, Elicitation};
 use mcp_core::prelude::*;
 use mcp_core::protocol::{ElicitRequestParams, JsonObject};
+use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use tests::stdio::{LineClient, within};
 use tokio::sync::mpsc;
 
-#[derive(Debug, Deserialize, Elicit)]
+#[derive(Debug, Deserialize, JsonSchema, Elicit)]
 #[serde(rename_all = "lowercase")]
 enum Framework {
     React,
     Vue,
 }
 
-#[derive(Debug, Deserialize, Elicit)]
+#[derive(Debug, Deserialize, JsonSchema, Elicit)]
 #[serde(rename_all = "camelCase")]
 struct Project {
     /// Name of the project.
-    #[elicit(min_length = 1)]
+    #[schemars(length(min = 1))]
     project_name: String,
     /// Framework.
     framework: Option<Framework>,
     /// Tests?
-    #[elicit(default = true)]
+    #[schemars(extend("default" = true))]
     include_tests: bool,
     /// How many people work on it.
-    #[elicit(minimum = 1, maximum = 10)]
+    #[schemars(range(min = 1, max = 10))]
     team_size: Option<u32>,
 }
 

@@ -15,6 +15,7 @@ use mcp_core::prelude::*;
 use mcp_core::transport::http::HttpConfig;
 use mcp_core::{Peer, Server};
 use reqwest::StatusCode;
+use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use support::http::{Endpoint, Reply, text_of};
@@ -58,7 +59,7 @@ impl Drop for DropReport {
     }
 }
 
-#[derive(Deserialize, Elicit)]
+#[derive(Deserialize, JsonSchema, Elicit)]
 struct Name {
     /// Your name.
     name: String,

@@ -13,13 +13,14 @@ use mcp_core::server::CompleteError;
 use mcp_core::transport::http::{HttpConfig, Principal};
 use reqwest::StatusCode;
 use reqwest::header::{ACCEPT, CONTENT_TYPE};
+use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use support::http::{Endpoint, Sse, json_body, text_of};
 use tests::serve::connect_with;
 use tests::stdio::{LineClient, error_code, within};
 
-#[derive(Deserialize, Elicit)]
+#[derive(Deserialize, JsonSchema, Elicit)]
 struct Name {
     /// Your name.
     name: String,

@@ -11,13 +11,14 @@ use std::time::{Duration, Instant};
 
 use mcp_core::prelude::*;
 use mcp_core::transport::http::HttpConfig;
+use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
 use support::http::{Endpoint, text_of};
 use tests::stdio::within;
 use tokio::sync::Barrier;
 
-#[derive(Deserialize, Elicit)]
+#[derive(Deserialize, JsonSchema, Elicit)]
 struct Name {
     /// Your name.
     name: String,

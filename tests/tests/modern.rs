@@ -16,6 +16,7 @@ use mcp_core::server::{CacheHint, CacheScope, CompletionCall, SessionKey};
 use mcp_core::transport::http::{HttpConfig, Principal};
 use reqwest::StatusCode;
 use reqwest::header::{ACCEPT, CONTENT_TYPE};
+use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use tests::serve::serve;
@@ -49,7 +50,7 @@ impl Runs {
 #[derive(Default)]
 struct Authorized(Mutex<HashSet<SessionKey>>);
 
-#[derive(Deserialize, Elicit)]
+#[derive(Deserialize, JsonSchema, Elicit)]
 struct Name {
     /// Your name.
     name: String,

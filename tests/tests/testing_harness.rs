@@ -9,10 +9,11 @@ use mcp_core::prelude::*;
 use mcp_core::protocol::ElicitResult;
 use mcp_core::server::SessionKey;
 use mcp_core::testing::{self, ElicitationScript, ToolResultExt};
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-#[derive(Debug, Deserialize, Serialize, Elicit)]
+#[derive(Debug, Deserialize, Serialize, JsonSchema, Elicit)]
 #[serde(rename_all = "lowercase")]
 enum Framework {
     React,
@@ -22,20 +23,20 @@ enum Framework {
     Plain,
 }
 
-#[derive(Debug, Deserialize, Serialize, Elicit)]
+#[derive(Debug, Deserialize, Serialize, JsonSchema, Elicit)]
 #[serde(rename_all = "camelCase")]
 struct ProjectDetails {
     /// Name of the project.
-    #[elicit(min_length = 1)]
+    #[schemars(length(min = 1))]
     project_name: String,
     /// Front-end framework to use.
     framework: Option<Framework>,
     /// Include a test setup.
-    #[elicit(default = true)]
+    #[schemars(extend("default" = true))]
     include_tests: bool,
 }
 
-#[derive(Debug, Deserialize, Elicit)]
+#[derive(Debug, Deserialize, JsonSchema, Elicit)]
 struct Confirmation {
     /// Process the data anyway?
     proceed: bool,

@@ -21,6 +21,7 @@ use mcp_core::prelude::*;
 use mcp_core::protocol::{CreateMessageParams, JsonObject, SamplingMessage};
 use mcp_core::server::{ChangeError, ClientRequestError};
 use mcp_core::tool::{ToolCall, ToolDef};
+use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
 
@@ -193,7 +194,7 @@ fn test_prompt_with_image() -> Vec<PromptMessage> {
 // ---- Elicitation ----
 
 /// What `test_elicitation` asks for.
-#[derive(Debug, Deserialize, Elicit)]
+#[derive(Debug, Deserialize, JsonSchema, Elicit)]
 struct UserInfo {
     /// User's response
     #[elicit(not_secret)]
@@ -226,7 +227,7 @@ async fn test_elicitation(ctx: Context, message: String) -> Result<String, Elici
 }
 
 /// An account status: a single choice with a default (SEP-1034).
-#[derive(Debug, Deserialize, Elicit)]
+#[derive(Debug, Deserialize, JsonSchema, Elicit)]
 #[serde(rename_all = "lowercase")]
 #[elicit(style = "plain")]
 enum Status {
@@ -236,22 +237,22 @@ enum Status {
 }
 
 /// A form whose fields of every primitive kind have defaults (SEP-1034).
-#[derive(Debug, Deserialize, Elicit)]
+#[derive(Debug, Deserialize, JsonSchema, Elicit)]
 struct Defaults {
     /// User name
-    #[elicit(default = "John Doe")]
+    #[schemars(extend("default" = "John Doe"))]
     name: String,
     /// User age
-    #[elicit(default = 30)]
+    #[schemars(extend("default" = 30))]
     age: i64,
     /// User score
-    #[elicit(default = 95.5)]
+    #[schemars(extend("default" = 95.5))]
     score: f64,
     /// User status
-    #[elicit(default = Status::Active)]
+    #[schemars(extend("default" = "active"))]
     status: Status,
     /// Verification status
-    #[elicit(default = true)]
+    #[schemars(extend("default" = true))]
     verified: bool,
 }
 
@@ -273,7 +274,7 @@ async fn test_elicitation_sep1034_defaults(ctx: Context) -> Result<String, Elici
 }
 
 /// Options without titles: a plain `enum`.
-#[derive(Debug, Deserialize, Elicit)]
+#[derive(Debug, Deserialize, JsonSchema, Elicit)]
 #[serde(rename_all = "lowercase")]
 #[elicit(style = "plain")]
 enum Untitled {
@@ -283,7 +284,7 @@ enum Untitled {
 }
 
 /// Options with titles: `oneOf` for a single choice, `anyOf` for several.
-#[derive(Debug, Deserialize, Elicit)]
+#[derive(Debug, Deserialize, JsonSchema, Elicit)]
 #[serde(rename_all = "lowercase")]
 #[elicit(style = "titled")]
 enum Titled {
@@ -296,7 +297,7 @@ enum Titled {
 }
 
 /// The same values titled for a multiple choice.
-#[derive(Debug, Deserialize, Elicit)]
+#[derive(Debug, Deserialize, JsonSchema, Elicit)]
 #[serde(rename_all = "lowercase")]
 #[elicit(style = "titled")]
 enum TitledChoice {
@@ -309,7 +310,7 @@ enum TitledChoice {
 }
 
 /// Options titled the legacy way: `enum` plus `enumNames`.
-#[derive(Debug, Deserialize, Elicit)]
+#[derive(Debug, Deserialize, JsonSchema, Elicit)]
 #[serde(rename_all = "lowercase")]
 #[elicit(style = "enum_names")]
 enum Legacy {
@@ -322,7 +323,7 @@ enum Legacy {
 }
 
 /// One field for each of the five enum spellings of SEP-1330.
-#[derive(Debug, Deserialize, Elicit)]
+#[derive(Debug, Deserialize, JsonSchema, Elicit)]
 #[serde(rename_all = "camelCase")]
 struct EnumForm {
     /// Choose an option
@@ -361,28 +362,28 @@ async fn test_elicitation_sep1330_enums(ctx: Context) -> Result<String, ElicitEr
 // the client's retry runs the tool again with the answers (see `mcp_core::multi_round`).
 
 /// A name.
-#[derive(Debug, Deserialize, Elicit)]
+#[derive(Debug, Deserialize, JsonSchema, Elicit)]
 struct PersonName {
     /// Your name
     name: String,
 }
 
 /// A yes or no.
-#[derive(Debug, Deserialize, Elicit)]
+#[derive(Debug, Deserialize, JsonSchema, Elicit)]
 struct Confirmation {
     /// Whether to go on
     ok: bool,
 }
 
 /// A favourite colour.
-#[derive(Debug, Deserialize, Elicit)]
+#[derive(Debug, Deserialize, JsonSchema, Elicit)]
 struct FavoriteColor {
     /// Your favorite color
     color: String,
 }
 
 /// What a prompt should be about.
-#[derive(Debug, Deserialize, Elicit)]
+#[derive(Debug, Deserialize, JsonSchema, Elicit)]
 struct PromptContext {
     /// The context to use
     context: String,

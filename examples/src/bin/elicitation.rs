@@ -27,13 +27,14 @@ use axum::http::StatusCode;
 use axum::response::Html;
 use mcp_core::prelude::*;
 use mcp_core::server::{CompleteError, SessionKey, UrlElicitations};
+use schemars::JsonSchema;
 use serde::Deserialize;
 
 /// The page's port when none is configured.
 const DEFAULT_URL_PORT: u16 = 8931;
 
 /// A front-end framework for a new project.
-#[derive(Debug, Deserialize, Elicit)]
+#[derive(Debug, Deserialize, JsonSchema, Elicit)]
 #[serde(rename_all = "lowercase")]
 enum Framework {
     React,
@@ -56,21 +57,26 @@ impl Framework {
 }
 
 /// What `create_project` asks for.
-#[derive(Debug, Deserialize, Elicit)]
+#[derive(Debug, Deserialize, JsonSchema, Elicit)]
 #[serde(rename_all = "camelCase")]
 struct ProjectDetails {
     /// Name of the project.
-    #[elicit(min_length = 1)]
+    #[schemars(length(min = 1))]
     project_name: String,
     /// Front-end framework to use.
     framework: Option<Framework>,
     /// Include a test setup.
-    #[elicit(default = true)]
+    #[serde(default = "yes")]
     include_tests: bool,
 }
 
+/// Tests are set up unless the user says otherwise.
+fn yes() -> bool {
+    true
+}
+
 /// What `process_data` asks before handling a large input.
-#[derive(Debug, Deserialize, Elicit)]
+#[derive(Debug, Deserialize, JsonSchema, Elicit)]
 struct Confirmation {
     /// Process the data anyway?
     proceed: bool,

@@ -11,6 +11,7 @@
 
 mod error;
 pub(crate) mod fields;
+mod form;
 pub mod url;
 pub mod validate;
 
@@ -21,6 +22,9 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 pub use error::ElicitError;
+#[doc(hidden)]
+pub use form::{FormField, type_schema};
+pub use form::{FormTransform, form_schema_for, form_settings};
 #[cfg(feature = "macros")]
 pub use mcp_macros::Elicit;
 pub(crate) use url::url_mode_not_declared;
@@ -50,6 +54,11 @@ impl FieldKind {
     /// Whether `minLength`/`maxLength`/`format` apply.
     pub const fn is_string(self) -> bool {
         matches!(self, FieldKind::String)
+    }
+    /// Whether `length(min, max)` applies (`minLength`/`maxLength` on a string,
+    /// `minItems`/`maxItems` on a multi-select).
+    pub const fn takes_length(self) -> bool {
+        matches!(self, FieldKind::String | FieldKind::MultiSelect)
     }
     /// Whether `minimum`/`maximum` apply.
     pub const fn is_numeric(self) -> bool {
@@ -133,27 +142,51 @@ pub trait ElicitField: Send + 'static {
     fn default_json(&self) -> Option<Value>;
 }
 
-/// A form: a struct whose fields are [`ElicitField`]s. Derive it with `#[derive(Elicit)]`
-/// (next to `serde::Deserialize`).
+/// A form: a struct whose fields are [`ElicitField`]s. Derive it with `#[derive(Elicit)]`, next
+/// to `serde::Deserialize` and `schemars::JsonSchema`: the form's schema is the one schemars
+/// generates, through [`FormTransform`] into MCP's restricted subset.
 ///
 /// ```
 /// use mcp_core::elicit::Elicit;
+/// use schemars::JsonSchema;
 /// use serde::Deserialize;
 ///
-/// #[derive(Deserialize, Elicit)]
+/// #[derive(Deserialize, JsonSchema, Elicit)]
 /// #[serde(rename_all = "camelCase")]
 /// struct ProjectDetails {
 ///     /// Name of the project.
-///     #[elicit(min_length = 1)]
+///     #[schemars(length(min = 1))]
 ///     project_name: String,
 ///     /// Include a test setup.
-///     #[elicit(default = true)]
+///     #[serde(default)]
 ///     include_tests: bool,
 /// }
 ///
 /// let schema = ProjectDetails::form_schema().unwrap().to_value();
 /// assert_eq!(schema["required"], serde_json::json!(["projectName"]));
+/// assert_eq!(schema["properties"]["projectName"]["minLength"], 1);
 /// ```
+///
+/// What each attribute does in a form, and the `#[elicit(…)]` keys kept for what schemars
+/// cannot say:
+///
+/// | In the form | Write |
+/// |---|---|
+/// | property name | the field name, `#[serde(rename = "…")]`, `#[serde(rename_all = "…")]` |
+/// | `description` / `title` | a doc comment; `#[schemars(description = "…")]`, `#[schemars(title = "…")]` |
+/// | `minLength`/`maxLength` (string), `minItems`/`maxItems` (multi-select) | `#[schemars(length(min = …, max = …))]` |
+/// | `minimum`/`maximum` | `#[schemars(range(min = …, max = …))]` |
+/// | `format` | `#[schemars(email)]`, `#[schemars(url)]` (`uri`), `#[schemars(extend("format" = "date"))]` (or `"date-time"`) |
+/// | `default`, not `required` | `#[serde(default)]`, `#[serde(default = "path")]` (the type must be `Serialize`), or `#[schemars(extend("default" = …))]` |
+/// | not asked | `#[serde(skip)]` |
+/// | an option's label | a doc comment or `#[schemars(title = "…")]` on the variant, or `#[elicit(title = "…")]` |
+/// | how options are spelled | `#[elicit(style = "plain" \| "titled" \| "enum_names")]` on the enum or the field (no schemars equivalent) |
+/// | a name that only looks like a secret | `#[elicit(not_secret)]` on the field (no schemars equivalent) |
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not an elicitation form",
+    label = "not a form",
+    note = "add `#[derive(serde::Deserialize, schemars::JsonSchema, Elicit)]` to `{Self}` (a flat struct whose fields are strings, numbers, booleans or `#[derive(Elicit)]` enums)"
+)]
 pub trait Elicit: DeserializeOwned + Send + 'static {
     /// The form's schema, built once per type. An error means the declaration is
     /// inconsistent (for example a `default` that breaks the field's own constraints).

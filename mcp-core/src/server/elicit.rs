@@ -141,7 +141,7 @@ impl Context {
     /// ```no_run
     /// # use mcp_core::prelude::*;
     /// # use mcp_core::elicit::{Elicit, Elicitation};
-    /// #[derive(serde::Deserialize, Elicit)]
+    /// #[derive(serde::Deserialize, schemars::JsonSchema, Elicit)]
     /// struct Details {
     ///     /// Your name.
     ///     name: String,

@@ -287,6 +287,11 @@ pub trait ToolFn {
 }
 
 /// A set of tools sharing one value, from `#[toolbox]` on an `impl` block.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a toolbox",
+    label = "no `#[toolbox]` impl block for this type",
+    note = "put `#[toolbox]` on the `impl {Self} {{ … }}` block whose `#[tool]` methods should be served"
+)]
 pub trait ToolBox: Send + Sync + 'static {
     /// The tools of this box, each holding a reference to `self`.
     fn tools(self: Arc<Self>) -> Vec<ToolDef>;

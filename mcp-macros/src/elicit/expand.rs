@@ -2,10 +2,10 @@
 
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned};
+use syn::Ident;
 use syn::spanned::Spanned;
-use syn::{Expr, ExprLit, Ident, Lit};
 
-use super::parse::{Field, SerdeDefault, Spanned_, Variant};
+use super::parse::{Field, Variant};
 
 fn style_tokens(style: Option<&str>) -> TokenStream {
     let variant = match style {
@@ -39,12 +39,14 @@ fn type_text(ty: &syn::Type) -> String {
 }
 
 /// The compile-time checks of one field: that its type is a form field (the error lands on the
-/// type, with `ElicitField`'s explanation), and that each option fits the field's kind (the
-/// error lands on the option). A type that is not a form field fails only the first check: the
-/// option checks read the kind through `__KIND`, whose error is not reported again.
+/// type, with `ElicitField`'s explanation), and that each schemars attribute fits the field's
+/// kind (the error lands on the attribute). A type that is not a form field fails only the
+/// first check: the attribute checks read the kind through `__KIND`, whose error is not
+/// reported again.
 pub(crate) fn field_checks(field: &Field) -> TokenStream {
     let ty = &field.ty;
     let o = &field.options;
+    let s = &field.schema;
     let shown = type_text(ty);
     let mut checks = Vec::new();
     let mut check = |span: Span, predicate: &str, message: String| {
@@ -53,42 +55,24 @@ pub(crate) fn field_checks(field: &Field) -> TokenStream {
             const _: () = ::core::assert!(__KIND.#predicate(), #message);
         });
     };
-    for (key, option) in [("min_length", &o.min_length), ("max_length", &o.max_length)] {
-        if let Some(option) = option {
-            check(option.span, "is_string", format!("`{key}` applies to string fields only, and `{shown}` is not one"));
-        }
-    }
-    if let Some(option) = &o.format {
-        check(option.span, "is_string", format!("`format` applies to string fields only, and `{shown}` is not one"));
-    }
-    for (key, option) in [("minimum", &o.minimum), ("maximum", &o.maximum)] {
-        if let Some(option) = option {
-            check(
-                option.span,
-                "is_numeric",
-                format!("`{key}` applies to number and integer fields only, and `{shown}` is not one"),
-            );
-        }
-    }
-    for (key, option) in [("min_items", &o.min_items), ("max_items", &o.max_items)] {
-        if let Some(option) = option {
-            check(
-                option.span,
-                "is_multi_select",
-                format!(
-                    "`{key}` applies to multi-select fields only (a `Vec` of a `#[derive(Elicit)]` enum), and `{shown}` is not one"
-                ),
-            );
-        }
-    }
-    if let Some(Spanned_ { value: Expr::Lit(ExprLit { lit: Lit::Str(text), .. }), .. }) = &o.default {
+    if let Some(length) = &s.length {
         check(
-            text.span(),
-            "takes_text_default",
+            length.span,
+            "takes_length",
             format!(
-                "a string `default` applies to string and single-choice fields only; for `{shown}`, write a value of that type, e.g. `default = 0` or `default = true`"
+                "`length` applies to string fields (`minLength`/`maxLength`) and multi-select fields (`minItems`/`maxItems`) only, and `{shown}` is neither"
             ),
         );
+    }
+    if let Some(range) = &s.range {
+        check(
+            range.span,
+            "is_numeric",
+            format!("`range` applies to number and integer fields only, and `{shown}` is not one"),
+        );
+    }
+    if let Some(format) = &s.format {
+        check(format.span, "is_string", format!("a `format` applies to string fields only, and `{shown}` is not one"));
     }
     if let Some(style) = &o.style {
         check(
@@ -113,15 +97,17 @@ pub(crate) fn field_checks(field: &Field) -> TokenStream {
     };
     // Bounds beyond what the type holds would let the client send a number serde then refuses.
     let mut range_checks = Vec::new();
-    for (key, option) in [("minimum", &o.minimum), ("maximum", &o.maximum)] {
-        if let Some(option) = option {
-            let value = option.value;
-            let message = format!(
-                "`{key} = {value}` is outside the values `{shown}` can hold; the client could send a number the field cannot take"
-            );
-            range_checks.push(quote_spanned! {option.value_span=>
-                const _: () = ::core::assert!(__RANGE.0 <= #value && #value <= __RANGE.1, #message);
-            });
+    if let Some(range) = &s.range {
+        for (key, bound) in [("min", &range.min), ("max", &range.max)] {
+            if let Some(bound) = bound {
+                let value = bound.value;
+                let message = format!(
+                    "`range({key} = {value})` is outside the values `{shown}` can hold; the client could send a number the field cannot take"
+                );
+                range_checks.push(quote_spanned! {bound.span=>
+                    const _: () = ::core::assert!(__RANGE.0 <= #value && #value <= __RANGE.1, #message);
+                });
+            }
         }
     }
     let range = (!range_checks.is_empty()).then(|| {
@@ -142,116 +128,44 @@ pub(crate) fn field_checks(field: &Field) -> TokenStream {
     }
 }
 
-/// The statements adding one field to `__form`.
-pub(crate) fn field_statement(
-    field: &Field,
-    wire: &str,
-    self_ty: &Ident,
-    container_default: &SerdeDefault,
-) -> TokenStream {
+/// The field's entry in the table handed to `form_schema_for`: its wire name, its kind and
+/// options, its option style. `<T as ElicitField>` is spanned at the type: if `T` is not a
+/// form field, this reports the very error of the type check in `field_checks`, which the
+/// compiler shows once.
+pub(crate) fn form_field(field: &Field, wire: &str) -> TokenStream {
     let ty = &field.ty;
-    let o = &field.options;
-    let ident = &field.ident;
-    let style = style_tokens(o.style.as_ref().map(|s| s.value.as_str()));
-    let mut calls = Vec::new();
-    if let Some(t) = &o.title {
-        calls.push(quote!(.title(#t)));
-    }
-    match (&o.description, field.doc.is_empty()) {
-        (Some(d), _) => calls.push(quote!(.description(#d))),
-        (None, false) => {
-            let d = &field.doc;
-            calls.push(quote!(.description(#d)));
-        }
-        (None, true) => {}
-    }
-    if let Some(n) = &o.min_length {
-        let v = n.value;
-        calls.push(quote!(.min_length(#v)));
-    }
-    if let Some(n) = &o.max_length {
-        let v = n.value;
-        calls.push(quote!(.max_length(#v)));
-    }
-    if let Some(f) = &o.format {
-        let v = &f.value;
-        calls.push(quote!(.format(#v)));
-    }
-    if let Some(n) = &o.minimum {
-        let v = n.value;
-        calls.push(quote!(.minimum(#v)));
-    }
-    if let Some(n) = &o.maximum {
-        let v = n.value;
-        calls.push(quote!(.maximum(#v)));
-    }
-    if let Some(n) = &o.min_items {
-        let v = n.value;
-        calls.push(quote!(.min_items(#v)));
-    }
-    if let Some(n) = &o.max_items {
-        let v = n.value;
-        calls.push(quote!(.max_items(#v)));
-    }
-    // `<T as ElicitField>` spanned at the type: if `T` is not a form field, these report the
-    // very error of the type check in `field_checks`, which the compiler shows once.
+    let style = style_tokens(field.options.style.as_ref().map(|s| s.value.as_str()));
     let field_trait = quote_spanned!(ty.span()=> <#ty as ::mcp_core::__private::ElicitField>);
-    let default_value = match (o.default.as_ref().map(|d| &d.value), &field.serde_default) {
-        // A string literal is the value on the wire: the text of a string field, or the value
-        // of one option of a choice (`field_checks` rejects it on other kinds; building the
-        // schema checks it against the options).
-        (Some(Expr::Lit(ExprLit { lit: Lit::Str(text), .. })), _) => Some(quote_spanned! {text.span()=>
-            ::core::option::Option::Some(::mcp_core::__private::serde_json::Value::from(#text))
-        }),
-        // Anything else must have the field's type, which the compiler checks.
-        (Some(expr), _) => Some(quote_spanned! {expr.span()=> {
-            let __default: #ty = #expr;
-            #field_trait::default_json(&__default)
-        }}),
-        (None, SerdeDefault::Default(_)) => {
-            Some(quote!(#field_trait::default_json(&<#ty as ::core::default::Default>::default())))
-        }
-        (None, SerdeDefault::Path(path, _)) => Some(quote!(#field_trait::default_json(&#path()))),
-        (None, SerdeDefault::None) => match container_default {
-            SerdeDefault::None => None,
-            SerdeDefault::Default(_) => {
-                Some(quote!(#field_trait::default_json(&<#self_ty as ::core::default::Default>::default().#ident)))
-            }
-            SerdeDefault::Path(path, _) => Some(quote!(#field_trait::default_json(&#path().#ident))),
-        },
-    };
-    if let Some(d) = default_value {
-        calls.push(quote!(.default_value(#d)));
-    }
     quote! {
-        __form
-            .property(#wire, #field_trait::field_schema(#style), #field_trait::REQUIRED)
-            #(#calls)*
-            .add();
+        ::mcp_core::__private::FormField {
+            name: #wire,
+            kind: #field_trait::KIND,
+            schema: #field_trait::field_schema,
+            style: #style,
+            type_schema: ::mcp_core::__private::type_schema::<#ty>,
+        }
     }
 }
 
-/// `impl Elicit` for a struct.
+/// `impl Elicit` for a struct: schemars' schema through mcp-core's form transform, built and
+/// checked once.
 pub(crate) fn struct_impl(
     ident: &Ident,
-    statements: Option<Vec<TokenStream>>,
+    fields: Option<Vec<TokenStream>>,
     checks: TokenStream,
     implement: bool,
 ) -> TokenStream {
     if !implement {
         return quote!(const _: () = { #checks };);
     }
-    let body = match statements {
-        Some(statements) => quote! {
+    let body = match fields {
+        Some(fields) => quote! {
+            const FIELDS: &[::mcp_core::__private::FormField] = &[#(#fields),*];
             static SCHEMA: ::mcp_core::__private::OnceLock<
                 ::core::result::Result<::mcp_core::__private::FormSchema, ::mcp_core::__private::SchemaError>,
             > = ::mcp_core::__private::OnceLock::new();
             SCHEMA
-                .get_or_init(|| {
-                    let mut __form = ::mcp_core::__private::FormBuilder::new();
-                    #(#statements)*
-                    __form.build()
-                })
+                .get_or_init(|| ::mcp_core::__private::form_schema_for::<Self>(FIELDS))
                 .as_ref()
         },
         None => quote!(::core::unreachable!()),

@@ -105,12 +105,10 @@ fn derive_struct(shape: &Shape<'_>, fields: &Fields, errors: &mut Errors) -> Tok
     // A generic parameter is not in scope of the checks; the generics error says it all.
     let checks: TokenStream =
         if shape.generic { TokenStream::new() } else { live.iter().map(|(f, _)| expand::field_checks(f)).collect() };
-    let statements = errors.is_empty().then(|| {
-        live.iter().map(|(f, w)| expand::field_statement(f, w, ident, &shape.container.serde_default)).collect()
-    });
+    let form_fields = errors.is_empty().then(|| live.iter().map(|(f, w)| expand::form_field(f, w)).collect());
     // Without serde's impl (or with generics), an impl would only add errors.
     let implement = !shape.generic && !serde_broken;
-    expand::struct_impl(ident, statements, checks, implement)
+    expand::struct_impl(ident, form_fields, checks, implement)
 }
 
 fn derive_enum(shape: &Shape<'_>, data: &DataEnum, errors: &mut Errors) -> TokenStream {

@@ -8,6 +8,7 @@ use syn::spanned::Spanned;
 use syn::{Attribute, Expr, ExprLit, Fields, Ident, Lit, LitStr, Meta, Token, Type};
 
 use crate::common::{Errors, doc_text};
+use crate::options;
 
 /// An option's value, with the spans of its key (`min_length` in `min_length = 1`) and of its
 /// value, for diagnostics.
@@ -27,53 +28,51 @@ impl<T> Spanned_<T> {
     }
 }
 
-/// `#[elicit(…)]` on a field.
+/// `#[elicit(…)]` on a field: only what schemars cannot say.
 #[derive(Default)]
 pub(crate) struct FieldOptions {
-    pub(crate) title: Option<LitStr>,
-    pub(crate) description: Option<LitStr>,
-    pub(crate) min_length: Option<Spanned_<u64>>,
-    pub(crate) max_length: Option<Spanned_<u64>>,
-    pub(crate) format: Option<Spanned_<String>>,
-    pub(crate) minimum: Option<Spanned_<f64>>,
-    pub(crate) maximum: Option<Spanned_<f64>>,
-    pub(crate) min_items: Option<Spanned_<u64>>,
-    pub(crate) max_items: Option<Spanned_<u64>>,
-    pub(crate) default: Option<Spanned_<Expr>>,
     pub(crate) style: Option<Spanned_<String>>,
     pub(crate) not_secret: bool,
 }
 
-/// What serde does with a field (or, on a container, with every field) when it is missing.
-pub(crate) enum SerdeDefault {
-    None,
-    /// `#[serde(default)]`.
-    Default(Span),
-    /// `#[serde(default = "path")]`.
-    Path(syn::ExprPath, Span),
+/// A number in `length(…)` or `range(…)`, when written as a literal.
+pub(crate) struct Bound {
+    pub(crate) value: f64,
+    pub(crate) span: Span,
 }
 
-impl SerdeDefault {
-    pub(crate) fn span(&self) -> Option<Span> {
-        match self {
-            SerdeDefault::None => None,
-            SerdeDefault::Default(span) | SerdeDefault::Path(_, span) => Some(*span),
-        }
-    }
+/// `length(min = …, max = …)` or `range(min = …, max = …)`.
+pub(crate) struct Bounds {
+    /// The span of `length` or `range`.
+    pub(crate) span: Span,
+    pub(crate) min: Option<Bound>,
+    pub(crate) max: Option<Bound>,
+}
+
+/// What a field's `#[schemars(…)]` (and `#[validate(…)]`, `#[garde(…)]`, which schemars also
+/// reads) put into its schema, as far as the form's checks need to know.
+#[derive(Default)]
+pub(crate) struct SchemaAttrs {
+    pub(crate) length: Option<Bounds>,
+    pub(crate) range: Option<Bounds>,
+    /// `email`, `url` or `extend("format" = "…")`.
+    pub(crate) format: Option<Spanned_<String>>,
+    /// Keys that put something outside MCP's form subset into the schema: the attribute as
+    /// written, its span, and what to write instead.
+    pub(crate) outside: Vec<(String, Span, &'static str)>,
 }
 
 /// One named field.
 pub(crate) struct Field {
     pub(crate) ident: Ident,
     pub(crate) ty: Type,
-    pub(crate) doc: String,
     pub(crate) rename: Option<String>,
     pub(crate) skip: bool,
     pub(crate) flatten: Option<Span>,
-    pub(crate) serde_default: SerdeDefault,
     /// Set when serde will reject one of the field's attributes itself (and report it).
     pub(crate) serde_broken: bool,
     pub(crate) options: FieldOptions,
+    pub(crate) schema: SchemaAttrs,
 }
 
 /// One enum variant.
@@ -90,7 +89,6 @@ pub(crate) struct Variant {
 /// Container-level attributes.
 pub(crate) struct Container {
     pub(crate) rename_all: Option<Spanned_<String>>,
-    pub(crate) serde_default: SerdeDefault,
     pub(crate) style: Option<Spanned_<String>>,
     /// Serde options that make the type deserialize from something other than its own
     /// fields or variant names (`transparent`, `from`, `tag`, …), with their spans.
@@ -113,7 +111,7 @@ fn list_tokens(attr: &Attribute, errors: &mut Errors) -> Option<proc_macro2::Tok
     match &attr.meta {
         Meta::List(list) => Some(list.tokens.clone()),
         other => {
-            errors.spanned(other, "expected a list of options, e.g. `#[elicit(title = \"…\")]`");
+            errors.spanned(other, "expected a list of options, e.g. `#[elicit(style = \"plain\")]`");
             None
         }
     }
@@ -148,44 +146,6 @@ fn string(meta: &Meta, errors: &mut Errors) -> Option<LitStr> {
     }
 }
 
-fn unsigned(meta: &Meta, errors: &mut Errors) -> Option<Spanned_<u64>> {
-    match lit_of(meta) {
-        Some(Lit::Int(i)) if !i.base10_digits().starts_with('-') => match i.base10_parse::<u64>() {
-            Ok(value) => Some(Spanned_::new(value, meta)),
-            Err(_) => {
-                errors.spanned(i, format!("`{}` is too large: it must fit in a `u64`", key_of(meta)));
-                None
-            }
-        },
-        _ => {
-            let key = key_of(meta);
-            errors.spanned(meta, format!("`{key}` expects a non-negative integer: `{key} = 1`"));
-            None
-        }
-    }
-}
-
-fn number(meta: &Meta, errors: &mut Errors) -> Option<Spanned_<f64>> {
-    let parsed = match meta {
-        Meta::NameValue(nv) => match &nv.value {
-            Expr::Lit(ExprLit { lit: Lit::Int(i), .. }) => i.base10_parse::<f64>().ok(),
-            Expr::Lit(ExprLit { lit: Lit::Float(f), .. }) => f.base10_parse::<f64>().ok(),
-            Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) => match &*u.expr {
-                Expr::Lit(ExprLit { lit: Lit::Int(i), .. }) => i.base10_parse::<f64>().ok().map(|v| -v),
-                Expr::Lit(ExprLit { lit: Lit::Float(f), .. }) => f.base10_parse::<f64>().ok().map(|v| -v),
-                _ => None,
-            },
-            _ => None,
-        },
-        _ => None,
-    };
-    if parsed.is_none() {
-        let key = key_of(meta);
-        errors.spanned(meta, format!("`{key}` expects a number literal: `{key} = 0`"));
-    }
-    parsed.map(|value| Spanned_::new(value, meta))
-}
-
 fn once<T>(slot: &mut Option<T>, value: Option<T>, meta: &Meta, errors: &mut Errors) {
     if slot.is_some() {
         let key = key_of(meta);
@@ -195,7 +155,22 @@ fn once<T>(slot: &mut Option<T>, value: Option<T>, meta: &Meta, errors: &mut Err
     }
 }
 
-const FIELD_OPTIONS: &str = "`title`, `description`, `min_length`, `max_length`, `format`, `minimum`, `maximum`, `min_items`, `max_items`, `default`, `style`, `not_secret`";
+/// The `#[elicit]` field options.
+pub(crate) const FIELD_OPTIONS: &[&str] = &["style", "not_secret"];
+
+/// Former `#[elicit]` field options and what schemars (or serde) attribute says the same.
+const MOVED: &[(&str, &str)] = &[
+    ("title", "`#[schemars(title = \"…\")]`"),
+    ("description", "a doc comment or `#[schemars(description = \"…\")]`"),
+    ("min_length", "`#[schemars(length(min = …))]`"),
+    ("max_length", "`#[schemars(length(max = …))]`"),
+    ("min_items", "`#[schemars(length(min = …))]`"),
+    ("max_items", "`#[schemars(length(max = …))]`"),
+    ("minimum", "`#[schemars(range(min = …))]`"),
+    ("maximum", "`#[schemars(range(max = …))]`"),
+    ("format", "`#[schemars(email)]`, `#[schemars(url)]` or `#[schemars(extend(\"format\" = \"date\"))]`"),
+    ("default", "`#[serde(default)]`, `#[serde(default = \"path\")]` or `#[schemars(extend(\"default\" = …))]`"),
+];
 
 fn field_options(attrs: &[Attribute], errors: &mut Errors) -> FieldOptions {
     let mut o = FieldOptions::default();
@@ -203,40 +178,162 @@ fn field_options(attrs: &[Attribute], errors: &mut Errors) -> FieldOptions {
         let Some(tokens) = list_tokens(attr, errors) else { continue };
         for meta in metas(tokens, errors) {
             match key_of(&meta).as_str() {
-                "title" => once(&mut o.title, string(&meta, errors), &meta, errors),
-                "description" => once(&mut o.description, string(&meta, errors), &meta, errors),
-                "min_length" => once(&mut o.min_length, unsigned(&meta, errors), &meta, errors),
-                "max_length" => once(&mut o.max_length, unsigned(&meta, errors), &meta, errors),
-                "min_items" => once(&mut o.min_items, unsigned(&meta, errors), &meta, errors),
-                "max_items" => once(&mut o.max_items, unsigned(&meta, errors), &meta, errors),
-                "minimum" => once(&mut o.minimum, number(&meta, errors), &meta, errors),
-                "maximum" => once(&mut o.maximum, number(&meta, errors), &meta, errors),
-                "format" => {
-                    let v = string(&meta, errors).map(|s| Spanned_::new(s.value(), &meta));
-                    once(&mut o.format, v, &meta, errors)
-                }
                 "style" => {
                     let v = string(&meta, errors).map(|s| Spanned_::new(s.value(), &meta));
                     once(&mut o.style, v, &meta, errors)
                 }
-                "default" => match &meta {
-                    Meta::NameValue(nv) => {
-                        once(&mut o.default, Some(Spanned_::new(nv.value.clone(), &meta)), &meta, errors)
-                    }
-                    _ => errors.spanned(&meta, "`default` expects a value: `default = …`"),
-                },
                 "not_secret" => match meta {
                     Meta::Path(_) => o.not_secret = true,
                     _ => errors.spanned(&meta, "`not_secret` takes no value: write `#[elicit(not_secret)]`"),
                 },
-                other => errors.spanned(
-                    meta.path(),
-                    format!("unknown `#[elicit]` field option `{other}`; expected one of {FIELD_OPTIONS}"),
-                ),
+                other => match MOVED.iter().find(|(key, _)| *key == other) {
+                    Some((_, instead)) => errors.spanned(
+                        meta.path(),
+                        format!(
+                            "`#[elicit({other})]` is not an option: the form's schema comes from schemars, so write {instead} instead"
+                        ),
+                    ),
+                    None => errors.spanned(meta.path(), options::unknown_message("elicit", other, FIELD_OPTIONS)),
+                },
             }
         }
     }
     o
+}
+
+/// The formats MCP forms allow.
+pub(crate) const FORMATS: &[&str] = &["email", "uri", "date", "date-time"];
+
+/// Keys `extend(…)` may add to a field's schema.
+const EXTEND_KEYS: &[&str] = &[
+    "title",
+    "description",
+    "format",
+    "default",
+    "minLength",
+    "maxLength",
+    "minimum",
+    "maximum",
+    "minItems",
+    "maxItems",
+];
+
+/// schemars options that put keys outside MCP's subset, and what to do instead.
+const OUTSIDE: &[(&str, &str)] = &[
+    (
+        "regex",
+        "MCP forms have no `pattern`; check the answer's shape in your handler after it arrives, or offer the valid values as an enum",
+    ),
+    (
+        "pattern",
+        "MCP forms have no `pattern`; check the answer's shape in your handler after it arrives, or offer the valid values as an enum",
+    ),
+    ("contains", "MCP forms have no `pattern`; check the answer in your handler after it arrives"),
+    (
+        "inner",
+        "a form field holds no list of free values; use a `Vec` of a `#[derive(Elicit)]` enum, with `#[schemars(length(…))]` for the number of choices",
+    ),
+    ("nested", "MCP forms are flat; list the inner fields in this struct directly"),
+    ("dive", "MCP forms are flat; list the inner fields in this struct directly"),
+    ("ip", "the formats MCP forms allow are email, uri, date and date-time; check the address in your handler"),
+    ("ipv4", "the formats MCP forms allow are email, uri, date and date-time; check the address in your handler"),
+    ("ipv6", "the formats MCP forms allow are email, uri, date and date-time; check the address in your handler"),
+];
+
+/// A literal number, possibly negative.
+fn literal_number(expr: &Expr) -> Option<f64> {
+    match expr {
+        Expr::Lit(ExprLit { lit: Lit::Int(i), .. }) => i.base10_parse::<f64>().ok(),
+        Expr::Lit(ExprLit { lit: Lit::Float(f), .. }) => f.base10_parse::<f64>().ok(),
+        Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) => literal_number(&u.expr).map(|v| -v),
+        Expr::Group(g) => literal_number(&g.expr),
+        _ => None,
+    }
+}
+
+/// Consumes an option's value (`= expr` or `(…)`), whatever it is.
+fn skip_value(meta: &syn::meta::ParseNestedMeta<'_>) -> syn::Result<()> {
+    if meta.input.peek(Token![=]) {
+        meta.value()?.parse::<Expr>()?;
+    } else if meta.input.peek(syn::token::Paren) {
+        let content;
+        syn::parenthesized!(content in meta.input);
+        content.parse::<proc_macro2::TokenStream>()?;
+    }
+    Ok(())
+}
+
+fn bounds(meta: &syn::meta::ParseNestedMeta<'_>) -> syn::Result<Bounds> {
+    let mut b = Bounds { span: meta.path.span(), min: None, max: None };
+    meta.parse_nested_meta(|inner| {
+        let slot = if inner.path.is_ident("min") {
+            Some(&mut b.min)
+        } else if inner.path.is_ident("max") {
+            Some(&mut b.max)
+        } else {
+            None
+        };
+        let value: Expr = inner.value()?.parse()?;
+        if let (Some(slot), Some(n)) = (slot, literal_number(&value)) {
+            *slot = Some(Bound { value: n, span: value.span() });
+        }
+        Ok(())
+    })?;
+    Ok(b)
+}
+
+/// Reads `#[schemars(…)]`, `#[validate(…)]` and `#[garde(…)]` on a field. What does not parse
+/// is schemars' to report (its derive reads the same attributes), so it is skipped here.
+fn schema_attrs(attrs: &[Attribute]) -> SchemaAttrs {
+    let mut s = SchemaAttrs::default();
+    for attr in attrs {
+        let Some(which) = ["schemars", "validate", "garde"].into_iter().find(|w| attr.path().is_ident(w)) else {
+            continue;
+        };
+        let _ = attr.parse_nested_meta(|meta| {
+            let key = meta.path.get_ident().map(ToString::to_string).unwrap_or_default();
+            if let Some((_, instead)) = OUTSIDE.iter().find(|(k, _)| *k == key) {
+                s.outside.push((format!("#[{which}({key}…)]"), meta.path.span(), instead));
+                return skip_value(&meta);
+            }
+            match key.as_str() {
+                "length" => s.length = Some(bounds(&meta)?),
+                "range" => s.range = Some(bounds(&meta)?),
+                "email" | "url" => {
+                    let format = if key == "email" { "email" } else { "uri" };
+                    s.format = Some(Spanned_ { value: format.into(), span: meta.path.span(), value_span: meta.path.span() });
+                    skip_value(&meta)?;
+                }
+                "extend" if which == "schemars" => {
+                    let content;
+                    syn::parenthesized!(content in meta.input);
+                    while !content.is_empty() {
+                        let name: LitStr = content.parse()?;
+                        content.parse::<Token![=]>()?;
+                        let value: Expr = content.parse()?;
+                        let k = name.value();
+                        if k == "format" {
+                            if let Expr::Lit(ExprLit { lit: Lit::Str(f), .. }) = &value {
+                                s.format = Some(Spanned_ { value: f.value(), span: name.span(), value_span: f.span() });
+                            }
+                        } else if !EXTEND_KEYS.contains(&k.as_str()) {
+                            s.outside.push((
+                                format!("#[schemars(extend(\"{k}\" = …))]"),
+                                name.span(),
+                                "a form field's schema takes only `type`, `title`, `description`, `default`, `minLength`, `maxLength`, `format`, `minimum`, `maximum`, `minItems` and `maxItems`",
+                            ));
+                        }
+                        if content.peek(Token![,]) {
+                            content.parse::<Token![,]>()?;
+                        }
+                    }
+                }
+                _ => skip_value(&meta)?,
+            }
+            Ok(())
+        });
+    }
+    s
 }
 
 /// The deserialize-side name in `rename = "…"` or `rename(deserialize = "…")`.
@@ -267,7 +364,6 @@ struct SerdeItem {
     rename: Option<String>,
     skip: bool,
     flatten: Option<Span>,
-    default: SerdeDefault,
     /// Set when serde will reject the attribute itself (and report it).
     broken: bool,
 }
@@ -286,31 +382,22 @@ fn serde_metas(attrs: &[Attribute]) -> Vec<Meta> {
         .collect()
 }
 
-/// `default` or `default = "path"`; `None` (with `broken`) when serde will reject it.
-fn serde_default(meta: &Meta, broken: &mut bool) -> SerdeDefault {
+/// Whether serde will reject a `default` option (it takes nothing, or a string that is a path).
+fn serde_default_broken(meta: &Meta) -> bool {
     match meta {
-        Meta::Path(_) => SerdeDefault::Default(meta.span()),
-        _ => match lit_of(meta).and_then(|lit| match lit {
-            Lit::Str(s) => s.parse::<syn::ExprPath>().ok(),
-            _ => None,
-        }) {
-            Some(path) => SerdeDefault::Path(path, meta.path().span()),
-            None => {
-                *broken = true;
-                SerdeDefault::None
-            }
-        },
+        Meta::Path(_) => false,
+        _ => !matches!(lit_of(meta), Some(Lit::Str(s)) if s.parse::<syn::ExprPath>().is_ok()),
     }
 }
 
 fn serde_item(attrs: &[Attribute]) -> SerdeItem {
-    let mut item = SerdeItem { rename: None, skip: false, flatten: None, default: SerdeDefault::None, broken: false };
+    let mut item = SerdeItem { rename: None, skip: false, flatten: None, broken: false };
     for meta in serde_metas(attrs) {
         match key_of(&meta).as_str() {
             "rename" => item.rename = serde_name(&meta).or(item.rename),
             "skip" | "skip_deserializing" => item.skip = true,
             "flatten" => item.flatten = Some(meta.span()),
-            "default" => item.default = serde_default(&meta, &mut item.broken),
+            "default" => item.broken |= serde_default_broken(&meta),
             _ => {}
         }
     }
@@ -322,13 +409,7 @@ fn serde_item(attrs: &[Attribute]) -> SerdeItem {
 const RESHAPING: &[&str] = &["transparent", "from", "try_from", "tag", "content", "untagged"];
 
 pub(crate) fn container(attrs: &[Attribute], errors: &mut Errors) -> Container {
-    let mut c = Container {
-        rename_all: None,
-        serde_default: SerdeDefault::None,
-        style: None,
-        reshaping: Vec::new(),
-        broken: false,
-    };
+    let mut c = Container { rename_all: None, style: None, reshaping: Vec::new(), broken: false };
     for meta in serde_metas(attrs) {
         let key = key_of(&meta);
         match key.as_str() {
@@ -337,7 +418,7 @@ pub(crate) fn container(attrs: &[Attribute], errors: &mut Errors) -> Container {
                     c.rename_all = Some(Spanned_::new(rule, &meta));
                 }
             }
-            "default" => c.serde_default = serde_default(&meta, &mut c.broken),
+            "default" => c.broken |= serde_default_broken(&meta),
             _ if RESHAPING.contains(&key.as_str()) => c.reshaping.push((key, meta.path().span())),
             _ => {}
         }
@@ -371,13 +452,12 @@ pub(crate) fn fields(fields: &Fields, errors: &mut Errors) -> Vec<Field> {
             Some(Field {
                 ident,
                 ty: f.ty.clone(),
-                doc: doc_text(&f.attrs),
                 rename: serde.rename,
                 skip: serde.skip,
                 flatten: serde.flatten,
-                serde_default: serde.default,
                 serde_broken: serde.broken,
                 options: field_options(&f.attrs, errors),
+                schema: schema_attrs(&f.attrs),
             })
         })
         .collect()

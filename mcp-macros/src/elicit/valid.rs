@@ -3,10 +3,9 @@
 use syn::spanned::Spanned;
 
 use super::case::{Rule, words};
-use super::parse::{Container, Field, Spanned_, Variant};
+use super::parse::{Bounds, Container, FORMATS, Field, Spanned_, Variant};
 use crate::common::Errors;
 
-const FORMATS: &[&str] = &["email", "uri", "date", "date-time"];
 const STYLES: &[&str] = &["plain", "titled", "enum_names"];
 
 /// The rename rule. An unknown rule is serde's to report (its derive runs beside ours), so it
@@ -104,7 +103,17 @@ pub(crate) fn check_field(field: &Field, wire: &str, errors: &mut Errors) {
             );
         }
     }
-    if let Some(f) = &o.format {
+    if let Some(s) = &o.style {
+        check_style_value(s, errors);
+    }
+    let schema = &field.schema;
+    for (written, span, instead) in &schema.outside {
+        errors.push(syn::Error::new(
+            *span,
+            format!("`{written}` puts a key into the field's schema that MCP forms do not allow; {instead}"),
+        ));
+    }
+    if let Some(f) = &schema.format {
         if !FORMATS.contains(&f.value.as_str()) {
             errors.push(syn::Error::new(
                 f.value_span,
@@ -115,49 +124,25 @@ pub(crate) fn check_field(field: &Field, wire: &str, errors: &mut Errors) {
             ));
         }
     }
-    if let Some(s) = &o.style {
-        check_style_value(s, errors);
-    }
-    if let (Some(min), Some(max)) = (&o.min_length, &o.max_length) {
-        if min.value > max.value {
-            errors.push(syn::Error::new(
-                min.span,
-                format!(
-                    "`min_length = {}` is greater than `max_length = {}`: no answer could satisfy both",
-                    min.value, max.value
-                ),
-            ));
+    for (what, bounds) in [("length", &schema.length), ("range", &schema.range)] {
+        if let Some(Bounds { min: Some(min), max: Some(max), .. }) = bounds {
+            if min.value > max.value {
+                errors.push(syn::Error::new(
+                    min.span,
+                    format!(
+                        "`{what}(min = {}, max = {})`: the minimum is greater than the maximum, so no answer could satisfy both",
+                        min.value, max.value
+                    ),
+                ));
+            }
         }
     }
-    if let (Some(min), Some(max)) = (&o.min_items, &o.max_items) {
-        if min.value > max.value {
-            errors.push(syn::Error::new(
-                min.span,
-                format!(
-                    "`min_items = {}` is greater than `max_items = {}`: no selection could satisfy both",
-                    min.value, max.value
-                ),
-            ));
+    if let Some(Bounds { min, max, .. }) = &schema.length {
+        for bound in [min, max].into_iter().flatten() {
+            if bound.value < 0.0 || bound.value.fract() != 0.0 {
+                errors.push(syn::Error::new(bound.span, "a `length` bound is a count: write a non-negative integer"));
+            }
         }
-    }
-    if let (Some(min), Some(max)) = (&o.minimum, &o.maximum) {
-        if min.value > max.value {
-            errors.push(syn::Error::new(
-                min.span,
-                format!(
-                    "`minimum = {}` is greater than `maximum = {}`: no answer could satisfy both",
-                    min.value, max.value
-                ),
-            ));
-        }
-    }
-    if let (Some(default), Some(serde_span)) = (&o.default, field.serde_default.span()) {
-        let mut e = syn::Error::new(
-            default.span,
-            "the default is given twice, here and by `#[serde(default …)]`; keep one of them",
-        );
-        e.combine(syn::Error::new(serde_span, "the other default, given to serde"));
-        errors.push(e);
     }
 }
 

@@ -9,7 +9,8 @@ use syn::{
     TypePath, Visibility, braced, token,
 };
 
-use crate::common::{Errors, closest, doc_line_naming, doc_text, split_arguments_section};
+use crate::common::{Errors, doc_line_naming, doc_text, split_arguments_section};
+use crate::options;
 
 /// A function as `#[tool]` reads it: the signature parsed, the body kept as tokens. The macro
 /// never looks inside the body, so a body that does not parse (the compiler reports that
@@ -147,18 +148,6 @@ pub(crate) struct ToolAttr {
 const TOOL_OPTIONS: &[&str] = &["name", "title", "description", "read_only", "destructive", "idempotent", "open_world"];
 const ARG_OPTIONS: &[&str] = &["rename", "description"];
 
-/// The error for an option that `#[attr(…)]` does not know, with a suggestion when the option
-/// looks like a misspelling of a known one.
-fn unknown_option(meta: &Meta, attr: &str, known: &[&str], errors: &mut Errors) {
-    let key = meta.path().get_ident().map(Ident::to_string).unwrap_or_default();
-    let list = known.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ");
-    let message = match closest(&key, known) {
-        Some(k) => format!("unknown `#[{attr}]` option `{key}`; did you mean `{k}`? (options: {list})"),
-        None => format!("unknown `#[{attr}]` option `{key}`; the options are {list}"),
-    };
-    errors.spanned(meta.path(), message);
-}
-
 fn string_value(meta: &Meta, key: &str, errors: &mut Errors) -> Option<LitStr> {
     match meta {
         Meta::NameValue(nv) => match &nv.value {
@@ -226,7 +215,7 @@ pub(crate) fn tool_attr(tokens: TokenStream, errors: &mut Errors) -> ToolAttr {
             "destructive" => set_once(&mut attr.destructive, flag_value(&meta, &key, errors), &meta, "tool", errors),
             "idempotent" => set_once(&mut attr.idempotent, flag_value(&meta, &key, errors), &meta, "tool", errors),
             "open_world" => set_once(&mut attr.open_world, flag_value(&meta, &key, errors), &meta, "tool", errors),
-            _ => unknown_option(&meta, "tool", TOOL_OPTIONS, errors),
+            _ => options::unknown_option(&meta, "tool", TOOL_OPTIONS, errors),
         }
     }
     attr
@@ -338,7 +327,7 @@ fn arg_attrs(attrs: &mut Vec<Attribute>, errors: &mut Errors) -> (Option<LitStr>
                     let value = string_value(&meta, &key, errors).map(|s| s.value());
                     set_once(&mut description, value, &meta, "arg", errors)
                 }
-                _ => unknown_option(&meta, "arg", ARG_OPTIONS, errors),
+                _ => options::unknown_option(&meta, "arg", ARG_OPTIONS, errors),
             }
         }
         false

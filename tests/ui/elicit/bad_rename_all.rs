@@ -1,7 +1,8 @@
 use mcp_core::prelude::*;
+use schemars::JsonSchema;
 use serde::Deserialize;
 
-#[derive(Deserialize, Elicit)]
+#[derive(Deserialize, JsonSchema, Elicit)]
 #[serde(rename_all = "camel_case")]
 struct Profile {
     full_name: String,

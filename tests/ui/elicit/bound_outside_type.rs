@@ -1,18 +1,19 @@
 use mcp_core::prelude::*;
+use schemars::JsonSchema;
 use serde::Deserialize;
 
-#[derive(Deserialize, Elicit)]
+#[derive(Deserialize, JsonSchema, Elicit)]
 struct Settings {
-    #[elicit(maximum = 1000)]
+    #[schemars(range(max = 1000))]
     level: u8,
-    #[elicit(minimum = -1, maximum = 10)]
+    #[schemars(range(min = -1, max = 10))]
     count: Option<u32>,
-    #[elicit(minimum = -5)]
+    #[schemars(range(min = -5))]
     size: usize,
     // Fine: within what the type holds.
-    #[elicit(minimum = 1, maximum = 100)]
+    #[schemars(range(min = 1, max = 100))]
     percent: u8,
-    #[elicit(minimum = -1.5)]
+    #[schemars(range(min = -1.5))]
     ratio: f32,
 }
 

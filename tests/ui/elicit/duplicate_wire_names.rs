@@ -1,7 +1,8 @@
 use mcp_core::prelude::*;
+use schemars::JsonSchema;
 use serde::Deserialize;
 
-#[derive(Deserialize, Elicit)]
+#[derive(Deserialize, JsonSchema, Elicit)]
 #[serde(rename_all = "camelCase")]
 struct Profile {
     full_name: String,
@@ -9,7 +10,7 @@ struct Profile {
     display_name: String,
 }
 
-#[derive(Deserialize, Elicit)]
+#[derive(Deserialize, JsonSchema, Elicit)]
 #[serde(rename_all = "lowercase")]
 enum Mode {
     Fast,

@@ -1,7 +1,8 @@
 use mcp_core::prelude::*;
+use schemars::JsonSchema;
 use serde::Deserialize;
 
-#[derive(Deserialize, Elicit)]
+#[derive(Deserialize, JsonSchema, Elicit)]
 enum Topping {
     /// Extra cheese
     Cheese,
@@ -9,7 +10,7 @@ enum Topping {
     Olives,
 }
 
-#[derive(Deserialize, Elicit)]
+#[derive(Deserialize, JsonSchema, Elicit)]
 struct Pizza {
     #[elicit(style = "enum_names")]
     toppings: Vec<Topping>,

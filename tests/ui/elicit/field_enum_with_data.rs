@@ -1,13 +1,14 @@
 use mcp_core::prelude::*;
+use schemars::JsonSchema;
 use serde::Deserialize;
 
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
 enum Shape {
     Circle { radius: f64 },
     Square(f64),
 }
 
-#[derive(Deserialize, Elicit)]
+#[derive(Deserialize, JsonSchema, Elicit)]
 struct Drawing {
     title: String,
     shape: Shape,

@@ -1,9 +1,10 @@
 use std::collections::HashMap;
 
 use mcp_core::prelude::*;
+use schemars::JsonSchema;
 use serde::Deserialize;
 
-#[derive(Deserialize, Elicit)]
+#[derive(Deserialize, JsonSchema, Elicit)]
 struct Labels {
     name: String,
     labels: HashMap<String, String>,

@@ -1,9 +1,10 @@
 use mcp_core::prelude::*;
+use schemars::JsonSchema;
 use serde::Deserialize;
 
-#[derive(Deserialize, Elicit)]
+#[derive(Deserialize, JsonSchema, Elicit)]
 struct Server {
-    #[elicit(format = "ipv4")]
+    #[schemars(extend("format" = "hostname"))]
     address: String,
 }
 

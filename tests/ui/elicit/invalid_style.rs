@@ -1,14 +1,15 @@
 use mcp_core::prelude::*;
+use schemars::JsonSchema;
 use serde::Deserialize;
 
-#[derive(Deserialize, Elicit)]
+#[derive(Deserialize, JsonSchema, Elicit)]
 #[elicit(style = "fancy")]
 enum Size {
     Small,
     Large,
 }
 
-#[derive(Deserialize, Elicit)]
+#[derive(Deserialize, JsonSchema, Elicit)]
 #[elicit(style = "titled")]
 struct Order {
     #[elicit(style = "radio")]

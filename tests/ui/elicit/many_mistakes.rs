@@ -1,24 +1,26 @@
 use mcp_core::prelude::*;
+use schemars::JsonSchema;
 use serde::Deserialize;
 
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
 struct Inner {
     x: i32,
 }
 
-#[derive(Deserialize, Elicit)]
+#[derive(Deserialize, JsonSchema, Elicit)]
 #[serde(rename_all = "camelCase")]
 struct Everything {
-    #[elicit(format = "phone", color = "red")]
+    #[schemars(extend("format" = "phone"))]
+    #[elicit(color = "red")]
     phone: String,
-    #[elicit(min_length = 3)]
+    #[schemars(length(min = 3))]
     count: u32,
     password: String,
-    #[elicit(maximum = 10)]
+    #[schemars(range(max = 10))]
     inner: Inner,
     #[serde(rename = "phone")]
     other_phone: String,
-    #[elicit(min_items = 3, max_items = 1)]
+    #[schemars(length(min = 3, max = 1))]
     flag: bool,
 }
 

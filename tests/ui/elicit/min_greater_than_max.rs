@@ -1,19 +1,20 @@
 use mcp_core::prelude::*;
+use schemars::JsonSchema;
 use serde::Deserialize;
 
-#[derive(Deserialize, Elicit)]
+#[derive(Deserialize, JsonSchema, Elicit)]
 enum Topping {
     Cheese,
     Olives,
 }
 
-#[derive(Deserialize, Elicit)]
+#[derive(Deserialize, JsonSchema, Elicit)]
 struct Order {
-    #[elicit(min_length = 10, max_length = 3)]
+    #[schemars(length(min = 10, max = 3))]
     name: String,
-    #[elicit(minimum = 5, maximum = -5)]
+    #[schemars(range(min = 5, max = -5))]
     quantity: i32,
-    #[elicit(min_items = 2, max_items = 1)]
+    #[schemars(length(min = 2, max = 1))]
     toppings: Vec<Topping>,
 }
 

@@ -3,15 +3,16 @@
 //! wherever the type is used.
 
 use mcp_core::prelude::*;
+use schemars::JsonSchema;
 use serde::Deserialize;
 
-#[derive(Debug, Deserialize, Elicit)]
+#[derive(Debug, Deserialize, JsonSchema, Elicit)]
 enum Plan {
     Free,
     Pro(u32),
 }
 
-#[derive(Debug, Deserialize, Elicit)]
+#[derive(Debug, Deserialize, JsonSchema, Elicit)]
 struct Account {
     password: String,
     plan: Plan,

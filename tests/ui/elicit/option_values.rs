@@ -1,31 +1,26 @@
 use mcp_core::prelude::*;
+use schemars::JsonSchema;
 use serde::Deserialize;
 
-#[derive(Deserialize, Elicit)]
+#[derive(Deserialize, JsonSchema, Elicit)]
 struct Malformed {
-    #[elicit(title = 5, description = Some("x"))]
+    #[elicit(style = 5)]
     a: String,
-    #[elicit(min_length = "1", max_length = -1)]
-    b: String,
-    #[elicit(max_length = 99999999999999999999999)]
-    c: String,
-    #[elicit(minimum = "0", maximum = x)]
-    d: i32,
     #[elicit(not_secret = true)]
     e: String,
-    #[elicit(default)]
-    f: bool,
     #[elicit]
     g: String,
     #[elicit = "x"]
     h: String,
-    #[elicit(max_length = 1, max_length = 2)]
+    #[elicit(style = "plain", style = "titled")]
     i: String,
-    #[elicit(min_length 1)]
+    #[elicit(styel = "plain")]
     j: String,
+    #[elicit(min_length 1)]
+    k: String,
 }
 
-#[derive(Deserialize, Elicit)]
+#[derive(Deserialize, JsonSchema, Elicit)]
 enum Color {
     #[elicit(title = "Red", title = "Crimson")]
     Red,

@@ -1,7 +1,8 @@
 use mcp_core::prelude::*;
+use schemars::JsonSchema;
 use serde::Deserialize;
 
-#[derive(Deserialize, Elicit)]
+#[derive(Deserialize, JsonSchema, Elicit)]
 #[serde(rename_all = "camelCase")]
 struct Login {
     user: String,
@@ -12,7 +13,7 @@ struct Login {
     card_number: String,
 }
 
-#[derive(Deserialize, Elicit)]
+#[derive(Deserialize, JsonSchema, Elicit)]
 #[allow(non_snake_case)]
 struct Camel {
     accessToken: String,

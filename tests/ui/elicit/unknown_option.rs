@@ -1,14 +1,15 @@
 use mcp_core::prelude::*;
+use schemars::JsonSchema;
 use serde::Deserialize;
 
-#[derive(Deserialize, Elicit)]
+#[derive(Deserialize, JsonSchema, Elicit)]
 #[elicit(title = "Profile")]
 struct Profile {
     #[elicit(pattern = "[a-z]+")]
     name: String,
 }
 
-#[derive(Deserialize, Elicit)]
+#[derive(Deserialize, JsonSchema, Elicit)]
 enum Color {
     #[elicit(description = "Red")]
     Red,

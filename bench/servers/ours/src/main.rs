@@ -6,10 +6,11 @@
 
 use mcp_core::prelude::*;
 use mcp_core::transport::http::HttpConfig;
+use schemars::JsonSchema;
 use serde::Deserialize;
 
 /// The form `form` asks for.
-#[derive(Debug, Deserialize, Elicit)]
+#[derive(Debug, Deserialize, JsonSchema, Elicit)]
 struct Contact {
     /// Your name.
     name: String,

@@ -4,6 +4,7 @@
 #![deny(warnings, missing_docs, unused_qualifications)]
 
 use mcp_core::prelude::*;
+use schemars::JsonSchema;
 use serde::Deserialize;
 
 /// Shadows the prelude's `Result`: generated code must not use it.
@@ -17,7 +18,7 @@ struct Option;
 mod core {}
 
 /// A size.
-#[derive(Debug, Deserialize, Elicit)]
+#[derive(Debug, Deserialize, JsonSchema, Elicit)]
 #[serde(rename_all = "kebab-case")]
 #[elicit(style = "titled")]
 pub enum Size {
@@ -36,24 +37,25 @@ fn default_count() -> u8 {
 }
 
 /// An order.
-#[derive(Debug, Deserialize, Elicit)]
+#[derive(Debug, Deserialize, JsonSchema, Elicit)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Order {
     /// Who orders.
-    #[elicit(title = "Name", min_length = 1, max_length = 40)]
+    #[schemars(title = "Name", length(min = 1, max = 40))]
     pub customer_name: String,
     /// Where to send the receipt.
-    #[elicit(format = "email")]
+    #[schemars(email)]
     pub email: std::option::Option<String>,
     /// How many.
     #[serde(default = "default_count")]
-    #[elicit(minimum = 1, maximum = 9)]
+    #[schemars(range(min = 1, max = 9))]
     pub count: u8,
     /// Which size.
-    #[elicit(default = "small")]
+    #[schemars(extend("default" = "small"))]
     pub size: Size,
     /// Extras.
-    #[elicit(min_items = 0, max_items = 2, style = "plain")]
+    #[schemars(length(min = 0, max = 2))]
+    #[elicit(style = "plain")]
     pub extras: Vec<Size>,
     /// Gift wrap.
     #[serde(default)]

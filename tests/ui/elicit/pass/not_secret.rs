@@ -1,8 +1,9 @@
 use mcp_core::prelude::*;
+use schemars::JsonSchema;
 use serde::Deserialize;
 
 /// A field whose name only looks like a secret.
-#[derive(Deserialize, Elicit)]
+#[derive(Deserialize, JsonSchema, Elicit)]
 struct Preferences {
     /// Whether the password reset email may be sent.
     #[elicit(not_secret)]

@@ -1,9 +1,10 @@
 use mcp_core::prelude::*;
+use schemars::JsonSchema;
 use serde::Deserialize;
 
-#[derive(Deserialize, Elicit)]
+#[derive(Deserialize, JsonSchema, Elicit)]
 struct Consent {
-    #[elicit(min_length = 1)]
+    #[schemars(length(min = 1))]
     agreed: bool,
 }
 

@@ -1,9 +1,10 @@
 use mcp_core::prelude::*;
+use schemars::JsonSchema;
 use serde::Deserialize;
 
-#[derive(Deserialize, Elicit)]
+#[derive(Deserialize, JsonSchema, Elicit)]
 struct Person {
-    #[elicit(minimum = 0)]
+    #[schemars(range(min = 0))]
     name: String,
 }
 
