@@ -99,7 +99,7 @@ pub mod prelude {
     };
     pub use crate::resource::{Blob, ResourceDef, ResourceUri};
     pub use crate::server::Server;
-    pub use crate::tool::{Json, ToolDef};
+    pub use crate::tool::{Json, Params, ToolDef};
     pub use crate::{prompts, resources, tools};
     #[cfg(feature = "macros")]
     pub use mcp_macros::{prompt, resource, tool, toolbox};

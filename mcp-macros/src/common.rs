@@ -101,26 +101,52 @@ pub(crate) fn split_arguments_section(doc: &str) -> (String, Vec<(String, String
     (description.join("\n").trim().to_owned(), args)
 }
 
-/// The candidate closest to a misspelt `word` (at most two edits away), for "did you mean".
+/// The candidate a misspelt `word` most likely meant, for "did you mean": the same word but
+/// for case, `_` or `-` (`mimetype`, `mime_type`); a candidate the word begins (`mime`); else
+/// the nearest within a third of the word's length in edits, a swap of two neighbouring
+/// letters counting as one (`titel`, `title`).
 pub(crate) fn closest<'a>(word: &str, candidates: &[&'a str]) -> Option<&'a str> {
+    fn normal(s: &str) -> String {
+        s.chars().filter(|c| *c != '_' && *c != '-').flat_map(char::to_lowercase).collect()
+    }
+    /// Optimal string alignment distance (Levenshtein plus adjacent swaps).
     fn distance(a: &str, b: &str) -> usize {
-        let b: Vec<char> = b.chars().collect();
-        let mut row: Vec<usize> = (0..=b.len()).collect();
-        for (i, ca) in a.chars().enumerate() {
-            let mut diagonal = row[0];
-            row[0] = i + 1;
-            for (j, cb) in b.iter().enumerate() {
-                let next = (row[j + 1] + 1).min(row[j] + 1).min(diagonal + usize::from(ca != *cb));
-                diagonal = row[j + 1];
-                row[j + 1] = next;
+        let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+        let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+        for (i, row) in d.iter_mut().enumerate() {
+            row[0] = i;
+        }
+        for (j, cell) in d[0].iter_mut().enumerate() {
+            *cell = j;
+        }
+        for i in 1..=a.len() {
+            for j in 1..=b.len() {
+                let cost = usize::from(a[i - 1] != b[j - 1]);
+                d[i][j] = (d[i - 1][j] + 1).min(d[i][j - 1] + 1).min(d[i - 1][j - 1] + cost);
+                if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                    d[i][j] = d[i][j].min(d[i - 2][j - 2] + 1);
+                }
             }
         }
-        row[b.len()]
+        d[a.len()][b.len()]
     }
+    let word_normal = normal(word);
+    if word_normal.is_empty() {
+        return None;
+    }
+    if let Some(c) = candidates.iter().find(|c| normal(c) == word_normal) {
+        return Some(c);
+    }
+    if word_normal.chars().count() >= 3 {
+        if let Some(c) = candidates.iter().find(|c| normal(c).starts_with(&word_normal)) {
+            return Some(c);
+        }
+    }
+    let limit = (word.chars().count() / 3).max(1);
     candidates
         .iter()
         .map(|c| (distance(word, c), *c))
-        .filter(|(d, _)| *d <= 2 && *d < word.chars().count())
+        .filter(|(d, _)| *d <= limit)
         .min_by_key(|(d, _)| *d)
         .map(|(_, c)| c)
 }
@@ -159,8 +185,15 @@ mod tests {
         let options = ["name", "title", "read_only"];
         assert_eq!(closest("nmae", &options), Some("name"));
         assert_eq!(closest("readonly", &options), Some("read_only"));
+        assert_eq!(closest("titel", &options), Some("title"));
         assert_eq!(closest("color", &options), None);
         assert_eq!(closest("x", &options), None);
+        let options = ["name", "title", "description", "mime_type"];
+        assert_eq!(closest("mime", &options), Some("mime_type"));
+        assert_eq!(closest("mime_tipe", &options), Some("mime_type"));
+        assert_eq!(closest("mimetype", &options), Some("mime_type"));
+        assert_eq!(closest("descripton", &options), Some("description"));
+        assert_eq!(closest("size", &options), None);
     }
 
     #[test]

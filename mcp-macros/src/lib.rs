@@ -66,23 +66,25 @@ pub fn toolbox(args: TokenStream, input: TokenStream) -> TokenStream {
 }
 
 /// Derives `mcp_core::elicit::Elicit` for a flat struct (a form), or the traits that make a
-/// unit-only enum a choice field (single select; a `Vec` of it is a multi-select).
+/// unit-only enum a choice field (single select; a `Vec` of it is a multi-select). The type
+/// also derives `serde::Deserialize` and `schemars::JsonSchema`: the form's schema is the one
+/// schemars generates, turned into MCP's restricted subset.
 ///
 /// ```ignore
-/// #[derive(Deserialize, Elicit)]
+/// #[derive(Deserialize, JsonSchema, Elicit)]
 /// #[serde(rename_all = "camelCase")]
 /// struct ProjectDetails {
 ///     /// Name of the project.
-///     #[elicit(min_length = 1, max_length = 64)]
+///     #[schemars(length(min = 1, max = 64))]
 ///     project_name: String,
 ///     /// Front-end framework.
 ///     framework: Option<Framework>,
 ///     /// Set up tests too.
-///     #[elicit(default = true)]
+///     #[serde(default)]
 ///     include_tests: bool,
 /// }
 ///
-/// #[derive(Deserialize, Elicit)]
+/// #[derive(Deserialize, JsonSchema, Elicit)]
 /// #[serde(rename_all = "lowercase")]
 /// enum Framework {
 ///     /// React
@@ -92,15 +94,14 @@ pub fn toolbox(args: TokenStream, input: TokenStream) -> TokenStream {
 /// }
 /// ```
 ///
-/// Field names follow serde (`rename`, `rename_all`); `#[serde(default)]` and
-/// `#[elicit(default = …)]` become the schema's `default` and make the field optional, as does
-/// `Option<T>`. Doc comments become descriptions (and, on enum variants, option titles).
-///
-/// Field options: `title`, `description`, `min_length`, `max_length`, `format` (`"email"`,
-/// `"uri"`, `"date"`, `"date-time"`), `minimum`, `maximum`, `min_items`, `max_items`,
-/// `default`, `style` (`"plain"`, `"titled"`, `"enum_names"`) and `not_secret`. A field whose
-/// name looks like a password, key, token or payment credential is rejected (MCP forbids
-/// asking for those in a form) unless marked `not_secret`.
+/// Names, defaults and skipped fields follow serde; doc comments and `#[schemars(title,
+/// description, length, range, email, url, extend("format" = …))]` shape each field (see
+/// `mcp_core::elicit::Elicit` for the full table). `#[elicit(…)]` says only what schemars
+/// cannot: `style = "plain" | "titled" | "enum_names"` (on an enum or a choice field),
+/// `title = "…"` (on a variant) and `not_secret` (on a field). A field whose type cannot be a
+/// form field, whose name looks like a password, key, token or payment credential (MCP forbids
+/// asking for those in a form), or whose schemars attributes leave MCP's subset (`regex`,
+/// `contains`, `inner`…) is a compile error at that field.
 #[proc_macro_derive(Elicit, attributes(elicit))]
 pub fn derive_elicit(input: TokenStream) -> TokenStream {
     elicit::derive(input.into()).into()

@@ -336,3 +336,97 @@ async fn bad_arguments_are_tool_errors_naming_the_argument() {
     let original_name = client.call("greet_someone", json!({"who": "Ada"})).await;
     assert_eq!(original_name["error"]["code"], -32602, "the tool is only known by its `name`: {original_name}");
 }
+
+/// Words of a text, longest first: a list, which MCP cannot send as `structuredContent` as it is.
+#[tool]
+fn longest_words(text: String) -> Json<Vec<String>> {
+    let mut words: Vec<String> = text.split_whitespace().map(str::to_owned).collect();
+    words.sort_by_key(|w| std::cmp::Reverse(w.chars().count()));
+    Json(words)
+}
+
+/// A search, as an existing parameter struct.
+#[derive(Debug, serde::Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct Search {
+    /// What to look for.
+    query: String,
+    /// How many results at most.
+    limit: Option<u32>,
+}
+
+/// Searches, taking the struct's fields as its arguments.
+#[tool]
+fn search(params: Params<Search>, ctx: Context) -> String {
+    let _ = ctx.request_id();
+    format!("{} (up to {})", params.query, params.limit.unwrap_or(10))
+}
+
+/// An enum is not an object: its variants cannot be arguments.
+#[derive(Debug, serde::Deserialize, JsonSchema)]
+enum Mode {
+    Fast,
+    Slow,
+}
+
+/// Cannot work: `Params` of a non-object.
+#[tool]
+fn moded(mode: Params<Mode>) -> String {
+    format!("{:?}", mode.0)
+}
+
+fn wrapped_and_flattened() -> Server {
+    Server::builder("wrapped", "1.0.0").tools(tools![longest_words, search]).build().expect("the server builds")
+}
+
+#[tokio::test]
+async fn a_list_output_is_wrapped_as_result_with_a_matching_output_schema() {
+    let server = wrapped_and_flattened();
+    let schema = listed(&server, "longest_words")["outputSchema"].clone();
+    assert_eq!(
+        schema,
+        json!({
+            "type": "object",
+            "properties": {"result": {"type": "array", "items": {"type": "string"}}},
+            "required": ["result"]
+        })
+    );
+    let mut client = Client::connect(server).await;
+    let words = client.call("longest_words", json!({"text": "a bbb cc"})).await;
+    assert_eq!(words["structuredContent"], json!({"result": ["bbb", "cc", "a"]}), "{words}");
+    assert_eq!(words["content"][0]["text"], r#"{"result":["bbb","cc","a"]}"#);
+}
+
+#[tokio::test]
+async fn params_fields_are_the_tools_arguments() {
+    let server = wrapped_and_flattened();
+    let input = listed(&server, "search")["inputSchema"].clone();
+    assert_eq!(
+        input,
+        json!({
+            "type": "object",
+            "properties": {
+                "query": {"type": "string", "description": "What to look for."},
+                "limit": {"type": "integer", "minimum": 0, "description": "How many results at most."}
+            },
+            "required": ["query"]
+        })
+    );
+    let mut client = Client::connect(server).await;
+    let found = client.call("search", json!({"query": "rust", "limit": 3})).await;
+    assert_eq!(found["content"][0]["text"], "rust (up to 3)", "{found}");
+    let defaulted = client.call("search", json!({"query": "rust"})).await;
+    assert_eq!(defaulted["content"][0]["text"], "rust (up to 10)");
+    let missing = client.call("search", json!({"limit": 3})).await;
+    assert_eq!(missing["error"]["code"], -32602, "{missing}");
+    assert_eq!(missing["error"]["message"], "invalid arguments: missing field `query`");
+    let unknown = client.call("search", json!({"query": "x", "extra": 1})).await;
+    assert_eq!(unknown["error"]["code"], -32602, "{unknown}");
+}
+
+#[test]
+fn params_of_a_non_object_is_refused_when_the_server_is_built() {
+    let err = Server::builder("bad", "1.0.0").tools(tools![moded]).build().unwrap_err();
+    let message = err.to_string();
+    assert!(message.contains("`Params<Mode>`") && message.contains("moded"), "{message}");
+}

@@ -2,7 +2,8 @@
 //!
 //! Run it with `cargo run -p examples --bin elicitation`; the host must support elicitation.
 //!
-//! Form mode: `create_project`, `process_data`. URL mode: `auth_via_url` and
+//! Form mode: `create_project`, `process_data` (`create_project_from` takes the same details as
+//! arguments instead of asking). URL mode: `auth_via_url` and
 //! `protected_action`, whose page is served by this process on
 //! `http://127.0.0.1:8931/auth?id=<elicitationId>`: the port is `--url-port N` or the
 //! environment variable `ELICITATION_URL_PORT` when given (`0` picks a free one), else 8931 when
@@ -56,7 +57,8 @@ impl Framework {
     }
 }
 
-/// What `create_project` asks for.
+/// What `create_project` asks for. The same struct is `create_project_from`'s input: there its
+/// schema is schemars' full JSON Schema, in the form MCP's restricted subset of it.
 #[derive(Debug, Deserialize, JsonSchema, Elicit)]
 #[serde(rename_all = "camelCase")]
 struct ProjectDetails {
@@ -95,6 +97,14 @@ async fn create_project(ctx: Context) -> Result<String, String> {
         Ok(Elicitation::Cancel) => Err("The user cancelled project creation.".into()),
         Err(e) => Err(format!("Could not ask for the project details: {e}")),
     }
+}
+
+/// Creates a new project from details given as the call's arguments (the fields of the form
+/// `create_project` asks for), without asking.
+#[tool]
+fn create_project_from(details: Params<ProjectDetails>) -> String {
+    let framework = details.framework.as_ref().map_or("none", Framework::name);
+    format!("Created project '{}' with framework: {framework}", details.project_name)
 }
 
 /// Processes data, asking for confirmation first when it is large (over 100 characters).
@@ -247,7 +257,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let server = Server::builder("elicitation", env!("CARGO_PKG_VERSION"))
         .title("Elicitation examples")
         .enable_elicitation()
-        .tools(tools![create_project, process_data, auth_via_url, protected_action])
+        .tools(tools![create_project, create_project_from, process_data, auth_via_url, protected_action])
         .state_arc(page.clone())
         .build()?;
 

@@ -1,5 +1,7 @@
 //! What may stand as an argument of a `#[tool]` function.
 
+use std::ops::Deref;
+
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -11,12 +13,13 @@ use crate::protocol::ErrorObject;
 /// An argument of a `#[tool]` function.
 ///
 /// Plain values (anything `Deserialize + JsonSchema`) are properties of the tool's input
-/// schema, required unless they accept absence (`Option<T>`). [`Context`] and [`State<T>`] are
-/// injected by the server and never appear in the schema.
+/// schema, required unless they accept absence (`Option<T>`); a [`Params<T>`] adds the
+/// properties of `T` instead. [`Context`] and [`State<T>`] are injected by the server and never
+/// appear in the schema.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be an argument of a `#[tool]` function",
     label = "not a tool argument",
-    note = "a tool argument is either a JSON value (a type implementing `serde::Deserialize` and `schemars::JsonSchema`, e.g. `i64`, `String`, `Option<T>`, `Vec<T>` or a struct deriving both) or injected by the server (`mcp_core::Context`, `mcp_core::State<T>`)"
+    note = "a tool argument is either a JSON value (a type implementing `serde::Deserialize` and `schemars::JsonSchema`, e.g. `i64`, `String`, `Option<T>`, `Vec<T>` or a struct deriving both), `Params<T>` of such a struct (its fields become the tool's arguments), or injected by the server (`mcp_core::Context`, `mcp_core::State<T>`)"
 )]
 pub trait ToolArgument: Sized + Send {
     /// Adds this argument to the input schema (injected arguments add nothing).
@@ -47,6 +50,60 @@ where
             None => T::deserialize(Value::Null)
                 .map_err(|_| ErrorObject::invalid_params(format!("missing required argument `{name}`"))),
         }
+    }
+}
+
+/// A struct whose fields are the tool's top-level arguments, for a tool that already has a
+/// parameter struct: `{"city": "Paris", "days": 3}` rather than `{"query": {"city": …}}`.
+///
+/// ```
+/// use mcp_core::prelude::*;
+/// use mcp_core::tool::{Params, ToolFn};
+/// use schemars::JsonSchema;
+/// use serde::Deserialize;
+///
+/// #[derive(Deserialize, JsonSchema)]
+/// struct Forecast {
+///     /// The city.
+///     city: String,
+///     /// How many days ahead.
+///     days: Option<u8>,
+/// }
+///
+/// /// Forecasts the weather.
+/// #[tool]
+/// fn forecast(query: Params<Forecast>) -> String {
+///     format!("{} for {} days: sunny", query.city, query.days.unwrap_or(1))
+/// }
+///
+/// let schema = &<forecast as ToolFn>::definition().tool().input_schema;
+/// assert_eq!(schema["properties"]["city"]["description"], "The city.");
+/// assert_eq!(schema["required"], serde_json::json!(["city"]));
+/// ```
+///
+/// `T`'s properties join the other arguments' (name them differently); its schema must be an
+/// object with properties (a struct with named fields), or the server refuses the tool when
+/// it is built. Unknown arguments are ignored unless `T` says `#[serde(deny_unknown_fields)]`.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Params<T>(pub T);
+
+impl<T> Deref for Params<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}
+
+impl<T: DeserializeOwned + JsonSchema + Send> ToolArgument for Params<T> {
+    fn describe(schema: &mut InputSchema, _: &str, _: Option<&str>) {
+        schema.properties_of::<T>();
+    }
+
+    fn extract(call: &mut ToolCall, _: &str) -> Result<Self, ErrorObject> {
+        call.arguments
+            .deserialize::<T>()
+            .map(Params)
+            .map_err(|e| ErrorObject::invalid_params(format!("invalid arguments: {}", super::without_position(&e))))
     }
 }
 

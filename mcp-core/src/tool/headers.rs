@@ -69,6 +69,9 @@ impl HeaderParam {
 /// property of type string, integer or boolean that is reached from the root through
 /// `properties` only (not through `items`, composition or conditional keywords, or `$ref`).
 pub fn header_params(input_schema: &JsonObject) -> Result<Vec<HeaderParam>, SchemaError> {
+    if let Some(problem) = input_schema.get(super::schema::INVALID).and_then(Value::as_str) {
+        return Err(SchemaError(problem.to_owned()));
+    }
     let mut found = Vec::new();
     collect(input_schema, &mut Vec::new(), &mut found)?;
     let reachable = found.len();

@@ -15,7 +15,7 @@ use std::sync::Arc;
 
 /// Re-exported from [`crate::handler`], where it is defined.
 pub use crate::handler::State;
-pub use args::ToolArgument;
+pub use args::{Params, ToolArgument};
 #[cfg(feature = "fuzzing")]
 pub(crate) use arguments::check_against_serde;
 pub use arguments::{Arguments, ArgumentsError};

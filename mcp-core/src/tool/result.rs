@@ -1,8 +1,10 @@
 //! What a `#[tool]` function may return.
 
-use std::any::Any;
+use std::any::{Any, TypeId};
 use std::borrow::Cow;
+use std::collections::HashMap;
 use std::fmt::Display;
+use std::sync::{OnceLock, PoisonError, RwLock};
 
 use crate::engine::ResultText;
 use schemars::JsonSchema;
@@ -147,20 +149,69 @@ impl IntoToolResult for CallToolResult {
 }
 
 /// Structured tool output: sent as `structuredContent` (and as JSON text for older clients),
-/// with the schema of `T` as the tool's `outputSchema`. `T` must serialize to a JSON object.
+/// with the schema of `T` as the tool's `outputSchema`.
+///
+/// MCP requires both to be objects. When `T`'s schema is not an object (a `Vec<T>`, a number,
+/// an enum…), the value is wrapped as `{"result": value}` and the output schema is
+/// `{"type": "object", "properties": {"result": <schema of T>}, "required": ["result"]}`:
+///
+/// ```
+/// use mcp_core::prelude::*;
+/// use mcp_core::tool::IntoToolResult;
+///
+/// let result = Json(vec![1, 2, 3]).into_tool_result().unwrap();
+/// assert_eq!(result.structured_content, Some(serde_json::json!({"result": [1, 2, 3]})));
+/// let schema = <Json<Vec<i32>>>::output_schema().unwrap();
+/// assert_eq!(schema["properties"]["result"]["type"], "array");
+/// ```
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Json<T>(pub T);
 
+/// The key a non-object output is wrapped under.
+const RESULT: &str = "result";
+
+/// Whether `T`'s schema is an object (then its values are sent as they are), decided once per
+/// type.
+fn is_object_schema<T: JsonSchema + 'static>() -> bool {
+    static KNOWN: OnceLock<RwLock<HashMap<TypeId, bool>>> = OnceLock::new();
+    let known = KNOWN.get_or_init(Default::default);
+    let id = TypeId::of::<T>();
+    if let Some(&object) = known.read().unwrap_or_else(PoisonError::into_inner).get(&id) {
+        return object;
+    }
+    let object = root_schema_for::<T>().get("type").and_then(serde_json::Value::as_str) == Some("object");
+    known.write().unwrap_or_else(PoisonError::into_inner).insert(id, object);
+    object
+}
+
 impl<T: Serialize + JsonSchema + Send + 'static> IntoToolResult for Json<T> {
     fn into_tool_result(self) -> Result<CallToolResult, ErrorObject> {
-        let value = serde_json::to_value(&self.0)
+        let mut value = serde_json::to_value(&self.0)
             .map_err(|e| ErrorObject::internal(format!("the tool's output could not be serialized: {e}")))?;
+        if !is_object_schema::<T>() {
+            value = serde_json::Value::Object(JsonObject::from_iter([(RESULT.to_owned(), value)]));
+        }
         let text = value.to_string();
         Ok(CallToolResult { content: vec![Content::text(text)], structured_content: Some(value), ..Default::default() })
     }
 
     fn output_schema() -> Option<JsonObject> {
-        Some(root_schema_for::<T>())
+        let mut schema = root_schema_for::<T>();
+        if schema.get("type").and_then(serde_json::Value::as_str) == Some("object") {
+            return Some(schema);
+        }
+        // Recursive parts stay at the root, where their `$ref`s point; the title schemars
+        // makes up for a root (`Array_of_string`) says nothing.
+        let defs = schema.remove("$defs");
+        schema.remove("title");
+        let mut root = JsonObject::new();
+        root.insert("type".into(), "object".into());
+        root.insert("properties".into(), serde_json::json!({ RESULT: schema }));
+        root.insert("required".into(), serde_json::json!([RESULT]));
+        if let Some(defs) = defs {
+            root.insert("$defs".into(), defs);
+        }
+        Some(root)
     }
 }
 
@@ -261,6 +312,14 @@ mod tests {
         assert_eq!(r.structured_content, Some(json!({"total": 3})));
         assert_eq!(r.content[0].as_text(), Some(r#"{"total":3}"#));
         assert_eq!(<Result<Json<Sum>, String>>::output_schema().unwrap()["type"], "object");
+        let r = Json(vec![Sum { total: 1 }]).into_tool_result().unwrap();
+        assert_eq!(r.structured_content, Some(json!({"result": [{"total": 1}]})));
+        assert_eq!(r.content[0].as_text(), Some(r#"{"result":[{"total":1}]}"#));
+        let schema = <Json<Vec<Sum>>>::output_schema().unwrap();
+        assert_eq!(schema["type"], "object");
+        assert_eq!(schema["required"], json!(["result"]));
+        assert_eq!(schema["properties"]["result"]["items"]["properties"]["total"]["type"], "integer");
+        assert_eq!(Json(7u8).into_tool_result().unwrap().structured_content, Some(json!({"result": 7})));
         let r = Err::<i64, _>("disk full".to_owned()).into_tool_result().unwrap();
         assert!(r.is_error());
         assert_eq!(r.content[0].as_text(), Some("disk full"));

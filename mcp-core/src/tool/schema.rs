@@ -115,11 +115,18 @@ pub struct InputSchema {
     generator: SchemaGenerator,
     properties: JsonObject,
     required: Vec<Value>,
+    /// Why the schema cannot be a tool's input (a [`Params<T>`](super::Params) whose `T` is
+    /// not an object), reported when the server is built.
+    problem: Option<String>,
 }
+
+/// The member of a finished input schema that carries [`InputSchema`]'s problem to
+/// [`header_params`](super::header_params), which the server's `build` calls on every tool.
+pub(crate) const INVALID: &str = "x-mcp-invalid-input";
 
 impl Default for InputSchema {
     fn default() -> Self {
-        InputSchema { generator: generator(), properties: Map::new(), required: Vec::new() }
+        InputSchema { generator: generator(), properties: Map::new(), required: Vec::new(), problem: None }
     }
 }
 
@@ -147,9 +154,34 @@ impl InputSchema {
         }
     }
 
+    /// Adds every top-level property of `T` (a struct) as a property of its own, required as
+    /// `T` requires it: what [`Params<T>`](super::Params) does. When `T`'s schema is not an
+    /// object with properties, the server refuses to build with the tool.
+    pub fn properties_of<T: JsonSchema + ?Sized>(&mut self) {
+        let mut schema = self.generator.subschema_for::<T>().to_value();
+        strip_null(&mut schema);
+        let object = schema.as_object().filter(|o| o.get("type").and_then(Value::as_str) == Some("object"));
+        let Some(Value::Object(properties)) = object.and_then(|o| o.get("properties")) else {
+            self.problem = Some(format!(
+                "`Params<{}>` takes the fields of a struct as the tool's arguments, but its schema is not an object with properties; take it as one argument instead",
+                T::schema_name()
+            ));
+            return;
+        };
+        for (name, property) in properties {
+            self.properties.insert(name.clone(), property.clone());
+        }
+        if let Some(Value::Array(required)) = object.and_then(|o| o.get("required")) {
+            self.required.extend(required.iter().cloned());
+        }
+    }
+
     /// The finished schema: `{"type":"object","properties":{…},"required":[…]}`.
     pub fn finish(mut self) -> JsonObject {
         let mut root = Map::new();
+        if let Some(problem) = self.problem.take() {
+            root.insert(INVALID.to_owned(), Value::String(problem));
+        }
         root.insert("type".to_owned(), Value::String("object".to_owned()));
         root.insert("properties".to_owned(), Value::Object(std::mem::take(&mut self.properties)));
         if !self.required.is_empty() {

@@ -293,7 +293,14 @@ fn schema_attrs(attrs: &[Attribute]) -> SchemaAttrs {
         let _ = attr.parse_nested_meta(|meta| {
             let key = meta.path.get_ident().map(ToString::to_string).unwrap_or_default();
             if let Some((_, instead)) = OUTSIDE.iter().find(|(k, _)| *k == key) {
-                s.outside.push((format!("#[{which}({key}…)]"), meta.path.span(), instead));
+                let written = if meta.input.peek(syn::token::Paren) {
+                    format!("#[{which}({key}(…))]")
+                } else if meta.input.peek(Token![=]) {
+                    format!("#[{which}({key} = …)]")
+                } else {
+                    format!("#[{which}({key})]")
+                };
+                s.outside.push((written, meta.path.span(), instead));
                 return skip_value(&meta);
             }
             match key.as_str() {
