@@ -1,6 +1,10 @@
 //! Procedural macros for [`mcp-core`](https://docs.rs/mcp-core). Use them through `mcp-core`
 //! (its default `macros` feature re-exports them); generated code refers to `::mcp_core`.
 //!
+//! Generated code names `::mcp_core::__private_v0_1`, the private module of the one mcp-core
+//! version this crate goes with (mcp-core depends on it at `=` that version): a mismatched pair
+//! fails to compile with "could not find `__private_v0_1` in `mcp_core`".
+//!
 //! Each macro parses, then validates, then expands, in separate modules. Errors are collected
 //! and reported together, spanned at the user's tokens; code is still emitted beside them so
 //! that one mistake does not cascade into unrelated errors.
@@ -160,4 +164,16 @@ pub fn prompt(args: TokenStream, input: TokenStream) -> TokenStream {
 #[proc_macro_attribute]
 pub fn resource(args: TokenStream, input: TokenStream) -> TokenStream {
     resource::expand(args.into(), input.into()).into()
+}
+
+#[cfg(test)]
+mod tests {
+    /// The private module generated code names follows this crate's version.
+    #[test]
+    fn private_module_matches_the_version() {
+        let version = env!("CARGO_PKG_VERSION");
+        let mut parts = version.split('.');
+        let (major, minor) = (parts.next().unwrap_or_default(), parts.next().unwrap_or_default());
+        assert_eq!(format!("__private_v{major}_{minor}"), "__private_v0_1", "rename the module in mcp-core and here");
+    }
 }

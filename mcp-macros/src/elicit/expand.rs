@@ -1,4 +1,4 @@
-//! Code generation for `#[derive(Elicit)]`: calls into `mcp_core::__private`'s form builder.
+//! Code generation for `#[derive(Elicit)]`: calls into `mcp_core::__private_v0_1`'s form builder.
 
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned};
@@ -14,7 +14,7 @@ fn style_tokens(style: Option<&str>) -> TokenStream {
         Some("enum_names") => quote!(EnumNames),
         _ => quote!(Auto),
     };
-    quote!(::mcp_core::__private::OptionStyle::#variant)
+    quote!(::mcp_core::__private_v0_1::OptionStyle::#variant)
 }
 
 /// A type as the user wrote it, spaced the way rustfmt would (`Option<Vec<Size>>`), for
@@ -93,7 +93,7 @@ pub(crate) fn field_checks(field: &Field) -> TokenStream {
         }
     }
     let kind = quote_spanned! {ty.span()=>
-        <#ty as ::mcp_core::__private::ElicitField>::KIND
+        <#ty as ::mcp_core::__private_v0_1::ElicitField>::KIND
     };
     // Bounds beyond what the type holds would let the client send a number serde then refuses.
     let mut range_checks = Vec::new();
@@ -112,7 +112,7 @@ pub(crate) fn field_checks(field: &Field) -> TokenStream {
     }
     let range = (!range_checks.is_empty()).then(|| {
         let range = quote_spanned! {ty.span()=>
-            <#ty as ::mcp_core::__private::ElicitField>::RANGE
+            <#ty as ::mcp_core::__private_v0_1::ElicitField>::RANGE
         };
         quote! {
             const __RANGE: (f64, f64) = #range;
@@ -121,7 +121,7 @@ pub(crate) fn field_checks(field: &Field) -> TokenStream {
     });
     quote! {
         const _: () = {
-            const __KIND: ::mcp_core::__private::FieldKind = #kind;
+            const __KIND: ::mcp_core::__private_v0_1::FieldKind = #kind;
             #(#checks)*
             #range
         };
@@ -135,14 +135,14 @@ pub(crate) fn field_checks(field: &Field) -> TokenStream {
 pub(crate) fn form_field(field: &Field, wire: &str) -> TokenStream {
     let ty = &field.ty;
     let style = style_tokens(field.options.style.as_ref().map(|s| s.value.as_str()));
-    let field_trait = quote_spanned!(ty.span()=> <#ty as ::mcp_core::__private::ElicitField>);
+    let field_trait = quote_spanned!(ty.span()=> <#ty as ::mcp_core::__private_v0_1::ElicitField>);
     quote! {
-        ::mcp_core::__private::FormField {
+        ::mcp_core::__private_v0_1::FormField {
             name: #wire,
             kind: #field_trait::KIND,
             schema: #field_trait::field_schema,
             style: #style,
-            type_schema: ::mcp_core::__private::type_schema::<#ty>,
+            type_schema: ::mcp_core::__private_v0_1::type_schema::<#ty>,
         }
     }
 }
@@ -160,12 +160,12 @@ pub(crate) fn struct_impl(
     }
     let body = match fields {
         Some(fields) => quote! {
-            const FIELDS: &[::mcp_core::__private::FormField] = &[#(#fields),*];
-            static SCHEMA: ::mcp_core::__private::OnceLock<
-                ::core::result::Result<::mcp_core::__private::FormSchema, ::mcp_core::__private::SchemaError>,
-            > = ::mcp_core::__private::OnceLock::new();
+            const FIELDS: &[::mcp_core::__private_v0_1::FormField] = &[#(#fields),*];
+            static SCHEMA: ::mcp_core::__private_v0_1::OnceLock<
+                ::core::result::Result<::mcp_core::__private_v0_1::FormSchema, ::mcp_core::__private_v0_1::SchemaError>,
+            > = ::mcp_core::__private_v0_1::OnceLock::new();
             SCHEMA
-                .get_or_init(|| ::mcp_core::__private::form_schema_for::<Self>(FIELDS))
+                .get_or_init(|| ::mcp_core::__private_v0_1::form_schema_for::<Self>(FIELDS))
                 .as_ref()
         },
         None => quote!(::core::unreachable!()),
@@ -175,10 +175,10 @@ pub(crate) fn struct_impl(
             #checks
 
             #[automatically_derived]
-            impl ::mcp_core::__private::Elicit for #ident {
+            impl ::mcp_core::__private_v0_1::Elicit for #ident {
                 fn form_schema() -> ::core::result::Result<
-                    &'static ::mcp_core::__private::FormSchema,
-                    &'static ::mcp_core::__private::SchemaError,
+                    &'static ::mcp_core::__private_v0_1::FormSchema,
+                    &'static ::mcp_core::__private_v0_1::SchemaError,
                 > {
                     #body
                 }
@@ -199,7 +199,7 @@ pub(crate) fn enum_impl(ident: &Ident, variants: &[(&Variant, String)], style: O
             }
             (None, true) => quote!(::core::option::Option::None),
         };
-        quote!(::mcp_core::__private::ChoiceOption { value: #wire, title: #title })
+        quote!(::mcp_core::__private_v0_1::ChoiceOption { value: #wire, title: #title })
     });
     let arms = variants.iter().map(|(v, wire)| {
         let vi = &v.ident;
@@ -209,11 +209,11 @@ pub(crate) fn enum_impl(ident: &Ident, variants: &[(&Variant, String)], style: O
     quote! {
         const _: () = {
             #[automatically_derived]
-            impl ::mcp_core::__private::ElicitOptions for #ident {
-                fn options() -> &'static [::mcp_core::__private::ChoiceOption] {
+            impl ::mcp_core::__private_v0_1::ElicitOptions for #ident {
+                fn options() -> &'static [::mcp_core::__private_v0_1::ChoiceOption] {
                     &[#(#options),*]
                 }
-                fn style() -> ::mcp_core::__private::OptionStyle {
+                fn style() -> ::mcp_core::__private_v0_1::OptionStyle {
                     #style
                 }
                 fn value(&self) -> &'static str {
@@ -222,14 +222,14 @@ pub(crate) fn enum_impl(ident: &Ident, variants: &[(&Variant, String)], style: O
             }
 
             #[automatically_derived]
-            impl ::mcp_core::__private::ElicitField for #ident {
-                const KIND: ::mcp_core::__private::FieldKind = ::mcp_core::__private::FieldKind::SingleSelect;
-                fn field_schema(style: ::mcp_core::__private::OptionStyle) -> ::mcp_core::__private::JsonObject {
-                    ::mcp_core::__private::single_select_schema::<Self>(style)
+            impl ::mcp_core::__private_v0_1::ElicitField for #ident {
+                const KIND: ::mcp_core::__private_v0_1::FieldKind = ::mcp_core::__private_v0_1::FieldKind::SingleSelect;
+                fn field_schema(style: ::mcp_core::__private_v0_1::OptionStyle) -> ::mcp_core::__private_v0_1::JsonObject {
+                    ::mcp_core::__private_v0_1::single_select_schema::<Self>(style)
                 }
-                fn default_json(&self) -> ::core::option::Option<::mcp_core::__private::serde_json::Value> {
-                    ::core::option::Option::Some(::mcp_core::__private::serde_json::Value::from(
-                        <Self as ::mcp_core::__private::ElicitOptions>::value(self),
+                fn default_json(&self) -> ::core::option::Option<::mcp_core::__private_v0_1::serde_json::Value> {
+                    ::core::option::Option::Some(::mcp_core::__private_v0_1::serde_json::Value::from(
+                        <Self as ::mcp_core::__private_v0_1::ElicitOptions>::value(self),
                     ))
                 }
             }

@@ -188,7 +188,7 @@ pub(crate) fn expand_toolbox(args: TokenStream, input: TokenStream) -> TokenStre
     let self_ty = &item.self_ty;
     let (impl_generics, _, where_clause) = item.generics.split_for_impl();
     let body = if errors.is_empty() {
-        quote!(::mcp_core::__private::vec![#(#definitions),*])
+        quote!(::mcp_core::__private_v0_1::vec![#(#definitions),*])
     } else {
         quote!(::core::unreachable!())
     };
@@ -198,8 +198,8 @@ pub(crate) fn expand_toolbox(args: TokenStream, input: TokenStream) -> TokenStre
 
         const _: () = {
             #[automatically_derived]
-            impl #impl_generics ::mcp_core::__private::ToolBox for #self_ty #where_clause {
-                fn tools(self: ::mcp_core::__private::Arc<Self>) -> ::mcp_core::__private::Vec<::mcp_core::__private::ToolDef> {
+            impl #impl_generics ::mcp_core::__private_v0_1::ToolBox for #self_ty #where_clause {
+                fn tools(self: ::mcp_core::__private_v0_1::Arc<Self>) -> ::mcp_core::__private_v0_1::Vec<::mcp_core::__private_v0_1::ToolDef> {
                     let #this = self;
                     #body
                 }
