@@ -11,6 +11,7 @@
 
 use proc_macro::TokenStream;
 
+mod codegen;
 mod common;
 mod elicit;
 mod options;

@@ -1,13 +1,18 @@
-//! Parsing helpers for the attribute options of `#[prompt]` and `#[resource]`, the checks their
-//! functions share, and span helpers for the code they generate.
+//! The one attribute grammar of every macro (`#[tool]`, `#[toolbox]`, `#[prompt]`,
+//! `#[resource]`, `#[derive(Elicit)]`'s `#[elicit]`): options as `key = "value"` or bare flags,
+//! each given once, unknown keys answered with "did you mean"; and the one reading and check of
+//! a function's signature that the function macros share (the body stays opaque tokens: no
+//! macro parses it). The same mistake therefore reads the same in every macro.
 
-use proc_macro2::{Delimiter, Group, Span, TokenStream};
-use quote::{ToTokens, quote};
-use syn::parse::Parser;
+use std::collections::HashMap;
+
+use proc_macro2::{Delimiter, Group, TokenStream};
+use quote::ToTokens;
+use syn::parse::{Parse, ParseStream, Parser};
 use syn::punctuated::Punctuated;
-use syn::{Attribute, Expr, ExprLit, FnArg, Ident, Lit, LitStr, Meta, Pat, Signature, Token, Type};
+use syn::{Attribute, Expr, ExprLit, FnArg, Ident, Lit, LitStr, Meta, Pat, Signature, Token, Type, Visibility};
 
-use crate::common::Errors;
+use crate::common::{Errors, doc_line_naming, doc_text, split_arguments_section};
 
 /// The key of an option (`name` in `name = "…"`).
 pub(crate) fn key(meta: &Meta) -> String {
@@ -55,19 +60,94 @@ pub(crate) fn set_once<T>(slot: &mut Option<T>, value: Option<T>, meta: &Meta, a
     }
 }
 
+/// A boolean option, bare (`read_only`) or explicit (`read_only = false`).
+#[derive(Clone, Copy)]
+pub(crate) struct Flag {
+    pub(crate) value: bool,
+}
+
+/// The value of a flag option.
+pub(crate) fn flag_value(meta: &Meta, attr: &str, errors: &mut Errors) -> Option<Flag> {
+    let key = key(meta);
+    match meta {
+        Meta::Path(_) => Some(Flag { value: true }),
+        Meta::NameValue(nv) => match &nv.value {
+            Expr::Lit(ExprLit { lit: Lit::Bool(b), .. }) => Some(Flag { value: b.value }),
+            other => {
+                errors.spanned(other, format!("`#[{attr}({key} = …)]` expects `true` or `false`"));
+                None
+            }
+        },
+        Meta::List(_) => {
+            errors.spanned(meta, format!("`#[{attr}({key})]` takes no list: write `{key}` or `{key} = false`"));
+            None
+        }
+    }
+}
+
 /// The message for an option `#[attr(…)]` does not know, with a suggestion when the option
 /// looks like a misspelling of a known one. Every macro words this mistake the same way.
 pub(crate) fn unknown_message(attr: &str, key: &str, known: &[&str]) -> String {
+    unknown_message_on(attr, "", key, known)
+}
+
+/// [`unknown_message`] for an attribute whose options depend on what it is on (`place`, such
+/// as " on a variant").
+pub(crate) fn unknown_message_on(attr: &str, place: &str, key: &str, known: &[&str]) -> String {
     let list = known.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ");
     match crate::common::closest(key, known) {
-        Some(k) => format!("unknown `#[{attr}]` option `{key}`; did you mean `{k}`? (options: {list})"),
-        None => format!("unknown `#[{attr}]` option `{key}`; the options are {list}"),
+        Some(k) => format!("unknown `#[{attr}]` option `{key}`{place}; did you mean `{k}`? (options: {list})"),
+        None => format!("unknown `#[{attr}]` option `{key}`{place}; the options are {list}"),
     }
 }
 
 /// The error for an option `#[attr(…)]` does not know.
 pub(crate) fn unknown_option(meta: &Meta, attr: &str, known: &[&str], errors: &mut Errors) {
     errors.spanned(meta.path(), unknown_message(attr, &key(meta), known));
+}
+
+/// A function as a function macro reads it: the signature parsed, the body kept as tokens. No
+/// macro looks inside the body, so a body that does not parse (the compiler reports that
+/// itself) becomes neither a second, misleading error nor the loss of the item's definition.
+pub(crate) struct LooseFn {
+    pub(crate) attrs: Vec<Attribute>,
+    pub(crate) vis: Visibility,
+    pub(crate) sig: Signature,
+    pub(crate) body: Group,
+}
+
+impl Parse for LooseFn {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        let attrs = input.call(Attribute::parse_outer)?;
+        let vis = input.parse()?;
+        let sig = input.parse()?;
+        let body: Group = input.parse()?;
+        if body.delimiter() != Delimiter::Brace {
+            return Err(syn::Error::new(body.span(), "expected the function's body"));
+        }
+        Ok(LooseFn { attrs, vis, sig, body })
+    }
+}
+
+impl ToTokens for LooseFn {
+    fn to_tokens(&self, tokens: &mut TokenStream) {
+        for attr in &self.attrs {
+            attr.to_tokens(tokens);
+        }
+        self.vis.to_tokens(tokens);
+        self.sig.to_tokens(tokens);
+        self.body.to_tokens(tokens);
+    }
+}
+
+/// How a function receives `self`.
+pub(crate) enum Receiver {
+    /// A free function or an associated function.
+    None,
+    /// `&self`.
+    Shared(Box<syn::Receiver>),
+    /// Anything else (`self`, `&mut self`, `self: Box<Self>` …).
+    Unsupported(Box<syn::Receiver>),
 }
 
 /// One argument of the function.
@@ -91,18 +171,38 @@ impl Param {
     }
 }
 
-/// Reads the typed arguments, taking `#[arg(…)]` off them (they are ours). `allow_arg` tells
-/// whether the macro accepts `#[arg]` at all.
-pub(crate) fn params(sig: &mut Signature, attr: &str, allow_arg: bool, errors: &mut Errors) -> Vec<Param> {
+/// What every function macro reads from its function.
+pub(crate) struct FnParts {
+    pub(crate) sig: Signature,
+    pub(crate) receiver: Receiver,
+    pub(crate) params: Vec<Param>,
+    /// The description: the attribute's, else the doc comment without its `# Arguments` section.
+    pub(crate) description: Option<String>,
+    /// Names from `# Arguments` that match no argument, with the doc line naming them (for the
+    /// error's span).
+    pub(crate) documented: Vec<(String, Option<Attribute>)>,
+}
+
+/// Reads the function's signature and docs, taking `#[arg(…)]` off its arguments (they are
+/// ours). `allow_arg` tells whether the macro accepts `#[arg]` at all.
+pub(crate) fn read_fn(
+    attrs: &[Attribute],
+    sig: &mut Signature,
+    description: Option<&LitStr>,
+    attr: &str,
+    allow_arg: bool,
+    errors: &mut Errors,
+) -> FnParts {
+    let (doc, arg_docs) = split_arguments_section(&doc_text(attrs));
+    let mut receiver = Receiver::None;
     let mut params = Vec::new();
     for input in sig.inputs.iter_mut() {
         match input {
-            FnArg::Receiver(r) => errors.spanned(
-                &*r,
-                format!(
-                    "`#[{attr}]` applies to free functions; take what the {attr} needs as arguments instead of `self`"
-                ),
-            ),
+            FnArg::Receiver(r) => {
+                let shared = r.reference.is_some() && r.mutability.is_none() && r.colon_token.is_none();
+                let r = Box::new(r.clone());
+                receiver = if shared { Receiver::Shared(r) } else { Receiver::Unsupported(r) };
+            }
             FnArg::Typed(pt) => {
                 let (rename, description) = arg_attrs(&mut pt.attrs, attr, allow_arg, errors);
                 let ident = match &*pt.pat {
@@ -113,8 +213,27 @@ pub(crate) fn params(sig: &mut Signature, attr: &str, allow_arg: bool, errors: &
             }
         }
     }
-    params
+    let mut documented = Vec::new();
+    if allow_arg {
+        for (name, text) in arg_docs {
+            match params.iter_mut().find(|p| p.ident.as_ref().is_some_and(|i| *i == name) || p.wire_name() == name) {
+                Some(p) if p.description.is_none() => p.description = Some(text),
+                Some(_) => {}
+                None => {
+                    let line = doc_line_naming(attrs, &name).cloned();
+                    documented.push((name, line));
+                }
+            }
+        }
+    }
+    let description = match description {
+        Some(d) => Some(d.value()),
+        None => (!doc.is_empty()).then_some(doc),
+    };
+    FnParts { sig: sig.clone(), receiver, params, description, documented }
 }
+
+const ARG_OPTIONS: &[&str] = &["rename", "description"];
 
 fn arg_attrs(
     attrs: &mut Vec<Attribute>,
@@ -149,7 +268,7 @@ fn arg_attrs(
                     let value = string_value(&meta, "arg", errors).map(|s| s.value());
                     set_once(&mut description, value, &meta, "arg", errors)
                 }
-                _ => unknown_option(&meta, "arg", &["rename", "description"], errors),
+                _ => unknown_option(&meta, "arg", ARG_OPTIONS, errors),
             }
         }
         false
@@ -157,22 +276,25 @@ fn arg_attrs(
     (rename, description)
 }
 
-/// Checks what no `#[prompt]` or `#[resource]` function may be.
-pub(crate) fn check_signature(sig: &Signature, params: &[Param], attr: &str, errors: &mut Errors) {
+/// Checks what no function under `attr` may be, in the same words for every macro (a `const
+/// fn` is fine: it is called like any other). With
+/// `methods`, the caller checks the receiver itself (`#[tool]` in a `#[toolbox]`); otherwise a
+/// receiver is an error.
+pub(crate) fn check_signature(f: &FnParts, attr: &str, methods: bool, errors: &mut Errors) {
+    let sig = &f.sig;
     if !sig.generics.params.is_empty() {
         errors.spanned(
             &sig.generics,
-            format!("`#[{attr}]` functions cannot be generic: the server calls one concrete function"),
+            format!("`#[{attr}]` functions cannot be generic: the server calls one concrete function, with one schema"),
         );
     }
     if let Some(w) = &sig.generics.where_clause {
         errors.spanned(
             w,
-            format!("`#[{attr}]` functions cannot have a `where` clause: the server calls one concrete function"),
+            format!(
+                "`#[{attr}]` functions cannot have a `where` clause: the server calls one concrete function, with one schema"
+            ),
         );
-    }
-    if let Some(c) = &sig.constness {
-        errors.spanned(c, format!("`#[{attr}]` functions cannot be `const`; remove `const`"));
     }
     if let Some(u) = &sig.unsafety {
         errors.spanned(
@@ -186,111 +308,97 @@ pub(crate) fn check_signature(sig: &Signature, params: &[Param], attr: &str, err
     if let Some(v) = &sig.variadic {
         errors.spanned(v, format!("`#[{attr}]` functions cannot be variadic"));
     }
-    for p in params {
+    if !methods {
+        if let Receiver::Shared(r) | Receiver::Unsupported(r) = &f.receiver {
+            errors.spanned(
+                r,
+                format!(
+                    "`#[{attr}]` applies to free functions; take what the {attr} needs as arguments instead of `self`"
+                ),
+            );
+        }
+    }
+    let mut seen: HashMap<String, TokenStream> = HashMap::new();
+    for p in &f.params {
         if p.ident.is_none() {
             errors.spanned(
                 &p.pat,
                 format!("`#[{attr}]` arguments must be plain identifiers: the name is the argument's name on the wire"),
             );
+            continue;
         }
         match &*p.ty {
-            Type::ImplTrait(t) => errors.spanned(t, format!("`impl Trait` arguments are not supported in `#[{attr}]` functions; use a concrete type")),
+            Type::ImplTrait(t) => errors.spanned(
+                t,
+                format!("`impl Trait` arguments are not supported in `#[{attr}]` functions; use a concrete type"),
+            ),
+            // Arguments are read from the request into values the handler owns, so a borrowed
+            // argument can never work: say so instead of a lifetime error.
             Type::Reference(r) => errors.spanned(
                 r,
-                format!("`#[{attr}]` arguments cannot be references: each one is parsed from the request into an owned value (take `String` for `&str`)"),
+                format!(
+                    "`#[{attr}]` arguments cannot be references: each argument is read from the request into an owned value; take {} instead",
+                    owned_suggestion(r)
+                ),
             ),
             _ => {}
         }
-    }
-}
-
-/// An identifier for generated code, invisible to the user's code.
-pub(crate) fn private_ident(name: &str) -> Ident {
-    Ident::new(name, Span::mixed_site())
-}
-
-/// `Some("…")` or `None`, as tokens.
-pub(crate) fn opt_str(value: Option<&str>) -> TokenStream {
-    match value {
-        Some(s) => quote!(::core::option::Option::Some(#s)),
-        None => quote!(::core::option::Option::None),
-    }
-}
-
-/// The spans of the first and last tokens of `tokens`: code starting at the first and ending
-/// with a group at the last spans all of `tokens`, so an error underlines the whole type.
-pub(crate) fn span_range(tokens: &impl ToTokens) -> (Span, Span) {
-    let mut spans = tokens.to_token_stream().into_iter().map(|t| t.span());
-    let first = spans.next().unwrap_or_else(Span::call_site);
-    (first, spans.last().unwrap_or(first))
-}
-
-/// `tokens` in a group with the given delimiter and span.
-pub(crate) fn group(delimiter: Delimiter, span: Span, tokens: TokenStream) -> Group {
-    let mut g = Group::new(delimiter, tokens);
-    g.set_span(span);
-    g
-}
-
-/// The items beside the function: a hidden type named like it implementing `trait_path`, whose
-/// `definition` is `body`, or `unreachable!()` when the function had errors (so that uses of it
-/// still compile and one mistake does not cascade).
-pub(crate) fn hidden_definition(
-    ident: &Ident,
-    vis: &syn::Visibility,
-    trait_path: TokenStream,
-    def_type: TokenStream,
-    body: Option<TokenStream>,
-) -> TokenStream {
-    let definition = body.unwrap_or_else(|| quote!(::core::unreachable!()));
-    quote! {
-        #[doc(hidden)]
-        #[allow(non_camel_case_types, dead_code, missing_docs, unreachable_pub)]
-        #vis struct #ident {}
-
-        const _: () = {
-            #[automatically_derived]
-            impl #trait_path for #ident {
-                fn definition() -> #def_type {
-                    #definition
-                }
+        if let Some(lit) = &p.rename {
+            if lit.value().is_empty() {
+                errors.spanned(lit, "`#[arg(rename = …)]` cannot be empty");
             }
+        }
+        let name = p.wire_name();
+        let here = match &p.rename {
+            Some(lit) => lit.to_token_stream(),
+            None => p.pat.to_token_stream(),
         };
+        if let Some(first) = seen.get(&name) {
+            let mut e = syn::Error::new_spanned(
+                &here,
+                format!("two arguments are named `{name}` on the wire; rename one with `#[arg(rename = \"…\")]`"),
+            );
+            e.combine(syn::Error::new_spanned(first, format!("`{name}` is first used here")));
+            errors.push(e);
+        } else {
+            seen.insert(name, here);
+        }
+    }
+    for (name, line) in &f.documented {
+        let arguments: Vec<String> = f
+            .params
+            .iter()
+            .filter_map(|p| p.ident.as_ref())
+            .map(|i| format!("`{}`", i.to_string().trim_start_matches("r#")))
+            .collect();
+        let have = match arguments.len() {
+            0 => "this function has no arguments".to_owned(),
+            _ => format!("the arguments are {}", arguments.join(", ")),
+        };
+        let message = format!("the `# Arguments` section documents `{name}`, which is not an argument; {have}");
+        match line {
+            Some(attr) => errors.spanned(attr, message),
+            None => errors.spanned(&sig.ident, message),
+        }
     }
 }
 
-/// The head of an item (`struct Add`), so that an error about a misplaced attribute points at
-/// what the item is rather than underlining all of it.
-pub(crate) fn item_head(item: &TokenStream) -> TokenStream {
-    let mut head = Vec::new();
-    let mut tokens = item.clone().into_iter();
-    while let Some(token) = tokens.next() {
-        match &token {
-            proc_macro2::TokenTree::Punct(p) if p.as_char() == '#' && head.is_empty() => {
-                tokens.next();
-                continue;
-            }
-            proc_macro2::TokenTree::Punct(p) if matches!(p.as_char(), ';' | '=') => break,
-            proc_macro2::TokenTree::Group(g) if g.delimiter() != Delimiter::None => {
-                let after_pub = matches!(head.last(), Some(proc_macro2::TokenTree::Ident(i)) if i == "pub");
-                if !(after_pub && g.delimiter() == Delimiter::Parenthesis) {
-                    break;
-                }
-            }
-            _ => {}
-        }
-        head.push(token);
+/// What to take instead of a borrowed argument type.
+fn owned_suggestion(r: &syn::TypeReference) -> String {
+    match &*r.elem {
+        Type::Path(p) if p.qself.is_none() && p.path.is_ident("str") => "`String`".to_owned(),
+        Type::Slice(s) => format!("`Vec<{}>`", type_text(&s.elem)),
+        other => format!("`{}`", type_text(other)),
     }
-    if head.is_empty() { item.clone() } else { head.into_iter().collect() }
 }
 
-/// The `///` line that mentions `` `name` ``, for errors about an `# Arguments` entry.
-pub(crate) fn doc_line_mentioning<'a>(attrs: &'a [Attribute], name: &str) -> Option<&'a Attribute> {
-    let needle = format!("`{name}`");
-    attrs.iter().find(|attr| match &attr.meta {
-        Meta::NameValue(nv) if nv.path.is_ident("doc") => {
-            matches!(&nv.value, Expr::Lit(ExprLit { lit: Lit::Str(s), .. }) if s.value().contains(&needle))
-        }
-        _ => false,
-    })
+/// A type as a person would write it (`Vec<u8>`, not `Vec < u8 >`).
+fn type_text(ty: &Type) -> String {
+    let mut text = ty.to_token_stream().to_string();
+    for (from, to) in
+        [(" < ", "<"), ("< ", "<"), (" <", "<"), (" >", ">"), (" ,", ","), (" :: ", "::"), (":: ", "::"), ("& ", "&")]
+    {
+        text = text.replace(from, to);
+    }
+    text
 }

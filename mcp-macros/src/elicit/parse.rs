@@ -2,8 +2,6 @@
 //! own `#[elicit(…)]` options. No semantic checks here.
 
 use proc_macro2::Span;
-use syn::parse::Parser;
-use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
 use syn::{Attribute, Expr, ExprLit, Fields, Ident, Lit, LitStr, Meta, Token, Type};
 
@@ -97,16 +95,6 @@ pub(crate) struct Container {
     pub(crate) broken: bool,
 }
 
-pub(crate) fn metas(tokens: proc_macro2::TokenStream, errors: &mut Errors) -> Vec<Meta> {
-    match Punctuated::<Meta, Token![,]>::parse_terminated.parse2(tokens) {
-        Ok(list) => list.into_iter().collect(),
-        Err(e) => {
-            errors.push(e);
-            Vec::new()
-        }
-    }
-}
-
 fn list_tokens(attr: &Attribute, errors: &mut Errors) -> Option<proc_macro2::TokenStream> {
     match &attr.meta {
         Meta::List(list) => Some(list.tokens.clone()),
@@ -124,34 +112,6 @@ fn lit_of(meta: &Meta) -> Option<&Lit> {
             _ => None,
         },
         _ => None,
-    }
-}
-
-fn key_of(meta: &Meta) -> String {
-    let path = meta.path();
-    match path.get_ident() {
-        Some(ident) => ident.to_string(),
-        None => path.segments.iter().map(|s| s.ident.to_string()).collect::<Vec<_>>().join("::"),
-    }
-}
-
-fn string(meta: &Meta, errors: &mut Errors) -> Option<LitStr> {
-    match lit_of(meta) {
-        Some(Lit::Str(s)) => Some(s.clone()),
-        _ => {
-            let key = key_of(meta);
-            errors.spanned(meta, format!("`{key}` expects a string literal: `{key} = \"…\"`"));
-            None
-        }
-    }
-}
-
-fn once<T>(slot: &mut Option<T>, value: Option<T>, meta: &Meta, errors: &mut Errors) {
-    if slot.is_some() {
-        let key = key_of(meta);
-        errors.spanned(meta, format!("`{key}` is given more than once; keep one `{key} = …`"));
-    } else if value.is_some() {
-        *slot = value;
     }
 }
 
@@ -176,11 +136,11 @@ fn field_options(attrs: &[Attribute], errors: &mut Errors) -> FieldOptions {
     let mut o = FieldOptions::default();
     for attr in attrs.iter().filter(|a| a.path().is_ident("elicit")) {
         let Some(tokens) = list_tokens(attr, errors) else { continue };
-        for meta in metas(tokens, errors) {
-            match key_of(&meta).as_str() {
+        for meta in options::metas(tokens, "elicit", errors) {
+            match options::key(&meta).as_str() {
                 "style" => {
-                    let v = string(&meta, errors).map(|s| Spanned_::new(s.value(), &meta));
-                    once(&mut o.style, v, &meta, errors)
+                    let v = options::string_value(&meta, "elicit", errors).map(|s| Spanned_::new(s.value(), &meta));
+                    options::set_once(&mut o.style, v, &meta, "elicit", errors)
                 }
                 "not_secret" => match meta {
                     Meta::Path(_) => o.not_secret = true,
@@ -382,7 +342,7 @@ fn serde_metas(attrs: &[Attribute]) -> Vec<Meta> {
         .iter()
         .filter(|a| a.path().is_ident("serde"))
         .filter_map(|a| match &a.meta {
-            Meta::List(list) => Some(metas(list.tokens.clone(), &mut Errors::default())),
+            Meta::List(list) => Some(options::metas(list.tokens.clone(), "serde", &mut Errors::default())),
             _ => None,
         })
         .flatten()
@@ -400,7 +360,7 @@ fn serde_default_broken(meta: &Meta) -> bool {
 fn serde_item(attrs: &[Attribute]) -> SerdeItem {
     let mut item = SerdeItem { rename: None, skip: false, flatten: None, broken: false };
     for meta in serde_metas(attrs) {
-        match key_of(&meta).as_str() {
+        match options::key(&meta).as_str() {
             "rename" => item.rename = serde_name(&meta).or(item.rename),
             "skip" | "skip_deserializing" => item.skip = true,
             "flatten" => item.flatten = Some(meta.span()),
@@ -418,7 +378,7 @@ const RESHAPING: &[&str] = &["transparent", "from", "try_from", "tag", "content"
 pub(crate) fn container(attrs: &[Attribute], errors: &mut Errors) -> Container {
     let mut c = Container { rename_all: None, style: None, reshaping: Vec::new(), broken: false };
     for meta in serde_metas(attrs) {
-        let key = key_of(&meta);
+        let key = options::key(&meta);
         match key.as_str() {
             "rename_all" => {
                 if let Some(rule) = serde_name(&meta) {
@@ -432,16 +392,17 @@ pub(crate) fn container(attrs: &[Attribute], errors: &mut Errors) -> Container {
     }
     for attr in attrs.iter().filter(|a| a.path().is_ident("elicit")) {
         let Some(tokens) = list_tokens(attr, errors) else { continue };
-        for meta in metas(tokens, errors) {
-            match key_of(&meta).as_str() {
+        for meta in options::metas(tokens, "elicit", errors) {
+            match options::key(&meta).as_str() {
                 "style" => {
-                    let v = string(&meta, errors).map(|s| Spanned_::new(s.value(), &meta));
-                    once(&mut c.style, v, &meta, errors)
+                    let v = options::string_value(&meta, "elicit", errors).map(|s| Spanned_::new(s.value(), &meta));
+                    options::set_once(&mut c.style, v, &meta, "elicit", errors)
                 }
                 other => errors.spanned(
                     meta.path(),
                     format!(
-                        "unknown `#[elicit]` option `{other}` on a type; here only `style = \"…\"` is accepted (field options go on the fields)"
+                        "{} (field options go on the fields)",
+                        options::unknown_message_on("elicit", " on a type", other, &["style"])
                     ),
                 ),
             }
@@ -478,12 +439,18 @@ pub(crate) fn variants(data: &syn::DataEnum, errors: &mut Errors) -> Vec<Variant
             let mut title = None;
             for attr in v.attrs.iter().filter(|a| a.path().is_ident("elicit")) {
                 let Some(tokens) = list_tokens(attr, errors) else { continue };
-                for meta in metas(tokens, errors) {
-                    match key_of(&meta).as_str() {
-                        "title" => once(&mut title, string(&meta, errors), &meta, errors),
+                for meta in options::metas(tokens, "elicit", errors) {
+                    match options::key(&meta).as_str() {
+                        "title" => options::set_once(
+                            &mut title,
+                            options::string_value(&meta, "elicit", errors),
+                            &meta,
+                            "elicit",
+                            errors,
+                        ),
                         other => errors.spanned(
                             meta.path(),
-                            format!("unknown `#[elicit]` option `{other}` on a variant; expected `title = \"…\"`"),
+                            options::unknown_message_on("elicit", " on a variant", other, &["title"]),
                         ),
                     }
                 }

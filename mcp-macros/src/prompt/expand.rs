@@ -9,7 +9,8 @@ use syn::ReturnType;
 
 use super::parse::PromptFn;
 use super::valid::prompt_name;
-use crate::options::{Param, group, opt_str, private_ident, span_range};
+use crate::codegen::{group, opt_str, private_ident, span_range};
+use crate::options::Param;
 
 fn describe(p: &Param, list: &Ident) -> TokenStream {
     let ty = &p.ty;

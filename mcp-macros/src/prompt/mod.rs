@@ -4,16 +4,16 @@ mod expand;
 mod parse;
 mod valid;
 
+use crate::options::LooseFn;
 use proc_macro2::TokenStream;
 use quote::quote;
-use syn::ItemFn;
 
+use crate::codegen::{hidden_definition, item_head};
 use crate::common::Errors;
-use crate::options::{hidden_definition, item_head};
 
 /// `#[prompt]` on a function.
 pub(crate) fn expand(args: TokenStream, input: TokenStream) -> TokenStream {
-    let Ok(mut item) = syn::parse2::<ItemFn>(input.clone()) else {
+    let Ok(mut item) = syn::parse2::<LooseFn>(input.clone()) else {
         let e = syn::Error::new_spanned(item_head(&input), "`#[prompt]` applies to functions").to_compile_error();
         return quote!(#e #input);
     };
@@ -71,7 +71,7 @@ mod tests {
     fn reports_every_mistake_and_keeps_a_stub() {
         let out =
             expand(quote!(nme = "x", title = 1), quote! { const fn f<T>(x: &str) -> String { todo!() } }).to_string();
-        assert_eq!(out.matches("compile_error").count(), 5, "{out}");
+        assert_eq!(out.matches("compile_error").count(), 4, "{out}");
         assert!(out.contains("unreachable"), "{out}");
     }
 }

@@ -3,8 +3,8 @@
 use proc_macro2::TokenStream;
 use syn::{Attribute, LitStr, Signature};
 
-use crate::common::{Errors, doc_text, split_arguments_section};
-use crate::options::{Param, doc_line_mentioning, key, metas, params, set_once, string_value, unknown_option};
+use crate::common::Errors;
+use crate::options::{FnParts, key, metas, read_fn, set_once, string_value, unknown_option};
 
 /// The options of `#[prompt(…)]`.
 #[derive(Default)]
@@ -35,32 +35,21 @@ pub(crate) fn prompt_attr(tokens: TokenStream, errors: &mut Errors) -> PromptAtt
     attr
 }
 
-/// A parsed `#[prompt]` function.
+/// A parsed `#[prompt]` function: its options and what every function macro reads.
 pub(crate) struct PromptFn {
     pub(crate) attr: PromptAttr,
-    pub(crate) sig: Signature,
-    pub(crate) params: Vec<Param>,
-    /// The description: the attribute's, else the doc comment without its `# Arguments` section.
-    pub(crate) description: Option<String>,
-    /// Names from `# Arguments` that match no argument, with the doc line naming them.
-    pub(crate) documented: Vec<(String, Option<Attribute>)>,
+    pub(crate) parts: FnParts,
+}
+
+impl std::ops::Deref for PromptFn {
+    type Target = FnParts;
+    fn deref(&self) -> &FnParts {
+        &self.parts
+    }
 }
 
 /// Reads the function, taking `#[arg]` attributes off its arguments.
 pub(crate) fn prompt_fn(attr: PromptAttr, attrs: &[Attribute], sig: &mut Signature, errors: &mut Errors) -> PromptFn {
-    let (doc, arg_docs) = split_arguments_section(&doc_text(attrs));
-    let mut params = params(sig, "prompt", true, errors);
-    let mut documented = Vec::new();
-    for (name, text) in arg_docs {
-        match params.iter_mut().find(|p| p.ident.as_ref().is_some_and(|i| *i == name) || p.wire_name() == name) {
-            Some(p) if p.description.is_none() => p.description = Some(text),
-            Some(_) => {}
-            None => documented.push((name.clone(), doc_line_mentioning(attrs, &name).cloned())),
-        }
-    }
-    let description = match &attr.description {
-        Some(d) => Some(d.value()),
-        None => (!doc.is_empty()).then_some(doc),
-    };
-    PromptFn { attr, sig: sig.clone(), params, description, documented }
+    let parts = read_fn(attrs, sig, attr.description.as_ref(), "prompt", true, errors);
+    PromptFn { attr, parts }
 }

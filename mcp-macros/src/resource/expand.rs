@@ -9,7 +9,8 @@ use syn::ReturnType;
 
 use super::parse::ResourceFn;
 use super::valid::resource_name;
-use crate::options::{Param, group, private_ident, span_range};
+use crate::codegen::{group, private_ident, span_range};
+use crate::options::Param;
 
 fn extract(p: &Param, call: &Ident, vars: &[String]) -> TokenStream {
     let ty = &p.ty;

@@ -4,16 +4,16 @@ mod expand;
 mod parse;
 mod valid;
 
+use crate::options::LooseFn;
 use proc_macro2::TokenStream;
 use quote::quote;
-use syn::ItemFn;
 
+use crate::codegen::{hidden_definition, item_head};
 use crate::common::Errors;
-use crate::options::{hidden_definition, item_head};
 
 /// `#[resource("uri", …)]` on a function.
 pub(crate) fn expand(args: TokenStream, input: TokenStream) -> TokenStream {
-    let Ok(mut item) = syn::parse2::<ItemFn>(input.clone()) else {
+    let Ok(mut item) = syn::parse2::<LooseFn>(input.clone()) else {
         let e = syn::Error::new_spanned(item_head(&input), "`#[resource]` applies to functions").to_compile_error();
         return quote!(#e #input);
     };

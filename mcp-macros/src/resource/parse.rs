@@ -3,8 +3,8 @@
 use proc_macro2::{TokenStream, TokenTree};
 use syn::{Attribute, LitStr, Signature};
 
-use crate::common::{Errors, doc_text, split_arguments_section};
-use crate::options::{Param, key, metas, params, set_once, string_value, unknown_option};
+use crate::common::Errors;
+use crate::options::{FnParts, key, metas, read_fn, set_once, string_value, unknown_option};
 
 /// The options of `#[resource(…)]`.
 #[derive(Default)]
@@ -74,13 +74,17 @@ pub(crate) fn resource_attr(tokens: TokenStream, errors: &mut Errors) -> Resourc
     attr
 }
 
-/// A parsed `#[resource]` function.
+/// A parsed `#[resource]` function: its options and what every function macro reads.
 pub(crate) struct ResourceFn {
     pub(crate) attr: ResourceAttr,
-    pub(crate) sig: Signature,
-    pub(crate) params: Vec<Param>,
-    /// The description: the attribute's, else the doc comment without its `# Arguments` section.
-    pub(crate) description: Option<String>,
+    pub(crate) parts: FnParts,
+}
+
+impl std::ops::Deref for ResourceFn {
+    type Target = FnParts;
+    fn deref(&self) -> &FnParts {
+        &self.parts
+    }
 }
 
 /// Reads the function.
@@ -90,11 +94,6 @@ pub(crate) fn resource_fn(
     sig: &mut Signature,
     errors: &mut Errors,
 ) -> ResourceFn {
-    let (doc, _) = split_arguments_section(&doc_text(attrs));
-    let params = params(sig, "resource", false, errors);
-    let description = match &attr.description {
-        Some(d) => Some(d.value()),
-        None => (!doc.is_empty()).then_some(doc),
-    };
-    ResourceFn { attr, sig: sig.clone(), params, description }
+    let parts = read_fn(attrs, sig, attr.description.as_ref(), "resource", false, errors);
+    ResourceFn { attr, parts }
 }

@@ -71,7 +71,7 @@ pub(crate) fn template_variables(template: &str) -> Result<Vec<String>, String> 
 /// Checks the function; returns the template's variables (empty for a static resource or when
 /// the template is invalid).
 pub(crate) fn check(f: &ResourceFn, errors: &mut Errors) -> Vec<String> {
-    check_signature(&f.sig, &f.params, "resource", errors);
+    check_signature(&f.parts, "resource", false, errors);
     if let Some(lit) = &f.attr.name {
         if lit.value().trim().is_empty() {
             errors.spanned(lit, "`#[resource(name = …)]` cannot be empty");

@@ -6,12 +6,15 @@
 //! user's type: a wrong argument type is reported at the argument, a wrong return type at the
 //! `-> Type`.
 
-use proc_macro2::{Delimiter, Group, Span, TokenStream};
-use quote::{ToTokens, quote, quote_spanned};
+use proc_macro2::{Delimiter, Span, TokenStream};
+use quote::{quote, quote_spanned};
 use syn::{Ident, ReturnType};
 
-use super::parse::{Flag, Param, ToolFn};
+use super::parse::{Flag, ToolFn};
 use super::valid::tool_name;
+pub(crate) use crate::codegen::private_ident;
+use crate::codegen::{group, opt_str, span_range};
+use crate::options::Param;
 
 /// How the generated handler reaches the function.
 pub(crate) enum Callee<'a> {
@@ -23,18 +26,6 @@ pub(crate) enum Callee<'a> {
     Associated,
 }
 
-/// An identifier for generated code, invisible to the user's code.
-pub(crate) fn private_ident(name: &str) -> Ident {
-    Ident::new(name, Span::mixed_site())
-}
-
-fn opt_str(value: Option<&str>) -> TokenStream {
-    match value {
-        Some(s) => quote!(::core::option::Option::Some(#s)),
-        None => quote!(::core::option::Option::None),
-    }
-}
-
 fn hint(flag: Option<Flag>) -> TokenStream {
     match flag {
         Some(f) => {
@@ -43,23 +34,6 @@ fn hint(flag: Option<Flag>) -> TokenStream {
         }
         None => quote!(::core::option::Option::None),
     }
-}
-
-/// The spans of the first and last tokens of `tokens`. An expression that starts with a token
-/// at the first span and ends with a group at the last one has the span of all of `tokens`, so
-/// an error about it underlines the whole type, not only its first token (on stable Rust a
-/// proc macro cannot join spans itself).
-fn span_range(tokens: &impl ToTokens) -> (Span, Span) {
-    let mut spans = tokens.to_token_stream().into_iter().map(|t| t.span());
-    let first = spans.next().unwrap_or_else(Span::call_site);
-    (first, spans.last().unwrap_or(first))
-}
-
-/// `tokens` in a group with the given delimiter and span.
-fn group(delimiter: Delimiter, span: Span, tokens: TokenStream) -> Group {
-    let mut g = Group::new(delimiter, tokens);
-    g.set_span(span);
-    g
 }
 
 /// Adds one argument to the input schema; spanned at its type.

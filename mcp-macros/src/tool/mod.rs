@@ -8,10 +8,11 @@ mod valid;
 
 use std::collections::HashMap;
 
-use proc_macro2::{Delimiter, TokenStream, TokenTree};
+use proc_macro2::TokenStream;
 use quote::quote;
 use syn::{Attribute, Item};
 
+use crate::codegen::item_head;
 use crate::common::Errors;
 use expand::Callee;
 use valid::Site;
@@ -19,33 +20,6 @@ use valid::Site;
 /// Whether an attribute is `#[tool]` (also when spelled `#[mcp_core::tool]`).
 fn is_tool_attr(attr: &Attribute) -> bool {
     attr.path().segments.last().is_some_and(|s| s.ident == "tool")
-}
-
-/// The head of an item, without its attributes and body (`struct Add`, `impl Calc`), so that
-/// an error points at what the item is rather than underlining all of it.
-fn item_head(item: &TokenStream) -> TokenStream {
-    let mut tokens = item.clone().into_iter().peekable();
-    let mut head = Vec::new();
-    while let Some(token) = tokens.next() {
-        match &token {
-            // An outer attribute (doc comments included): `#` then `[…]`.
-            TokenTree::Punct(p) if p.as_char() == '#' && head.is_empty() => {
-                tokens.next();
-                continue;
-            }
-            TokenTree::Punct(p) if matches!(p.as_char(), ';' | '=') => break,
-            // `pub(crate)` is part of the head; any other group starts the body.
-            TokenTree::Group(g) if g.delimiter() != Delimiter::None => {
-                let after_pub = matches!(head.last(), Some(TokenTree::Ident(i)) if i == "pub");
-                if !(after_pub && g.delimiter() == Delimiter::Parenthesis) {
-                    break;
-                }
-            }
-            _ => {}
-        }
-        head.push(token);
-    }
-    if head.is_empty() { item.clone() } else { head.into_iter().collect() }
 }
 
 /// The attribute added to every tool function: arguments are deserialized from the request
