@@ -115,7 +115,7 @@ pub mod __private_v0_1 {
     pub use crate::elicit::fields::single_select_schema;
     pub use crate::elicit::{
         ChoiceOption, Elicit, ElicitField, ElicitOptions, FieldKind, FormBuilder, FormField, FormSchema, OptionStyle,
-        SchemaError, form_schema_for, type_schema,
+        SchemaError, form_schema_for,
     };
     pub use crate::prompt::{IntoPromptResult, PromptArg, PromptCall, PromptDef, PromptFn};
     pub use crate::protocol::{ErrorObject, JsonObject, PromptArgument, ToolAnnotations};

@@ -17,6 +17,8 @@ mod elicit;
 mod options;
 mod prompt;
 mod resource;
+#[cfg(test)]
+mod snapshots;
 mod tool;
 
 /// Turns a function into an MCP tool.

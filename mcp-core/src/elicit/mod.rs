@@ -140,6 +140,14 @@ pub trait ElicitField: Send + 'static {
     fn field_schema(style: OptionStyle) -> JsonObject;
     /// This value as a schema `default` (`None` for an absent `Option`).
     fn default_json(&self) -> Option<Value>;
+    /// This type as the field `name` of a `#[derive(Elicit)]` form (called by generated code).
+    #[doc(hidden)]
+    fn form_field(name: &'static str, style: OptionStyle) -> FormField
+    where
+        Self: Sized + schemars::JsonSchema,
+    {
+        FormField { name, kind: Self::KIND, schema: Self::field_schema, style, type_schema: type_schema::<Self> }
+    }
 }
 
 /// A form: a struct whose fields are [`ElicitField`]s. Derive it with `#[derive(Elicit)]`, next

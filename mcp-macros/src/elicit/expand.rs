@@ -128,23 +128,15 @@ pub(crate) fn field_checks(field: &Field) -> TokenStream {
     }
 }
 
-/// The field's entry in the table handed to `form_schema_for`: its wire name, its kind and
-/// options, its option style. `<T as ElicitField>` is spanned at the type: if `T` is not a
-/// form field, this reports the very error of the type check in `field_checks`, which the
-/// compiler shows once.
+/// The field's entry in the table handed to `form_schema_for`: its wire name, its type (kind
+/// and options) and its option style. `<T as ElicitField>` is spanned at the type: if `T` is
+/// not a form field, this reports the very error of the type check in `field_checks`, which
+/// the compiler shows once.
 pub(crate) fn form_field(field: &Field, wire: &str) -> TokenStream {
     let ty = &field.ty;
     let style = style_tokens(field.options.style.as_ref().map(|s| s.value.as_str()));
     let field_trait = quote_spanned!(ty.span()=> <#ty as ::mcp_core::__private_v0_1::ElicitField>);
-    quote! {
-        ::mcp_core::__private_v0_1::FormField {
-            name: #wire,
-            kind: #field_trait::KIND,
-            schema: #field_trait::field_schema,
-            style: #style,
-            type_schema: ::mcp_core::__private_v0_1::type_schema::<#ty>,
-        }
-    }
+    quote!(#field_trait::form_field(#wire, #style))
 }
 
 /// `impl Elicit` for a struct: schemars' schema through mcp-core's form transform, built and
@@ -160,12 +152,11 @@ pub(crate) fn struct_impl(
     }
     let body = match fields {
         Some(fields) => quote! {
-            const FIELDS: &[::mcp_core::__private_v0_1::FormField] = &[#(#fields),*];
             static SCHEMA: ::mcp_core::__private_v0_1::OnceLock<
                 ::core::result::Result<::mcp_core::__private_v0_1::FormSchema, ::mcp_core::__private_v0_1::SchemaError>,
             > = ::mcp_core::__private_v0_1::OnceLock::new();
             SCHEMA
-                .get_or_init(|| ::mcp_core::__private_v0_1::form_schema_for::<Self>(FIELDS))
+                .get_or_init(|| ::mcp_core::__private_v0_1::form_schema_for::<Self>(&[#(#fields),*]))
                 .as_ref()
         },
         None => quote!(::core::unreachable!()),
