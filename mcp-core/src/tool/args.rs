@@ -76,7 +76,8 @@ where
 ///     format!("{} for {} days: sunny", query.city, query.days.unwrap_or(1))
 /// }
 ///
-/// let schema = &<forecast as ToolFn>::definition().tool().input_schema;
+/// let definition = <forecast as ToolFn>::definition();
+/// let schema = &definition.tool().input_schema;
 /// assert_eq!(schema["properties"]["city"]["description"], "The city.");
 /// assert_eq!(schema["required"], serde_json::json!(["city"]));
 /// ```
