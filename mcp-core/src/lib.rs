@@ -58,6 +58,7 @@ pub mod transport;
 
 pub mod server;
 
+pub mod auth;
 pub mod client;
 
 pub mod testing;

@@ -25,6 +25,7 @@ mod inspector;
 mod interop_client;
 mod interop_elicitation;
 mod interop_http;
+mod interop_oauth;
 mod interop_stdio;
 mod interop_surface;
 mod isolation;

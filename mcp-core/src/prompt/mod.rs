@@ -34,6 +34,8 @@ pub struct PromptDef {
     pub(crate) prompt: Prompt,
     pub(crate) handler: Arc<Handler>,
     pub(crate) completers: HashMap<String, Completer>,
+    /// OAuth scopes a `prompts/get` needs.
+    pub(crate) scopes: Arc<[String]>,
 }
 
 impl std::fmt::Debug for PromptDef {
@@ -78,6 +80,7 @@ impl PromptDef {
                 Box::pin(async move { fut.await.and_then(IntoPromptResult::into_prompt_result) })
             }),
             completers: HashMap::new(),
+            scopes: Arc::from([]),
         }
     }
 
@@ -95,6 +98,19 @@ impl PromptDef {
     pub fn title(mut self, title: impl Into<String>) -> Self {
         self.prompt.title = Some(title.into());
         self
+    }
+
+    /// The OAuth scopes a `prompts/get` of this prompt needs, on a server with
+    /// [`authorization`](crate::transport::http::HttpConfig::authorization) (see
+    /// [`ToolDef::scopes`](crate::ToolDef::scopes)).
+    pub fn scopes<I: IntoIterator<Item = S>, S: Into<String>>(mut self, scopes: I) -> Self {
+        self.scopes = scopes.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// The OAuth scopes a `prompts/get` of this prompt needs.
+    pub fn required_scopes(&self) -> &[String] {
+        &self.scopes
     }
 
     /// Sets the description.

@@ -47,6 +47,8 @@ pub struct ResourceDef {
     pub(crate) kind: Kind,
     pub(crate) handler: Arc<Handler>,
     pub(crate) completers: HashMap<String, Completer>,
+    /// OAuth scopes a `resources/read` needs.
+    pub(crate) scopes: Arc<[String]>,
 }
 
 impl std::fmt::Debug for ResourceDef {
@@ -104,6 +106,7 @@ impl ResourceDef {
             }),
             handler: self::handler(handler),
             completers: HashMap::new(),
+            scopes: Arc::from([]),
         }
     }
 
@@ -142,6 +145,7 @@ impl ResourceDef {
             ),
             handler: self::handler(handler),
             completers: HashMap::new(),
+            scopes: Arc::from([]),
         }
     }
 
@@ -190,6 +194,19 @@ impl ResourceDef {
             Kind::Template(t, _) => t.title = title,
         }
         self
+    }
+
+    /// The OAuth scopes a `resources/read` of this resource (or of a URI this template matches) needs, on a server with
+    /// [`authorization`](crate::transport::http::HttpConfig::authorization) (see
+    /// [`ToolDef::scopes`](crate::ToolDef::scopes)).
+    pub fn scopes<I: IntoIterator<Item = S>, S: Into<String>>(mut self, scopes: I) -> Self {
+        self.scopes = scopes.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// The OAuth scopes a `resources/read` of this resource needs.
+    pub fn required_scopes(&self) -> &[String] {
+        &self.scopes
     }
 
     /// Sets the description.

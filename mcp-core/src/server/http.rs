@@ -15,13 +15,23 @@ impl HttpService for Server {
         &self.inner.session
     }
 
-    fn open(&self, opening: Opening<'_>, principal: Option<String>) -> Box<dyn Service> {
+    fn open(
+        &self,
+        opening: Opening<'_>,
+        principal: Option<String>,
+        auth: Arc<crate::auth::AuthSlot>,
+    ) -> Box<dyn Service> {
         let server = self.inner.clone();
-        Box::new(match opening {
+        let session = match opening {
             Opening::Initialize => ServerSession::for_principal(server, principal),
             Opening::Preinitialized(version) => ServerSession::preinitialized(server, principal, version),
             Opening::Request2026 => ServerSession::only_2026(server, principal),
-        })
+        };
+        Box::new(session.with_auth(auth))
+    }
+
+    fn required_scopes(&self, request: &crate::protocol::Request) -> Arc<[String]> {
+        super::scopes::required(&self.inner, request)
     }
 
     fn tool(&self, name: &str) -> Option<ToolDef> {

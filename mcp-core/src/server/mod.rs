@@ -12,6 +12,7 @@ mod registry;
 mod resources;
 mod rev_2026_07_28;
 mod sampling;
+mod scopes;
 mod session;
 mod session_context;
 #[cfg(feature = "tracing-bridge")]

@@ -372,6 +372,9 @@ pub(crate) fn handle(
     let page = |p: Result<PaginatedParams, ErrorObject>, f: &dyn Fn(Option<&str>) -> HandlerResult| {
         ready(p.and_then(|p| f(p.cursor.as_deref())))
     };
+    if let Some(filtered) = super::scopes::filtered_list(&server, &session, &request.method) {
+        return ready(filtered);
+    }
     match request.method.as_str() {
         "prompts/list" => page(params(&request), &|c| s.prompts.page(c)),
         "resources/list" => page(params(&request), &|c| s.resources.page(c)),

@@ -39,7 +39,7 @@ pub(crate) const MAX_SUBSCRIPTIONS: usize = 10_000;
 
 /// The definition serving `uri` and the template variables it matched: a static resource by
 /// exact URI first, else the first template (in registration order) that matches.
-fn resolve(server: &ServerInner, uri: &str) -> Option<(ResourceDef, HashMap<String, String>)> {
+pub(crate) fn resolve(server: &ServerInner, uri: &str) -> Option<(ResourceDef, HashMap<String, String>)> {
     if let Some(entry) = server.surface.resources.get(uri) {
         return Some((entry.def, HashMap::new()));
     }

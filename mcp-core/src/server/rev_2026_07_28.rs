@@ -187,6 +187,7 @@ fn error_2026(mut error: ErrorObject) -> ErrorObject {
 pub(crate) fn handle(
     server: Arc<ServerInner>,
     principal: Option<String>,
+    auth: (Option<Arc<crate::auth::AuthInfo>>, bool),
     request: Request,
     scope: RequestScope,
 ) -> Handling {
@@ -220,6 +221,7 @@ pub(crate) fn handle(
             info: meta.client_info,
         };
         let state = Arc::new(SessionState::for_2026_request(principal.clone(), client, meta.log_level, rounds.clone()));
+        state.set_auth(auth.0, auth.1);
         let binding = if multi_round { Some(binding(&request, principal.as_deref())?) } else { None };
         let handler = ServerSession::dispatch(&server, &state, request, scope).into_future();
         let outcome = match drive(handler, &rounds).await {

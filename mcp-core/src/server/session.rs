@@ -35,6 +35,11 @@ pub(crate) struct SessionState {
     /// For a 2026-era request: the answers the client has given so far, and where the
     /// handler's questions go (see [`crate::multi_round`]).
     pub(crate) rounds: Option<Arc<crate::multi_round::Rounds>>,
+    /// The verified identity of the latest request (an OAuth-protected HTTP server sets it
+    /// before handing each request on), and whether lists leave out what it may not use. A
+    /// 2025-era session belongs to one subject, so only the scopes can differ between two of
+    /// its requests in flight at once, and scopes are checked by the transport per request.
+    auth: Arc<crate::auth::AuthSlot>,
 }
 
 impl SessionState {
@@ -47,7 +52,24 @@ impl SessionState {
             initialized: AtomicBool::new(false),
             surface: Default::default(),
             rounds: None,
+            auth: Arc::default(),
         }
+    }
+
+    /// The verified identity of the request being served, if the transport checked one.
+    pub(crate) fn auth(&self) -> Option<Arc<crate::auth::AuthInfo>> {
+        self.auth.get()
+    }
+
+    /// Sets the verified identity of the request about to be served.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn set_auth(&self, auth: Option<Arc<crate::auth::AuthInfo>>, hide_unauthorized: bool) {
+        self.auth.set(auth, hide_unauthorized);
+    }
+
+    /// Whether lists leave out what the request's token may not use.
+    pub(crate) fn hides_unauthorized(&self) -> bool {
+        self.auth.hides()
     }
 
     /// The state of one 2026-era request, built from its `_meta`.
@@ -99,6 +121,17 @@ impl ServerSession {
         ServerSession { only_2026: true, ..Self::for_principal(server, principal) }
     }
 
+    /// The session with its requests' verified identities read from `auth` (which the
+    /// transport sets before handing on each request).
+    #[cfg(feature = "http")]
+    pub(crate) fn with_auth(mut self, auth: Arc<crate::auth::AuthSlot>) -> Self {
+        // Just made: nothing else holds the state yet.
+        if let Some(state) = Arc::get_mut(&mut self.state) {
+            state.auth = auth;
+        }
+        self
+    }
+
     /// A session that serves requests without an `initialize` handshake (stateless HTTP):
     /// the client is taken to speak `protocol_version` and to declare no capabilities.
     #[cfg(feature = "http")]
@@ -127,6 +160,9 @@ impl ServerSession {
         }
         match request.method.as_str() {
             "tools/list" => {
+                if let Some(filtered) = super::scopes::filtered_list(server, state, "tools/list") {
+                    return ready(filtered);
+                }
                 ready(params(&request).and_then(|p: PaginatedParams| server.tools.page(p.cursor.as_deref())))
             }
             "tools/call" => match Self::start_tool(server, state, request, scope) {
@@ -253,7 +289,13 @@ impl Service for ServerSession {
             || request.method == "server/discover"
             || crate::protocol::stateless::is_2026_request(&request)
         {
-            return super::rev_2026_07_28::handle(self.server.clone(), self.state.principal.clone(), request, scope);
+            return super::rev_2026_07_28::handle(
+                self.server.clone(),
+                self.state.principal.clone(),
+                (self.state.auth(), self.state.hides_unauthorized()),
+                request,
+                scope,
+            );
         }
         let method = request.method.as_str();
         if !self.server.offers(method) {

@@ -40,6 +40,13 @@ impl Context {
         self.session_state().principal.as_deref()
     }
 
+    /// The verified identity behind this request, on a server with OAuth authorization
+    /// (`HttpConfig::authorization`, feature `http`): subject, client, scopes, expiry and
+    /// claims of its access token (never the token itself).
+    pub fn auth(&self) -> Option<Arc<crate::auth::AuthInfo>> {
+        self.session_state().auth()
+    }
+
     /// The negotiated protocol revision.
     pub fn protocol_version(&self) -> Option<&str> {
         self.session_state().client().map(|c| c.protocol_version.as_str())

@@ -49,6 +49,8 @@ type Handler = dyn Fn(ToolCall) -> Handling + Send + Sync;
 pub struct ToolDef {
     pub(crate) tool: Tool,
     pub(crate) handler: Arc<Handler>,
+    /// OAuth scopes a call needs (see [`scopes`](Self::scopes)).
+    pub(crate) scopes: Arc<[String]>,
 }
 
 impl std::fmt::Debug for ToolDef {
@@ -148,6 +150,7 @@ impl ToolDef {
                 meta: None,
             },
             handler: Arc::new(handler),
+            scopes: Arc::from([]),
         }
     }
 
@@ -171,6 +174,20 @@ impl ToolDef {
     pub fn description(mut self, description: impl Into<String>) -> Self {
         self.tool.description = Some(description.into());
         self
+    }
+
+    /// The OAuth scopes a call of this tool needs, on a server with
+    /// [`authorization`](crate::transport::http::HttpConfig::authorization): a call whose
+    /// access token lacks one is answered `403` with `error="insufficient_scope"` naming them,
+    /// so the client can ask for them and retry.
+    pub fn scopes<I: IntoIterator<Item = S>, S: Into<String>>(mut self, scopes: I) -> Self {
+        self.scopes = scopes.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// The OAuth scopes a call of this tool needs.
+    pub fn required_scopes(&self) -> &[String] {
+        &self.scopes
     }
 
     /// Sets the behaviour hints.

@@ -20,6 +20,7 @@
 //! by a fresh session, so server-to-client requests (elicitation, sampling, roots) cannot be
 //! made — the client declared no capabilities to that session — and `GET`/`DELETE` answer 405.
 
+mod auth;
 mod events;
 mod security;
 mod session;
@@ -69,6 +70,7 @@ pub struct HttpConfig {
     pub(crate) keep_alive: Duration,
     pub(crate) resume_window: Duration,
     pub(crate) event_store: Arc<dyn EventStore>,
+    pub(crate) authorization: Option<crate::auth::Authorization>,
 }
 
 impl std::fmt::Debug for HttpConfig {
@@ -81,6 +83,7 @@ impl std::fmt::Debug for HttpConfig {
             .field("max_body", &self.max_body)
             .field("keep_alive", &self.keep_alive)
             .field("resume_window", &self.resume_window)
+            .field("authorization", &self.authorization)
             .finish_non_exhaustive()
     }
 }
@@ -96,6 +99,7 @@ impl Default for HttpConfig {
             keep_alive: Duration::from_secs(15),
             resume_window: Duration::from_secs(60),
             event_store: Arc::new(MemoryEventStore::default()),
+            authorization: None,
         }
     }
 }
@@ -156,6 +160,16 @@ impl HttpConfig {
         self
     }
 
+    /// Makes the endpoint an OAuth 2.1 protected resource (see [`crate::auth`]): every request
+    /// needs a bearer token the setting's verifier accepts, the protected resource metadata is
+    /// served at `/.well-known/oauth-protected-resource` (and that path followed by the
+    /// endpoint's path), and calls of tools, prompts and resources that require scopes are
+    /// checked against the token's.
+    pub fn authorization(mut self, authorization: crate::auth::Authorization) -> Self {
+        self.authorization = Some(authorization);
+        self
+    }
+
     /// Where SSE events are kept for resumption.
     pub fn event_store(mut self, store: Arc<dyn EventStore>) -> Self {
         self.event_store = store;
@@ -170,7 +184,15 @@ pub(crate) trait HttpService: Send + Sync + 'static {
     fn session_config(&self) -> &SessionConfig;
 
     /// A new session of `principal`, opened as `opening` says.
-    fn open(&self, opening: Opening<'_>, principal: Option<String>) -> Box<dyn Service>;
+    fn open(
+        &self,
+        opening: Opening<'_>,
+        principal: Option<String>,
+        auth: Arc<crate::auth::AuthSlot>,
+    ) -> Box<dyn Service>;
+
+    /// The OAuth scopes the tool, prompt or resource `request` calls needs.
+    fn required_scopes(&self, request: &crate::protocol::Request) -> Arc<[String]>;
 
     /// The tool named `name`, if there is one.
     fn tool(&self, name: &str) -> Option<ToolDef>;
@@ -192,6 +214,7 @@ pub(crate) struct Shared {
     config: HttpConfig,
     sessions: RwLock<HashMap<String, Arc<HttpSession>>>,
     closing: CancellationToken,
+    guard: Option<auth::Guard>,
 }
 
 /// The Streamable HTTP endpoint of a [`Server`](crate::Server). Cheap to clone.
@@ -209,8 +232,9 @@ impl std::fmt::Debug for StreamableHttp {
 impl StreamableHttp {
     /// The endpoint for `server`. Call from within a tokio runtime (a task expires idle sessions).
     pub(crate) fn for_service(server: Arc<dyn HttpService>, config: HttpConfig) -> Self {
+        let guard = config.authorization.clone().map(auth::Guard::new);
         let shared =
-            Arc::new(Shared { server, config, sessions: RwLock::default(), closing: CancellationToken::new() });
+            Arc::new(Shared { server, config, guard, sessions: RwLock::default(), closing: CancellationToken::new() });
         if !shared.config.stateless {
             tokio::spawn(expire_idle(Arc::downgrade(&shared)));
         }
@@ -225,7 +249,15 @@ impl StreamableHttp {
 
     /// A router serving the endpoint at `path` (e.g. `/mcp`).
     pub fn router_at(&self, path: &str) -> axum::Router {
-        axum::Router::new().route(path, axum::routing::any(endpoint)).with_state(self.shared.clone())
+        let mut router = axum::Router::new().route(path, axum::routing::any(endpoint));
+        if self.shared.guard.is_some() {
+            let suffixed = format!("{}{}", auth::METADATA_PATH, path.trim_end_matches('/'));
+            router = router.route(auth::METADATA_PATH, axum::routing::any(endpoint));
+            if suffixed != auth::METADATA_PATH {
+                router = router.route(&suffixed, axum::routing::any(endpoint));
+            }
+        }
+        router.with_state(self.shared.clone())
     }
 
     /// How many sessions are open.
@@ -258,6 +290,9 @@ impl StreamableHttp {
         listener: tokio::net::TcpListener,
         shutdown: impl std::future::Future<Output = ()> + Send + 'static,
     ) -> io::Result<()> {
+        if let Some(guard) = &self.shared.guard {
+            guard.default_resource(listener.local_addr()?);
+        }
         let token = self.shared.closing.clone();
         let this = self.clone();
         tokio::spawn(async move {
@@ -378,6 +413,18 @@ async fn endpoint(State(shared): State<Arc<Shared>>, request: Request) -> Respon
         tracing::warn!(%reason, "rejected an HTTP request");
         return plain(StatusCode::FORBIDDEN, &reason);
     }
+    if let Some(guard) = &shared.guard {
+        if auth::Guard::is_metadata_path(parts.uri.path()) {
+            return match parts.method {
+                Method::GET | Method::HEAD => guard.metadata(),
+                _ => {
+                    let mut r = plain(StatusCode::METHOD_NOT_ALLOWED, "the metadata is read with GET");
+                    r.headers_mut().insert(header::ALLOW, HeaderValue::from_static("GET"));
+                    r
+                }
+            };
+        }
+    }
     // Every request after `initialize` carries the negotiated revision; one this server does
     // not speak is refused whatever the method.
     if let Some(v) = header_str(&parts.headers, PROTOCOL_VERSION_HEADER) {
@@ -390,9 +437,22 @@ async fn endpoint(State(shared): State<Arc<Shared>>, request: Request) -> Respon
             return json_rpc_error_for(StatusCode::BAD_REQUEST, request_id(&bytes).as_ref(), &error);
         }
     }
-    let principal = parts.extensions.get::<Principal>().map(|p| p.0.clone());
+    let mut principal = parts.extensions.get::<Principal>().map(|p| p.0.clone());
+    let mut identity = None;
+    if let Some(guard) = &shared.guard {
+        match guard.authenticate(&parts.headers).await {
+            Ok(info) => {
+                // The token's subject is the user: sessions, URL flows and `requestState`
+                // are bound to it.
+                principal = Some(info.subject().to_owned());
+                identity = Some(info);
+            }
+            Err(response) => return response,
+        }
+    }
+    let auth = identity.as_ref();
     match parts.method {
-        Method::POST => post(&shared, &parts.headers, principal, &bytes).await,
+        Method::POST => post(&shared, &parts.headers, principal, auth, &bytes).await,
         Method::GET => get(&shared, &parts.headers, principal).await,
         Method::DELETE => delete(&shared, &parts.headers, principal).await,
         _ => {
@@ -426,19 +486,48 @@ fn session_not_found() -> Response {
 
 /// A POST: checks and decodes the message, then serves it by its era (a 2026-era request), in
 /// stateless mode, or on its session.
-async fn post(shared: &Arc<Shared>, headers: &HeaderMap, principal: Option<String>, bytes: &[u8]) -> Response {
+async fn post(
+    shared: &Arc<Shared>,
+    headers: &HeaderMap,
+    principal: Option<String>,
+    auth: Option<&Arc<crate::auth::AuthInfo>>,
+    bytes: &[u8],
+) -> Response {
     let message = match read_message(headers, bytes) {
         Ok(m) => m,
         Err(refused) => return *refused,
     };
+    // A call of something that needs scopes the token lacks: 403, so the client can step up.
+    if let (Some(guard), Some(auth), Message::Request(request)) = (&shared.guard, auth, &message) {
+        if let Err(response) = guard.check_scopes(auth, &shared.server.required_scopes(request)) {
+            return response;
+        }
+    }
+    let hide = shared.guard.as_ref().is_some_and(|g| g.settings.hide_unauthorized);
+    let auth = Identity { info: auth.cloned(), hide };
     // Checked by `endpoint`: absent, or a revision this server speaks.
     let version = header_str(headers, PROTOCOL_VERSION_HEADER);
     if is_2026(&message, headers, version) {
-        post_2026(shared, headers, principal, message).await
+        post_2026(shared, headers, principal, auth, message).await
     } else if shared.config.stateless {
-        post_stateless(shared, principal, message, version).await
+        post_stateless(shared, principal, auth, message, version).await
     } else {
-        post_to_session(shared, headers, principal, message).await
+        post_to_session(shared, headers, principal, auth, message).await
+    }
+}
+
+/// The verified identity of a request, to hand to the session serving it.
+struct Identity {
+    info: Option<Arc<crate::auth::AuthInfo>>,
+    hide: bool,
+}
+
+impl Identity {
+    /// A slot holding it, for a new session.
+    fn slot(self) -> Arc<crate::auth::AuthSlot> {
+        let slot = Arc::new(crate::auth::AuthSlot::default());
+        slot.set(self.info, self.hide);
+        slot
     }
 }
 
@@ -487,7 +576,13 @@ fn is_2026(message: &Message, headers: &HeaderMap, version: Option<&str>) -> boo
 
 /// A 2026-era message: a request is served by a session of its own, checked against the
 /// era's header rules; anything else has nothing to do over HTTP.
-async fn post_2026(shared: &Arc<Shared>, headers: &HeaderMap, principal: Option<String>, message: Message) -> Response {
+async fn post_2026(
+    shared: &Arc<Shared>,
+    headers: &HeaderMap,
+    principal: Option<String>,
+    auth: Identity,
+    message: Message,
+) -> Response {
     let Message::Request(request) = &message else {
         // Nothing to do with a 2026-era notification or response over HTTP.
         return StatusCode::ACCEPTED.into_response();
@@ -495,8 +590,9 @@ async fn post_2026(shared: &Arc<Shared>, headers: &HeaderMap, principal: Option<
     if let Err(error) = check_2026_headers(headers, request, &*shared.server) {
         return json_rpc_error_for(StatusCode::BAD_REQUEST, Some(&request.id), &error);
     }
-    let service = shared.server.open(Opening::Request2026, principal.clone());
-    let session = HttpSession::start(String::new(), service, principal, shared, false);
+    let slot = auth.slot();
+    let service = shared.server.open(Opening::Request2026, principal.clone(), slot.clone());
+    let session = HttpSession::start(String::new(), service, principal, slot, shared, false);
     let response = deliver(&session, message, Reply::Request2026).await;
     session.close_when_idle();
     response
@@ -507,17 +603,19 @@ async fn post_2026(shared: &Arc<Shared>, headers: &HeaderMap, principal: Option<
 async fn post_stateless(
     shared: &Arc<Shared>,
     principal: Option<String>,
+    auth: Identity,
     message: Message,
     version: Option<&str>,
 ) -> Response {
     let is_initialize = matches!(&message, Message::Request(r) if r.method == "initialize");
+    let slot = auth.slot();
     let service = if is_initialize {
-        shared.server.open(Opening::Initialize, principal.clone())
+        shared.server.open(Opening::Initialize, principal.clone(), slot.clone())
     } else {
         let v = version.unwrap_or(crate::protocol::LATEST_PROTOCOL_VERSION);
-        shared.server.open(Opening::Preinitialized(v), principal.clone())
+        shared.server.open(Opening::Preinitialized(v), principal.clone(), slot.clone())
     };
-    let session = HttpSession::start(String::new(), service, principal, shared, false);
+    let session = HttpSession::start(String::new(), service, principal, slot, shared, false);
     let response = deliver(&session, message, Reply::Session(None)).await;
     session.close_when_idle();
     response
@@ -529,18 +627,25 @@ async fn post_to_session(
     shared: &Arc<Shared>,
     headers: &HeaderMap,
     principal: Option<String>,
+    auth: Identity,
     message: Message,
 ) -> Response {
     let is_initialize = matches!(&message, Message::Request(r) if r.method == "initialize");
     let (session, created) = match header_str(headers, SESSION_HEADER) {
         None if is_initialize => {
             let id = crate::elicit::url::new_elicitation_id();
-            let service = shared.server.open(Opening::Initialize, principal.clone());
-            let session = HttpSession::start(id.clone(), service, principal, shared, true);
+            let slot = auth.slot();
+            let service = shared.server.open(Opening::Initialize, principal.clone(), slot.clone());
+            let session = HttpSession::start(id.clone(), service, principal, slot, shared, true);
             (session, true)
         }
         _ => match lookup(shared, headers, &principal) {
-            Ok(s) => (s, false),
+            Ok(s) => {
+                if shared.guard.is_some() {
+                    s.auth().set(auth.info, auth.hide);
+                }
+                (s, false)
+            }
             Err(r) => return r,
         },
     };

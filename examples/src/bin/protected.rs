@@ -1,0 +1,94 @@
+//! A protected server: Streamable HTTP behind OAuth 2.1, trusting one authorization server.
+//!
+//! Run it with `cargo run -p examples --bin protected -- --port 8080 --issuer https://auth.example.com`.
+//! It serves `http://127.0.0.1:N/mcp` (`--port N` or `PORT`), whose resource identifier is that
+//! URL: access tokens must be JWTs (RFC 9068) from the issuer given by `--issuer URL` (or
+//! `ISSUER`), signed with a key the issuer publishes in its metadata, and issued for that
+//! resource. A request without one is answered `401` with a challenge that points to
+//! `http://127.0.0.1:N/.well-known/oauth-protected-resource/mcp`, where a client learns which
+//! authorization server to ask and which scopes there are (`notes:read`, `notes:write`).
+//!
+//! Tools:
+//! - `whoami` (any valid token): the token's subject;
+//! - `write_note` (needs `notes:write`): asks the user to confirm with a form, then keeps the
+//!   note for that user. A token without the scope gets `403 insufficient_scope`, naming the
+//!   scope, so that the client can ask the user for it and retry.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+use mcp_core::auth::{Authorization, JwtVerifier};
+use mcp_core::prelude::*;
+use mcp_core::tool::ToolFn;
+use mcp_core::transport::http::HttpConfig;
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+/// The notes written so far, by user.
+#[derive(Default)]
+struct Notes {
+    by_user: Mutex<HashMap<String, Vec<(String, String)>>>,
+}
+
+/// Returns the subject of the access token the request came with.
+#[tool]
+async fn whoami(ctx: Context) -> Result<String, String> {
+    ctx.auth().map(|auth| auth.subject().to_owned()).ok_or_else(|| "this request carries no verified identity".into())
+}
+
+/// What `write_note` asks before writing.
+#[derive(Debug, Deserialize, JsonSchema, Elicit)]
+struct Confirm {
+    /// Write the note?
+    confirm: bool,
+}
+
+/// Writes a note, after the user confirms it.
+///
+/// # Arguments
+/// * `title` - The note's title.
+/// * `body` - The note's text.
+#[tool]
+async fn write_note(ctx: Context, notes: State<Notes>, title: String, body: String) -> Result<String, String> {
+    let user = ctx.auth().map(|a| a.subject().to_owned()).ok_or("this request carries no verified identity")?;
+    let question = format!("Write the note \"{title}\"?");
+    let answer = ctx.elicit::<Confirm>(question).await.map_err(|e| format!("could not ask for confirmation: {e}"))?;
+    if !answer.accepted().is_some_and(|c| c.confirm) {
+        return Ok("The note was not written.".into());
+    }
+    let mut all = notes.by_user.lock().map_err(|_| "the notes are unavailable")?;
+    let mine = all.entry(user.clone()).or_default();
+    mine.push((title.clone(), body));
+    Ok(format!("Wrote note \"{title}\" for {user} ({} in all)", mine.len()))
+}
+
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    examples::init_logging();
+    let port = examples::port_option("port", "PORT", None)?.ok_or("--port N (or PORT) is required")?;
+    let issuer = examples::option("issuer", "ISSUER").ok_or("--issuer URL (or ISSUER) is required")?;
+
+    let server = Server::builder("protected", env!("CARGO_PKG_VERSION"))
+        .title("Protected notes")
+        .enable_elicitation()
+        .tools(tools![whoami])
+        .tool(<write_note as ToolFn>::definition().scopes(["notes:write"]))
+        .state(Notes::default())
+        .build()?;
+
+    let listener = examples::bind(port, "--port / PORT").await;
+    let address = listener.local_addr()?;
+    // The resource identifier defaults to http://{address}/mcp, the URL clients use.
+    let authorization = Authorization::new(JwtVerifier::new(issuer.clone()))
+        .authorization_server(issuer.clone())
+        .scopes_supported(["notes:read", "notes:write"])
+        // Clients ask for reading first, and for writing when they first write.
+        .initial_scopes(["notes:read"])
+        .resource_name("Protected notes");
+    tracing::info!(%issuer, "serving MCP at http://{address}/mcp, protected by OAuth");
+    let shutdown = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    server.streamable_http(HttpConfig::default().authorization(authorization)).serve(listener, shutdown).await?;
+    Ok(())
+}

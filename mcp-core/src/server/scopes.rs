@@ -1,0 +1,89 @@
+//! Which OAuth scopes a request needs, and lists without what a token may not use.
+
+#[cfg(feature = "http")]
+use std::sync::Arc;
+
+use serde_json::{Map, Value};
+
+use super::ServerInner;
+use super::catalog::Listed;
+use super::session::SessionState;
+use crate::auth::AuthInfo;
+use crate::engine::ResultText;
+use crate::protocol::ErrorObject;
+#[cfg(feature = "http")]
+use crate::protocol::Request;
+
+/// The scopes the tool, prompt or resource a request calls needs (empty for anything else,
+/// and for a name the server does not have: that request fails on its own).
+#[cfg(feature = "http")]
+pub(crate) fn required(server: &ServerInner, request: &Request) -> Arc<[String]> {
+    #[derive(serde::Deserialize)]
+    struct Target {
+        name: Option<String>,
+        uri: Option<String>,
+    }
+    let none = || Arc::from([]);
+    let target = || request.params.as_deref().and_then(|p| serde_json::from_str::<Target>(p.get()).ok());
+    match request.method.as_str() {
+        "tools/call" => target()
+            .and_then(|t| t.name)
+            .and_then(|n| server.tools.read(|s| s.get(&n).map(|t| t.scopes.clone())))
+            .unwrap_or_else(none),
+        "prompts/get" => target()
+            .and_then(|t| t.name)
+            .and_then(|n| server.surface.prompts.read(|s| s.get(&n).map(|p| p.scopes.clone())))
+            .unwrap_or_else(none),
+        "resources/read" => target()
+            .and_then(|t| t.uri)
+            .and_then(|u| super::resources::resolve(server, &u).map(|(d, _)| d.scopes.clone()))
+            .unwrap_or_else(none),
+        _ => none(),
+    }
+}
+
+/// For a session whose token hides what it may not use: the list result `method` would give,
+/// with only what `auth` has the scopes for, in one page. `None` when nothing is hidden.
+pub(crate) fn filtered_list(
+    server: &ServerInner,
+    state: &SessionState,
+    method: &str,
+) -> Option<Result<ResultText, ErrorObject>> {
+    let auth = state.auth()?;
+    if !state.hides_unauthorized() {
+        return None;
+    }
+    let allowed = |scopes: &[String]| auth_has(&auth, scopes);
+    let (field, items): (&str, Vec<Value>) = match method {
+        "tools/list" => (
+            "tools",
+            server.tools.read(|s| s.items.iter().filter(|t| allowed(&t.scopes)).map(|t| to_value(&t.tool)).collect()),
+        ),
+        "prompts/list" => (
+            "prompts",
+            server
+                .surface
+                .prompts
+                .read(|s| s.items.iter().filter(|p| allowed(&p.scopes)).map(|p| to_value(&p.prompt)).collect()),
+        ),
+        "resources/list" => (
+            "resources",
+            server
+                .surface
+                .resources
+                .read(|s| s.items.iter().filter(|r| allowed(&r.def.scopes)).map(|r| to_value(r.wire())).collect()),
+        ),
+        _ => return None,
+    };
+    let mut result = Map::new();
+    result.insert(field.to_owned(), Value::Array(items));
+    Some(ResultText::serialize(&result).map_err(|e| ErrorObject::internal(e.to_string())))
+}
+
+fn auth_has(auth: &AuthInfo, scopes: &[String]) -> bool {
+    scopes.iter().all(|s| auth.has_scope(s))
+}
+
+fn to_value<T: serde::Serialize>(item: &T) -> Value {
+    serde_json::to_value(item).unwrap_or(Value::Null)
+}
