@@ -6,6 +6,7 @@
 
 mod support;
 
+mod authorization;
 mod bad_input;
 mod client_http;
 mod client_in_process;

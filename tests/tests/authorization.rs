@@ -1,0 +1,498 @@
+//! A protected Streamable HTTP server (`HttpConfig::authorization` with `JwtVerifier`) against
+//! tokens minted here, with keys this test controls, published by a tiny issuer served on
+//! loopback (RFC 8414 metadata and a JWKS). The bad-token table: each case gets its status and
+//! challenge, and the server then serves the next good request on the same session. Then:
+//! metadata, scopes and step-up, hidden lists, sessions bound to their subject, 2026-era
+//! requests authorized one by one, and the key cache.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use base64::Engine as _;
+use jsonwebtoken::{Algorithm, EncodingKey, Header};
+use mcp_core::auth::{Authorization, JwtVerifier};
+use mcp_core::prelude::*;
+use mcp_core::transport::http::HttpConfig;
+use reqwest::StatusCode;
+use reqwest::header::{ACCEPT, CONTENT_TYPE};
+use serde_json::{Value, json};
+
+use crate::support::http::{ACCEPT_BOTH, Endpoint, PROTOCOL, json_body, serve_router, text_of};
+
+const RESOURCE: &str = "https://mcp.test/mcp";
+
+/// The issuer's signing key (P-256), made for these tests.
+const KEY_A: &str = "-----BEGIN PRIVATE KEY-----
+MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQg5pziGwZKa5NDLQt4
+h8md4rR5XJ7kpjmnNJ8GCmbwcEOhRANCAASFZm2xouyqEXXsSl6ylQ9toRP8VNLf
+Tt5uKonh1EhDApSlhNjWQF7DSIO+ldZ08hgxc1o4D12lub4i5h/MayHr
+-----END PRIVATE KEY-----
+";
+const KEY_A_PUBLIC: &str = "-----BEGIN PUBLIC KEY-----
+MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEhWZtsaLsqhF17EpespUPbaET/FTS
+307ebiqJ4dRIQwKUpYTY1kBew0iDvpXWdPIYMXNaOA9dpbm+IuYfzGsh6w==
+-----END PUBLIC KEY-----
+";
+const KEY_A_X: &str = "hWZtsaLsqhF17EpespUPbaET_FTS307ebiqJ4dRIQwI";
+const KEY_A_Y: &str = "lKWE2NZAXsNIg76V1nTyGDFzWjgPXaW5viLmH8xrIes";
+/// A key the issuer does not publish (until it rotates to it).
+const KEY_B: &str = "-----BEGIN PRIVATE KEY-----
+MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQggJcFkq8vIlZw6q+u
+lU0+9OjDD4PlhsEeLnG4XmrIp92hRANCAARZVFBQ30r4rnBAPBzj2cqqpnv5l87X
+qraeDdYOMTluQy84/jXReiJYVp9LOSwgmn6dFPfj7XkmKVdcd4l46Yn8
+-----END PRIVATE KEY-----
+";
+const KEY_B_X: &str = "WVRQUN9K-K5wQDwc49nKqqZ7-ZfO16q2ng3WDjE5bkM";
+const KEY_B_Y: &str = "Lzj-NdF6IlhWn0s5LCCafp0U9-PteSYpV1x3iXjpifw";
+
+fn jwk(kid: &str, x: &str, y: &str) -> Value {
+    json!({"kty": "EC", "crv": "P-256", "alg": "ES256", "use": "sig", "kid": kid, "x": x, "y": y})
+}
+
+/// The in-test authorization server: metadata and keys, counting key fetches.
+struct Issuer {
+    url: String,
+    keys: Arc<std::sync::Mutex<Vec<Value>>>,
+    fetches: Arc<AtomicUsize>,
+    _stop: tokio::sync::oneshot::Sender<()>,
+}
+
+impl Issuer {
+    async fn start() -> Issuer {
+        let keys = Arc::new(std::sync::Mutex::new(vec![jwk("a", KEY_A_X, KEY_A_Y)]));
+        let fetches = Arc::new(AtomicUsize::new(0));
+        let listener = tokio::net::TcpListener::bind(("127.0.0.1", 0)).await.expect("bind");
+        let url = format!("http://127.0.0.1:{}", listener.local_addr().expect("address").port());
+        drop(listener);
+        let (metadata_url, k, f) = (url.clone(), keys.clone(), fetches.clone());
+        let app = axum::Router::new()
+            .route(
+                "/.well-known/oauth-authorization-server",
+                axum::routing::get(move || {
+                    let url = metadata_url.clone();
+                    async move { json_response(json!({"issuer": url, "jwks_uri": format!("{url}/jwks")})) }
+                }),
+            )
+            .route(
+                "/jwks",
+                axum::routing::get(move || {
+                    let (k, f) = (k.clone(), f.clone());
+                    async move {
+                        f.fetch_add(1, Ordering::SeqCst);
+                        json_response(json!({"keys": *k.lock().unwrap()}))
+                    }
+                }),
+            );
+        let port: u16 = url.rsplit(':').next().unwrap().parse().unwrap();
+        let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await.expect("rebind the issuer's port");
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        tokio::spawn(async move {
+            let _ = axum::serve(listener, app)
+                .with_graceful_shutdown(async {
+                    let _ = stopped.await;
+                })
+                .await;
+        });
+        Issuer { url, keys, fetches, _stop: stop }
+    }
+}
+
+fn json_response(v: Value) -> ([(axum::http::HeaderName, &'static str); 1], String) {
+    ([(axum::http::header::CONTENT_TYPE, "application/json")], v.to_string())
+}
+
+fn now() -> u64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_secs()
+}
+
+/// Claims of a good token for `sub` with `scope`.
+fn claims(issuer: &str, sub: &str, scope: &str) -> Value {
+    json!({"iss": issuer, "sub": sub, "aud": RESOURCE, "exp": now() + 600, "iat": now(), "scope": scope, "client_id": "test-client"})
+}
+
+fn sign(claims: &Value, kid: &str, key: &str) -> String {
+    let mut header = Header::new(Algorithm::ES256);
+    header.kid = Some(kid.to_owned());
+    header.typ = Some("at+jwt".to_owned());
+    jsonwebtoken::encode(&header, claims, &EncodingKey::from_ec_pem(key.as_bytes()).unwrap()).unwrap()
+}
+
+fn good(issuer: &str, sub: &str, scope: &str) -> String {
+    sign(&claims(issuer, sub, scope), "a", KEY_A)
+}
+
+fn b64(v: &Value) -> String {
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(v.to_string())
+}
+
+/// Whoami, and a tool that needs `notes:write`.
+fn server() -> Server {
+    let whoami = ToolDef::new(
+        "whoami",
+        json!({"type": "object"}).as_object().unwrap().clone(),
+        |call: mcp_core::tool::ToolCall| async move {
+            let auth = call.ctx.auth().ok_or_else(|| ErrorObject::internal("no identity"))?;
+            Ok::<_, ErrorObject>(format!(
+                "{} via {} with [{}]",
+                auth.subject(),
+                auth.client_id().unwrap_or("?"),
+                auth.scopes().collect::<Vec<_>>().join(" ")
+            ))
+        },
+    );
+    let write = ToolDef::new("write", json!({"type": "object"}).as_object().unwrap().clone(), |_call| async move {
+        Ok::<_, ErrorObject>("written")
+    })
+    .scopes(["notes:write"]);
+    Server::builder("protected-test", "1.0.0").tool(whoami).tool(write).build().unwrap()
+}
+
+fn authorization(issuer: &Issuer) -> Authorization {
+    Authorization::new(JwtVerifier::new(issuer.url.clone()).refetch_interval(Duration::from_secs(60)))
+        .resource(RESOURCE)
+        .authorization_server(issuer.url.clone())
+        .scopes_supported(["notes:read", "notes:write"])
+        .initial_scopes(["notes:read"])
+}
+
+/// POSTs `message` with `authorization` (the whole header value) and the session id, if any.
+async fn post(
+    endpoint: &Endpoint,
+    authorization: Option<&str>,
+    session: Option<&str>,
+    message: &Value,
+) -> reqwest::Response {
+    let mut request = endpoint
+        .client
+        .post(&endpoint.url)
+        .header(CONTENT_TYPE, "application/json")
+        .header(ACCEPT, ACCEPT_BOTH)
+        .header("mcp-protocol-version", PROTOCOL)
+        .body(message.to_string());
+    if let Some(a) = authorization {
+        request = request.header("authorization", a);
+    }
+    if let Some(s) = session {
+        request = request.header("mcp-session-id", s);
+    }
+    request.send().await.expect("POST")
+}
+
+/// Opens a session with `token`; returns its id.
+async fn open(endpoint: &Endpoint, token: &str) -> String {
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
+        "params": {"protocolVersion": PROTOCOL, "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
+    let response = post(endpoint, Some(&format!("Bearer {token}")), None, &init).await;
+    assert_eq!(response.status(), StatusCode::OK);
+    let id = response.headers()["mcp-session-id"].to_str().unwrap().to_owned();
+    let ack = post(
+        endpoint,
+        Some(&format!("Bearer {token}")),
+        Some(&id),
+        &json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+    )
+    .await;
+    assert_eq!(ack.status(), StatusCode::ACCEPTED);
+    id
+}
+
+fn call(tool: &str) -> Value {
+    json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": tool, "arguments": {}}})
+}
+
+fn challenge(response: &reqwest::Response) -> String {
+    response.headers().get("www-authenticate").map(|v| v.to_str().unwrap().to_owned()).unwrap_or_default()
+}
+
+/// One bad-token case: the `Authorization` header it sends (made from the issuer's URL), the
+/// status and the `error` of the challenge it must get (`None`: no `error` attribute).
+struct Case {
+    name: &'static str,
+    header: fn(&str) -> Option<String>,
+    status: StatusCode,
+    error: Option<&'static str>,
+}
+
+const BAD_TOKENS: &[Case] = &[
+    Case { name: "no Authorization header", header: |_| None, status: StatusCode::UNAUTHORIZED, error: None },
+    Case {
+        name: "Basic credentials",
+        header: |_| Some("Basic YWxpY2U6c2VjcmV0".into()),
+        status: StatusCode::UNAUTHORIZED,
+        error: Some("invalid_request"),
+    },
+    Case {
+        name: "Bearer without a token",
+        header: |_| Some("Bearer ".into()),
+        status: StatusCode::UNAUTHORIZED,
+        error: Some("invalid_request"),
+    },
+    Case {
+        name: "not a JWT",
+        header: |_| Some("Bearer not.a.jwt".into()),
+        status: StatusCode::UNAUTHORIZED,
+        error: Some("invalid_token"),
+    },
+    Case {
+        name: "alg: none",
+        header: |iss| {
+            let header = json!({"alg": "none", "typ": "at+jwt", "kid": "a"});
+            Some(format!("Bearer {}.{}.", b64(&header), b64(&claims(iss, "alice", "notes:read"))))
+        },
+        status: StatusCode::UNAUTHORIZED,
+        error: Some("invalid_token"),
+    },
+    Case {
+        name: "HS256 signed with the issuer's public key",
+        header: |iss| {
+            let mut header = Header::new(Algorithm::HS256);
+            header.kid = Some("a".into());
+            let key = EncodingKey::from_secret(KEY_A_PUBLIC.as_bytes());
+            Some(format!(
+                "Bearer {}",
+                jsonwebtoken::encode(&header, &claims(iss, "alice", "notes:read"), &key).unwrap()
+            ))
+        },
+        status: StatusCode::UNAUTHORIZED,
+        error: Some("invalid_token"),
+    },
+    Case {
+        name: "signed with another key under the issuer's kid",
+        header: |iss| Some(format!("Bearer {}", sign(&claims(iss, "alice", "notes:read"), "a", KEY_B))),
+        status: StatusCode::UNAUTHORIZED,
+        error: Some("invalid_token"),
+    },
+    Case {
+        name: "expired",
+        header: |iss| {
+            let mut c = claims(iss, "alice", "notes:read");
+            c["exp"] = json!(now() - 3600);
+            Some(format!("Bearer {}", sign(&c, "a", KEY_A)))
+        },
+        status: StatusCode::UNAUTHORIZED,
+        error: Some("invalid_token"),
+    },
+    Case {
+        name: "not yet valid",
+        header: |iss| {
+            let mut c = claims(iss, "alice", "notes:read");
+            c["nbf"] = json!(now() + 3600);
+            Some(format!("Bearer {}", sign(&c, "a", KEY_A)))
+        },
+        status: StatusCode::UNAUTHORIZED,
+        error: Some("invalid_token"),
+    },
+    Case {
+        name: "wrong iss",
+        header: |_| Some(format!("Bearer {}", good("https://evil.example", "alice", "notes:read"))),
+        status: StatusCode::UNAUTHORIZED,
+        error: Some("invalid_token"),
+    },
+    Case {
+        name: "wrong aud",
+        header: |iss| {
+            let mut c = claims(iss, "alice", "notes:read");
+            c["aud"] = json!("https://other.test/mcp");
+            Some(format!("Bearer {}", sign(&c, "a", KEY_A)))
+        },
+        status: StatusCode::UNAUTHORIZED,
+        error: Some("invalid_token"),
+    },
+    Case {
+        name: "no subject",
+        header: |iss| {
+            let mut c = claims(iss, "alice", "notes:read");
+            c.as_object_mut().unwrap().remove("sub");
+            Some(format!("Bearer {}", sign(&c, "a", KEY_A)))
+        },
+        status: StatusCode::UNAUTHORIZED,
+        error: Some("invalid_token"),
+    },
+    Case {
+        name: "unknown kid",
+        header: |iss| Some(format!("Bearer {}", sign(&claims(iss, "alice", "notes:read"), "b", KEY_B))),
+        status: StatusCode::UNAUTHORIZED,
+        error: Some("invalid_token"),
+    },
+    Case {
+        name: "a 100 KiB token",
+        header: |iss| {
+            let mut c = claims(iss, "alice", "notes:read");
+            c["padding"] = json!("x".repeat(100 * 1024));
+            Some(format!("Bearer {}", sign(&c, "a", KEY_A)))
+        },
+        status: StatusCode::UNAUTHORIZED,
+        error: Some("invalid_request"),
+    },
+    Case {
+        name: "a valid token of another subject on the session",
+        header: |iss| Some(format!("Bearer {}", good(iss, "mallory", "notes:read notes:write"))),
+        status: StatusCode::NOT_FOUND,
+        error: None,
+    },
+];
+
+#[tokio::test]
+async fn bad_tokens_get_their_status_and_challenge_and_the_server_keeps_serving() {
+    let issuer = Issuer::start().await;
+    let endpoint = Endpoint::serve(&server(), HttpConfig::default().authorization(authorization(&issuer))).await;
+    let alice = format!("Bearer {}", good(&issuer.url, "alice", "notes:read"));
+    let session = open(&endpoint, alice.trim_start_matches("Bearer ")).await;
+    let metadata = "resource_metadata=\"https://mcp.test/.well-known/oauth-protected-resource/mcp\"";
+    for case in BAD_TOKENS {
+        let header = (case.header)(&issuer.url);
+        let response = post(&endpoint, header.as_deref(), Some(&session), &call("whoami")).await;
+        assert_eq!(response.status(), case.status, "{}", case.name);
+        let www = challenge(&response);
+        if case.status == StatusCode::UNAUTHORIZED {
+            assert!(www.starts_with("Bearer "), "{}: {www}", case.name);
+            assert!(www.contains(metadata), "{}: {www}", case.name);
+            assert!(www.contains("scope=\"notes:read\""), "{}: {www}", case.name);
+            match case.error {
+                Some(error) => assert!(www.contains(&format!("error=\"{error}\"")), "{}: {www}", case.name),
+                None => assert!(!www.contains("error="), "{}: {www}", case.name),
+            }
+            // Nothing beyond `error` and a fixed description: no JSON-RPC, no reason.
+            let body = json_body(response).await;
+            assert_eq!(body.as_object().unwrap().len(), 2, "{}: {body}", case.name);
+            assert!(body.get("jsonrpc").is_none(), "{}: {body}", case.name);
+        }
+        let next = json_body(post(&endpoint, Some(&alice), Some(&session), &call("whoami")).await).await;
+        assert_eq!(text_of(&next["result"]), "alice via test-client with [notes:read]", "after {}: {next}", case.name);
+    }
+    // Unknown key ids made the server look at the issuer's keys once at most (the refetch
+    // interval is a minute): the first good token fetched them.
+    assert_eq!(issuer.fetches.load(Ordering::SeqCst), 1);
+}
+
+#[tokio::test]
+async fn metadata_names_the_resource_the_issuer_and_the_scopes() {
+    let issuer = Issuer::start().await;
+    let endpoint = Endpoint::serve(&server(), HttpConfig::default().authorization(authorization(&issuer))).await;
+    let base = endpoint.url.trim_end_matches("/mcp").to_owned();
+    for path in ["/.well-known/oauth-protected-resource/mcp", "/.well-known/oauth-protected-resource"] {
+        let response = endpoint.client.get(format!("{base}{path}")).send().await.unwrap();
+        assert_eq!(response.status(), StatusCode::OK, "{path}");
+        let doc = json_body(response).await;
+        assert_eq!(doc["resource"], RESOURCE);
+        assert_eq!(doc["authorization_servers"], json!([issuer.url]));
+        assert_eq!(doc["scopes_supported"], json!(["notes:read", "notes:write"]));
+        assert_eq!(doc["bearer_methods_supported"], json!(["header"]));
+    }
+}
+
+#[tokio::test]
+async fn a_call_without_its_scope_is_403_insufficient_scope_and_a_wider_token_steps_up() {
+    let issuer = Issuer::start().await;
+    let endpoint = Endpoint::serve(&server(), HttpConfig::default().authorization(authorization(&issuer))).await;
+    let reader = good(&issuer.url, "alice", "notes:read");
+    let session = open(&endpoint, &reader).await;
+    let response = post(&endpoint, Some(&format!("Bearer {reader}")), Some(&session), &call("write")).await;
+    assert_eq!(response.status(), StatusCode::FORBIDDEN);
+    let www = challenge(&response);
+    assert!(www.contains("error=\"insufficient_scope\""), "{www}");
+    assert!(www.contains("scope=\"notes:read notes:write\""), "{www}");
+    assert!(www.contains("resource_metadata="), "{www}");
+    // The same user with a token that has the scope: same session, the call goes through.
+    let writer = good(&issuer.url, "alice", "notes:read notes:write");
+    let response = post(&endpoint, Some(&format!("Bearer {writer}")), Some(&session), &call("write")).await;
+    let body = json_body(response).await;
+    assert_eq!(text_of(&body["result"]), "written", "{body}");
+    // tools/list shows every tool by default.
+    let list = json!({"jsonrpc": "2.0", "id": 9, "method": "tools/list"});
+    let body = json_body(post(&endpoint, Some(&format!("Bearer {reader}")), Some(&session), &list).await).await;
+    assert_eq!(body["result"]["tools"].as_array().unwrap().len(), 2, "{body}");
+}
+
+#[tokio::test]
+async fn lists_can_hide_what_the_token_cannot_call() {
+    let issuer = Issuer::start().await;
+    let config = HttpConfig::default().authorization(authorization(&issuer).hide_unauthorized(true));
+    let endpoint = Endpoint::serve(&server(), config).await;
+    let list = json!({"jsonrpc": "2.0", "id": 9, "method": "tools/list"});
+    let names = |body: &Value| -> Vec<String> {
+        body["result"]["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap().to_owned()).collect()
+    };
+    let reader = good(&issuer.url, "alice", "notes:read");
+    let session = open(&endpoint, &reader).await;
+    let body = json_body(post(&endpoint, Some(&format!("Bearer {reader}")), Some(&session), &list).await).await;
+    assert_eq!(names(&body), ["whoami"]);
+    let writer = good(&issuer.url, "alice", "notes:read notes:write");
+    let body = json_body(post(&endpoint, Some(&format!("Bearer {writer}")), Some(&session), &list).await).await;
+    assert_eq!(names(&body), ["whoami", "write"]);
+}
+
+#[tokio::test]
+async fn modern_requests_are_authorized_one_by_one() {
+    let issuer = Issuer::start().await;
+    let endpoint = Endpoint::serve(&server(), HttpConfig::default().authorization(authorization(&issuer))).await;
+    let request = |tool: &str| {
+        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": tool, "arguments": {},
+            "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                      "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"},
+                      "io.modelcontextprotocol/clientCapabilities": {}}}})
+    };
+    let send = |token: Option<String>, tool: &'static str| {
+        let mut r = endpoint
+            .client
+            .post(&endpoint.url)
+            .header(CONTENT_TYPE, "application/json")
+            .header(ACCEPT, ACCEPT_BOTH)
+            .header("mcp-protocol-version", "2026-07-28")
+            .header("mcp-method", "tools/call")
+            .header("mcp-name", tool)
+            .body(request(tool).to_string());
+        if let Some(t) = token {
+            r = r.header("authorization", format!("Bearer {t}"));
+        }
+        r.send()
+    };
+    let response = send(None, "whoami").await.unwrap();
+    assert_eq!(response.status(), StatusCode::UNAUTHORIZED);
+    let response = send(Some(good(&issuer.url, "bob", "notes:read")), "whoami").await.unwrap();
+    let body = json_body(response).await;
+    assert_eq!(text_of(&body["result"]), "bob via test-client with [notes:read]", "{body}");
+    let response = send(Some(good(&issuer.url, "bob", "notes:read")), "write").await.unwrap();
+    assert_eq!(response.status(), StatusCode::FORBIDDEN);
+    let response = send(Some(good(&issuer.url, "carol", "notes:write")), "write").await.unwrap();
+    assert_eq!(text_of(&json_body(response).await["result"]), "written");
+}
+
+#[tokio::test]
+async fn a_rotated_key_is_fetched_when_a_token_names_it_at_most_once_per_interval() {
+    let issuer = Issuer::start().await;
+    let verifier = JwtVerifier::new(issuer.url.clone()).refetch_interval(Duration::from_millis(300));
+    let config = HttpConfig::default().authorization(Authorization::new(verifier).resource(RESOURCE));
+    let endpoint = Endpoint::serve(&server(), config).await;
+    let rotated = format!("Bearer {}", sign(&claims(&issuer.url, "alice", ""), "b", KEY_B));
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
+        "params": {"protocolVersion": PROTOCOL, "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
+    assert_eq!(post(&endpoint, Some(&rotated), None, &init).await.status(), StatusCode::UNAUTHORIZED);
+    assert_eq!(issuer.fetches.load(Ordering::SeqCst), 1);
+    // The issuer rotates; within the interval, unknown key ids do not make the server ask again.
+    issuer.keys.lock().unwrap().push(jwk("b", KEY_B_X, KEY_B_Y));
+    for _ in 0..5 {
+        assert_eq!(post(&endpoint, Some(&rotated), None, &init).await.status(), StatusCode::UNAUTHORIZED);
+    }
+    assert_eq!(issuer.fetches.load(Ordering::SeqCst), 1);
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    assert_eq!(post(&endpoint, Some(&rotated), None, &init).await.status(), StatusCode::OK);
+    assert_eq!(issuer.fetches.load(Ordering::SeqCst), 2);
+}
+
+#[tokio::test]
+async fn an_unreachable_issuer_is_503_not_a_pass() {
+    // Nothing listens there.
+    let (dead, stop) = serve_router(axum::Router::new()).await;
+    drop(stop);
+    let dead = dead.trim_end_matches("/mcp").to_owned();
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    let config =
+        HttpConfig::default().authorization(Authorization::new(JwtVerifier::new(dead.clone())).resource(RESOURCE));
+    let endpoint = Endpoint::serve(&server(), config).await;
+    let token = format!("Bearer {}", good(&dead, "alice", "notes:read"));
+    let response = post(&endpoint, Some(&token), None, &call("whoami")).await;
+    assert_eq!(response.status(), StatusCode::SERVICE_UNAVAILABLE);
+    assert!(response.headers().contains_key("retry-after"));
+}
