@@ -244,6 +244,11 @@ impl ServerProcess {
         ServerProcess { client: LineClient::new(stdout, stdin), child, stderr }
     }
 
+    /// The child's process id, while it runs.
+    pub fn id(&self) -> Option<u32> {
+        self.child.id()
+    }
+
     /// Starts the quickstart example.
     pub fn quickstart(envs: &[(&str, &str)]) -> Self {
         Self::spawn(quickstart_binary(), envs)

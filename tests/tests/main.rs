@@ -37,6 +37,7 @@ mod param_headers;
 mod prompts;
 mod resources;
 mod sampling_roots;
+mod session_limits;
 mod stdio_server;
 mod subscriptions;
 mod testing_harness;

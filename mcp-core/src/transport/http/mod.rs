@@ -59,6 +59,11 @@ pub const PROTOCOL_VERSION_HEADER: &str = "mcp-protocol-version";
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Principal(pub String);
 
+/// The default of [`HttpConfig::max_sessions`].
+pub const DEFAULT_MAX_SESSIONS: usize = 1000;
+/// The default of [`HttpConfig::max_sessions_per_subject`].
+pub const DEFAULT_MAX_SESSIONS_PER_SUBJECT: usize = 32;
+
 /// Settings of the Streamable HTTP transport.
 #[derive(Clone)]
 pub struct HttpConfig {
@@ -71,6 +76,9 @@ pub struct HttpConfig {
     pub(crate) resume_window: Duration,
     pub(crate) event_store: Arc<dyn EventStore>,
     pub(crate) authorization: Option<crate::auth::Authorization>,
+    pub(crate) max_sessions: usize,
+    pub(crate) max_sessions_per_subject: usize,
+    pub(crate) request_read_timeout: Duration,
 }
 
 impl std::fmt::Debug for HttpConfig {
@@ -84,6 +92,9 @@ impl std::fmt::Debug for HttpConfig {
             .field("keep_alive", &self.keep_alive)
             .field("resume_window", &self.resume_window)
             .field("authorization", &self.authorization)
+            .field("max_sessions", &self.max_sessions)
+            .field("max_sessions_per_subject", &self.max_sessions_per_subject)
+            .field("request_read_timeout", &self.request_read_timeout)
             .finish_non_exhaustive()
     }
 }
@@ -100,6 +111,9 @@ impl Default for HttpConfig {
             resume_window: Duration::from_secs(60),
             event_store: Arc::new(MemoryEventStore::default()),
             authorization: None,
+            max_sessions: DEFAULT_MAX_SESSIONS,
+            max_sessions_per_subject: DEFAULT_MAX_SESSIONS_PER_SUBJECT,
+            request_read_timeout: Duration::from_secs(10),
         }
     }
 }
@@ -167,6 +181,42 @@ impl HttpConfig {
     /// checked against the token's.
     pub fn authorization(mut self, authorization: crate::auth::Authorization) -> Self {
         self.authorization = Some(authorization);
+        self
+    }
+
+    /// The most 2025-era sessions open at once (default 1,000: a few MiB). When an
+    /// `initialize` would open one more, the sessions idle the longest (with nothing in flight;
+    /// a sixteenth of the cap at once, so that a burst does not scan them all for each call) are
+    /// closed to make room; when every session is busy, the `initialize` is answered `503` with
+    /// `Retry-After`.
+    ///
+    /// Why evict rather than refuse: most clients never end their sessions, so a server that
+    /// refused new ones when full would turn clients away for the whole
+    /// [`idle_timeout`](Self::idle_timeout) after a burst of abandoned sessions (or a flood of
+    /// `initialize`), while an evicted client only has to initialize again (its next request
+    /// gets `404`, which tells it so). A session in use is refreshed by every request, so it
+    /// outlives any number of abandoned ones.
+    pub fn max_sessions(mut self, max: usize) -> Self {
+        self.max_sessions = max.max(1);
+        self
+    }
+
+    /// The most sessions one authenticated user ([`Principal`], or the subject of an OAuth
+    /// token) may have open at once (default 32); beyond it, that user's session idle the
+    /// longest is closed, or the `initialize` is answered `503` when all of them are busy.
+    pub fn max_sessions_per_subject(mut self, max: usize) -> Self {
+        self.max_sessions_per_subject = max.max(1);
+        self
+    }
+
+    /// How long a client may take to send a request's headers, and then its body (default
+    /// 10 s); a connection that has not sent its headers in time is closed, and a request
+    /// whose body has not arrived in time is answered `408`. So a client that sends half a
+    /// request cannot hold a connection forever. The header limit applies where
+    /// [`StreamableHttp::serve`] (or [`Server::serve_http`](crate::Server::serve_http)) runs
+    /// the listener; an application that serves the router itself sets its own.
+    pub fn request_read_timeout(mut self, timeout: Duration) -> Self {
+        self.request_read_timeout = timeout;
         self
     }
 
@@ -299,8 +349,50 @@ impl StreamableHttp {
             shutdown.await;
             this.close_all().await;
         });
-        axum::serve(listener, self.router_at("/mcp")).with_graceful_shutdown(token.cancelled_owned()).await
+        serve_connections(listener, self.router_at("/mcp"), self.shared.config.request_read_timeout, token).await
     }
+}
+
+/// Accepts connections until `closing`, each served by hyper's HTTP/1 with a limit on the time
+/// its request headers may take; then waits a little for the open ones to finish.
+async fn serve_connections(
+    listener: tokio::net::TcpListener,
+    router: axum::Router,
+    header_timeout: Duration,
+    closing: CancellationToken,
+) -> io::Result<()> {
+    use hyper_util::rt::{TokioIo, TokioTimer};
+    let graceful = hyper_util::server::graceful::GracefulShutdown::new();
+    loop {
+        let accepted = tokio::select! {
+            accepted = listener.accept() => accepted,
+            () = closing.cancelled() => break,
+        };
+        let stream = match accepted {
+            Ok((stream, _)) => stream,
+            Err(e) => {
+                // Out of file descriptors and the like: wait rather than spin.
+                tracing::warn!(error = %e, "accepting a connection failed");
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                continue;
+            }
+        };
+        let _ = stream.set_nodelay(true);
+        let service = hyper_util::service::TowerToHyperService::new(router.clone());
+        let mut builder = hyper::server::conn::http1::Builder::new();
+        builder.timer(TokioTimer::new()).header_read_timeout(header_timeout);
+        let connection = graceful.watch(builder.serve_connection(TokioIo::new(stream), service));
+        tokio::spawn(async move {
+            if let Err(e) = connection.await {
+                tracing::debug!(error = %e, "an HTTP connection ended with an error");
+            }
+        });
+    }
+    drop(listener);
+    // Sessions are closed by now, so their streams end; a connection still busy after this
+    // is dropped with the runtime.
+    let _ = tokio::time::timeout(Duration::from_secs(5), graceful.shutdown()).await;
+    Ok(())
 }
 
 async fn expire_idle(shared: std::sync::Weak<Shared>) {
@@ -397,9 +489,16 @@ async fn endpoint(State(shared): State<Arc<Shared>>, request: Request) -> Respon
     // still unread makes hyper close the connection after it, without saying so: a client that
     // reuses the connection (as after the 400 for a newer revision's probe) then sees it drop
     // with no response.
-    let bytes = match axum::body::to_bytes(body, shared.config.max_body).await {
-        Ok(b) => b,
+    let read =
+        tokio::time::timeout(shared.config.request_read_timeout, axum::body::to_bytes(body, shared.config.max_body));
+    let bytes = match read.await {
+        Ok(Ok(b)) => b,
         Err(_) => {
+            let mut r = plain(StatusCode::REQUEST_TIMEOUT, "the request body did not arrive in time");
+            r.headers_mut().insert(header::CONNECTION, HeaderValue::from_static("close"));
+            return r;
+        }
+        Ok(Err(_)) => {
             let mut r = plain(
                 StatusCode::PAYLOAD_TOO_LARGE,
                 &format!("the request body exceeds the limit of {} bytes", shared.config.max_body),
@@ -633,6 +732,9 @@ async fn post_to_session(
     let is_initialize = matches!(&message, Message::Request(r) if r.method == "initialize");
     let (session, created) = match header_str(headers, SESSION_HEADER) {
         None if is_initialize => {
+            if let Err(response) = make_room(shared, principal.as_deref()) {
+                return response;
+            }
             let id = crate::elicit::url::new_elicitation_id();
             let slot = auth.slot();
             let service = shared.server.open(Opening::Initialize, principal.clone(), slot.clone());
@@ -663,6 +765,58 @@ async fn post_to_session(
         session.close().await;
     }
     response
+}
+
+/// Makes room for one more session (of `principal`) within the caps: closes the session idle
+/// the longest, of that user when the user is at their cap, else of anyone when the server is
+/// at its cap; `503` when every candidate is busy.
+#[allow(clippy::result_large_err)] // an error response is built once per refused request
+fn make_room(shared: &Arc<Shared>, principal: Option<&str>) -> Result<(), Response> {
+    let evicted = {
+        let Ok(mut sessions) = shared.sessions.write() else { return Ok(()) };
+        let mut evicted = Vec::new();
+        // At the global cap, a sixteenth of the sessions go at once (the idle-longest ones), so
+        // that a burst of `initialize` does not scan every session for each call.
+        let mut pick = |sessions: &mut HashMap<String, Arc<HttpSession>>, mine: bool| -> Result<(), Response> {
+            let mut idle: Vec<(std::time::Instant, &str)> = sessions
+                .values()
+                .filter(|s| !mine || s.principal() == principal)
+                .filter(|s| s.in_flight() == 0)
+                .map(|s| (s.last_active(), s.id()))
+                .collect();
+            let batch = if mine { 1 } else { (shared.config.max_sessions / 16).clamp(1, idle.len().max(1)) };
+            if batch < idle.len() {
+                idle.select_nth_unstable(batch - 1);
+                idle.truncate(batch);
+            }
+            let victims: Vec<String> = idle.into_iter().map(|(_, id)| id.to_owned()).collect();
+            let before = evicted.len();
+            evicted.extend(victims.iter().filter_map(|id| sessions.remove(id)));
+            if evicted.len() > before {
+                Ok(())
+            } else {
+                tracing::warn!(mine, "no session can be closed to open another: refusing `initialize`");
+                let mut r = plain(StatusCode::SERVICE_UNAVAILABLE, "too many open sessions; retry later");
+                r.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("5"));
+                Err(r)
+            }
+        };
+        if principal.is_some() {
+            let count = sessions.values().filter(|s| s.principal() == principal).count();
+            if count >= shared.config.max_sessions_per_subject {
+                pick(&mut sessions, true)?;
+            }
+        }
+        if sessions.len() >= shared.config.max_sessions {
+            pick(&mut sessions, false)?;
+        }
+        evicted
+    };
+    for session in evicted {
+        tracing::debug!(session = session.id(), "closed the session idle the longest to make room");
+        tokio::spawn(async move { session.close().await });
+    }
+    Ok(())
 }
 
 /// Decodes a header value that may use the `=?base64?…?=` form.

@@ -395,6 +395,11 @@ impl HttpSession {
         }
     }
 
+    /// When the session last had a request.
+    pub(crate) fn last_active(&self) -> Instant {
+        self.last_active.lock().map(|t| *t).unwrap_or_else(|p| *p.into_inner())
+    }
+
     pub(crate) fn idle_for(&self) -> Duration {
         self.last_active.lock().map(|t| t.elapsed()).unwrap_or_default()
     }
