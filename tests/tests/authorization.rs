@@ -108,7 +108,11 @@ fn now() -> u64 {
 
 /// Claims of a good token for `sub` with `scope`.
 fn claims(issuer: &str, sub: &str, scope: &str) -> Value {
-    json!({"iss": issuer, "sub": sub, "aud": RESOURCE, "exp": now() + 600, "iat": now(), "scope": scope, "client_id": "test-client"})
+    claims_for(issuer, sub, scope, RESOURCE)
+}
+
+fn claims_for(issuer: &str, sub: &str, scope: &str, audience: &str) -> Value {
+    json!({"iss": issuer, "sub": sub, "aud": audience, "exp": now() + 600, "iat": now(), "scope": scope, "client_id": "test-client"})
 }
 
 fn sign(claims: &Value, kid: &str, key: &str) -> String {
@@ -495,4 +499,75 @@ async fn an_unreachable_issuer_is_503_not_a_pass() {
     let response = post(&endpoint, Some(&token), None, &call("whoami")).await;
     assert_eq!(response.status(), StatusCode::SERVICE_UNAVAILABLE);
     assert!(response.headers().contains_key("retry-after"));
+}
+
+/// The `protected` example, as the acceptance list has it, with tokens from an issuer
+/// it trusts (`--issuer`, keys from its metadata).
+#[tokio::test]
+async fn the_protected_example_with_tokens_from_its_issuer() {
+    let issuer = Issuer::start().await;
+    let port = std::net::TcpListener::bind(("127.0.0.1", 0)).unwrap().local_addr().unwrap().port();
+    let binary = tests::interop::example_binary("protected");
+    let mut child = tokio::process::Command::new(&binary)
+        .args(["--port", &port.to_string(), "--issuer", &issuer.url])
+        .env("RUST_LOG", "warn")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("start protected");
+    let started = std::time::Instant::now();
+    while tokio::net::TcpStream::connect(("127.0.0.1", port)).await.is_err() {
+        assert!(started.elapsed() < Duration::from_secs(30), "protected did not listen");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let endpoint = Endpoint::at(port);
+    let resource = endpoint.url.clone();
+    let token = |sub: &str, scope: &str| sign(&claims_for(&issuer.url, sub, scope, &resource), "a", KEY_A);
+
+    // No token: 401 naming the metadata, which names the issuer and the resource.
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
+        "params": {"protocolVersion": PROTOCOL, "capabilities": {"elicitation": {}}, "clientInfo": {"name": "t", "version": "1"}}});
+    let response = post(&endpoint, None, None, &init).await;
+    assert_eq!(response.status(), StatusCode::UNAUTHORIZED);
+    let www = challenge(&response);
+    let metadata = format!("http://127.0.0.1:{port}/.well-known/oauth-protected-resource/mcp");
+    assert!(www.contains(&format!("resource_metadata=\"{metadata}\"")), "{www}");
+    let doc = json_body(endpoint.client.get(&metadata).send().await.unwrap()).await;
+    assert_eq!(doc["resource"], resource.as_str());
+    assert_eq!(doc["authorization_servers"], json!([issuer.url]));
+    assert_eq!(doc["scopes_supported"], json!(["notes:read", "notes:write"]));
+
+    // whoami returns the subject.
+    let reader = token("alice", "notes:read");
+    let session = open(&endpoint, &reader).await;
+    let bearer = format!("Bearer {reader}");
+    let body = json_body(post(&endpoint, Some(&bearer), Some(&session), &call("whoami")).await).await;
+    assert_eq!(text_of(&body["result"]), "alice", "{body}");
+
+    // write_note with only notes:read: 403 insufficient_scope naming notes:write.
+    let write = json!({"jsonrpc": "2.0", "id": 8, "method": "tools/call",
+        "params": {"name": "write_note", "arguments": {"title": "t", "body": "b"}}});
+    let response = post(&endpoint, Some(&bearer), Some(&session), &write).await;
+    assert_eq!(response.status(), StatusCode::FORBIDDEN);
+    let www = challenge(&response);
+    assert!(www.contains("error=\"insufficient_scope\"") && www.contains("notes:write"), "{www}");
+
+    // Forged, expired, wrong-audience and `alg: none` tokens: 401.
+    let mut expired = claims_for(&issuer.url, "alice", "notes:read", &resource);
+    expired["exp"] = json!(now() - 3600);
+    let none = format!("{}.{}.", b64(&json!({"alg": "none"})), b64(&claims_for(&issuer.url, "alice", "", &resource)));
+    for (name, bad) in [
+        ("forged", sign(&claims_for(&issuer.url, "alice", "notes:read", &resource), "a", KEY_B)),
+        ("expired", sign(&expired, "a", KEY_A)),
+        ("wrong audience", sign(&claims_for(&issuer.url, "alice", "notes:read", "http://other/mcp"), "a", KEY_A)),
+        ("alg none", none),
+    ] {
+        let response = post(&endpoint, Some(&format!("Bearer {bad}")), Some(&session), &call("whoami")).await;
+        assert_eq!(response.status(), StatusCode::UNAUTHORIZED, "{name}");
+        assert!(challenge(&response).contains("error=\"invalid_token\""), "{name}");
+    }
+    let body = json_body(post(&endpoint, Some(&bearer), Some(&session), &call("whoami")).await).await;
+    assert_eq!(text_of(&body["result"]), "alice", "{body}");
+    let _ = child.kill().await;
 }

@@ -6,7 +6,8 @@
 //! `ISSUER`), signed with a key the issuer publishes in its metadata, and issued for that
 //! resource. A request without one is answered `401` with a challenge that points to
 //! `http://127.0.0.1:N/.well-known/oauth-protected-resource/mcp`, where a client learns which
-//! authorization server to ask and which scopes there are (`notes:read`, `notes:write`).
+//! authorization server to ask and which scopes there are (`notes:read`, `notes:write`); the
+//! challenge names `notes:read`, the scope a client asks for first.
 //!
 //! Tools:
 //! - `whoami` (any valid token): the token's subject;
