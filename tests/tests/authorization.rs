@@ -571,3 +571,44 @@ async fn the_protected_example_with_tokens_from_its_issuer() {
     assert_eq!(text_of(&body["result"]), "alice", "{body}");
     let _ = child.kill().await;
 }
+
+#[tokio::test]
+async fn introspection_accepts_active_tokens_for_this_resource_and_caches_answers() {
+    let hits = Arc::new(AtomicUsize::new(0));
+    let counter = hits.clone();
+    let app = axum::Router::new().route(
+        "/mcp",
+        axum::routing::post(move |body: String| {
+            let counter = counter.clone();
+            async move {
+                counter.fetch_add(1, Ordering::SeqCst);
+                let answer = if body.contains("token=opaque-alice&") || body.ends_with("token=opaque-alice") {
+                    json!({"active": true, "sub": "alice", "aud": RESOURCE, "scope": "notes:read",
+                           "client_id": "introspected", "exp": now() + 600})
+                } else if body.contains("token=opaque-elsewhere") {
+                    json!({"active": true, "sub": "alice", "aud": "https://other.test/mcp", "exp": now() + 600})
+                } else {
+                    json!({"active": false})
+                };
+                json_response(answer)
+            }
+        }),
+    );
+    // serve_router answers at /mcp: that is the introspection endpoint here.
+    let (introspection, _stop) = serve_router(app).await;
+    let verifier =
+        mcp_core::auth::IntrospectionVerifier::new(introspection).client_credentials("resource-server", "secret");
+    let config = HttpConfig::default().authorization(Authorization::new(verifier).resource(RESOURCE));
+    let endpoint = Endpoint::serve(&server(), config).await;
+    let session = open(&endpoint, "opaque-alice").await;
+    for _ in 0..3 {
+        let body = json_body(post(&endpoint, Some("Bearer opaque-alice"), Some(&session), &call("whoami")).await).await;
+        assert_eq!(text_of(&body["result"]), "alice via introspected with [notes:read]", "{body}");
+    }
+    assert_eq!(hits.load(Ordering::SeqCst), 1, "the answer is cached");
+    for bad in ["Bearer opaque-revoked", "Bearer opaque-elsewhere"] {
+        let response = post(&endpoint, Some(bad), Some(&session), &call("whoami")).await;
+        assert_eq!(response.status(), StatusCode::UNAUTHORIZED, "{bad}");
+        assert!(challenge(&response).contains("error=\"invalid_token\""));
+    }
+}

@@ -11,6 +11,9 @@ use super::cache::TokenCache;
 use super::{AuthInfo, DEFAULT_CACHE_TTL, DEFAULT_LEEWAY, TokenError, TokenVerifier, fetch};
 use crate::engine::BoxFuture;
 
+/// How soon the keys are asked for again while none could be fetched yet.
+const RETRY_WITHOUT_KEYS: Duration = Duration::from_secs(2);
+
 /// The longest token looked at; a longer one is refused unread.
 pub(crate) const MAX_TOKEN: usize = 8 * 1024;
 
@@ -175,8 +178,15 @@ impl JwtVerifier {
     async fn refresh(&self) -> Result<(), TokenError> {
         let inner = &self.inner;
         let mut fetched = inner.fetched.lock().await;
-        if fetched.is_some_and(|at| at.elapsed() < self.refetch_interval) {
-            return Ok(());
+        // With no key at all (the issuer was unreachable so far), ask again sooner.
+        let interval =
+            if self.has_keys() { self.refetch_interval } else { self.refetch_interval.min(RETRY_WITHOUT_KEYS) };
+        if fetched.is_some_and(|at| at.elapsed() < interval) {
+            return if self.has_keys() {
+                Ok(())
+            } else {
+                Err(TokenError::Unavailable(format!("the keys of `{}` could not be fetched", self.issuer)))
+            };
         }
         *fetched = Some(Instant::now());
         let result = self.fetch_keys().await;
@@ -188,8 +198,7 @@ impl JwtVerifier {
             }
             Err(e) => {
                 tracing::warn!(issuer = %self.issuer, error = %e, "could not fetch the issuer's keys");
-                let known = inner.keys.read().map(|k| !k.by_kid.is_empty() || !k.anonymous.is_empty()).unwrap_or(false);
-                if known { Ok(()) } else { Err(e) }
+                if self.has_keys() { Ok(()) } else { Err(e) }
             }
         }
     }
@@ -214,6 +223,10 @@ impl JwtVerifier {
             .await?
             .ok_or_else(|| TokenError::Unavailable(format!("{uri} answered 404")))?;
         Ok(KeySet::from_document(&doc))
+    }
+
+    fn has_keys(&self) -> bool {
+        self.inner.keys.read().map(|k| !k.by_kid.is_empty() || !k.anonymous.is_empty()).unwrap_or(false)
     }
 
     fn keys(&self) -> Arc<KeySet> {

@@ -8,17 +8,17 @@
 //! where the client learns which authorization server to ask.
 //!
 //! - [`Authorization`] is the setting given to
-//!   [`HttpConfig::authorization`](crate::transport::http::HttpConfig::authorization): the
+//!   `HttpConfig::authorization` (feature `http`): the
 //!   resource identifier, the authorization servers, the scopes, and the [`TokenVerifier`].
-//! - Two verifiers are shipped with the `auth` feature: [`JwtVerifier`] (JWT access tokens,
-//!   RFC 9068, checked against the keys the issuer publishes) and [`IntrospectionVerifier`]
+//! - Two verifiers are shipped with the `auth` feature: `JwtVerifier` (JWT access tokens,
+//!   RFC 9068, checked against the keys the issuer publishes) and `IntrospectionVerifier`
 //!   (RFC 7662).
 //! - A tool, prompt or resource may require scopes ([`ToolDef::scopes`](crate::ToolDef::scopes));
 //!   a call whose token lacks them is answered `403` with `error="insufficient_scope"` and the
 //!   scopes to ask for, so the client can step up.
 //! - Handlers see the verified identity through [`Context::auth`](crate::Context::auth), never
 //!   the token itself. The token's subject becomes the request's
-//!   [`Principal`](crate::transport::http::Principal): a 2025-era session belongs to the subject
+//!   `Principal` (`transport::http::Principal`): a 2025-era session belongs to the subject
 //!   that opened it, and URL-mode elicitations and 2026-era `requestState` are bound to it.
 
 #[cfg(feature = "auth")]
@@ -169,7 +169,7 @@ pub enum TokenError {
 }
 
 /// Checks an access token and says whose it is. Implement it to verify tokens some other way
-/// than the shipped [`JwtVerifier`] and [`IntrospectionVerifier`] (feature `auth`).
+/// than the shipped `JwtVerifier` and `IntrospectionVerifier` (feature `auth`).
 pub trait TokenVerifier: Send + Sync + 'static {
     /// Verifies `token`, which must have been issued for `resource` (the audience to check),
     /// and returns the identity it carries.
@@ -241,7 +241,7 @@ impl Authorization {
 
     /// The resource identifier: the canonical URL clients use for this server, which tokens
     /// must name as their audience. By default it is `http://{address}/mcp` for the address
-    /// [`StreamableHttp::serve`](crate::transport::http::StreamableHttp::serve) listens on; a
+    /// `StreamableHttp::serve` listens on; a
     /// server mounted in an application with `router_at`, or behind a proxy, must set it.
     pub fn resource(mut self, uri: impl Into<String>) -> Self {
         self.resource = Some(uri.into());
@@ -286,7 +286,8 @@ impl Authorization {
 
     /// Whether `tools/list`, `prompts/list` and `resources/list` leave out what the request's
     /// token lacks the scopes to use (default: everything is listed, and a call without the
-    /// scopes is answered `403` so the client can step up).
+    /// scopes is answered `403` so the client can step up). A list filtered so comes in one
+    /// page.
     pub fn hide_unauthorized(mut self, hide: bool) -> Self {
         self.hide_unauthorized = hide;
         self

@@ -101,7 +101,7 @@ impl PromptDef {
     }
 
     /// The OAuth scopes a `prompts/get` of this prompt needs, on a server with
-    /// [`authorization`](crate::transport::http::HttpConfig::authorization) (see
+    /// authorization (`HttpConfig::authorization`, feature `http`) (see
     /// [`ToolDef::scopes`](crate::ToolDef::scopes)).
     pub fn scopes<I: IntoIterator<Item = S>, S: Into<String>>(mut self, scopes: I) -> Self {
         self.scopes = scopes.into_iter().map(Into::into).collect();

@@ -197,7 +197,7 @@ impl ResourceDef {
     }
 
     /// The OAuth scopes a `resources/read` of this resource (or of a URI this template matches) needs, on a server with
-    /// [`authorization`](crate::transport::http::HttpConfig::authorization) (see
+    /// authorization (`HttpConfig::authorization`, feature `http`) (see
     /// [`ToolDef::scopes`](crate::ToolDef::scopes)).
     pub fn scopes<I: IntoIterator<Item = S>, S: Into<String>>(mut self, scopes: I) -> Self {
         self.scopes = scopes.into_iter().map(Into::into).collect();

@@ -177,7 +177,7 @@ impl ToolDef {
     }
 
     /// The OAuth scopes a call of this tool needs, on a server with
-    /// [`authorization`](crate::transport::http::HttpConfig::authorization): a call whose
+    /// authorization (`HttpConfig::authorization`, feature `http`): a call whose
     /// access token lacks one is answered `403` with `error="insufficient_scope"` naming them,
     /// so the client can ask for them and retry.
     pub fn scopes<I: IntoIterator<Item = S>, S: Into<String>>(mut self, scopes: I) -> Self {
