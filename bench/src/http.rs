@@ -59,6 +59,8 @@ pub struct Conn {
     request: Vec<u8>,
     /// The server said `Connection: close`, or a body was left unread.
     pub broken: bool,
+    /// The `Authorization` header value sent with every request, if any.
+    pub authorization: Option<String>,
 }
 
 /// A message from the server, as far as the driver cares.
@@ -103,6 +105,7 @@ impl Conn {
             sse: Vec::new(),
             request: Vec::with_capacity(1024),
             broken: false,
+            authorization: None,
         })
     }
 
@@ -124,6 +127,10 @@ impl Conn {
             r.extend_from_slice(s.as_bytes());
             r.extend_from_slice(b"\r\nMcp-Protocol-Version: ");
             r.extend_from_slice(wire::PROTOCOL_VERSION.as_bytes());
+        }
+        if let Some(a) = &self.authorization {
+            r.extend_from_slice(b"\r\nAuthorization: ");
+            r.extend_from_slice(a.as_bytes());
         }
         r.extend_from_slice(b"\r\n\r\n");
         r.extend_from_slice(body.as_bytes());

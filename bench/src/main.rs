@@ -39,6 +39,7 @@ commands:
   stdio-echo [--calls N] [--window W] -- <server command…>
   stdio-elicit [--calls N] -- <server command…>
   http-echo [--sessions N] [--calls N] <http://127.0.0.1:PORT/mcp>
+  http-auth [--rounds N] [--sessions N] [--calls N]   (ours, JWT-protected against unprotected)
   http-idle [--sessions N] <server program>          (started with `--http 0`)
   http-pending [--sessions N] [--per-session K] [--hold yes] <server program>
   build-cost [--server ours|rmcp]
@@ -189,6 +190,45 @@ fn run(command: &str, args: &Args) -> Result<(), String> {
                 limit: RUN_LIMIT,
             };
             print_load(run.run()?);
+            Ok(())
+        }
+        "http-auth" => {
+            // The HTTP echo with a JWT-protected server against the same server unprotected,
+            // alternating, in one run.
+            let rounds = args.number("rounds", 3)?;
+            let sessions = args.number("sessions", HTTP_SESSIONS)?;
+            let calls = args.number("calls", HTTP_ECHO_CALLS)?;
+            let program = server_program("ours");
+            let rt = runtime();
+            let (mut open, mut protected) = (Vec::new(), Vec::new());
+            for round in 0..rounds {
+                for jwt in [false, true] {
+                    let command = if jwt { vec![program.clone(), "--jwt".into()] } else { vec![program.clone()] };
+                    let server = HttpServer::start_command(&command)?;
+                    if jwt && server.token.is_none() {
+                        return Err("the server printed no token".into());
+                    }
+                    let load = rt.block_on(scenario::http_echo_as(
+                        server.addr,
+                        server.token.clone(),
+                        sessions,
+                        calls,
+                        10,
+                        RUN_LIMIT,
+                    ))?;
+                    eprintln!("round {}: {}: {:.0} calls/s", round + 1, if jwt { "JWT" } else { "open" }, load.rate());
+                    if jwt { protected.push(load.rate()) } else { open.push(load.rate()) }
+                }
+            }
+            let median = |v: &mut Vec<f64>| {
+                v.sort_by(f64::total_cmp);
+                v[v.len() / 2]
+            };
+            let (o, p) = (median(&mut open), median(&mut protected));
+            println!(
+                "HTTP echo, median of {rounds}: unprotected {o:.0} calls/s, JWT-protected {p:.0} calls/s: {:.2}x",
+                p / o
+            );
             Ok(())
         }
         "http-echo" => {

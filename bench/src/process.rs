@@ -10,6 +10,8 @@ pub struct HttpServer {
     child: Child,
     /// Where it listens.
     pub addr: SocketAddr,
+    /// The access token to send, when the server printed one after its port.
+    pub token: Option<String>,
 }
 
 impl HttpServer {
@@ -33,8 +35,13 @@ impl HttpServer {
         let stdout = child.stdout.take().ok_or("no stdout")?;
         let mut line = String::new();
         BufReader::new(stdout).read_line(&mut line).map_err(|e| format!("{program}: {e}"))?;
-        let port: u16 = line.trim().parse().map_err(|_| format!("{program} printed `{}`, not a port", line.trim()))?;
-        Ok(HttpServer { child, addr: SocketAddr::from(([127, 0, 0, 1], port)) })
+        let mut words = line.split_whitespace();
+        let port: u16 = words
+            .next()
+            .and_then(|p| p.parse().ok())
+            .ok_or_else(|| format!("{program} printed `{}`, not a port", line.trim()))?;
+        let token = words.next().map(str::to_owned);
+        Ok(HttpServer { child, addr: SocketAddr::from(([127, 0, 0, 1], port)), token })
     }
 
     /// The server's resident set size in bytes.

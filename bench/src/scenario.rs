@@ -26,14 +26,28 @@ pub async fn http_echo(
     warmup: usize,
     limit: Duration,
 ) -> Result<Load, String> {
+    http_echo_as(addr, None, sessions, calls, warmup, limit).await
+}
+
+/// [`http_echo`] with `token` sent as a bearer token on every request.
+pub async fn http_echo_as(
+    addr: SocketAddr,
+    token: Option<String>,
+    sessions: usize,
+    calls: usize,
+    warmup: usize,
+    limit: Duration,
+) -> Result<Load, String> {
     let barrier = Arc::new(Barrier::new(sessions + 1));
     let counter = Arc::new(AtomicUsize::new(0));
     let mut tasks = Vec::new();
     for _ in 0..sessions {
         let (barrier, counter) = (barrier.clone(), counter.clone());
+        let authorization = token.as_ref().map(|t| format!("Bearer {t}"));
         tasks.push(tokio::spawn(async move {
             let ready = async {
                 let mut conn = Conn::connect(addr).await?;
+                conn.authorization = authorization;
                 let session = conn.open_session().await?;
                 let mut frame = String::new();
                 for i in 0..warmup {

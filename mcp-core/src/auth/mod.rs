@@ -45,36 +45,37 @@ pub use jwt::JwtVerifier;
 
 /// The verified identity behind a request: what a [`TokenVerifier`] learned from its access
 /// token. The token itself is not kept: a server must not pass it on to other services.
+/// Cheap to clone (verifiers hand out copies of what they cache).
 #[derive(Debug, Clone, PartialEq)]
 pub struct AuthInfo {
-    subject: String,
-    client_id: Option<String>,
-    scopes: BTreeSet<String>,
+    subject: Arc<str>,
+    client_id: Option<Arc<str>>,
+    scopes: Arc<BTreeSet<String>>,
     expires_at: Option<SystemTime>,
-    claims: serde_json::Map<String, serde_json::Value>,
+    claims: Arc<serde_json::Map<String, serde_json::Value>>,
 }
 
 impl AuthInfo {
     /// The identity of `subject` (the token's `sub`), with no scopes.
     pub fn new(subject: impl Into<String>) -> Self {
         AuthInfo {
-            subject: subject.into(),
+            subject: Arc::from(subject.into()),
             client_id: None,
-            scopes: BTreeSet::new(),
+            scopes: Arc::default(),
             expires_at: None,
-            claims: serde_json::Map::new(),
+            claims: Arc::default(),
         }
     }
 
     /// The OAuth client the token was issued to.
     pub fn with_client_id(mut self, client_id: impl Into<String>) -> Self {
-        self.client_id = Some(client_id.into());
+        self.client_id = Some(Arc::from(client_id.into()));
         self
     }
 
     /// The scopes the token grants.
     pub fn with_scopes<I: IntoIterator<Item = S>, S: Into<String>>(mut self, scopes: I) -> Self {
-        self.scopes = scopes.into_iter().map(Into::into).collect();
+        self.scopes = Arc::new(scopes.into_iter().map(Into::into).collect());
         self
     }
 
@@ -86,7 +87,7 @@ impl AuthInfo {
 
     /// Every claim of the token (or of the introspection response).
     pub fn with_claims(mut self, claims: serde_json::Map<String, serde_json::Value>) -> Self {
-        self.claims = claims;
+        self.claims = Arc::new(claims);
         self
     }
 
