@@ -51,6 +51,37 @@ pub(crate) fn string_value(meta: &Meta, attr: &str, errors: &mut Errors) -> Opti
     }
 }
 
+/// The strings of `key = ["…", "…"]`: an array of string literals, each checked by `check`
+/// (which returns why a string is refused).
+pub(crate) fn string_list_value(
+    meta: &Meta,
+    attr: &str,
+    check: fn(&str) -> Option<&'static str>,
+    errors: &mut Errors,
+) -> Option<Vec<LitStr>> {
+    let key = key(meta);
+    let example = format!("e.g. `{key} = [\"…\", \"…\"]`");
+    let Meta::NameValue(nv) = meta else {
+        errors.spanned(meta, format!("`#[{attr}({key})]` expects a list of strings, {example}"));
+        return None;
+    };
+    let Expr::Array(array) = &nv.value else {
+        errors.spanned(&nv.value, format!("`#[{attr}({key} = …)]` expects an array of string literals, {example}"));
+        return None;
+    };
+    let mut values = Vec::new();
+    for element in &array.elems {
+        match element {
+            Expr::Lit(ExprLit { lit: Lit::Str(s), .. }) => match check(&s.value()) {
+                Some(problem) => errors.spanned(s, format!("`#[{attr}({key} = …)]`: {problem}")),
+                None => values.push(s.clone()),
+            },
+            other => errors.spanned(other, format!("`#[{attr}({key} = …)]` takes string literals only, {example}")),
+        }
+    }
+    Some(values)
+}
+
 /// Stores an option's value, reporting a repeated option at the repetition.
 pub(crate) fn set_once<T>(slot: &mut Option<T>, value: Option<T>, meta: &Meta, attr: &str, errors: &mut Errors) {
     if slot.is_some() {

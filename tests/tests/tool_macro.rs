@@ -430,3 +430,16 @@ fn params_of_a_non_object_is_refused_when_the_server_is_built() {
     let message = err.to_string();
     assert!(message.contains("`Params<Mode>`") && message.contains("moded"), "{message}");
 }
+
+/// Writes something that needs two scopes.
+#[tool(scopes = ["notes:write", "audit"])]
+fn scoped_write() -> &'static str {
+    "written"
+}
+
+#[test]
+fn the_scopes_option_sets_the_scopes_a_call_needs() {
+    let tools = tools![scoped_write, add];
+    assert_eq!(tools[0].required_scopes(), ["notes:write", "audit"]);
+    assert!(tools[1].required_scopes().is_empty(), "a tool without the option needs no scope");
+}

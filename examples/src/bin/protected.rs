@@ -20,7 +20,6 @@ use std::sync::Mutex;
 
 use mcp_core::auth::{Authorization, JwtVerifier};
 use mcp_core::prelude::*;
-use mcp_core::tool::ToolFn;
 use mcp_core::transport::http::HttpConfig;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -49,7 +48,7 @@ struct Confirm {
 /// # Arguments
 /// * `title` - The note's title.
 /// * `body` - The note's text.
-#[tool]
+#[tool(scopes = ["notes:write"])]
 async fn write_note(ctx: Context, notes: State<Notes>, title: String, body: String) -> Result<String, String> {
     let user = ctx.auth().map(|a| a.subject().to_owned()).ok_or("this request carries no verified identity")?;
     let question = format!("Write the note \"{title}\"?");
@@ -72,8 +71,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let server = Server::builder("protected", env!("CARGO_PKG_VERSION"))
         .title("Protected notes")
         .enable_elicitation()
-        .tools(tools![whoami])
-        .tool(<write_note as ToolFn>::definition().scopes(["notes:write"]))
+        .tools(tools![whoami, write_note])
         .state(Notes::default())
         .build()?;
 

@@ -120,6 +120,9 @@ pub(crate) fn definition(f: &ToolFn, callee: Callee<'_>) -> TokenStream {
     if let Some(t) = &f.attr.title {
         setters.push(quote!(.title(#t)));
     }
+    if let Some(scopes) = &f.attr.scopes {
+        setters.push(quote!(.scopes([#(#scopes),*])));
+    }
     let a = &f.attr;
     if a.read_only.is_some() || a.destructive.is_some() || a.idempotent.is_some() || a.open_world.is_some() {
         let (r, d, i, o) = (hint(a.read_only), hint(a.destructive), hint(a.idempotent), hint(a.open_world));

@@ -7,7 +7,9 @@ use syn::{Attribute, Generics, ImplItem, LitStr, Path, Signature, Token, Type, T
 
 use crate::common::Errors;
 pub(crate) use crate::options::{Flag, LooseFn, Receiver};
-use crate::options::{FnParts, flag_value, key, metas, read_fn, set_once, string_value, unknown_option};
+use crate::options::{
+    FnParts, flag_value, key, metas, read_fn, set_once, string_list_value, string_value, unknown_option,
+};
 
 /// An `impl` block as `#[toolbox]` reads it: every method a [`LooseFn`] (so a method whose
 /// body does not parse still yields its tool), other items parsed as usual.
@@ -100,9 +102,23 @@ pub(crate) struct ToolAttr {
     pub(crate) destructive: Option<Flag>,
     pub(crate) idempotent: Option<Flag>,
     pub(crate) open_world: Option<Flag>,
+    /// The OAuth scopes a call needs (`scopes = ["notes:write"]`).
+    pub(crate) scopes: Option<Vec<LitStr>>,
 }
 
-const TOOL_OPTIONS: &[&str] = &["name", "title", "description", "read_only", "destructive", "idempotent", "open_world"];
+const TOOL_OPTIONS: &[&str] =
+    &["name", "title", "description", "read_only", "destructive", "idempotent", "open_world", "scopes"];
+
+/// Why `scope` cannot be an OAuth scope token (RFC 6749, section 3.3), if it cannot.
+fn scope_problem(scope: &str) -> Option<&'static str> {
+    if scope.is_empty() {
+        Some("a scope cannot be empty")
+    } else if scope.chars().any(|c| !(c == '!' || ('#'..='[').contains(&c) || (']'..='~').contains(&c))) {
+        Some("a scope is printable ASCII without spaces, `\"` or `\\` (RFC 6749, section 3.3)")
+    } else {
+        None
+    }
+}
 /// Parses the tokens inside `#[tool(…)]`.
 pub(crate) fn tool_attr(tokens: TokenStream, errors: &mut Errors) -> ToolAttr {
     let mut attr = ToolAttr::default();
@@ -116,6 +132,11 @@ pub(crate) fn tool_attr(tokens: TokenStream, errors: &mut Errors) -> ToolAttr {
         if let Some(slot) = text {
             let value = string_value(&meta, "tool", errors);
             set_once(slot, value, &meta, "tool", errors);
+            continue;
+        }
+        if key(&meta) == "scopes" {
+            let value = string_list_value(&meta, "tool", scope_problem, errors);
+            set_once(&mut attr.scopes, value, &meta, "tool", errors);
             continue;
         }
         let slot = match key(&meta).as_str() {
