@@ -83,7 +83,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         Some(port) => {
             let listener = tokio::net::TcpListener::bind(("127.0.0.1", port.parse::<u16>()?)).await?;
             let address = listener.local_addr()?;
-            let mut config = HttpConfig::default();
+            // The scenarios open more sessions than the default cap (1,000, sized for a small
+            // server) allows; the other servers have no cap, so neither does this one here.
+            let mut config = HttpConfig::default().max_sessions(1 << 20);
             if jwt {
                 let issuer = "https://issuer.bench";
                 let resource = format!("http://{address}/mcp");
