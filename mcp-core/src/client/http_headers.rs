@@ -3,6 +3,10 @@
 //! prompt name, or the resource URI) and one `Mcp-Param-{Header}` per tool argument the tool's
 //! input schema marks with `x-mcp-header`. The client learns those marks from `tools/list`;
 //! a tool whose marks break the rules is refused (see [`ToolHeaders::learn`]).
+//!
+//! Every transport learns the marks (a refused tool is refused on all of them); only the HTTP
+//! client (feature `http-client`) writes the headers.
+#![cfg_attr(not(feature = "http-client"), allow(dead_code))]
 
 use std::collections::HashMap;
 use std::sync::RwLock;

@@ -691,10 +691,7 @@ async fn post_2026(
     }
     let slot = auth.slot();
     let service = shared.server.open(Opening::Request2026, principal.clone(), slot.clone());
-    let session = HttpSession::start(String::new(), service, principal, slot, shared, false);
-    let response = deliver(&session, message, Reply::Request2026).await;
-    session.close_when_idle();
-    response
+    serve_alone(shared, service, principal, slot, message, Reply::Request2026).await
 }
 
 /// A 2025-era message in stateless mode: served by a fresh session, initialized by the
@@ -714,8 +711,20 @@ async fn post_stateless(
         let v = version.unwrap_or(crate::protocol::LATEST_PROTOCOL_VERSION);
         shared.server.open(Opening::Preinitialized(v), principal.clone(), slot.clone())
     };
+    serve_alone(shared, service, principal, slot, message, Reply::Session(None)).await
+}
+
+/// Serves `message` on a session of its own, with no id, that closes once it has answered.
+async fn serve_alone(
+    shared: &Arc<Shared>,
+    service: Box<dyn Service>,
+    principal: Option<String>,
+    slot: Arc<crate::auth::AuthSlot>,
+    message: Message,
+    reply: Reply,
+) -> Response {
     let session = HttpSession::start(String::new(), service, principal, slot, shared, false);
-    let response = deliver(&session, message, Reply::Session(None)).await;
+    let response = deliver(&session, message, reply).await;
     session.close_when_idle();
     response
 }
