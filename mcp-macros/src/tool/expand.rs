@@ -151,20 +151,11 @@ pub(crate) fn definition(f: &ToolFn, callee: Callee<'_>) -> TokenStream {
 /// (types and functions live in different namespaces) implementing `ToolFn`. Without a body
 /// (the function had errors), `definition` is a stub, so uses of the tool still compile.
 pub(crate) fn free_items(f: &ToolFn, vis: &syn::Visibility, body: Option<TokenStream>) -> TokenStream {
-    let ident = &f.sig.ident;
-    let definition = body.unwrap_or_else(|| quote!(::core::unreachable!()));
-    quote! {
-        #[doc(hidden)]
-        #[allow(non_camel_case_types, dead_code, missing_docs, unreachable_pub)]
-        #vis struct #ident {}
-
-        const _: () = {
-            #[automatically_derived]
-            impl ::mcp_core::__private_v0_1::ToolFn for #ident {
-                fn definition() -> ::mcp_core::__private_v0_1::ToolDef {
-                    #definition
-                }
-            }
-        };
-    }
+    crate::codegen::hidden_definition(
+        &f.sig.ident,
+        vis,
+        quote!(::mcp_core::__private_v0_1::ToolFn),
+        quote!(::mcp_core::__private_v0_1::ToolDef),
+        body,
+    )
 }
