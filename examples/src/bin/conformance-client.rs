@@ -18,12 +18,16 @@
 //! `json-schema-2020-12-preservation`, and for the stateless era `request-metadata`,
 //! `sep-2322-client-request-state` (questions in `input_required` results),
 //! `http-standard-headers`, `http-custom-headers`, `http-invalid-tool-headers` and
-//! `json-schema-ref-no-deref`. The `auth/*` scenarios need OAuth, which this client does not do:
-//! it reports that and exits with status 1. Logs go to stderr (`RUST_LOG`).
+//! `json-schema-ref-no-deref`; and every `auth/*` scenario: the client authorizes with
+//! [`OAuth`] (discovery, registration, PKCE, scopes, step-up), playing the person's part
+//! itself (it follows the authorization endpoint's redirect without a browser), with the
+//! pre-registered credentials the suite passes in the context when it does, and the client ID
+//! metadata document URL the suite expects. Logs go to stderr (`RUST_LOG`).
 
 use std::error::Error;
 use std::process::ExitCode;
 
+use mcp_core::client::oauth::{ClientCredentials, OAuth, OAuthError, authorizer_fn};
 use mcp_core::client::{Client, ClientBuilder, ElicitationModes, ProtocolEra, elicitation_fn, sampling_fn};
 use mcp_core::protocol::{
     CreateMessageResult, ElicitResult, Role, Root, SamplingContent, SamplingMessageContent, stateless,
@@ -211,6 +215,52 @@ async fn request_state(url: &str) -> Result<(), Box<dyn Error>> {
     Ok(())
 }
 
+/// The client ID metadata document URL the suite's authorization servers expect.
+const CLIENT_METADATA_URL: &str = "https://conformance-test.local/client-metadata.json";
+
+/// Where the authorization server sends the "browser" back to (never listened on: the
+/// redirect is read from the authorization endpoint's answer).
+const REDIRECT_URI: &str = "http://localhost:3000/callback";
+
+/// The OAuth settings for an `auth/*` scenario: the "person" GETs the authorization URL and
+/// hands back where the authorization server redirects to.
+fn oauth() -> Result<OAuth, Box<dyn Error>> {
+    let browser = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build()?;
+    let authorizer = authorizer_fn(REDIRECT_URI, move |url: String| {
+        let browser = browser.clone();
+        async move {
+            let response = browser.get(&url).send().await.map_err(|e| OAuthError::Callback(e.to_string()))?;
+            let location =
+                response.headers().get(reqwest::header::LOCATION).and_then(|v| v.to_str().ok()).ok_or_else(|| {
+                    OAuthError::Callback(format!("the authorization endpoint answered {}", response.status()))
+                })?;
+            Ok(location.to_owned())
+        }
+    });
+    let mut oauth =
+        OAuth::new(authorizer).client_name("mcp-sdk-conformance-client").client_metadata_url(CLIENT_METADATA_URL);
+    let context = context();
+    if let Some(client_id) = context["client_id"].as_str() {
+        oauth = oauth.client_credentials(ClientCredentials {
+            client_id: client_id.to_owned(),
+            client_secret: context["client_secret"].as_str().map(str::to_owned),
+            issuer: None,
+        });
+    }
+    Ok(oauth)
+}
+
+/// Authorizes, lists the tools and calls each (the protected server's `test-tool`).
+async fn authorized(url: &str) -> Result<(), Box<dyn Error>> {
+    let client = client().oauth(oauth()?).connect_http(url).await?;
+    for tool in client.list_all_tools().await? {
+        let result = client.call_tool(&tool.name, json!({})).await?;
+        tracing::info!(tool = %tool.name, ?result, "called");
+    }
+    client.close().await;
+    Ok(())
+}
+
 async fn run(scenario: &str, url: &str) -> Result<(), Box<dyn Error>> {
     match scenario {
         "initialize" | "request-metadata" | "json-schema-ref-no-deref" => initialize(url).await,
@@ -222,7 +272,7 @@ async fn run(scenario: &str, url: &str) -> Result<(), Box<dyn Error>> {
         "elicitation-sep1034-client-defaults" | "elicitation-defaults" => elicitation_defaults(url).await,
         "sse-retry" => sse_retry(url).await,
         "json-schema-2020-12-preservation" => schema_preservation(url).await,
-        s if s.starts_with("auth/") => Err(format!("scenario `{s}` needs OAuth, which this client does not do").into()),
+        s if s.starts_with("auth/") => authorized(url).await,
         s => Err(format!("unknown scenario `{s}`").into()),
     }
 }

@@ -2,6 +2,7 @@
 
 use std::time::Duration;
 
+use super::oauth::OAuthError;
 use crate::elicit::UrlElicitationRequired;
 use crate::engine::PeerError;
 use crate::protocol::ErrorObject;
@@ -80,9 +81,21 @@ pub enum ClientError {
         /// What is wrong with its declarations.
         reason: String,
     },
+    /// The server requires OAuth authorization and the client could not obtain it: the flow
+    /// failed, or the server still refuses the token it obtained.
+    #[error("authorization: {0}")]
+    Authorization(OAuthError),
 }
 
 impl ClientError {
+    /// Why authorizing with the server failed, if that is what this is.
+    pub fn authorization(&self) -> Option<&OAuthError> {
+        match self {
+            ClientError::Authorization(e) => Some(e),
+            _ => None,
+        }
+    }
+
     /// The JSON-RPC error the server answered with, if that is what this is.
     pub fn rpc(&self) -> Option<&ErrorObject> {
         match self {
@@ -113,6 +126,7 @@ impl From<PeerError> for ClientError {
             PeerError::Closed => ClientError::Closed,
             PeerError::Codec(m) => ClientError::Codec(m),
             PeerError::Transport(m) => ClientError::Transport(m),
+            PeerError::Authorization(e) => ClientError::Authorization(*e),
         }
     }
 }

@@ -31,6 +31,7 @@ use tokio_util::task::TaskTracker;
 use super::ClientError;
 use super::connection::Connection;
 use super::http_headers::ToolHeaders;
+use super::oauth::{OAuth, OAuthError, OAuthSession};
 use super::service::ClientService;
 use super::sse::SseParser;
 use crate::engine::{BoxFuture, Outbound, OutboundKind, PeerError, Session};
@@ -126,6 +127,10 @@ struct Shared {
     ended: CancellationToken,
     tasks: TaskTracker,
     standalone_opened: AtomicBool,
+    /// The OAuth flow, when the client authorizes with protected servers.
+    oauth: Option<OAuthSession>,
+    /// How many step-up authorizations one request may cause.
+    max_step_ups: u32,
 }
 
 /// A client session over Streamable HTTP.
@@ -142,6 +147,7 @@ impl HttpConnection {
         outbound: mpsc::Receiver<Outbound>,
         url: &str,
         config: HttpClientConfig,
+        oauth: Option<OAuth>,
     ) -> Result<Self, ClientError> {
         let url = reqwest::Url::parse(url).map_err(|e| ClientError::Transport(format!("invalid URL {url:?}: {e}")))?;
         if !matches!(url.scheme(), "http" | "https") {
@@ -154,6 +160,8 @@ impl HttpConnection {
                 .build()
                 .map_err(|e| ClientError::Transport(format!("cannot build the HTTP client: {e}")))?,
         };
+        let max_step_ups = oauth.as_ref().map_or(0, |o| o.max_step_ups);
+        let oauth = oauth.map(|o| OAuthSession::new(o, http.clone(), url.clone()));
         let shared = Arc::new(Shared {
             http,
             url,
@@ -167,6 +175,8 @@ impl HttpConnection {
             ended: CancellationToken::new(),
             tasks: TaskTracker::new(),
             standalone_opened: AtomicBool::new(false),
+            oauth,
+            max_step_ups,
         });
         let pump = tokio::spawn(pump(shared.clone(), outbound));
         Ok(HttpConnection { shared, pump: Mutex::new(Some(pump)), closing: AtomicBool::new(false) })
@@ -265,6 +275,16 @@ fn transport_error(message: impl Into<String>) -> PeerError {
     PeerError::Transport(message.into())
 }
 
+/// A failure to authorize, reported as [`ClientError::Authorization`].
+fn authorization_error(error: OAuthError) -> PeerError {
+    PeerError::Authorization(Box::new(error))
+}
+
+/// Whether a `WWW-Authenticate` header is a `Bearer` challenge with `error="insufficient_scope"`.
+fn is_insufficient_scope(header: &str) -> bool {
+    super::oauth::challenge_error(header).as_deref() == Some("insufficient_scope")
+}
+
 /// How reading a stream ended.
 enum StreamEnd {
     /// The awaited response arrived.
@@ -315,12 +335,16 @@ impl Shared {
         }
     }
 
-    /// Sends `body` with POST, unless the connection closes first.
-    async fn post(&self, body: String) -> Option<Result<Response, reqwest::Error>> {
+    /// Sends `body` with POST (with the access token, if any), unless the connection closes
+    /// first.
+    async fn post_once(&self, body: String, token: Option<&str>) -> Option<Result<Response, reqwest::Error>> {
         let mut request = self
             .with_session(self.http.post(self.url.clone()))
             .header(CONTENT_TYPE, "application/json")
             .header(ACCEPT, "application/json, text/event-stream");
+        if let Some(token) = token {
+            request = request.bearer_auth(token);
+        }
         let stateless = self.stateless.read().ok().and_then(|s| s.clone());
         if let Some(headers) = stateless {
             for (name, value) in headers.headers(&body) {
@@ -335,9 +359,72 @@ impl Shared {
         }
     }
 
+    /// Sends `body` with POST, unless the connection closes first. With OAuth, a 401 runs the
+    /// authorization flow (or a refresh) once and a 403 `insufficient_scope` steps up (a few
+    /// times at most) before the message is sent again.
+    async fn post(&self, body: String) -> Option<Result<Response, PeerError>> {
+        let unreachable = |e: reqwest::Error| transport_error(format!("could not reach {}: {e}", self.url));
+        let Some(oauth) = &self.oauth else {
+            return self.post_once(body, None).await.map(|r| r.map_err(unreachable));
+        };
+        let mut reauthorized = false;
+        let mut step_ups = 0;
+        loop {
+            let token = tokio::select! {
+                biased;
+                () = self.stop.cancelled() => return None,
+                t = oauth.bearer() => t,
+            };
+            let response = match self.post_once(body.clone(), token.as_deref()).await? {
+                Ok(response) => response,
+                Err(e) => return Some(Err(unreachable(e))),
+            };
+            let status = response.status();
+            let challenge = response
+                .headers()
+                .get(reqwest::header::WWW_AUTHENTICATE)
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_owned);
+            let authorized = if status == StatusCode::UNAUTHORIZED {
+                if reauthorized {
+                    return Some(Err(authorization_error(OAuthError::Unauthorized { status: status.as_u16() })));
+                }
+                reauthorized = true;
+                tracing::debug!("the server asks for authorization");
+                tokio::select! {
+                    biased;
+                    () = self.stop.cancelled() => return None,
+                    r = oauth.unauthorized(token.as_deref(), challenge.as_deref()) => r,
+                }
+            } else if let Some(challenge) =
+                challenge.filter(|c| status == StatusCode::FORBIDDEN && is_insufficient_scope(c))
+            {
+                if step_ups >= self.max_step_ups {
+                    let scope = super::oauth::challenge_scope(&challenge);
+                    return Some(Err(authorization_error(OAuthError::InsufficientScope { scope })));
+                }
+                step_ups += 1;
+                tokio::select! {
+                    biased;
+                    () = self.stop.cancelled() => return None,
+                    r = oauth.insufficient_scope(token.as_deref(), &challenge) => r,
+                }
+            } else {
+                return Some(Ok(response));
+            };
+            if let Err(e) = authorized {
+                tracing::warn!(error = %e, "authorization failed");
+                return Some(Err(authorization_error(e)));
+            }
+        }
+    }
+
     /// Opens (or resumes, after `last_event_id`) a GET stream, unless the connection closes first.
     async fn get(&self, last_event_id: Option<&str>) -> Option<Result<Response, reqwest::Error>> {
         let mut request = self.with_session(self.http.get(self.url.clone())).header(ACCEPT, "text/event-stream");
+        if let Some(token) = self.oauth.as_ref().and_then(OAuthSession::current) {
+            request = request.bearer_auth(token);
+        }
         if let Some(id) = last_event_id {
             request = request.header("last-event-id", id);
         }
@@ -352,7 +439,11 @@ impl Shared {
         if !self.has_session_id() {
             return;
         }
-        let request = self.with_session(self.http.delete(self.url.clone())).send();
+        let mut request = self.with_session(self.http.delete(self.url.clone()));
+        if let Some(token) = self.oauth.as_ref().and_then(OAuthSession::current) {
+            request = request.bearer_auth(token);
+        }
+        let request = request.send();
         match tokio::time::timeout(DELETE_TIMEOUT, request).await {
             Ok(Ok(r)) if r.status().is_success() || r.status() == StatusCode::METHOD_NOT_ALLOWED => {}
             Ok(Ok(r)) => tracing::debug!(status = %r.status(), "the server refused to end the session"),
@@ -450,7 +541,7 @@ impl Shared {
     async fn send_request(self: Arc<Self>, id: RequestId, frame: String) {
         match self.post(frame).await {
             None => {}
-            Some(Err(e)) => self.fail(&id, transport_error(format!("could not reach {}: {e}", self.url))).await,
+            Some(Err(e)) => self.fail(&id, e).await,
             Some(Ok(response)) => {
                 self.capture_session_id(&response);
                 self.read_answer(id, response).await;

@@ -56,6 +56,7 @@ pub mod http;
 pub(crate) mod http_headers;
 mod listen;
 mod notifications;
+pub mod oauth;
 mod round_trip;
 pub(crate) mod service;
 #[cfg(any(feature = "http-client", feature = "fuzzing"))]
@@ -133,6 +134,8 @@ pub struct ClientBuilder {
     line: LineOptions,
     era: ProtocolEra,
     max_input_rounds: usize,
+    #[cfg(feature = "http-client")]
+    oauth: Option<oauth::OAuth>,
 }
 
 impl std::fmt::Debug for ClientBuilder {
@@ -212,6 +215,14 @@ impl ClientBuilder {
         self
     }
 
+    /// Authorizes with OAuth 2.1 when an HTTP server asks for it (401), in either era: see
+    /// [`oauth`] for the flow and [`oauth::LoopbackAuthorizer`] for command-line programs.
+    #[cfg(feature = "http-client")]
+    pub fn oauth(mut self, oauth: oauth::OAuth) -> Self {
+        self.oauth = Some(oauth);
+        self
+    }
+
     /// In the stateless era, how many rounds of questions (`input_required` results) one
     /// request may take before it fails with [`ClientError::TooManyRounds`] (default
     /// [`DEFAULT_MAX_INPUT_ROUNDS`]).
@@ -281,7 +292,7 @@ impl ClientBuilder {
         let shared = Arc::new(self.shared_parts());
         let (session, outbound) = Session::new(ClientService { shared: shared.clone() }, self.session.clone());
         let peer = session.peer().clone();
-        let connection = http::HttpConnection::start(session, outbound, url, config)?;
+        let connection = http::HttpConnection::start(session, outbound, url, config, self.oauth.clone())?;
         self.finish(shared, peer, Box::new(connection)).await
     }
 
@@ -472,6 +483,8 @@ impl Client {
             line: LineOptions::default(),
             era: ProtocolEra::default(),
             max_input_rounds: DEFAULT_MAX_INPUT_ROUNDS,
+            #[cfg(feature = "http-client")]
+            oauth: None,
         }
     }
 

@@ -57,6 +57,7 @@ impl ElicitError {
             PeerError::Rpc(e) => ElicitError::Client(e),
             PeerError::Codec(reason) => ElicitError::InvalidResponse { field: None, reason },
             PeerError::Transport(reason) => ElicitError::Client(ErrorObject::internal(reason)),
+            PeerError::Authorization(e) => ElicitError::Client(ErrorObject::internal(e.to_string())),
         }
     }
 }

@@ -42,6 +42,10 @@ pub enum PeerError {
     /// or broke the transport's rules); the peer did not answer.
     #[error("transport failure: {0}")]
     Transport(String),
+    /// The server requires authorization and the client could not obtain it (or the server
+    /// refused what it obtained).
+    #[error("authorization failed: {0}")]
+    Authorization(Box<crate::client::oauth::OAuthError>),
 }
 
 type Slot = oneshot::Sender<Result<Box<RawValue>, PeerError>>;

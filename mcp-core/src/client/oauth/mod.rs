@@ -1,0 +1,68 @@
+//! OAuth 2.1 authorization for Streamable HTTP connections to protected servers (MCP's
+//! authorization specification, revisions 2025-11-25 and 2026-07-28).
+//!
+//! Give [`ClientBuilder::oauth`](super::ClientBuilder::oauth) an [`OAuth`] and connect with
+//! [`connect_http`](super::ClientBuilder::connect_http). When the server answers 401, the
+//! client:
+//!
+//! 1. reads the protected resource metadata (RFC 9728) from the challenge's
+//!    `resource_metadata`, else from `/.well-known/oauth-protected-resource` with the
+//!    server's path appended, then at the root, and checks that its `resource` covers the
+//!    server's URL;
+//! 2. reads the authorization server's metadata (RFC 8414 `oauth-authorization-server`, then
+//!    OpenID `openid-configuration`, with path insertion for issuers that have a path) and
+//!    checks its `issuer`;
+//! 3. identifies itself: pre-registered credentials ([`OAuth::client_credentials`]), else a
+//!    client ID metadata document URL ([`OAuth::client_metadata_url`]) when the server
+//!    advertises `client_id_metadata_document_supported`, else dynamic client registration
+//!    (RFC 7591);
+//! 4. sends the person to the authorization endpoint (authorization code with PKCE `S256`,
+//!    `state`, and the `resource` parameter of RFC 8707) through the [`Authorizer`], checks the
+//!    redirect's `state` and `iss` (RFC 9207), and exchanges the code at the token endpoint
+//!    with the authentication method the server supports (`client_secret_basic`,
+//!    `client_secret_post` or `none`);
+//! 5. retries the request with the token, keeps the tokens in a [`TokenStore`] and refreshes
+//!    them when the server refuses an old one.
+//!
+//! Scopes are those of the challenge's `scope`, else the resource's `scopes_supported`, else
+//! none (plus `offline_access` when the authorization server lists it, for a refresh token).
+//! A 403 with `error="insufficient_scope"` re-authorizes with the union of the scopes held and
+//! those asked for ("step-up"), at most [`OAuth::max_step_ups`] times for one request.
+//!
+//! The person's part is the [`Authorizer`]: open a URL, hand back the redirect. For
+//! command-line programs, [`LoopbackAuthorizer`] listens on `127.0.0.1` for the redirect.
+
+#[cfg(feature = "http-client")]
+mod challenge;
+#[cfg(feature = "http-client")]
+mod config;
+mod error;
+#[cfg(feature = "http-client")]
+mod flow;
+#[cfg(feature = "http-client")]
+mod loopback;
+#[cfg(feature = "http-client")]
+mod store;
+
+pub use error::OAuthError;
+
+#[cfg(feature = "http-client")]
+pub use config::{Authorizer, AuthorizerFn, ClientCredentials, DEFAULT_MAX_STEP_UPS, OAuth, authorizer_fn};
+#[cfg(feature = "http-client")]
+pub(crate) use flow::OAuthSession;
+#[cfg(feature = "http-client")]
+pub use loopback::LoopbackAuthorizer;
+#[cfg(feature = "http-client")]
+pub use store::{MemoryTokenStore, StoredTokens, TokenStore};
+
+/// The `error` of the `Bearer` challenge in a `WWW-Authenticate` header.
+#[cfg(feature = "http-client")]
+pub(crate) fn challenge_error(header: &str) -> Option<String> {
+    challenge::parse(header)?.error
+}
+
+/// The `scope` of the `Bearer` challenge in a `WWW-Authenticate` header (empty if none).
+#[cfg(feature = "http-client")]
+pub(crate) fn challenge_scope(header: &str) -> String {
+    challenge::parse(header).and_then(|c| c.scope).unwrap_or_default()
+}
