@@ -2,9 +2,13 @@
 //! issues JWT access tokens for the `protected` example, which verifies them with the keys the
 //! provider publishes; the official TypeScript SDK client, with its OAuth provider, registers,
 //! authorizes (PKCE, resource indicator), calls `whoami`, and steps up to `notes:write` for
-//! `write_note`. The person's part (log in, consent) goes through the provider's own
-//! interaction pages, driven by the client script. The pinned packages are installed on first
-//! use (`tests::provision`).
+//! `write_note`. Our own client does the same: it discovers, registers dynamically, authorizes
+//! with PKCE through a [`LoopbackAuthorizer`] (the test plays the browser: it goes through the
+//! provider's real login and consent pages and lands on the loopback redirect), calls `whoami`,
+//! steps up to `notes:write` on the 403 for `write_note`, and later refreshes a refused token
+//! with the provider's refresh token instead of asking the person again. The person's part (log
+//! in, consent) always goes through the provider's own interaction pages. The pinned packages
+//! are installed on first use (`tests::provision`).
 
 use std::fs::File;
 use std::io::{BufRead, BufReader};
@@ -14,6 +18,12 @@ use std::process::{Child, Command, Stdio};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+
+use mcp_core::client::oauth::{LoopbackAuthorizer, MemoryTokenStore, OAuth, StoredTokens, TokenStore};
+use mcp_core::client::{Client, ElicitationModes, ProtocolEra, elicitation_fn};
+use mcp_core::protocol::ElicitResult;
 use tests::interop::{example_binary, interop_dir, require_node_package, run_with_deadline};
 
 const SCRIPT_DEADLINE: Duration = Duration::from_secs(120);
@@ -142,5 +152,202 @@ fn typescript_client_authorizes_with_oidc_provider_and_calls_the_protected_examp
         provider.log_text()
     );
     // The server verified the provider's tokens with the keys from its metadata.
+    assert!(protected.log_text().contains("fetched the issuer's keys"), "{}", protected.log_text());
+}
+
+/// The login name the test's "person" uses.
+const USER: &str = "alice";
+
+/// Goes through the authorization server's pages from `start` as a browser would: follows
+/// redirects with its cookies, logs in as `login` and consents on the provider's interaction
+/// forms, and finally visits the client's redirect URI (`redirect_prefix`), which ends the
+/// flow at the client's loopback listener.
+async fn browse(start: String, redirect_prefix: String, login: &str) -> Result<(), String> {
+    use reqwest::header::{CONTENT_TYPE, COOKIE, LOCATION, SET_COOKIE};
+    let http =
+        reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().map_err(|e| e.to_string())?;
+    let mut jar: BTreeMap<String, String> = BTreeMap::new();
+    let mut url = reqwest::Url::parse(&start).map_err(|e| e.to_string())?;
+    let mut form: Option<String> = None;
+    for _ in 0..20 {
+        if url.as_str().starts_with(&redirect_prefix) {
+            let answer = http.get(url.clone()).send().await.map_err(|e| e.to_string())?;
+            return if answer.status().is_success() {
+                Ok(())
+            } else {
+                Err(format!("the loopback listener answered {}", answer.status()))
+            };
+        }
+        let cookies = jar.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join("; ");
+        let request = match form.take() {
+            Some(body) => http.post(url.clone()).header(CONTENT_TYPE, "application/x-www-form-urlencoded").body(body),
+            None => http.get(url.clone()),
+        };
+        let response = request.header(COOKIE, cookies).send().await.map_err(|e| e.to_string())?;
+        for cookie in response.headers().get_all(SET_COOKIE) {
+            let pair = cookie.to_str().unwrap_or_default().split(';').next().unwrap_or_default();
+            if let Some((name, value)) = pair.split_once('=') {
+                jar.insert(name.trim().to_owned(), value.to_owned());
+            }
+        }
+        if response.status().is_redirection() {
+            let location =
+                response.headers().get(LOCATION).and_then(|v| v.to_str().ok()).ok_or("redirect without Location")?;
+            url = url.join(location).map_err(|e| e.to_string())?;
+            continue;
+        }
+        let status = response.status();
+        let html = response.text().await.map_err(|e| e.to_string())?;
+        let attribute = |marker: &str| {
+            let start = html.find(marker)? + marker.len();
+            html[start..].split('"').next().map(str::to_owned)
+        };
+        let (Some(action), Some(prompt)) = (attribute("action=\""), attribute("name=\"prompt\" value=\"")) else {
+            return Err(format!(
+                "no interaction form at {url} ({status}): {}",
+                html.chars().take(400).collect::<String>()
+            ));
+        };
+        let mut fields = vec![("prompt", prompt.clone())];
+        if prompt == "login" {
+            fields.push(("login", login.to_owned()));
+            fields.push(("password", "unused".to_owned()));
+        }
+        let body = fields.iter().map(|(k, v)| format!("{k}={}", percent(v))).collect::<Vec<_>>().join("&");
+        form = Some(body);
+        url = url.join(&action).map_err(|e| e.to_string())?;
+    }
+    Err("too many steps through the authorization server".into())
+}
+
+/// Form-encodes a value (the test's values are plain words).
+fn percent(value: &str) -> String {
+    value
+        .bytes()
+        .map(|b| {
+            if b.is_ascii_alphanumeric() || b"-_.~".contains(&b) {
+                (b as char).to_string()
+            } else {
+                format!("%{b:02X}")
+            }
+        })
+        .collect()
+}
+
+/// A loopback authorizer whose "person" is [`browse`]; the authorization URLs it was asked
+/// to open, and what went wrong in the browser, are kept for the test.
+async fn person(opened: Arc<Mutex<Vec<String>>>, failures: Arc<Mutex<Vec<String>>>) -> LoopbackAuthorizer {
+    let authorizer = LoopbackAuthorizer::bind().await.expect("a loopback listener");
+    let prefix = format!("http://127.0.0.1:{}/callback", authorizer.port());
+    authorizer.timeout(Duration::from_secs(60)).on_open(move |url| {
+        opened.lock().unwrap().push(url.to_owned());
+        let (url, prefix, failures) = (url.to_owned(), prefix.clone(), failures.clone());
+        tokio::spawn(async move {
+            if let Err(e) = browse(url, prefix, USER).await {
+                failures.lock().unwrap().push(e);
+            }
+        });
+    })
+}
+
+fn query(url: &str, name: &str) -> Option<String> {
+    let url = reqwest::Url::parse(url).ok()?;
+    url.query_pairs().find(|(k, _)| k == name).map(|(_, v)| v.into_owned())
+}
+
+#[test]
+fn our_client_authorizes_with_oidc_provider_steps_up_and_refreshes() {
+    println!("node {}", require_node_package("oidc-provider"));
+
+    let port = free_port();
+    let resource = format!("http://127.0.0.1:{port}/mcp");
+    let (provider, issuer) = start_provider(&resource);
+    let protected = start_protected(port, &issuer);
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    let outcome = runtime.block_on(async {
+        let store = Arc::new(MemoryTokenStore::default());
+        let opened = Arc::new(Mutex::new(Vec::new()));
+        let failures = Arc::new(Mutex::new(Vec::new()));
+        let confirm = elicitation_fn(ElicitationModes::FORM, |request| async move {
+            assert!(request.message().contains("Write the note \"hello\""), "{}", request.message());
+            let mut content = mcp_core::protocol::JsonObject::new();
+            content.insert("confirm".into(), serde_json::json!(true));
+            ElicitResult::accept(content)
+        });
+        let oauth = OAuth::new(person(opened.clone(), failures.clone()).await)
+            .client_name("mcp-sdk interop (Rust)")
+            .token_store(store.clone());
+        let client = Client::builder("interop-protected-rust", "1.0.0")
+            .elicitation(confirm)
+            .oauth(oauth)
+            .connect_http(&resource)
+            .await
+            .map_err(|e| format!("connecting: {e}; browser: {:?}", failures.lock().unwrap()))?;
+
+        // The first authorization: the challenge's scope, PKCE S256, the resource indicator.
+        let whoami = client.call_tool("whoami", serde_json::json!({})).await.map_err(|e| format!("whoami: {e}"))?;
+        assert_eq!(whoami.content[0].as_text(), Some(USER), "{whoami:?}");
+        {
+            let opened = opened.lock().unwrap();
+            assert_eq!(opened.len(), 1, "one authorization so far: {opened:?}");
+            let first = &opened[0];
+            assert_eq!(query(first, "code_challenge_method").as_deref(), Some("S256"));
+            assert_eq!(query(first, "resource").as_deref(), Some(resource.as_str()));
+            let scope = query(first, "scope").unwrap_or_default();
+            assert!(scope.split(' ').any(|s| s == "notes:read"), "first scope {scope}");
+            assert!(!scope.split(' ').any(|s| s == "notes:write"), "first scope {scope}");
+        }
+
+        // write_note needs notes:write: a 403 insufficient_scope, then a step-up.
+        let note = client
+            .call_tool("write_note", serde_json::json!({"title": "hello", "body": "world"}))
+            .await
+            .map_err(|e| format!("write_note: {e}; browser: {:?}", failures.lock().unwrap()))?;
+        assert!(!note.is_error.unwrap_or(false), "{note:?}");
+        let text = note.content[0].as_text().unwrap_or_default();
+        assert!(text.contains("Wrote note \"hello\" for alice"), "{text}");
+        {
+            let opened = opened.lock().unwrap();
+            assert_eq!(opened.len(), 2, "a step-up authorization: {opened:?}");
+            let scope = query(&opened[1], "scope").unwrap_or_default();
+            for wanted in ["notes:read", "notes:write"] {
+                assert!(scope.split(' ').any(|s| s == wanted), "step-up scope {scope} lacks {wanted}");
+            }
+        }
+        client.close().await;
+        assert!(failures.lock().unwrap().is_empty(), "browser: {:?}", failures.lock().unwrap());
+
+        // The provider issued a refresh token; a refused access token is refreshed with it,
+        // without the person (in the stateless era this time).
+        let kept: StoredTokens = store.load(&resource).await?.ok_or("no tokens were stored")?;
+        assert!(kept.refresh_token.is_some(), "oidc-provider issued no refresh token");
+        assert_eq!(kept.issuer, issuer);
+        let mut stale = kept.clone();
+        stale.access_token = "refused-by-the-server".into();
+        store.save(&resource, stale).await?;
+        let later = Arc::new(Mutex::new(Vec::new()));
+        let oauth = OAuth::new(person(later.clone(), failures.clone()).await).token_store(store.clone());
+        let client = Client::builder("interop-protected-rust", "1.0.0")
+            .protocol_era(ProtocolEra::Stateless)
+            .oauth(oauth)
+            .connect_http(&resource)
+            .await
+            .map_err(|e| format!("connecting with a stale token: {e}"))?;
+        let whoami = client.call_tool("whoami", serde_json::json!({})).await.map_err(|e| format!("whoami: {e}"))?;
+        assert_eq!(whoami.content[0].as_text(), Some(USER), "{whoami:?}");
+        assert!(later.lock().unwrap().is_empty(), "refreshing needed no authorization: {:?}", later.lock().unwrap());
+        let refreshed = store.load(&resource).await?.ok_or("the refreshed tokens were not stored")?;
+        assert_ne!(refreshed.access_token, "refused-by-the-server");
+        assert_ne!(refreshed.access_token, kept.access_token);
+        client.close().await;
+        Ok::<_, String>(())
+    });
+    if let Err(e) = outcome {
+        panic!(
+            "our client failed against protected + oidc-provider: {e}\n--- protected ---\n{}\n--- oidc-provider ---\n{}",
+            protected.log_text(),
+            provider.log_text()
+        );
+    }
     assert!(protected.log_text().contains("fetched the issuer's keys"), "{}", protected.log_text());
 }

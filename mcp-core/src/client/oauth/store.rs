@@ -68,6 +68,21 @@ pub trait TokenStore: Send + Sync + 'static {
     fn clear(&self, resource: &str) -> BoxFuture<'_, Result<(), String>>;
 }
 
+/// A shared store: several clients (or the application and a client) use the same tokens.
+impl<T: TokenStore + ?Sized> TokenStore for std::sync::Arc<T> {
+    fn load(&self, resource: &str) -> BoxFuture<'_, Result<Option<StoredTokens>, String>> {
+        (**self).load(resource)
+    }
+
+    fn save(&self, resource: &str, tokens: StoredTokens) -> BoxFuture<'_, Result<(), String>> {
+        (**self).save(resource, tokens)
+    }
+
+    fn clear(&self, resource: &str) -> BoxFuture<'_, Result<(), String>> {
+        (**self).clear(resource)
+    }
+}
+
 /// A [`TokenStore`] in memory: tokens live as long as the process.
 #[derive(Default)]
 pub struct MemoryTokenStore {
