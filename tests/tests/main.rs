@@ -33,6 +33,7 @@ mod isolation;
 mod load;
 mod logging;
 mod modern;
+mod oauth_client;
 mod param_headers;
 mod prompts;
 mod resources;

@@ -88,68 +88,70 @@ impl LoopbackAuthorizer {
     }
 
     /// Waits for the request to the callback path carrying `state`, answering the others.
+    /// Connections are served side by side: one that stalls does not hold up the redirect.
     async fn wait(&self, state: Option<String>) -> Result<String, OAuthError> {
         let listener = self.listener.lock().await;
+        let mut connections = tokio::task::JoinSet::new();
         loop {
-            let (stream, _) = listener
-                .accept()
-                .await
-                .map_err(|e| OAuthError::Callback(format!("the loopback listener failed: {e}")))?;
-            match self.serve(stream, state.as_deref()).await {
-                Ok(Some(redirect)) => return Ok(redirect),
-                Ok(None) => {}
-                Err(e) => tracing::debug!(error = %e, "a connection to the loopback listener failed"),
-            }
-        }
-    }
-
-    /// Answers one connection; the redirect URL when it is the one awaited.
-    async fn serve(&self, mut stream: TcpStream, state: Option<&str>) -> std::io::Result<Option<String>> {
-        let mut head = Vec::new();
-        let mut buffer = [0u8; 2048];
-        let read = tokio::time::timeout(READ_TIMEOUT, async {
-            while !head.windows(4).any(|w| w == b"\r\n\r\n") && head.len() < MAX_REQUEST_HEAD {
-                let n = stream.read(&mut buffer).await?;
-                if n == 0 {
-                    break;
+            tokio::select! {
+                accepted = listener.accept() => {
+                    let (stream, _) = accepted
+                        .map_err(|e| OAuthError::Callback(format!("the loopback listener failed: {e}")))?;
+                    connections.spawn(serve(stream, self.port, state.clone()));
                 }
-                head.extend_from_slice(&buffer[..n]);
+                Some(served) = connections.join_next() => match served {
+                    Ok(Ok(Some(redirect))) => return Ok(redirect),
+                    Ok(Ok(None)) => {}
+                    Ok(Err(e)) => tracing::debug!(error = %e, "a connection to the loopback listener failed"),
+                    Err(e) => tracing::debug!(error = %e, "a connection to the loopback listener failed"),
+                },
             }
-            Ok::<_, std::io::Error>(())
-        })
-        .await;
-        if !matches!(read, Ok(Ok(()))) {
-            return Ok(None);
         }
-        let line = head.split(|b| *b == b'\n').next().unwrap_or_default();
-        let line = String::from_utf8_lossy(line);
-        let mut parts = line.split_whitespace();
-        let (Some(method), Some(target)) = (parts.next(), parts.next()) else {
-            respond(&mut stream, "400 Bad Request", "Not an HTTP request.").await?;
-            return Ok(None);
-        };
-        let redirect = format!("http://127.0.0.1:{}{target}", self.port);
-        let Ok(url) = reqwest::Url::parse(&redirect) else {
-            respond(&mut stream, "400 Bad Request", "Not a valid address.").await?;
-            return Ok(None);
-        };
-        if method != "GET" || url.path() != CALLBACK_PATH {
-            respond(&mut stream, "404 Not Found", "Nothing here.").await?;
-            return Ok(None);
-        }
-        let got_state = url.query_pairs().find(|(k, _)| k == "state").map(|(_, v)| v.into_owned());
-        if state.is_some() && got_state.as_deref() != state {
-            respond(&mut stream, "400 Bad Request", "This answer is not for the pending authorization.").await?;
-            return Ok(None);
-        }
-        respond(
-            &mut stream,
-            "200 OK",
-            "Authorization complete: you can close this window and return to the application.",
-        )
-        .await?;
-        Ok(Some(redirect))
     }
+}
+
+/// Answers one connection; the redirect URL when it is the one awaited.
+async fn serve(mut stream: TcpStream, port: u16, state: Option<String>) -> std::io::Result<Option<String>> {
+    let mut head = Vec::new();
+    let mut buffer = [0u8; 2048];
+    let read = tokio::time::timeout(READ_TIMEOUT, async {
+        while !head.windows(4).any(|w| w == b"\r\n\r\n") && head.len() < MAX_REQUEST_HEAD {
+            let n = stream.read(&mut buffer).await?;
+            if n == 0 {
+                break;
+            }
+            head.extend_from_slice(&buffer[..n]);
+        }
+        Ok::<_, std::io::Error>(())
+    })
+    .await;
+    if !matches!(read, Ok(Ok(()))) {
+        return Ok(None);
+    }
+    let line = head.split(|b| *b == b'\n').next().unwrap_or_default();
+    let line = String::from_utf8_lossy(line);
+    let mut parts = line.split_whitespace();
+    let (Some(method), Some(target)) = (parts.next(), parts.next()) else {
+        respond(&mut stream, "400 Bad Request", "Not an HTTP request.").await?;
+        return Ok(None);
+    };
+    let redirect = format!("http://127.0.0.1:{port}{target}");
+    let Ok(url) = reqwest::Url::parse(&redirect) else {
+        respond(&mut stream, "400 Bad Request", "Not a valid address.").await?;
+        return Ok(None);
+    };
+    if method != "GET" || url.path() != CALLBACK_PATH {
+        respond(&mut stream, "404 Not Found", "Nothing here.").await?;
+        return Ok(None);
+    }
+    let got_state = url.query_pairs().find(|(k, _)| k == "state").map(|(_, v)| v.into_owned());
+    if state.is_some() && got_state != state {
+        respond(&mut stream, "400 Bad Request", "This answer is not for the pending authorization.").await?;
+        return Ok(None);
+    }
+    respond(&mut stream, "200 OK", "Authorization complete: you can close this window and return to the application.")
+        .await?;
+    Ok(Some(redirect))
 }
 
 async fn respond(stream: &mut TcpStream, status: &str, text: &str) -> std::io::Result<()> {
@@ -177,5 +179,53 @@ impl Authorizer for LoopbackAuthorizer {
                 .await
                 .map_err(|_| OAuthError::Callback("no redirect arrived in time".into()))?
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Mutex;
+
+    #[tokio::test]
+    async fn waits_for_the_redirect_with_the_pending_state() {
+        let opened = Arc::new(Mutex::new(Vec::new()));
+        let seen = opened.clone();
+        let authorizer = LoopbackAuthorizer::bind()
+            .await
+            .unwrap()
+            .timeout(Duration::from_secs(20))
+            .on_open(move |url| seen.lock().unwrap().push(url.to_owned()));
+        let redirect_uri = authorizer.redirect_uri();
+        assert_eq!(redirect_uri, format!("http://127.0.0.1:{}/callback", authorizer.port()));
+        let http = reqwest::Client::new();
+        let base = format!("http://127.0.0.1:{}", authorizer.port());
+        let browser = async {
+            // Wait until the authorizer listens for this flow.
+            while opened.lock().unwrap().is_empty() {
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+            let other_path = http.get(format!("{base}/favicon.ico")).send().await.unwrap();
+            assert_eq!(other_path.status(), 404);
+            let forged = http.get(format!("{redirect_uri}?code=evil&state=forged")).send().await.unwrap();
+            assert_eq!(forged.status(), 400);
+            // Half a request, then nothing: it must not hold the listener.
+            let mut stalled = TcpStream::connect(("127.0.0.1", authorizer.port())).await.unwrap();
+            stalled.write_all(b"GET /callback?state=s1").await.unwrap();
+            let good = http.get(format!("{redirect_uri}?code=c1&state=s1&iss=x")).send().await.unwrap();
+            assert_eq!(good.status(), 200);
+            drop(stalled);
+        };
+        let (redirect, ()) =
+            tokio::join!(authorizer.authorize("http://as.test/authorize?client_id=c&state=s1".into()), browser);
+        assert_eq!(redirect.unwrap(), format!("{redirect_uri}?code=c1&state=s1&iss=x"));
+        assert_eq!(opened.lock().unwrap().as_slice(), ["http://as.test/authorize?client_id=c&state=s1"]);
+    }
+
+    #[tokio::test]
+    async fn gives_up_after_its_timeout() {
+        let authorizer = LoopbackAuthorizer::bind().await.unwrap().timeout(Duration::from_millis(50)).on_open(|_| {});
+        let result = authorizer.authorize("http://as.test/authorize?state=s".into()).await;
+        assert!(matches!(result, Err(OAuthError::Callback(_))), "{result:?}");
     }
 }

@@ -1,0 +1,320 @@
+//! The client's OAuth flow under bad input: a resource server and an authorization server
+//! served here on loopback answer with a defect each (malformed or mismatched metadata, no
+//! PKCE, a redirect with the wrong `state` or `iss`, a refused or malformed token response, a
+//! server that refuses every token…). Each case must end the flow with its typed
+//! [`OAuthError`] — never a panic, never a token sent where it does not belong. The good path
+//! is proven against real servers: the conformance suite's `auth/*` scenarios
+//! (`conformance_client.rs`) and oidc-provider (`interop_oauth.rs`).
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::Response;
+use mcp_core::client::oauth::{ClientCredentials, OAuth, OAuthError, authorizer_fn};
+use mcp_core::client::{Client, ClientError, ProtocolEra};
+use serde_json::{Value, json};
+
+use crate::support::http::serve_router;
+
+/// What the servers get wrong.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Defect {
+    /// The protected resource metadata names another resource.
+    ResourceMismatch,
+    /// The protected resource metadata is not JSON.
+    ResourceMetadataNotJson,
+    /// The protected resource metadata has no `resource`.
+    ResourceMetadataIncomplete,
+    /// The authorization server's metadata names another issuer.
+    IssuerMismatch,
+    /// The authorization server does not offer S256.
+    NoPkce,
+    /// The authorization server's metadata has no token endpoint.
+    NoTokenEndpoint,
+    /// No registration endpoint (and no credentials, no metadata document support).
+    NoRegistration,
+    /// The redirect carries another `state`.
+    WrongState,
+    /// The redirect's `iss` is another server's.
+    WrongIss,
+    /// The server promises `iss` and the redirect has none.
+    MissingIss,
+    /// The person (or the server) refused.
+    Denied,
+    /// The redirect has no code.
+    NoCode,
+    /// The token endpoint refuses the code.
+    TokenRefused,
+    /// The token endpoint answers something that is not a token response.
+    TokenMalformed,
+    /// The token endpoint issues a DPoP token to a Bearer client.
+    TokenNotBearer,
+    /// The resource server refuses every token.
+    AlwaysUnauthorized,
+    /// Registration is refused.
+    RegistrationRefused,
+}
+
+struct Servers {
+    defect: Defect,
+    base: OnceLock<String>,
+    /// Authorization headers the resource server received.
+    bearers: Mutex<Vec<String>>,
+    /// Requests to the token endpoint.
+    token_requests: AtomicUsize,
+}
+
+fn json_response(status: StatusCode, body: &Value) -> Response {
+    let mut response = Response::new(Body::from(body.to_string()));
+    *response.status_mut() = status;
+    response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    response
+}
+
+async fn serve(State(servers): State<Arc<Servers>>, request: Request) -> Response {
+    let base = servers.base.get().cloned().unwrap_or_default();
+    let defect = servers.defect;
+    let path = request.uri().path().to_owned();
+    let query: Vec<(String, String)> = request
+        .uri()
+        .query()
+        .map(|q| {
+            q.split('&').filter_map(|p| p.split_once('=')).map(|(k, v)| (k.to_owned(), percent_decode(v))).collect()
+        })
+        .unwrap_or_default();
+    let param = |name: &str| query.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone());
+    match path.as_str() {
+        "/mcp" => {
+            if let Some(auth) = request.headers().get(header::AUTHORIZATION) {
+                servers.bearers.lock().unwrap().push(auth.to_str().unwrap_or_default().to_owned());
+            }
+            let mut response = json_response(StatusCode::UNAUTHORIZED, &json!({"error": "invalid_token"}));
+            let challenge = format!(r#"Bearer error="invalid_token", resource_metadata="{base}/prm""#);
+            response.headers_mut().insert(header::WWW_AUTHENTICATE, HeaderValue::from_str(&challenge).unwrap());
+            response
+        }
+        "/prm" => match defect {
+            Defect::ResourceMetadataNotJson => {
+                let mut response = Response::new(Body::from("<html>not json</html>"));
+                response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+                response
+            }
+            Defect::ResourceMetadataIncomplete => {
+                json_response(StatusCode::OK, &json!({"authorization_servers": [base]}))
+            }
+            Defect::ResourceMismatch => json_response(
+                StatusCode::OK,
+                &json!({"resource": "https://elsewhere.example/mcp", "authorization_servers": [base]}),
+            ),
+            _ => json_response(
+                StatusCode::OK,
+                &json!({"resource": format!("{base}/mcp"), "authorization_servers": [base]}),
+            ),
+        },
+        "/.well-known/oauth-authorization-server" => {
+            let mut metadata = json!({
+                "issuer": if defect == Defect::IssuerMismatch { "https://attacker.example".to_owned() } else { base.clone() },
+                "authorization_endpoint": format!("{base}/authorize"),
+                "token_endpoint": format!("{base}/token"),
+                "registration_endpoint": format!("{base}/register"),
+                "response_types_supported": ["code"],
+                "code_challenge_methods_supported": ["S256"],
+                "token_endpoint_auth_methods_supported": ["none"],
+                "authorization_response_iss_parameter_supported": defect == Defect::MissingIss,
+            });
+            match defect {
+                Defect::NoPkce => drop(metadata.as_object_mut().unwrap().remove("code_challenge_methods_supported")),
+                Defect::NoTokenEndpoint => drop(metadata.as_object_mut().unwrap().remove("token_endpoint")),
+                Defect::NoRegistration => drop(metadata.as_object_mut().unwrap().remove("registration_endpoint")),
+                _ => {}
+            }
+            json_response(StatusCode::OK, &metadata)
+        }
+        "/register" if defect == Defect::RegistrationRefused => {
+            json_response(StatusCode::BAD_REQUEST, &json!({"error": "invalid_client_metadata"}))
+        }
+        "/register" => json_response(StatusCode::CREATED, &json!({"client_id": "registered-client"})),
+        "/authorize" => {
+            let redirect = param("redirect_uri").unwrap_or_default();
+            let state = param("state").unwrap_or_default();
+            let state = if defect == Defect::WrongState { "forged".to_owned() } else { state };
+            let mut location = format!("{redirect}?state={state}");
+            match defect {
+                Defect::Denied => location.push_str("&error=access_denied&error_description=no"),
+                Defect::NoCode => {}
+                _ => location.push_str("&code=the-code"),
+            }
+            if defect == Defect::WrongIss {
+                location.push_str("&iss=https%3A%2F%2Fattacker.example");
+            }
+            let mut response = Response::new(Body::empty());
+            *response.status_mut() = StatusCode::FOUND;
+            response.headers_mut().insert(header::LOCATION, HeaderValue::from_str(&location).unwrap());
+            response
+        }
+        "/token" => {
+            servers.token_requests.fetch_add(1, Ordering::SeqCst);
+            match defect {
+                Defect::TokenRefused => json_response(
+                    StatusCode::BAD_REQUEST,
+                    &json!({"error": "invalid_grant", "error_description": "the code is spent"}),
+                ),
+                Defect::TokenMalformed => json_response(StatusCode::OK, &json!(["not", "a", "token"])),
+                Defect::TokenNotBearer => {
+                    json_response(StatusCode::OK, &json!({"access_token": "t", "token_type": "DPoP"}))
+                }
+                _ => json_response(
+                    StatusCode::OK,
+                    &json!({"access_token": "issued-token", "token_type": "Bearer", "expires_in": 60}),
+                ),
+            }
+        }
+        _ => json_response(StatusCode::NOT_FOUND, &json!({"error": "not_found"})),
+    }
+}
+
+fn percent_decode(value: &str) -> String {
+    let bytes = value.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'%' if i + 2 < bytes.len() => {
+                let hex = std::str::from_utf8(&bytes[i + 1..i + 3]).unwrap_or("");
+                out.push(u8::from_str_radix(hex, 16).unwrap_or(b'?'));
+                i += 3;
+            }
+            b'+' => {
+                out.push(b' ');
+                i += 1;
+            }
+            b => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Runs the flow against servers with `defect`, in `era`; the error connecting ends with, and
+/// the servers' record.
+async fn run(defect: Defect, era: ProtocolEra, credentials: Option<ClientCredentials>) -> (ClientError, Arc<Servers>) {
+    let servers = Arc::new(Servers {
+        defect,
+        base: OnceLock::new(),
+        bearers: Mutex::default(),
+        token_requests: AtomicUsize::new(0),
+    });
+    let app = axum::Router::new().fallback(serve).with_state(servers.clone());
+    let (url, _stop) = serve_router(app).await;
+    servers.base.set(url.trim_end_matches("/mcp").to_owned()).unwrap();
+    let browser = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().unwrap();
+    let authorizer = authorizer_fn("http://127.0.0.1:1/callback", move |url: String| {
+        let browser = browser.clone();
+        async move {
+            let response = browser.get(&url).send().await.map_err(|e| OAuthError::Callback(e.to_string()))?;
+            let location = response.headers().get(reqwest::header::LOCATION).and_then(|v| v.to_str().ok());
+            location.map(str::to_owned).ok_or_else(|| OAuthError::Callback(format!("HTTP {}", response.status())))
+        }
+    });
+    let mut oauth = OAuth::new(authorizer);
+    if let Some(credentials) = credentials {
+        oauth = oauth.client_credentials(credentials);
+    }
+    let connected = Client::builder("oauth-bad-input", "1.0.0").protocol_era(era).oauth(oauth).connect_http(&url).await;
+    match connected {
+        Ok(_) => panic!("{defect:?}: the client connected"),
+        Err(e) => (e, servers),
+    }
+}
+
+#[tokio::test]
+async fn every_defect_ends_the_flow_with_its_error_and_no_token_is_sent() {
+    type Check = fn(&OAuthError) -> bool;
+    let table: &[(Defect, Check)] = &[
+        (
+            Defect::ResourceMismatch,
+            |e| matches!(e, OAuthError::ResourceMismatch { found, .. } if found == "https://elsewhere.example/mcp"),
+        ),
+        (
+            Defect::ResourceMetadataNotJson,
+            |e| matches!(e, OAuthError::MalformedMetadata { reason, .. } if reason.contains("not JSON")),
+        ),
+        (
+            Defect::ResourceMetadataIncomplete,
+            |e| matches!(e, OAuthError::MalformedMetadata { reason, .. } if reason.contains("resource")),
+        ),
+        (
+            Defect::IssuerMismatch,
+            |e| matches!(e, OAuthError::MetadataIssuerMismatch { found, .. } if found == "https://attacker.example"),
+        ),
+        (Defect::NoPkce, |e| matches!(e, OAuthError::PkceNotSupported { .. })),
+        (
+            Defect::NoTokenEndpoint,
+            |e| matches!(e, OAuthError::MalformedMetadata { reason, .. } if reason.contains("token_endpoint")),
+        ),
+        (Defect::NoRegistration, |e| matches!(e, OAuthError::NoRegistration { .. })),
+        (
+            Defect::RegistrationRefused,
+            |e| matches!(e, OAuthError::Registration { status: 400, error } if error == "invalid_client_metadata"),
+        ),
+        (Defect::WrongState, |e| *e == OAuthError::StateMismatch),
+        (
+            Defect::WrongIss,
+            |e| matches!(e, OAuthError::IssuerMismatch { found, .. } if found == "https://attacker.example"),
+        ),
+        (Defect::MissingIss, |e| *e == OAuthError::MissingIssuer),
+        (Defect::Denied, |e| matches!(e, OAuthError::AuthorizationDenied { error, .. } if error == "access_denied")),
+        (Defect::NoCode, |e| *e == OAuthError::MissingCode),
+        (
+            Defect::TokenRefused,
+            |e| matches!(e, OAuthError::TokenEndpoint { status: 400, error, .. } if error == "invalid_grant"),
+        ),
+        (Defect::TokenMalformed, |e| matches!(e, OAuthError::MalformedTokenResponse(_))),
+        (Defect::TokenNotBearer, |e| matches!(e, OAuthError::MalformedTokenResponse(r) if r.contains("DPoP"))),
+        (Defect::AlwaysUnauthorized, |e| *e == OAuthError::Unauthorized { status: 401 }),
+    ];
+    let mut problems = Vec::new();
+    for (defect, check) in table {
+        for era in [ProtocolEra::Session, ProtocolEra::Stateless] {
+            let (error, servers) = run(*defect, era, None).await;
+            match error.authorization() {
+                Some(e) if check(e) => {}
+                _ => problems.push(format!("{defect:?} ({era:?}): {error:?}")),
+            }
+            // A token is only ever sent after a good token response.
+            let bearers = servers.bearers.lock().unwrap().clone();
+            let expected: Vec<String> =
+                if *defect == Defect::AlwaysUnauthorized { vec!["Bearer issued-token".into()] } else { vec![] };
+            if bearers != expected {
+                problems.push(format!("{defect:?} ({era:?}): the resource server got {bearers:?}"));
+            }
+            // A rejected redirect never reaches the token endpoint.
+            let redirect_refused = matches!(
+                defect,
+                Defect::WrongState | Defect::WrongIss | Defect::MissingIss | Defect::Denied | Defect::NoCode
+            );
+            if redirect_refused && servers.token_requests.load(Ordering::SeqCst) != 0 {
+                problems.push(format!("{defect:?} ({era:?}): the code went to the token endpoint"));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[tokio::test]
+async fn pre_registered_credentials_stay_with_their_issuer() {
+    // Credentials for another authorization server are not presented to this one: with no
+    // registration endpoint either, there is no way to identify the client.
+    let elsewhere = ClientCredentials {
+        client_id: "id-for-elsewhere".into(),
+        client_secret: Some("secret".into()),
+        issuer: Some("https://elsewhere.example".into()),
+    };
+    let (error, _) = run(Defect::NoRegistration, ProtocolEra::Session, Some(elsewhere)).await;
+    assert!(matches!(error.authorization(), Some(OAuthError::NoRegistration { .. })), "{error:?}");
+}
