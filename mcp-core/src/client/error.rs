@@ -2,10 +2,10 @@
 
 use std::time::Duration;
 
-use super::oauth::OAuthError;
 use crate::elicit::UrlElicitationRequired;
 use crate::engine::PeerError;
 use crate::protocol::ErrorObject;
+use crate::protocol::OAuthError;
 
 /// Why a request to the server (or connecting to it) produced no result.
 ///

@@ -56,6 +56,7 @@ pub mod http;
 pub(crate) mod http_headers;
 mod listen;
 mod notifications;
+#[cfg(feature = "http-client")]
 pub mod oauth;
 mod round_trip;
 pub(crate) mod service;
@@ -216,7 +217,7 @@ impl ClientBuilder {
     }
 
     /// Authorizes with OAuth 2.1 when an HTTP server asks for it (401), in either era: see
-    /// [`oauth`] for the flow and [`oauth::LoopbackAuthorizer`] for command-line programs.
+    /// [`mod@oauth`] for the flow and [`oauth::LoopbackAuthorizer`] for command-line programs.
     #[cfg(feature = "http-client")]
     pub fn oauth(mut self, oauth: oauth::OAuth) -> Self {
         self.oauth = Some(oauth);

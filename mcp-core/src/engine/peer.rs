@@ -45,7 +45,7 @@ pub enum PeerError {
     /// The server requires authorization and the client could not obtain it (or the server
     /// refused what it obtained).
     #[error("authorization failed: {0}")]
-    Authorization(Box<crate::client::oauth::OAuthError>),
+    Authorization(Box<crate::protocol::OAuthError>),
 }
 
 type Slot = oneshot::Sender<Result<Box<RawValue>, PeerError>>;

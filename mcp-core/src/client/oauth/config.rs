@@ -10,7 +10,7 @@ use crate::engine::BoxFuture;
 /// The person's part of the authorization code flow: show them the authorization server's
 /// page and return where it redirected to.
 ///
-/// [`authorizer_fn`] makes one of a closure; [`LoopbackAuthorizer`] serves command-line apps.
+/// [`authorizer_fn`] makes one of a closure; [`LoopbackAuthorizer`](super::LoopbackAuthorizer) serves command-line apps.
 pub trait Authorizer: Send + Sync + 'static {
     /// The redirect URI registered for the client (where the authorization server sends the
     /// person back, with the code).
@@ -82,7 +82,7 @@ impl fmt::Debug for ClientCredentials {
 }
 
 /// How the client authorizes a connection to a protected server: given to
-/// [`ClientBuilder::oauth`](super::ClientBuilder::oauth).
+/// [`ClientBuilder::oauth`](crate::client::ClientBuilder::oauth).
 ///
 /// ```
 /// use mcp_core::client::oauth::{OAuth, OAuthError, authorizer_fn};

@@ -1,8 +1,8 @@
 //! OAuth 2.1 authorization for Streamable HTTP connections to protected servers (MCP's
 //! authorization specification, revisions 2025-11-25 and 2026-07-28).
 //!
-//! Give [`ClientBuilder::oauth`](super::ClientBuilder::oauth) an [`OAuth`] and connect with
-//! [`connect_http`](super::ClientBuilder::connect_http). When the server answers 401, the
+//! Give [`ClientBuilder::oauth`](crate::client::ClientBuilder::oauth) an [`OAuth`] and connect with
+//! [`connect_http`](crate::client::ClientBuilder::connect_http). When the server answers 401, the
 //! client:
 //!
 //! 1. reads the protected resource metadata (RFC 9728) from the challenge's
@@ -32,37 +32,25 @@
 //! The person's part is the [`Authorizer`]: open a URL, hand back the redirect. For
 //! command-line programs, [`LoopbackAuthorizer`] listens on `127.0.0.1` for the redirect.
 
-#[cfg(feature = "http-client")]
 mod challenge;
-#[cfg(feature = "http-client")]
 mod config;
-mod error;
-#[cfg(feature = "http-client")]
 mod flow;
-#[cfg(feature = "http-client")]
 mod loopback;
-#[cfg(feature = "http-client")]
 mod store;
 
-pub use error::OAuthError;
+pub use crate::protocol::OAuthError;
 
-#[cfg(feature = "http-client")]
 pub use config::{Authorizer, AuthorizerFn, ClientCredentials, DEFAULT_MAX_STEP_UPS, OAuth, authorizer_fn};
-#[cfg(feature = "http-client")]
 pub(crate) use flow::OAuthSession;
-#[cfg(feature = "http-client")]
 pub use loopback::LoopbackAuthorizer;
-#[cfg(feature = "http-client")]
 pub use store::{MemoryTokenStore, StoredTokens, TokenStore};
 
 /// The `error` of the `Bearer` challenge in a `WWW-Authenticate` header.
-#[cfg(feature = "http-client")]
 pub(crate) fn challenge_error(header: &str) -> Option<String> {
     challenge::parse(header)?.error
 }
 
 /// The `scope` of the `Bearer` challenge in a `WWW-Authenticate` header (empty if none).
-#[cfg(feature = "http-client")]
 pub(crate) fn challenge_scope(header: &str) -> String {
     challenge::parse(header).and_then(|c| c.scope).unwrap_or_default()
 }
