@@ -236,13 +236,18 @@ fn percent(value: &str) -> String {
 
 /// A loopback authorizer whose "person" is [`browse`]; the authorization URLs it was asked
 /// to open, and what went wrong in the browser, are kept for the test.
-async fn person(opened: Arc<Mutex<Vec<String>>>, failures: Arc<Mutex<Vec<String>>>) -> LoopbackAuthorizer {
+async fn person(
+    opened: Arc<Mutex<Vec<String>>>,
+    failures: Arc<Mutex<Vec<String>>>,
+    delay: Duration,
+) -> LoopbackAuthorizer {
     let authorizer = LoopbackAuthorizer::bind().await.expect("a loopback listener");
     let prefix = format!("http://127.0.0.1:{}/callback", authorizer.port());
     authorizer.timeout(Duration::from_secs(60)).on_open(move |url| {
         opened.lock().unwrap().push(url.to_owned());
         let (url, prefix, failures) = (url.to_owned(), prefix.clone(), failures.clone());
         tokio::spawn(async move {
+            tokio::time::sleep(delay).await;
             if let Err(e) = browse(url, prefix, USER).await {
                 failures.lock().unwrap().push(e);
             }
@@ -274,7 +279,7 @@ fn our_client_authorizes_with_oidc_provider_steps_up_and_refreshes() {
             content.insert("confirm".into(), serde_json::json!(true));
             ElicitResult::accept(content)
         });
-        let oauth = OAuth::new(person(opened.clone(), failures.clone()).await)
+        let oauth = OAuth::new(person(opened.clone(), failures.clone(), Duration::ZERO).await)
             .client_name("mcp-sdk interop (Rust)")
             .token_store(store.clone());
         let client = Client::builder("interop-protected-rust", "1.0.0")
@@ -326,7 +331,8 @@ fn our_client_authorizes_with_oidc_provider_steps_up_and_refreshes() {
         stale.access_token = "refused-by-the-server".into();
         store.save(&resource, stale).await?;
         let later = Arc::new(Mutex::new(Vec::new()));
-        let oauth = OAuth::new(person(later.clone(), failures.clone()).await).token_store(store.clone());
+        let oauth =
+            OAuth::new(person(later.clone(), failures.clone(), Duration::ZERO).await).token_store(store.clone());
         let client = Client::builder("interop-protected-rust", "1.0.0")
             .protocol_era(ProtocolEra::Stateless)
             .oauth(oauth)
@@ -340,6 +346,25 @@ fn our_client_authorizes_with_oidc_provider_steps_up_and_refreshes() {
         assert_ne!(refreshed.access_token, "refused-by-the-server");
         assert_ne!(refreshed.access_token, kept.access_token);
         client.close().await;
+
+        // ProtocolEra::Auto with a person slower than the probe's timeout (here the request
+        // timeout, 3 s): the time spent authorizing does not count, so the probe is not taken
+        // for a session-era server and the person is asked once.
+        let slow = Arc::new(Mutex::new(Vec::new()));
+        let oauth = OAuth::new(person(slow.clone(), failures.clone(), Duration::from_secs(4)).await);
+        let client = Client::builder("interop-protected-rust", "1.0.0")
+            .protocol_era(ProtocolEra::Auto)
+            .request_timeout(Some(Duration::from_secs(3)))
+            .oauth(oauth)
+            .connect_http(&resource)
+            .await
+            .map_err(|e| format!("connecting with Auto and a slow person: {e}"))?;
+        assert_eq!(client.era(), ProtocolEra::Stateless);
+        assert_eq!(slow.lock().unwrap().len(), 1, "{:?}", slow.lock().unwrap());
+        let whoami = client.call_tool("whoami", serde_json::json!({})).await.map_err(|e| format!("whoami: {e}"))?;
+        assert_eq!(whoami.content[0].as_text(), Some(USER), "{whoami:?}");
+        client.close().await;
+        assert!(failures.lock().unwrap().is_empty(), "browser: {:?}", failures.lock().unwrap());
         Ok::<_, String>(())
     });
     if let Err(e) = outcome {

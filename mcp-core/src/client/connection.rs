@@ -31,6 +31,12 @@ pub(crate) trait Connection: Send + Sync + 'static {
     /// (with the `x-mcp-header` marks of the tools in `headers`), or not (`None`).
     fn stateless(&self, _headers: Option<Arc<ToolHeaders>>) {}
 
+    /// Whether the transport is busy authorizing (an OAuth flow waiting for the person): time
+    /// spent there does not count against [`ProtocolEra::Auto`](super::ProtocolEra::Auto)'s probe.
+    fn authorizing(&self) -> bool {
+        false
+    }
+
     /// Ends the connection: pending requests fail, the server is told where the transport can,
     /// and whatever the transport started (a child process) is stopped.
     fn close(&self) -> BoxFuture<'_, ()>;

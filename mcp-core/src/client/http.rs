@@ -196,6 +196,10 @@ impl Connection for HttpConnection {
         }
     }
 
+    fn authorizing(&self) -> bool {
+        self.shared.oauth.as_ref().is_some_and(OAuthSession::authorizing)
+    }
+
     fn close(&self) -> BoxFuture<'_, ()> {
         Box::pin(async move {
             if self.closing.swap(true, Ordering::AcqRel) {

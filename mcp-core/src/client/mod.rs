@@ -331,7 +331,20 @@ impl ClientBuilder {
             ProtocolEra::Auto => {
                 let probe =
                     self.request_timeout.map_or(era::DISCOVER_PROBE_TIMEOUT, |t| t.min(era::DISCOVER_PROBE_TIMEOUT));
-                match self.discover(&shared, &peer, &*connection, Some(probe)).await {
+                // The probe's timeout does not run while the transport waits for the person to
+                // authorize (a protected server answers 401 to the probe first).
+                let discover = self.discover(&shared, &peer, &*connection, None);
+                tokio::pin!(discover);
+                let probed = loop {
+                    match tokio::time::timeout(probe, &mut discover).await {
+                        Ok(result) => break result,
+                        Err(_) if connection.authorizing() => continue,
+                        Err(_) => {
+                            break Err(ClientError::Timeout { method: "server/discover".into(), timeout: probe });
+                        }
+                    }
+                };
+                match probed {
                     Ok((init, stateless)) => Ok((init, Some(stateless))),
                     Err(e @ (ClientError::Closed | ClientError::Cancelled)) => Err(e),
                     Err(e) => {

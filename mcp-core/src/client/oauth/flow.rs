@@ -127,6 +127,11 @@ impl OAuthSession {
         OAuthSession { config, http, server_url, current: RwLock::default(), state: tokio::sync::Mutex::default() }
     }
 
+    /// Whether a flow (discovery, the person's authorization, a token request) is under way.
+    pub(crate) fn authorizing(&self) -> bool {
+        self.state.try_lock().is_err()
+    }
+
     /// The access token held now, without waiting (for GET streams and `DELETE`).
     pub(crate) fn current(&self) -> Option<String> {
         self.current.read().ok().and_then(|c| c.as_ref().map(|(t, _)| t.clone()))
