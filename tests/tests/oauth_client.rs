@@ -318,3 +318,25 @@ async fn pre_registered_credentials_stay_with_their_issuer() {
     let (error, _) = run(Defect::NoRegistration, ProtocolEra::Session, Some(elsewhere)).await;
     assert!(matches!(error.authorization(), Some(OAuthError::NoRegistration { .. })), "{error:?}");
 }
+
+#[tokio::test]
+async fn without_oauth_a_refusal_is_a_typed_authorization_error() {
+    let servers = Arc::new(Servers {
+        defect: Defect::AlwaysUnauthorized,
+        base: OnceLock::new(),
+        bearers: Mutex::default(),
+        token_requests: AtomicUsize::new(0),
+    });
+    let app = axum::Router::new().fallback(serve).with_state(servers.clone());
+    let (url, _stop) = serve_router(app).await;
+    servers.base.set(url.trim_end_matches("/mcp").to_owned()).unwrap();
+    for era in [ProtocolEra::Session, ProtocolEra::Stateless] {
+        let error = Client::builder("no-oauth", "1.0.0").protocol_era(era).connect_http(&url).await.err();
+        assert_eq!(
+            error.as_ref().and_then(ClientError::authorization),
+            Some(&OAuthError::Unauthorized { status: 401 }),
+            "{era:?}: {error:?}"
+        );
+    }
+    assert!(servers.bearers.lock().unwrap().is_empty());
+}

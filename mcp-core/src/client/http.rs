@@ -561,6 +561,22 @@ impl Shared {
             self.session_lost();
             return;
         }
+        let challenge = response
+            .headers()
+            .get(reqwest::header::WWW_AUTHENTICATE)
+            .and_then(|v| v.to_str().ok())
+            .filter(|c| super::oauth::is_bearer_challenge(c));
+        if let (Some(challenge), StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN) = (challenge, status) {
+            // A protected server refused with a Bearer challenge: without OAuth (or a token it
+            // accepts) nothing more can be done, and the error says so in its type.
+            let error = if status == StatusCode::FORBIDDEN && is_insufficient_scope(challenge) {
+                OAuthError::InsufficientScope { scope: super::oauth::challenge_scope(challenge) }
+            } else {
+                OAuthError::Unauthorized { status: status.as_u16() }
+            };
+            self.fail(&id, authorization_error(error)).await;
+            return;
+        }
         if !status.is_success() {
             let body = self.read_body(&mut response).await.unwrap_or_default();
             let error = serde_json::from_str::<serde_json::Value>(&body)

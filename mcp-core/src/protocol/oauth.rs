@@ -128,8 +128,9 @@ pub enum OAuthError {
     /// The token endpoint's answer is not a token response.
     #[error("malformed token response: {0}")]
     MalformedTokenResponse(String),
-    /// The server still refused after the client authorized (or refreshed) for this request.
-    #[error("the server refused the new access token (HTTP {status})")]
+    /// The server refused the request (401 or 403): still, after the client authorized (or
+    /// refreshed) for it, or at once when the client has no OAuth configured.
+    #[error("the server refused the request's authorization (HTTP {status})")]
     Unauthorized {
         /// The HTTP status.
         status: u16,

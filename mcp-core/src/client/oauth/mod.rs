@@ -54,3 +54,8 @@ pub(crate) fn challenge_error(header: &str) -> Option<String> {
 pub(crate) fn challenge_scope(header: &str) -> String {
     challenge::parse(header).and_then(|c| c.scope).unwrap_or_default()
 }
+
+/// Whether a `WWW-Authenticate` header holds a `Bearer` challenge.
+pub(crate) fn is_bearer_challenge(header: &str) -> bool {
+    challenge::parse(header).is_some()
+}
