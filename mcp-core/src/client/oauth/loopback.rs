@@ -23,7 +23,8 @@ type Opener = Arc<dyn Fn(&str) + Send + Sync>;
 
 /// An [`Authorizer`] for command-line programs (RFC 8252 section 7.3): it listens on
 /// `127.0.0.1` on a port the system picks, has the person open the authorization URL (by
-/// default it prints it to stderr; [`on_open`](Self::on_open) can launch a browser instead),
+/// default it prints it to stderr; [`open_browser`](Self::open_browser) launches the browser,
+/// [`on_open`](Self::on_open) does anything else),
 /// and waits for the browser to come back to `http://127.0.0.1:<port>/callback`.
 ///
 /// Requests to other paths, and redirects whose `state` is not the one of the pending
@@ -74,6 +75,19 @@ impl LoopbackAuthorizer {
     pub fn on_open(mut self, open: impl Fn(&str) + Send + Sync + 'static) -> Self {
         self.opener = Arc::new(open);
         self
+    }
+
+    /// Opens the authorization URL in the system's browser (`xdg-open` on Linux and the BSDs,
+    /// `open` on macOS, the URL handler on Windows), and prints it as well, for when no browser
+    /// opens. Only `http(s)://` URLs are handed to the system; the URL is passed as an argument,
+    /// never through a shell.
+    pub fn open_browser(self) -> Self {
+        self.on_open(|url| {
+            eprintln!("Opening your browser to authorize; if it does not open, visit:\n\n    {url}\n");
+            if let Err(e) = launch_browser(url) {
+                tracing::debug!(error = %e, "could not open a browser");
+            }
+        })
     }
 
     /// How long to wait for the redirect (default 5 minutes).
@@ -154,6 +168,32 @@ async fn serve(mut stream: TcpStream, port: u16, state: Option<String>) -> std::
     Ok(Some(redirect))
 }
 
+/// Hands `url` to the system's URL opener.
+fn launch_browser(url: &str) -> std::io::Result<()> {
+    if !(url.starts_with("https://") || url.starts_with("http://")) {
+        return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, "not an http(s) URL"));
+    }
+    let mut command = if cfg!(target_os = "macos") {
+        std::process::Command::new("open")
+    } else if cfg!(windows) {
+        let mut c = std::process::Command::new("rundll32");
+        c.arg("url.dll,FileProtocolHandler");
+        c
+    } else {
+        std::process::Command::new("xdg-open")
+    };
+    command
+        .arg(url)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .map(|mut child| {
+            // Reaped when the opener exits (it hands the URL over and ends).
+            std::thread::spawn(move || child.wait());
+        })
+}
+
 async fn respond(stream: &mut TcpStream, status: &str, text: &str) -> std::io::Result<()> {
     let body = format!("<!doctype html><meta charset=utf-8><title>Authorization</title><p>{text}</p>\n");
     let response = format!(
@@ -220,6 +260,13 @@ mod tests {
             tokio::join!(authorizer.authorize("http://as.test/authorize?client_id=c&state=s1".into()), browser);
         assert_eq!(redirect.unwrap(), format!("{redirect_uri}?code=c1&state=s1&iss=x"));
         assert_eq!(opened.lock().unwrap().as_slice(), ["http://as.test/authorize?client_id=c&state=s1"]);
+    }
+
+    #[test]
+    fn only_web_urls_reach_the_browser() {
+        let refused = launch_browser("file:///etc/passwd").unwrap_err();
+        assert_eq!(refused.kind(), std::io::ErrorKind::InvalidInput);
+        assert!(launch_browser("javascript:alert(1)").is_err());
     }
 
     #[tokio::test]
