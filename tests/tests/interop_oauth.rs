@@ -5,8 +5,10 @@
 //! `write_note`. Our own client does the same: it discovers, registers dynamically, authorizes
 //! with PKCE through a [`LoopbackAuthorizer`] (the test plays the browser: it goes through the
 //! provider's real login and consent pages and lands on the loopback redirect), calls `whoami`,
-//! steps up to `notes:write` on the 403 for `write_note`, and later refreshes a refused token
-//! with the provider's refresh token instead of asking the person again. The person's part (log
+//! steps up to `notes:write` on the 403 for `write_note`, later refreshes a refused token (and,
+//! before sending it, an expired one) with the provider's refresh token instead of asking the
+//! person again, and with `ProtocolEra::Auto` waits for a slow person without giving up on the
+//! stateless era. The person's part (log
 //! in, consent) always goes through the provider's own interaction pages. The pinned packages
 //! are installed on first use (`tests::provision`).
 
@@ -345,6 +347,26 @@ fn our_client_authorizes_with_oidc_provider_steps_up_and_refreshes() {
         let refreshed = store.load(&resource).await?.ok_or("the refreshed tokens were not stored")?;
         assert_ne!(refreshed.access_token, "refused-by-the-server");
         assert_ne!(refreshed.access_token, kept.access_token);
+        client.close().await;
+
+        // A token past its expiry is refreshed before it is sent: the server would still take
+        // this one, so a new token in the store proves the client refreshed on its own.
+        let mut expired = refreshed.clone();
+        expired.expires_at = Some(std::time::SystemTime::UNIX_EPOCH);
+        store.save(&resource, expired).await?;
+        let oauth =
+            OAuth::new(person(later.clone(), failures.clone(), Duration::ZERO).await).token_store(store.clone());
+        let client = Client::builder("interop-protected-rust", "1.0.0")
+            .oauth(oauth)
+            .connect_http(&resource)
+            .await
+            .map_err(|e| format!("connecting with an expired token: {e}"))?;
+        let whoami = client.call_tool("whoami", serde_json::json!({})).await.map_err(|e| format!("whoami: {e}"))?;
+        assert_eq!(whoami.content[0].as_text(), Some(USER), "{whoami:?}");
+        assert!(later.lock().unwrap().is_empty(), "refreshing needed no authorization: {:?}", later.lock().unwrap());
+        let renewed = store.load(&resource).await?.ok_or("the renewed tokens were not stored")?;
+        assert_ne!(renewed.access_token, refreshed.access_token, "the expired token was sent as it was");
+        assert!(renewed.expires_at.is_some_and(|e| e > std::time::SystemTime::now()));
         client.close().await;
 
         // ProtocolEra::Auto with a person slower than the probe's timeout (here the request
