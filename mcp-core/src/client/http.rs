@@ -78,7 +78,9 @@ impl HttpClientConfig {
         self
     }
 
-    /// Sends `Authorization: Bearer <token>` with every HTTP request.
+    /// Sends `Authorization: Bearer <token>` with every HTTP request: a token obtained
+    /// elsewhere. Not together with [`ClientBuilder::oauth`](super::ClientBuilder::oauth),
+    /// which obtains the token and sends the header itself.
     pub fn bearer_token(self, token: &str) -> Result<Self, ClientError> {
         let value = HeaderValue::from_str(&format!("Bearer {token}"))
             .map_err(|_| ClientError::Transport("the token is not a valid header value".into()))?;
