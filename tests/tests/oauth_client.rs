@@ -340,3 +340,20 @@ async fn without_oauth_a_refusal_is_a_typed_authorization_error() {
     }
     assert!(servers.bearers.lock().unwrap().is_empty());
 }
+
+#[tokio::test]
+async fn a_fixed_authorization_header_and_oauth_are_refused_together() {
+    let authorizer = authorizer_fn("http://127.0.0.1:1/callback", |_url: String| async {
+        Err::<String, _>(OAuthError::Callback("never asked".into()))
+    });
+    let config = mcp_core::client::http::HttpClientConfig::default().bearer_token("fixed").unwrap();
+    let error = Client::builder("both", "1.0.0")
+        .oauth(OAuth::new(authorizer))
+        .connect_http_with("http://127.0.0.1:1/mcp", config)
+        .await
+        .err();
+    match error {
+        Some(ClientError::Transport(message)) => assert!(message.contains("Authorization"), "{message}"),
+        other => panic!("expected a configuration error, got {other:?}"),
+    }
+}

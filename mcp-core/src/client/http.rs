@@ -79,8 +79,8 @@ impl HttpClientConfig {
     }
 
     /// Sends `Authorization: Bearer <token>` with every HTTP request: a token obtained
-    /// elsewhere. Not together with [`ClientBuilder::oauth`](super::ClientBuilder::oauth),
-    /// which obtains the token and sends the header itself.
+    /// elsewhere. Connecting fails when [`ClientBuilder::oauth`](super::ClientBuilder::oauth)
+    /// is also set, since the OAuth flow obtains the token and sends the header itself.
     pub fn bearer_token(self, token: &str) -> Result<Self, ClientError> {
         let value = HeaderValue::from_str(&format!("Bearer {token}"))
             .map_err(|_| ClientError::Transport("the token is not a valid header value".into()))?;
@@ -162,6 +162,11 @@ impl HttpConnection {
                 .build()
                 .map_err(|e| ClientError::Transport(format!("cannot build the HTTP client: {e}")))?,
         };
+        if oauth.is_some() && config.headers.contains_key(reqwest::header::AUTHORIZATION) {
+            return Err(ClientError::Transport(
+                "an `Authorization` header is configured and OAuth is enabled: use one or the other".into(),
+            ));
+        }
         let max_step_ups = oauth.as_ref().map_or(0, |o| o.max_step_ups);
         let oauth = oauth.map(|o| OAuthSession::new(o, http.clone(), url.clone()));
         let shared = Arc::new(Shared {
