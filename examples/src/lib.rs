@@ -45,8 +45,32 @@ pub fn port_option(name: &str, env: &str, default: Option<u16>) -> Result<Option
 /// The MCP Inspector release the README's "Try it" commands and the banner name.
 pub const INSPECTOR: &str = "@modelcontextprotocol/inspector@2.12.0";
 
+/// The Redis of a shared deployment, from `--redis URL` or the environment variable `REDIS_URL`:
+/// several copies of an example with different `--port`s and the same `--redis` serve any
+/// session between them (see the README, "Running on more than one machine"). An unusable URL
+/// ends the program with one line naming the flag.
+pub fn redis() -> Option<mcp_redis::Redis> {
+    let url = option("redis", "REDIS_URL")?;
+    match mcp_redis::Redis::connect(&url) {
+        Ok(redis) => Some(redis),
+        Err(e) => exit_with(&format!("--redis / REDIS_URL: {e}")),
+    }
+}
+
+/// `builder` with the key sealing 2026-era `requestState` shared by every instance of the
+/// deployment when `--redis` is given (a retry may then land on any of them); as it is
+/// otherwise. Ends the program when Redis cannot be reached to agree on the key.
+pub async fn shared_state_key(builder: mcp_core::ServerBuilder) -> mcp_core::ServerBuilder {
+    let Some(redis) = redis() else { return builder };
+    match redis.shared_secret("request-state").await {
+        Ok(bytes) => builder.request_state_key(mcp_core::multi_round::state::StateKey::from_bytes(bytes)),
+        Err(e) => exit_with(&format!("--redis / REDIS_URL: cannot agree on the request-state key: {e}")),
+    }
+}
+
 /// Serves `server` over Streamable HTTP on `127.0.0.1:<port>/mcp` when a port is given
-/// (`--port N` or `PORT`), else over stdio.
+/// (`--port N` or `PORT`), else over stdio. With `--redis URL` (or `REDIS_URL`) as well, the
+/// endpoint is one instance of a deployment sharing its sessions through that Redis.
 ///
 /// Over stdio, when standard input is a terminal (a person started the program, not a host),
 /// it first prints to stderr what the program is and how to try it ([`stdio_banner`]); through
@@ -72,11 +96,18 @@ pub async fn serve(server: Server) -> Result<(), Box<dyn std::error::Error>> {
 /// Serves `server` over Streamable HTTP at `/mcp` on `listener` (loopback, so the default
 /// `Host`/`Origin` checks apply) until Ctrl-C.
 pub async fn serve_http_on(server: &Server, listener: tokio::net::TcpListener) -> std::io::Result<()> {
-    tracing::info!(address = %listener.local_addr()?, "serving MCP over Streamable HTTP at /mcp");
+    let address = listener.local_addr()?;
+    tracing::info!(%address, "serving MCP over Streamable HTTP at /mcp");
     let shutdown = async {
         let _ = tokio::signal::ctrl_c().await;
     };
-    server.streamable_http(mcp_core::transport::http::HttpConfig::default()).serve(listener, shutdown).await
+    let mut config = mcp_core::transport::http::HttpConfig::default();
+    if let Some(redis) = redis() {
+        let backplane = redis.backplane(format!("http://{address}/mcp"));
+        tracing::info!(instance = backplane.instance(), "sharing sessions through Redis");
+        config = config.backplane(backplane);
+    }
+    server.streamable_http(config).serve(listener, shutdown).await
 }
 
 /// Binds `127.0.0.1:port`. When that fails (most often because the port is taken), prints one

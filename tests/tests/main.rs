@@ -7,6 +7,7 @@
 mod support;
 
 mod authorization;
+mod backplane;
 mod bad_input;
 mod client_http;
 mod client_in_process;

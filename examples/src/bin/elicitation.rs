@@ -12,7 +12,9 @@
 //! button (a POST), never on a plain visit, which a link previewer may make on its own.
 //!
 //! With `--port N` (or `PORT`) the server speaks Streamable HTTP at `http://127.0.0.1:N/mcp`
-//! instead of stdio.
+//! instead of stdio; add `--redis URL` (or `REDIS_URL`) to several copies on different ports
+//! and they serve any session between them (an elicitation asked by one may be answered
+//! through another).
 //!
 //! The same tools serve 2026-07-28 clients, which send each request on its own: a question
 //! becomes an `input_required` result that the client answers by retrying the call (see
@@ -254,12 +256,12 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     tracing::info!("authorization page on http://{address}/auth");
     let page = Arc::new(AuthPage { base: format!("http://{address}"), authorized: Mutex::default() });
 
-    let server = Server::builder("elicitation", env!("CARGO_PKG_VERSION"))
+    let builder = Server::builder("elicitation", env!("CARGO_PKG_VERSION"))
         .title("Elicitation examples")
         .enable_elicitation()
         .tools(tools![create_project, create_project_from, process_data, auth_via_url, protected_action])
-        .state_arc(page.clone())
-        .build()?;
+        .state_arc(page.clone());
+    let server = examples::shared_state_key(builder).await.build()?;
 
     let app = axum::Router::new()
         .route("/auth", axum::routing::get(auth_page).post(authorize))

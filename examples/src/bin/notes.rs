@@ -3,7 +3,9 @@
 //! requests to the client (sampling its model, listing its roots).
 //!
 //! Run it with `cargo run -p examples --bin notes` (stdio) or `-- --port 8080` (Streamable
-//! HTTP), then point any MCP host at it.
+//! HTTP), then point any MCP host at it. With `--redis URL` (or `REDIS_URL`) too, several
+//! copies on different ports serve any session between them; the notes themselves are kept by
+//! each process (a real server would keep them in a shared database).
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;
@@ -117,7 +119,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     examples::init_logging();
     let notes = Notes::default();
     notes.write("welcome", "# Welcome\n\nWrite notes with `write_note`.".into());
-    let server = Server::builder("notes", env!("CARGO_PKG_VERSION"))
+    let builder = Server::builder("notes", env!("CARGO_PKG_VERSION"))
         .title("Notes")
         .instructions("Notes as resources (`notes://{name}`); write them with `write_note`.")
         .state(notes)
@@ -128,7 +130,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .complete_prompt_argument("summarize", "name", note_names())
         .complete_prompt_argument("summarize", "style", Completer::values(["bullets", "prose"]))
         .complete_template_variable("notes://{name}", "name", note_names())
-        .default_log_level(LoggingLevel::Info)
-        .build()?;
+        .default_log_level(LoggingLevel::Info);
+    let server = examples::shared_state_key(builder).await.build()?;
     examples::serve(server).await
 }

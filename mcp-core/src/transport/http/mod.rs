@@ -21,6 +21,7 @@
 //! made — the client declared no capabilities to that session — and `GET`/`DELETE` answer 405.
 
 mod auth;
+mod backplane;
 mod events;
 mod security;
 mod session;
@@ -35,6 +36,7 @@ use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use tokio_util::sync::CancellationToken;
 
+pub use backplane::{Backplane, BackplaneError, DEFAULT_HEARTBEAT, FORWARDED_HEADER, Owner, SessionRegistry};
 pub use events::{EventId, EventStore, MemoryEventStore};
 use session::{Delivery, HttpSession, OpenError};
 
@@ -79,6 +81,7 @@ pub struct HttpConfig {
     pub(crate) max_sessions: usize,
     pub(crate) max_sessions_per_subject: usize,
     pub(crate) request_read_timeout: Duration,
+    pub(crate) backplane: Option<Backplane>,
 }
 
 impl std::fmt::Debug for HttpConfig {
@@ -95,6 +98,7 @@ impl std::fmt::Debug for HttpConfig {
             .field("max_sessions", &self.max_sessions)
             .field("max_sessions_per_subject", &self.max_sessions_per_subject)
             .field("request_read_timeout", &self.request_read_timeout)
+            .field("backplane", &self.backplane)
             .finish_non_exhaustive()
     }
 }
@@ -114,6 +118,7 @@ impl Default for HttpConfig {
             max_sessions: DEFAULT_MAX_SESSIONS,
             max_sessions_per_subject: DEFAULT_MAX_SESSIONS_PER_SUBJECT,
             request_read_timeout: Duration::from_secs(10),
+            backplane: None,
         }
     }
 }
@@ -225,6 +230,15 @@ impl HttpConfig {
         self.event_store = store;
         self
     }
+
+    /// Makes this endpoint one instance of a shared deployment: sessions are recorded in the
+    /// backplane's registry, and a request for a session another instance owns is forwarded to
+    /// it (see [`Backplane`]). Ignored in [`stateless`](Self::stateless) mode, which has no
+    /// sessions to share.
+    pub fn backplane(mut self, backplane: Backplane) -> Self {
+        self.backplane = Some(backplane);
+        self
+    }
 }
 
 /// What the Streamable HTTP transport serves: sessions it opens on demand, and the tools whose
@@ -265,6 +279,8 @@ pub(crate) struct Shared {
     sessions: RwLock<HashMap<String, Arc<HttpSession>>>,
     closing: CancellationToken,
     guard: Option<auth::Guard>,
+    /// Set when the endpoint is one instance of a shared deployment.
+    forwarder: Option<backplane::Forwarder>,
 }
 
 /// The Streamable HTTP endpoint of a [`Server`](crate::Server). Cheap to clone.
@@ -283,10 +299,20 @@ impl StreamableHttp {
     /// The endpoint for `server`. Call from within a tokio runtime (a task expires idle sessions).
     pub(crate) fn for_service(server: Arc<dyn HttpService>, config: HttpConfig) -> Self {
         let guard = config.authorization.clone().map(auth::Guard::new);
-        let shared =
-            Arc::new(Shared { server, config, guard, sessions: RwLock::default(), closing: CancellationToken::new() });
+        let forwarder = config.backplane.clone().filter(|_| !config.stateless).map(backplane::Forwarder::new);
+        let shared = Arc::new(Shared {
+            server,
+            config,
+            guard,
+            forwarder,
+            sessions: RwLock::default(),
+            closing: CancellationToken::new(),
+        });
         if !shared.config.stateless {
             tokio::spawn(expire_idle(Arc::downgrade(&shared)));
+        }
+        if shared.forwarder.is_some() {
+            tokio::spawn(backplane::heartbeat(Arc::downgrade(&shared)));
         }
         StreamableHttp { shared }
     }
@@ -417,6 +443,7 @@ async fn expire_idle(shared: std::sync::Weak<Shared>) {
         for session in idle {
             tracing::debug!(session = session.id(), "idle session expired");
             session.close().await;
+            release(&shared, session.id());
         }
     }
 }
@@ -549,6 +576,11 @@ async fn endpoint(State(shared): State<Arc<Shared>>, request: Request) -> Respon
             Err(response) => return response,
         }
     }
+    if let Some(forwarder) = &shared.forwarder {
+        if let Some(response) = forward_if_elsewhere(&shared, forwarder, &parts, bytes.clone()).await {
+            return response;
+        }
+    }
     let auth = identity.as_ref();
     match parts.method {
         Method::POST => post(&shared, &parts.headers, principal, auth, &bytes).await,
@@ -558,6 +590,33 @@ async fn endpoint(State(shared): State<Arc<Shared>>, request: Request) -> Respon
             let mut r = plain(StatusCode::METHOD_NOT_ALLOWED, "use POST, GET or DELETE");
             r.headers_mut().insert(header::ALLOW, HeaderValue::from_static("GET, POST, DELETE"));
             r
+        }
+    }
+}
+
+/// Forwards a request for a session this instance does not hold to the instance that owns it;
+/// `None` when it is to be served here (no session named, the session is local or unknown, or
+/// the request was forwarded to this instance already).
+async fn forward_if_elsewhere(
+    shared: &Shared,
+    forwarder: &backplane::Forwarder,
+    parts: &axum::http::request::Parts,
+    bytes: axum::body::Bytes,
+) -> Option<Response> {
+    if !matches!(parts.method, Method::POST | Method::GET | Method::DELETE) {
+        return None;
+    }
+    let id = header_str(&parts.headers, SESSION_HEADER)?;
+    if parts.headers.contains_key(FORWARDED_HEADER) || shared.sessions.read().ok()?.contains_key(id) {
+        return None;
+    }
+    match forwarder.route(id).await {
+        backplane::Route::Here => None,
+        backplane::Route::Owner(address) => {
+            Some(forwarder.forward(&address, parts.method.clone(), &parts.headers, bytes).await)
+        }
+        backplane::Route::Unavailable => {
+            Some(backplane::unavailable("the shared session store is unavailable; retry later"))
         }
     }
 }
@@ -765,7 +824,18 @@ async fn post_to_session(
             sessions.insert(session.id().to_owned(), session.clone());
         }
     }
-    let response = deliver(&session, message, Reply::Session(created.then(|| session.id().to_owned()))).await;
+    let mut response = deliver(&session, message, Reply::Session(created.then(|| session.id().to_owned()))).await;
+    if created && response.status().is_success() {
+        if let Some(forwarder) = &shared.forwarder {
+            // Recorded before the client learns the id: its next request may land anywhere.
+            let bp = &forwarder.backplane;
+            let ttl = shared.config.idle_timeout + bp.lease;
+            if let Err(e) = bp.registry.claim(session.id(), &bp.instance, ttl).await {
+                tracing::warn!(error = %e, "cannot record a new session in the shared session store");
+                response = backplane::unavailable("the shared session store is unavailable; retry later");
+            }
+        }
+    }
     if created && !response.status().is_success() {
         // `initialize` failed: the session was never usable.
         if let Ok(mut sessions) = shared.sessions.write() {
@@ -1032,5 +1102,20 @@ async fn delete(shared: &Arc<Shared>, headers: &HeaderMap, principal: Option<Str
         sessions.remove(session.id());
     }
     session.close().await;
+    release(shared, session.id());
     StatusCode::OK.into_response()
+}
+
+/// Forgets a closed session in the shared registry, if there is one (in the background: the
+/// record expires anyway).
+fn release(shared: &Shared, session: &str) {
+    if let Some(forwarder) = &shared.forwarder {
+        let bp = forwarder.backplane.clone();
+        let session = session.to_owned();
+        tokio::spawn(async move {
+            if let Err(e) = bp.registry.release(&session, &bp.instance).await {
+                tracing::debug!(error = %e, session, "cannot forget a closed session in the shared session store");
+            }
+        });
+    }
 }

@@ -1,0 +1,288 @@
+//! Shared deployments: several instances of one server behind any load balancer, each able to
+//! serve any session.
+//!
+//! The instance whose endpoint received a session's `initialize` owns the session: it holds the
+//! session's engine, its pending requests to the client and its SSE streams. It records that in
+//! a [`SessionRegistry`], where every instance also announces itself (its endpoint address)
+//! with a heartbeat. A request that lands on another instance is forwarded there in one HTTP
+//! hop, and the owner's answer (a JSON response, or an SSE stream carrying progress, logs,
+//! elicitation requests and the result) streams back through the instance the client reached.
+//! So an elicitation asked on one instance can be answered by a POST to any other, `GET`
+//! streams, `DELETE` and `Last-Event-ID` resumption work anywhere, and nothing in front of the
+//! instances needs to be sticky.
+//!
+//! A request that lands on its session's owner costs nothing more than with a single process:
+//! the session is found in the instance's own table, and the registry is not asked. Only the
+//! `initialize` that opens a session (to record its owner) and a request for a session that is
+//! not local (to find its owner) need the registry; when it cannot answer, those requests get
+//! `503` at once, while requests landing on their owner go on being served.
+//!
+//! Each part is a trait, so a deployment can keep it where it likes; the `mcp-redis` crate
+//! implements them on Redis. Without [`HttpConfig::backplane`](super::HttpConfig::backplane) a
+//! server keeps everything in its own process, as before.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::body::Body;
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, Uri, header};
+use axum::response::Response;
+
+use crate::engine::BoxFuture;
+
+/// The header an instance adds to a request it forwards to the session's owner. The owner
+/// serves such a request itself or answers it as not found; it never forwards it again.
+pub const FORWARDED_HEADER: &str = "mcp-forwarded-by";
+
+/// Why the backplane could not do what was asked: its store is unreachable or failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum BackplaneError {
+    /// The shared store could not be reached, or did not answer in time.
+    #[error("the shared session store is unavailable: {0}")]
+    Unavailable(#[source] Box<dyn std::error::Error + Send + Sync>),
+    /// The shared store answered with something this instance cannot read.
+    #[error("the shared session store holds an unreadable record: {0}")]
+    Corrupt(String),
+}
+
+/// Who owns a session, as the [`SessionRegistry`] knows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Owner {
+    /// The owning instance's id.
+    pub instance: String,
+    /// Where its endpoint is reached, while its heartbeat is fresh; `None` once it lapsed (the
+    /// instance is gone).
+    pub address: Option<String>,
+}
+
+/// Where a shared deployment records which instance owns each session, and which instances are
+/// alive. Every method is one round trip to the store; implementations must bound what they
+/// keep (everything expires unless refreshed).
+pub trait SessionRegistry: Send + Sync + 'static {
+    /// Announces `instance` as alive and reachable at `address` for `lease`, and keeps the
+    /// sessions in `active` (owned by it) recorded for `session_ttl` more. Called every
+    /// [`Backplane::heartbeat`].
+    fn heartbeat<'a>(
+        &'a self,
+        instance: &'a str,
+        address: &'a str,
+        lease: Duration,
+        active: &'a [String],
+        session_ttl: Duration,
+    ) -> BoxFuture<'a, Result<(), BackplaneError>>;
+
+    /// Records `instance` as the owner of `session`, for `session_ttl` unless refreshed.
+    fn claim<'a>(
+        &'a self,
+        session: &'a str,
+        instance: &'a str,
+        session_ttl: Duration,
+    ) -> BoxFuture<'a, Result<(), BackplaneError>>;
+
+    /// The owner of `session`; `None` when no instance owns it (it never existed, ended, or
+    /// expired).
+    fn owner<'a>(&'a self, session: &'a str) -> BoxFuture<'a, Result<Option<Owner>, BackplaneError>>;
+
+    /// Forgets `session`, if `instance` still owns it.
+    fn release<'a>(&'a self, session: &'a str, instance: &'a str) -> BoxFuture<'a, Result<(), BackplaneError>>;
+}
+
+/// How a server takes part in a shared deployment (see the [module documentation](self)).
+#[derive(Clone)]
+pub struct Backplane {
+    pub(crate) registry: Arc<dyn SessionRegistry>,
+    pub(crate) instance: Arc<str>,
+    pub(crate) address: Arc<str>,
+    pub(crate) heartbeat: Duration,
+    pub(crate) lease: Duration,
+}
+
+impl std::fmt::Debug for Backplane {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Backplane")
+            .field("instance", &self.instance)
+            .field("address", &self.address)
+            .field("heartbeat", &self.heartbeat)
+            .field("lease", &self.lease)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The default of [`Backplane::heartbeat`].
+pub const DEFAULT_HEARTBEAT: Duration = Duration::from_secs(2);
+
+impl Backplane {
+    /// This instance's part in a deployment whose sessions `registry` records; `address` is the
+    /// URL of this instance's MCP endpoint as the other instances reach it (for example
+    /// `http://10.0.0.7:8080/mcp`). The instance gets a random id.
+    pub fn new(registry: Arc<dyn SessionRegistry>, address: impl Into<String>) -> Self {
+        Backplane {
+            registry,
+            instance: crate::elicit::url::new_elicitation_id().into(),
+            address: address.into().into(),
+            heartbeat: DEFAULT_HEARTBEAT,
+            lease: DEFAULT_HEARTBEAT * 3,
+        }
+    }
+
+    /// How often this instance renews its presence (default 2 s); it counts as gone when it has
+    /// not for three times that.
+    pub fn heartbeat(mut self, every: Duration) -> Self {
+        let every = every.max(Duration::from_millis(50));
+        self.heartbeat = every;
+        self.lease = every * 3;
+        self
+    }
+
+    /// This instance's id in the registry.
+    pub fn instance(&self) -> &str {
+        &self.instance
+    }
+
+    /// The address other instances forward requests to.
+    pub fn address(&self) -> &str {
+        &self.address
+    }
+}
+
+type Client = hyper_util::client::legacy::Client<hyper_util::client::legacy::connect::HttpConnector, Body>;
+
+/// A backplane at work: the settings, and the HTTP client that forwards requests to owners.
+pub(crate) struct Forwarder {
+    pub(crate) backplane: Backplane,
+    client: Client,
+}
+
+/// Where a request for a session that is not local goes.
+pub(crate) enum Route {
+    /// Serve it here (the session is unknown everywhere, or owned by this instance).
+    Here,
+    /// Forward it to the owner at this address.
+    Owner(String),
+    /// The registry could not be asked: the request cannot be served now.
+    Unavailable,
+}
+
+impl Forwarder {
+    pub(crate) fn new(backplane: Backplane) -> Self {
+        let mut connector = hyper_util::client::legacy::connect::HttpConnector::new();
+        connector.set_nodelay(true);
+        let client = hyper_util::client::legacy::Client::builder(hyper_util::rt::TokioExecutor::new())
+            .pool_idle_timeout(Duration::from_secs(30))
+            .build(connector);
+        Forwarder { backplane, client }
+    }
+
+    /// Where a request for `session`, which this instance does not hold, is served.
+    pub(crate) async fn route(&self, session: &str) -> Route {
+        match self.backplane.registry.owner(session).await {
+            Ok(Some(Owner { instance, address: Some(address) })) if *instance != *self.backplane.instance => {
+                Route::Owner(address)
+            }
+            Ok(Some(Owner { address: None, instance })) => {
+                tracing::debug!(session, owner = instance, "the session's owner is gone");
+                Route::Here
+            }
+            Ok(_) => Route::Here,
+            Err(e) => {
+                tracing::warn!(error = %e, session, "cannot look up the owner of a session");
+                Route::Unavailable
+            }
+        }
+    }
+
+    /// Forwards a request to the owner at `address` and streams its answer back. `503` when the
+    /// owner cannot be reached.
+    pub(crate) async fn forward(
+        &self,
+        address: &str,
+        method: Method,
+        headers: &HeaderMap,
+        body: axum::body::Bytes,
+    ) -> Response {
+        let uri: Uri = match address.parse() {
+            Ok(uri) => uri,
+            Err(_) => {
+                tracing::warn!(address, "a session's owner has an unusable address");
+                return unavailable("the session's owner has an unusable address");
+            }
+        };
+        let mut request = axum::http::Request::new(Body::from(body));
+        *request.method_mut() = method;
+        *request.uri_mut() = uri;
+        for (name, value) in headers {
+            // Hop-by-hop headers belong to the client's connection, not to this hop.
+            if name == header::CONNECTION || name == header::TRANSFER_ENCODING || name == header::CONTENT_LENGTH {
+                continue;
+            }
+            request.headers_mut().append(name.clone(), value.clone());
+        }
+        if let Ok(me) = HeaderValue::from_str(&self.backplane.instance) {
+            request.headers_mut().insert(FORWARDED_HEADER, me);
+        }
+        match self.client.request(request).await {
+            Ok(response) => {
+                let (mut parts, body) = response.into_parts();
+                parts.headers.remove(header::CONNECTION);
+                parts.headers.remove(header::TRANSFER_ENCODING);
+                Response::from_parts(parts, Body::new(body))
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, address, "cannot reach the owner of a session");
+                unavailable("the session's owner cannot be reached; retry later")
+            }
+        }
+    }
+}
+
+/// `503` with `Retry-After`, as a JSON-RPC error naming `reason`.
+pub(crate) fn unavailable(reason: &str) -> Response {
+    let mut r = super::plain(StatusCode::SERVICE_UNAVAILABLE, reason);
+    r.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+    r
+}
+
+/// Renews this instance's presence, and the records of its sessions active since the last
+/// beat, until the endpoint is gone.
+pub(crate) async fn heartbeat(shared: std::sync::Weak<super::Shared>) {
+    let mut failing = false;
+    let mut since = std::time::Instant::now();
+    loop {
+        let Some(s) = shared.upgrade() else { return };
+        let Some(forwarder) = s.forwarder.as_ref() else { return };
+        let bp = forwarder.backplane.clone();
+        let session_ttl = s.config.idle_timeout + bp.lease;
+        let now = std::time::Instant::now();
+        let active: Vec<String> = s
+            .sessions
+            .read()
+            .map(|sessions| {
+                sessions
+                    .values()
+                    .filter(|x| x.last_active() >= since || x.in_flight() > 0)
+                    .map(|x| x.id().to_owned())
+                    .collect()
+            })
+            .unwrap_or_default();
+        let closing = s.closing.clone();
+        drop(s);
+        match bp.registry.heartbeat(&bp.instance, &bp.address, bp.lease, &active, session_ttl).await {
+            Ok(()) => {
+                if std::mem::replace(&mut failing, false) {
+                    tracing::info!("the shared session store is reachable again");
+                }
+                since = now;
+            }
+            Err(e) => {
+                if !std::mem::replace(&mut failing, true) {
+                    tracing::warn!(error = %e, "cannot renew this instance's presence in the shared session store");
+                }
+            }
+        }
+        tokio::select! {
+            () = tokio::time::sleep(bp.heartbeat) => {}
+            () = closing.cancelled() => return,
+        }
+    }
+}

@@ -1,0 +1,251 @@
+//! A Redis backplane for `mcp-core`'s Streamable HTTP server: N identical instances behind any
+//! load balancer, each serving any session.
+//!
+//! ```no_run
+//! # async fn run(server: mcp_core::Server) -> Result<(), Box<dyn std::error::Error>> {
+//! use mcp_core::transport::http::HttpConfig;
+//!
+//! let redis = mcp_redis::Redis::connect("redis://127.0.0.1:6379/")?;
+//! let config = HttpConfig::default().backplane(redis.backplane("http://10.0.0.7:8080/mcp"));
+//! let listener = tokio::net::TcpListener::bind("0.0.0.0:8080").await?;
+//! server.streamable_http(config).serve(listener, std::future::pending()).await?;
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! What lives in Redis (every key under a prefix, `mcp` by default, and every key expiring):
+//!
+//! | key | value | lifetime |
+//! |---|---|---|
+//! | `{prefix}:instance:{id}` | the instance's endpoint address | the heartbeat lease (3 × the heartbeat, 6 s by default), renewed by each beat |
+//! | `{prefix}:session:{id}` | the id of the instance owning the session | the server's idle timeout plus the lease, renewed while the session is used; deleted when the session ends |
+//! | `{prefix}:secret:{name}` | a secret the instances share ([`Redis::shared_secret`]) | until deleted (one per name) |
+//!
+//! [`Redis`] is one connection (multiplexed, reconnecting by itself) shared by every part of
+//! the backplane built from it; further parts of a shared deployment (a task store, say) are
+//! built from it the same way.
+//!
+//! When Redis cannot be reached, commands fail after [`Redis::connect`]'s short timeouts rather
+//! than waiting: the server answers what needs Redis with `503`, serves what does not, and the
+//! connection is made again on the next command once Redis is back.
+
+#[cfg(feature = "testing")]
+pub mod testing;
+
+use std::sync::{Arc, LazyLock};
+use std::time::Duration;
+
+use mcp_core::transport::http::{Backplane, BackplaneError, Owner, SessionRegistry};
+use redis::aio::{ConnectionManager, ConnectionManagerConfig};
+
+/// The default key prefix.
+pub const DEFAULT_PREFIX: &str = "mcp";
+
+/// How long a command may take before it fails (so a request never hangs on Redis).
+const RESPONSE_TIMEOUT: Duration = Duration::from_secs(2);
+/// How long making a connection may take.
+const CONNECTION_TIMEOUT: Duration = Duration::from_secs(1);
+
+/// Why a connection to Redis could not be set up.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ConnectError {
+    /// The URL is not a Redis URL.
+    #[error("invalid Redis URL: {0}")]
+    Url(#[source] redis::RedisError),
+}
+
+/// A connection to the Redis of a shared deployment, and the key prefix its records use.
+/// Cheap to clone: clones share the connection.
+#[derive(Clone)]
+pub struct Redis {
+    connection: ConnectionManager,
+    prefix: Arc<str>,
+}
+
+impl std::fmt::Debug for Redis {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Redis").field("prefix", &self.prefix).finish_non_exhaustive()
+    }
+}
+
+impl Redis {
+    /// Connects to Redis at `url` (`redis://host:port/db`). The connection is made on first use
+    /// and made again whenever it breaks, so this succeeds while Redis is down. Call within a
+    /// tokio runtime.
+    pub fn connect(url: &str) -> Result<Self, ConnectError> {
+        let client = redis::Client::open(url).map_err(ConnectError::Url)?;
+        let config = ConnectionManagerConfig::new()
+            .set_connection_timeout(Some(CONNECTION_TIMEOUT))
+            .set_response_timeout(Some(RESPONSE_TIMEOUT))
+            .set_number_of_retries(1)
+            .set_max_delay(Duration::from_millis(200));
+        let connection = ConnectionManager::new_lazy_with_config(client, config).map_err(ConnectError::Url)?;
+        Ok(Redis { connection, prefix: DEFAULT_PREFIX.into() })
+    }
+
+    /// Puts every key under `prefix` instead of [`DEFAULT_PREFIX`] (several deployments can
+    /// then share one Redis).
+    pub fn with_prefix(mut self, prefix: impl Into<String>) -> Self {
+        self.prefix = prefix.into().into();
+        self
+    }
+
+    /// The session registry on this Redis.
+    pub fn sessions(&self) -> RedisSessions {
+        RedisSessions { redis: self.clone() }
+    }
+
+    /// This instance's part in the deployment: `address` is the URL of its MCP endpoint as the
+    /// other instances reach it (see [`Backplane::new`]).
+    pub fn backplane(&self, address: impl Into<String>) -> Backplane {
+        Backplane::new(Arc::new(self.sessions()), address)
+    }
+
+    /// A 32-byte secret shared by every instance of the deployment under `name`: made at random
+    /// by the first instance that asks, read by the others. Use it where instances must agree
+    /// on a key, such as the one sealing 2026-era `requestState`
+    /// (`ServerBuilder::request_state_key`), so that a retry may land on any instance. Kept
+    /// without expiry (one small key per name); delete it to rotate the secret.
+    pub async fn shared_secret(&self, name: &str) -> Result<[u8; 32], BackplaneError> {
+        let key = self.key("secret", name);
+        let mut fresh = [0u8; 32];
+        getrandom::fill(&mut fresh).map_err(|e| BackplaneError::Unavailable(Box::new(e)))?;
+        let mut connection = self.connection();
+        let (_, stored): ((), Vec<u8>) = redis::pipe()
+            .cmd("SET")
+            .arg(&key)
+            .arg(&fresh[..])
+            .arg("NX")
+            .cmd("GET")
+            .arg(&key)
+            .query_async(&mut connection)
+            .await
+            .map_err(unavailable)?;
+        stored.try_into().map_err(|_| BackplaneError::Corrupt(format!("`{key}` is not 32 bytes long")))
+    }
+
+    fn key(&self, kind: &str, id: &str) -> String {
+        format!("{}:{kind}:{id}", self.prefix)
+    }
+
+    fn connection(&self) -> ConnectionManager {
+        self.connection.clone()
+    }
+}
+
+fn unavailable(e: redis::RedisError) -> BackplaneError {
+    BackplaneError::Unavailable(Box::new(e))
+}
+
+/// Milliseconds for `PX`/`PEXPIRE`, at least one.
+fn millis(d: Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX).max(1)
+}
+
+/// The [`SessionRegistry`] of a deployment on Redis.
+#[derive(Clone, Debug)]
+pub struct RedisSessions {
+    redis: Redis,
+}
+
+/// The owner of a session and, if its heartbeat is fresh, its address: one round trip.
+static OWNER_SCRIPT: LazyLock<redis::Script> = LazyLock::new(|| {
+    redis::Script::new(
+        r"
+local owner = redis.call('GET', KEYS[1])
+if not owner then return nil end
+local address = redis.call('GET', ARGV[1] .. owner)
+if not address then return {owner} end
+return {owner, address}
+",
+    )
+});
+
+/// Deletes a session's record only if the instance releasing it still owns it.
+static RELEASE_SCRIPT: LazyLock<redis::Script> = LazyLock::new(|| {
+    redis::Script::new(
+        r"
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+",
+    )
+});
+
+impl SessionRegistry for RedisSessions {
+    fn heartbeat<'a>(
+        &'a self,
+        instance: &'a str,
+        address: &'a str,
+        lease: Duration,
+        active: &'a [String],
+        session_ttl: Duration,
+    ) -> mcp_core::engine::BoxFuture<'a, Result<(), BackplaneError>> {
+        Box::pin(async move {
+            let mut pipe = redis::pipe();
+            pipe.cmd("SET")
+                .arg(self.redis.key("instance", instance))
+                .arg(address)
+                .arg("PX")
+                .arg(millis(lease))
+                .ignore();
+            for session in active {
+                pipe.cmd("PEXPIRE").arg(self.redis.key("session", session)).arg(millis(session_ttl)).ignore();
+            }
+            pipe.query_async::<()>(&mut self.redis.connection()).await.map_err(unavailable)
+        })
+    }
+
+    fn claim<'a>(
+        &'a self,
+        session: &'a str,
+        instance: &'a str,
+        session_ttl: Duration,
+    ) -> mcp_core::engine::BoxFuture<'a, Result<(), BackplaneError>> {
+        Box::pin(async move {
+            redis::cmd("SET")
+                .arg(self.redis.key("session", session))
+                .arg(instance)
+                .arg("PX")
+                .arg(millis(session_ttl))
+                .query_async::<()>(&mut self.redis.connection())
+                .await
+                .map_err(unavailable)
+        })
+    }
+
+    fn owner<'a>(&'a self, session: &'a str) -> mcp_core::engine::BoxFuture<'a, Result<Option<Owner>, BackplaneError>> {
+        Box::pin(async move {
+            let found: Option<Vec<String>> = OWNER_SCRIPT
+                .key(self.redis.key("session", session))
+                .arg(format!("{}:instance:", self.redis.prefix))
+                .invoke_async(&mut self.redis.connection())
+                .await
+                .map_err(unavailable)?;
+            Ok(match found {
+                None => None,
+                Some(mut parts) => {
+                    let address = if parts.len() > 1 { parts.pop() } else { None };
+                    let instance = parts.pop().ok_or_else(|| BackplaneError::Corrupt("an empty owner".into()))?;
+                    Some(Owner { instance, address })
+                }
+            })
+        })
+    }
+
+    fn release<'a>(
+        &'a self,
+        session: &'a str,
+        instance: &'a str,
+    ) -> mcp_core::engine::BoxFuture<'a, Result<(), BackplaneError>> {
+        Box::pin(async move {
+            RELEASE_SCRIPT
+                .key(self.redis.key("session", session))
+                .arg(instance)
+                .invoke_async::<i64>(&mut self.redis.connection())
+                .await
+                .map(|_| ())
+                .map_err(unavailable)
+        })
+    }
+}

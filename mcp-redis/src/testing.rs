@@ -1,0 +1,173 @@
+//! Test support for shared deployments: a private `redis-server` per test run, and a
+//! round-robin HTTP proxy that spreads requests over several instances the way a load balancer
+//! without sticky sessions would.
+
+use std::net::{Ipv4Addr, SocketAddr, TcpListener};
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::http::{StatusCode, Uri};
+use axum::response::{IntoResponse, Response};
+
+/// A `redis-server` of its own, on a free loopback port, persisting nothing; killed when dropped.
+#[derive(Debug)]
+pub struct RedisServer {
+    child: Option<Child>,
+    port: u16,
+}
+
+/// A free loopback port (free when asked; nothing holds it afterwards).
+pub fn free_port() -> u16 {
+    TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).and_then(|l| l.local_addr()).map(|a| a.port()).unwrap_or_else(|e| {
+        panic!("cannot find a free loopback port: {e}");
+    })
+}
+
+impl RedisServer {
+    /// Starts `redis-server` on a free loopback port with persistence off, and waits until it
+    /// answers. Panics when `redis-server` is not installed, saying how to install it.
+    pub fn start() -> Self {
+        Self::start_on(free_port())
+    }
+
+    /// Starts `redis-server` on `port` (to bring back one that was stopped, at the same place).
+    pub fn start_on(port: u16) -> Self {
+        let spawned = Command::new("redis-server")
+            .args(["--port", &port.to_string(), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"])
+            .args(["--protected-mode", "no", "--loglevel", "warning"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::inherit())
+            .spawn();
+        let child = match spawned {
+            Ok(child) => child,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => panic!(
+                "these tests need a real Redis: `redis-server` is not installed \
+                 (Debian/Ubuntu: `apt-get install redis-server`; macOS: `brew install redis`)"
+            ),
+            Err(e) => panic!("cannot start redis-server: {e}"),
+        };
+        let server = RedisServer { child: Some(child), port };
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while std::net::TcpStream::connect((Ipv4Addr::LOCALHOST, port)).is_err() {
+            assert!(Instant::now() < deadline, "redis-server did not start listening on port {port} within 10 s");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        server
+    }
+
+    /// The server's URL, `redis://127.0.0.1:{port}/`.
+    pub fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}/", self.port)
+    }
+
+    /// The port it listens on.
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// Stops the server at once (SIGKILL), as if the machine running it went away.
+    pub fn kill(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+impl Drop for RedisServer {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+/// A loopback HTTP proxy sending each request to the next of its backends in turn (not each
+/// connection: a client keeping one connection open still reaches every backend). Stops when
+/// dropped.
+#[derive(Debug)]
+pub struct RoundRobinProxy {
+    address: SocketAddr,
+    backends: Arc<Backends>,
+    stop: tokio::sync::watch::Sender<bool>,
+}
+
+struct Backends {
+    base: Vec<String>,
+    next: AtomicUsize,
+    client: hyper_util::client::legacy::Client<hyper_util::client::legacy::connect::HttpConnector, Body>,
+    /// Which backend served each request so far, in order.
+    served: std::sync::Mutex<Vec<usize>>,
+}
+
+impl RoundRobinProxy {
+    /// A proxy on a free loopback port in front of `backends` (`http://host:port` each; the
+    /// request's path and query are kept). Call within a tokio runtime.
+    pub async fn start(backends: Vec<String>) -> Self {
+        assert!(!backends.is_empty(), "a proxy needs at least one backend");
+        let listener = tokio::net::TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).await.expect("a loopback port");
+        let address = listener.local_addr().expect("the proxy's address");
+        let client = hyper_util::client::legacy::Client::builder(hyper_util::rt::TokioExecutor::new())
+            .build(hyper_util::client::legacy::connect::HttpConnector::new());
+        let state = Arc::new(Backends {
+            base: backends.into_iter().map(|b| b.trim_end_matches('/').to_owned()).collect(),
+            next: AtomicUsize::new(0),
+            client,
+            served: std::sync::Mutex::default(),
+        });
+        let app = axum::Router::new().fallback(relay).with_state(state.clone());
+        let (stop, mut stopped) = tokio::sync::watch::channel(false);
+        tokio::spawn(async move {
+            let shutdown = async move {
+                let _ = stopped.wait_for(|s| *s).await;
+            };
+            let _ = axum::serve(listener, app).with_graceful_shutdown(shutdown).await;
+        });
+        RoundRobinProxy { address, backends: state, stop }
+    }
+
+    /// The proxy's base URL, `http://127.0.0.1:{port}`.
+    pub fn url(&self) -> String {
+        format!("http://{}", self.address)
+    }
+}
+
+impl RoundRobinProxy {
+    /// Which backend (by its index in the list given to [`start`](Self::start)) each request
+    /// went to so far, in order.
+    pub fn served(&self) -> Vec<usize> {
+        self.backends.served.lock().map(|s| s.clone()).unwrap_or_default()
+    }
+}
+
+impl std::fmt::Debug for Backends {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Backends").field("base", &self.base).finish_non_exhaustive()
+    }
+}
+
+impl Drop for RoundRobinProxy {
+    fn drop(&mut self) {
+        let _ = self.stop.send(true);
+    }
+}
+
+async fn relay(State(backends): State<Arc<Backends>>, request: Request) -> Response {
+    let index = backends.next.fetch_add(1, Ordering::Relaxed) % backends.base.len();
+    if let Ok(mut served) = backends.served.lock() {
+        served.push(index);
+    }
+    let (mut parts, body) = request.into_parts();
+    let path = parts.uri.path_and_query().map_or("/", |p| p.as_str());
+    let Ok(uri) = format!("{}{path}", backends.base[index]).parse::<Uri>() else {
+        return (StatusCode::BAD_GATEWAY, "bad backend address").into_response();
+    };
+    parts.uri = uri;
+    match backends.client.request(axum::http::Request::from_parts(parts, body)).await {
+        Ok(response) => response.map(Body::new),
+        Err(e) => (StatusCode::BAD_GATEWAY, format!("backend {index} unreachable: {e}")).into_response(),
+    }
+}

@@ -1,0 +1,242 @@
+//! Several instances of one server sharing their sessions through a real Redis (a
+//! `redis-server` of each test's own, on a free loopback port, persisting nothing), behind a
+//! round-robin proxy that sends each request to the next instance, as a load balancer without
+//! sticky sessions does.
+//!
+//! - The registry itself: owners recorded, found, forgotten; an instance whose heartbeat
+//!   lapsed is reported gone.
+//! - Three `elicitation` example processes on one `--redis`, our client through the proxy: a
+//!   session opened on one instance is served by all three, and form elicitations asked on one
+//!   instance are answered through the others. Without `--redis` the same spread is not served
+//!   (the answer is lost), which shows the proxy really spreads the session.
+//! - Redis stopped: a request landing on its session's owner is still served; one landing
+//!   elsewhere gets `503` at once; once Redis is back, forwarding works again.
+
+use std::net::Ipv4Addr;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use mcp_core::client::{Client, ElicitationModes, elicitation_fn};
+use mcp_core::prelude::*;
+use mcp_core::protocol::ElicitResult;
+use mcp_core::testing::ToolResultExt;
+use mcp_core::transport::http::{HttpConfig, SessionRegistry, StreamableHttp};
+use mcp_redis::Redis;
+use mcp_redis::testing::{RedisServer, RoundRobinProxy, free_port};
+use serde_json::json;
+use tests::interop::example_binary;
+use tests::stdio::within;
+
+/// An example process serving Streamable HTTP, killed when dropped.
+struct Instance {
+    child: Child,
+    base: String,
+}
+
+impl Instance {
+    fn start(name: &str, redis: Option<&str>) -> Instance {
+        let binary = example_binary(name);
+        let port = free_port();
+        let mut command = Command::new(&binary);
+        command.args(["--port", &port.to_string()]).env("RUST_LOG", "warn").env_remove("REDIS_URL");
+        if name == "elicitation" {
+            command.args(["--url-port", "0"]);
+        }
+        if let Some(url) = redis {
+            command.args(["--redis", url]);
+        }
+        let child = command
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start {}: {e}", binary.display()));
+        let mut instance = Instance { child, base: format!("http://127.0.0.1:{port}") };
+        let started = Instant::now();
+        while std::net::TcpStream::connect((Ipv4Addr::LOCALHOST, port)).is_err() {
+            if let Ok(Some(status)) = instance.child.try_wait() {
+                panic!("the {name} example exited ({status}) before listening");
+            }
+            assert!(started.elapsed() < Duration::from_secs(20), "the {name} example did not listen within 20 s");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        instance
+    }
+}
+
+impl Drop for Instance {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A user who fills in the `create_project` form with `name`.
+fn user(name: &'static str) -> impl mcp_core::client::ElicitationHandler {
+    elicitation_fn(ElicitationModes::FORM, move |request| async move {
+        request.as_form().map_or_else(ElicitResult::decline, |form| {
+            let mut content = form.defaults();
+            content.insert("projectName".into(), json!(name));
+            form.accept(content).unwrap_or_else(|_| ElicitResult::cancel())
+        })
+    })
+}
+
+#[tokio::test]
+async fn the_registry_records_owners_and_notices_lapsed_instances() {
+    let server = RedisServer::start();
+    let redis = Redis::connect(&server.url()).unwrap().with_prefix("t");
+    let sessions = redis.sessions();
+    assert_eq!(sessions.owner("s1").await.unwrap(), None);
+    sessions.heartbeat("a", "http://a/mcp", Duration::from_millis(300), &[], Duration::from_secs(60)).await.unwrap();
+    sessions.claim("s1", "a", Duration::from_secs(60)).await.unwrap();
+    let owner = sessions.owner("s1").await.unwrap().unwrap();
+    assert_eq!((owner.instance.as_str(), owner.address.as_deref()), ("a", Some("http://a/mcp")));
+    // Only the owner's release forgets the session.
+    sessions.release("s1", "b").await.unwrap();
+    assert!(sessions.owner("s1").await.unwrap().is_some());
+    // The heartbeat lapses: the session is still recorded, its owner reported gone.
+    tokio::time::sleep(Duration::from_millis(450)).await;
+    let owner = sessions.owner("s1").await.unwrap().unwrap();
+    assert_eq!((owner.instance.as_str(), owner.address), ("a", None));
+    sessions.release("s1", "a").await.unwrap();
+    assert_eq!(sessions.owner("s1").await.unwrap(), None);
+    // A session's record expires unless a heartbeat keeps it.
+    sessions.claim("s2", "a", Duration::from_millis(200)).await.unwrap();
+    sessions
+        .heartbeat("a", "http://a/mcp", Duration::from_secs(5), &["s2".into()], Duration::from_secs(5))
+        .await
+        .unwrap();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(sessions.owner("s2").await.unwrap().is_some(), "the heartbeat renewed the session's record");
+    sessions.claim("s3", "a", Duration::from_millis(100)).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(250)).await;
+    assert_eq!(sessions.owner("s3").await.unwrap(), None, "an unrenewed record expires");
+    // Every instance agrees on a shared secret.
+    let one = redis.shared_secret("k").await.unwrap();
+    let other = Redis::connect(&server.url()).unwrap().with_prefix("t").shared_secret("k").await.unwrap();
+    assert_eq!(one, other);
+}
+
+#[tokio::test]
+async fn three_instances_serve_one_session_and_answer_elicitations_through_each_other() {
+    let redis = RedisServer::start();
+    let instances: Vec<Instance> = (0..3).map(|_| Instance::start("elicitation", Some(&redis.url()))).collect();
+    let proxy = RoundRobinProxy::start(instances.iter().map(|i| i.base.clone()).collect()).await;
+    let url = format!("{}/mcp", proxy.url());
+    let client =
+        within("connecting", Client::builder("t", "1").elicitation(user("spread")).connect_http(&url)).await.unwrap();
+    for _ in 0..4 {
+        let created = within("create_project", client.call_tool("create_project", ())).await.unwrap();
+        assert_eq!(created.text(), "Created project 'spread' with framework: none");
+    }
+    let served = proxy.served();
+    for instance in 0..3 {
+        assert!(served.contains(&instance), "instance {instance} served nothing: {served:?}");
+    }
+    assert!(served.len() >= 10, "each call is a request and an answer at least: {served:?}");
+    within("closing", client.close()).await;
+}
+
+#[tokio::test]
+async fn without_a_backplane_the_same_spread_loses_the_session() {
+    let instances: Vec<Instance> = (0..3).map(|_| Instance::start("elicitation", None)).collect();
+    let proxy = RoundRobinProxy::start(instances.iter().map(|i| i.base.clone()).collect()).await;
+    let url = format!("{}/mcp", proxy.url());
+    let connected = within("connecting", Client::builder("t", "1").elicitation(user("x")).connect_http(&url)).await;
+    let served = match connected {
+        Err(_) => false,
+        // The answer lands on an instance that knows nothing of the question: the call fails,
+        // or waits for an answer that never comes.
+        Ok(client) => matches!(
+            tokio::time::timeout(Duration::from_secs(3), client.call_tool("create_project", ())).await,
+            Ok(Ok(result)) if result.text() == "Created project 'x' with framework: none"
+        ),
+    };
+    assert!(!served, "a session spread over instances that share nothing must not be served");
+}
+
+/// Posts a JSON-RPC message to `url` in session `session` (when given); returns the status, the
+/// session id the response names and the body.
+async fn post(url: &str, session: Option<&str>, body: serde_json::Value) -> (u16, Option<String>, String) {
+    let http = reqwest::Client::new();
+    let mut request = http
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2025-11-25")
+        .body(body.to_string());
+    if let Some(id) = session {
+        request = request.header("mcp-session-id", id);
+    }
+    let response = within("a POST", request.send()).await.unwrap();
+    let status = response.status().as_u16();
+    let id = response.headers().get("mcp-session-id").and_then(|v| v.to_str().ok()).map(str::to_owned);
+    let text = within("a response body", response.text()).await.unwrap();
+    (status, id, text)
+}
+
+/// Adds two integers.
+#[tool]
+async fn add(a: i64, b: i64) -> i64 {
+    a + b
+}
+
+/// An in-process instance on a loopback port, sharing sessions through `redis`.
+async fn in_process(redis: &Redis) -> (String, StreamableHttp, tokio::task::JoinHandle<()>) {
+    let server = Server::builder("t", "1").tools(tools![add]).build().unwrap();
+    let listener = tokio::net::TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let backplane = redis.backplane(url.clone()).heartbeat(Duration::from_millis(100));
+    let http = server.streamable_http(HttpConfig::default().backplane(backplane));
+    let serving = http.clone();
+    let task = tokio::spawn(async move {
+        let _ = serving.serve(listener, std::future::pending()).await;
+    });
+    (url, http, task)
+}
+
+#[tokio::test]
+async fn with_redis_down_the_owner_serves_and_the_others_refuse_at_once() {
+    let mut redis_server = RedisServer::start();
+    let redis = Redis::connect(&redis_server.url()).unwrap();
+    let (a, _a_http, a_task) = in_process(&redis).await;
+    let (b, _b_http, b_task) = in_process(&redis).await;
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
+    let (status, session, _) = post(&a, None, init.clone()).await;
+    assert_eq!(status, 200);
+    let session = session.expect("a session id");
+    let call = |id: u32| json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "add", "arguments": {"a": 2, "b": id}}});
+    let (status, _, body) = post(&b, Some(&session), call(2)).await;
+    assert_eq!(status, 200, "forwarded to the owner: {body}");
+    assert!(body.contains(r#""text":"4""#), "{body}");
+
+    redis_server.kill();
+    let (status, _, body) = post(&a, Some(&session), call(3)).await;
+    assert_eq!(status, 200, "the owner needs no Redis: {body}");
+    assert!(body.contains(r#""text":"5""#), "{body}");
+    let started = Instant::now();
+    let (status, _, body) = post(&b, Some(&session), call(4)).await;
+    assert_eq!(status, 503, "{body}");
+    assert!(started.elapsed() < Duration::from_secs(5), "refused after {:?}", started.elapsed());
+    let (status, _, _) = post(&a, None, init.clone()).await;
+    assert_eq!(status, 503, "a new session cannot be recorded");
+
+    let _back = RedisServer::start_on(redis_server.port());
+    // Nothing was persisted, so the Redis that came back knows no session: a new one, recorded
+    // once the connection is made again, is served across instances.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let fresh = loop {
+        let (status, session, _) = post(&a, None, init.clone()).await;
+        if status == 200 {
+            break session.expect("a session id");
+        }
+        assert!(Instant::now() < deadline, "no reconnection to Redis within 10 s");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    let (status, _, body) = post(&b, Some(&fresh), call(5)).await;
+    assert_eq!(status, 200, "{body}");
+    assert!(body.contains(r#""text":"7""#), "{body}");
+    a_task.abort();
+    b_task.abort();
+}
