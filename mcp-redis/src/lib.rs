@@ -21,6 +21,9 @@
 //! | `{prefix}:session:{id}` | the id of the instance owning the session | the server's idle timeout plus the lease, renewed while the session is used; deleted when the session ends |
 //! | `{prefix}:secret:{name}` | a secret the instances share ([`Redis::shared_secret`]) | until deleted (one per name) |
 //!
+//! The bus (notifications, URL-mode completions) is Redis pub/sub on `{prefix}:bus:broadcast`
+//! and `{prefix}:bus:instance:{id}`: nothing of it is stored.
+//!
 //! [`Redis`] is one connection (multiplexed, reconnecting by itself) shared by every part of
 //! the backplane built from it; further parts of a shared deployment (a task store, say) are
 //! built from it the same way.
@@ -35,8 +38,10 @@ pub mod testing;
 use std::sync::{Arc, LazyLock};
 use std::time::Duration;
 
-use mcp_core::transport::http::{Backplane, BackplaneError, Owner, SessionRegistry};
+use futures_util::StreamExt as _;
+use mcp_core::transport::http::{Backplane, BackplaneError, MessageBus, Owner, SessionRegistry};
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
+use tokio_util::sync::CancellationToken;
 
 /// The default key prefix.
 pub const DEFAULT_PREFIX: &str = "mcp";
@@ -59,6 +64,7 @@ pub enum ConnectError {
 /// Cheap to clone: clones share the connection.
 #[derive(Clone)]
 pub struct Redis {
+    client: redis::Client,
     connection: ConnectionManager,
     prefix: Arc<str>,
 }
@@ -80,8 +86,8 @@ impl Redis {
             .set_response_timeout(Some(RESPONSE_TIMEOUT))
             .set_number_of_retries(1)
             .set_max_delay(Duration::from_millis(200));
-        let connection = ConnectionManager::new_lazy_with_config(client, config).map_err(ConnectError::Url)?;
-        Ok(Redis { connection, prefix: DEFAULT_PREFIX.into() })
+        let connection = ConnectionManager::new_lazy_with_config(client.clone(), config).map_err(ConnectError::Url)?;
+        Ok(Redis { client, connection, prefix: DEFAULT_PREFIX.into() })
     }
 
     /// Puts every key under `prefix` instead of [`DEFAULT_PREFIX`] (several deployments can
@@ -96,10 +102,16 @@ impl Redis {
         RedisSessions { redis: self.clone() }
     }
 
+    /// The message bus on this Redis (pub/sub).
+    pub fn bus(&self) -> RedisBus {
+        RedisBus { redis: self.clone() }
+    }
+
     /// This instance's part in the deployment: `address` is the URL of its MCP endpoint as the
-    /// other instances reach it (see [`Backplane::new`]).
+    /// other instances reach it (see [`Backplane::new`]). Sessions are recorded in this Redis,
+    /// and notifications and URL-mode completions travel through it.
     pub fn backplane(&self, address: impl Into<String>) -> Backplane {
-        Backplane::new(Arc::new(self.sessions()), address)
+        Backplane::new(Arc::new(self.sessions()), address).bus(Arc::new(self.bus()))
     }
 
     /// A 32-byte secret shared by every instance of the deployment under `name`: made at random
@@ -247,5 +259,86 @@ impl SessionRegistry for RedisSessions {
                 .map(|_| ())
                 .map_err(unavailable)
         })
+    }
+}
+
+/// The [`MessageBus`] of a deployment on Redis: pub/sub channels `{prefix}:bus:{channel}`.
+/// Nothing is stored; a message reaches the instances subscribed when it is published.
+#[derive(Clone, Debug)]
+pub struct RedisBus {
+    redis: Redis,
+}
+
+/// How long to wait before subscribing again after the subscription broke.
+const RESUBSCRIBE_DELAY: Duration = Duration::from_millis(250);
+
+impl MessageBus for RedisBus {
+    fn publish<'a>(
+        &'a self,
+        channel: &'a str,
+        payload: String,
+    ) -> mcp_core::engine::BoxFuture<'a, Result<(), BackplaneError>> {
+        Box::pin(async move {
+            redis::cmd("PUBLISH")
+                .arg(self.redis.key("bus", channel))
+                .arg(payload)
+                .query_async::<i64>(&mut self.redis.connection())
+                .await
+                .map(|_| ())
+                .map_err(unavailable)
+        })
+    }
+
+    fn subscribe(&self, channel: String, deliver: Box<dyn Fn(String) + Send + Sync>, stop: CancellationToken) {
+        let client = self.redis.client.clone();
+        let channel = self.redis.key("bus", &channel);
+        tokio::spawn(async move {
+            let mut failing = false;
+            while !stop.is_cancelled() {
+                let subscribed = async {
+                    let mut pubsub = client.get_async_pubsub().await?;
+                    pubsub.subscribe(&channel).await?;
+                    Ok::<_, redis::RedisError>(pubsub)
+                };
+                let pubsub = tokio::select! {
+                    r = tokio::time::timeout(CONNECTION_TIMEOUT * 2, subscribed) => r,
+                    () = stop.cancelled() => return,
+                };
+                match pubsub {
+                    Ok(Ok(pubsub)) => {
+                        if std::mem::replace(&mut failing, false) {
+                            tracing::info!(channel, "subscribed again to the deployment's bus");
+                        }
+                        let mut messages = pubsub.into_on_message();
+                        loop {
+                            let message = tokio::select! {
+                                m = messages.next() => m,
+                                () = stop.cancelled() => return,
+                            };
+                            let Some(message) = message else { break };
+                            match message.get_payload::<String>() {
+                                Ok(payload) => deliver(payload),
+                                Err(e) => tracing::warn!(error = %e, channel, "an unreadable message on the bus"),
+                            }
+                        }
+                        tracing::warn!(channel, "the subscription to the deployment's bus broke");
+                    }
+                    Ok(Err(e)) => {
+                        if !std::mem::replace(&mut failing, true) {
+                            tracing::warn!(error = %e, channel, "cannot subscribe to the deployment's bus");
+                        }
+                    }
+                    Err(_) => {
+                        if !std::mem::replace(&mut failing, true) {
+                            tracing::warn!(channel, "subscribing to the deployment's bus timed out");
+                        }
+                    }
+                }
+                tokio::select! {
+                    () = tokio::time::sleep(RESUBSCRIBE_DELAY) => {}
+                    () = stop.cancelled() => return,
+                }
+            }
+        });
     }
 }

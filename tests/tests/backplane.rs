@@ -9,6 +9,9 @@
 //!   session opened on one instance is served by all three, and form elicitations asked on one
 //!   instance are answered through the others. Without `--redis` the same spread is not served
 //!   (the answer is lost), which shows the proxy really spreads the session.
+//! - A URL-mode flow asked on one instance is completed by its page on another: the owner's
+//!   session gets the completion notification.
+//! - A resource updated on one instance reaches a subscriber whose session is on another.
 //! - Redis stopped: a request landing on its session's owner is still served; one landing
 //!   elsewhere gets `503` at once; once Redis is back, forwarding works again.
 
@@ -16,7 +19,7 @@ use std::net::Ipv4Addr;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use mcp_core::client::{Client, ElicitationModes, elicitation_fn};
+use mcp_core::client::{Client, ElicitationModes, ServerNotification, elicitation_fn};
 use mcp_core::prelude::*;
 use mcp_core::protocol::ElicitResult;
 use mcp_core::testing::ToolResultExt;
@@ -31,16 +34,19 @@ use tests::stdio::within;
 struct Instance {
     child: Child,
     base: String,
+    /// The port of the `elicitation` example's authorization page.
+    page_port: u16,
 }
 
 impl Instance {
     fn start(name: &str, redis: Option<&str>) -> Instance {
         let binary = example_binary(name);
         let port = free_port();
+        let page_port = free_port();
         let mut command = Command::new(&binary);
         command.args(["--port", &port.to_string()]).env("RUST_LOG", "warn").env_remove("REDIS_URL");
         if name == "elicitation" {
-            command.args(["--url-port", "0"]);
+            command.args(["--url-port", &page_port.to_string()]);
         }
         if let Some(url) = redis {
             command.args(["--redis", url]);
@@ -50,7 +56,7 @@ impl Instance {
             .stdout(Stdio::null())
             .spawn()
             .unwrap_or_else(|e| panic!("cannot start {}: {e}", binary.display()));
-        let mut instance = Instance { child, base: format!("http://127.0.0.1:{port}") };
+        let mut instance = Instance { child, base: format!("http://127.0.0.1:{port}"), page_port };
         let started = Instant::now();
         while std::net::TcpStream::connect((Ipv4Addr::LOCALHOST, port)).is_err() {
             if let Ok(Some(status)) = instance.child.try_wait() {
@@ -239,4 +245,86 @@ async fn with_redis_down_the_owner_serves_and_the_others_refuse_at_once() {
     assert!(body.contains(r#""text":"7""#), "{body}");
     a_task.abort();
     b_task.abort();
+}
+
+/// Waits for a notification `wanted` accepts.
+async fn expect_notification(
+    events: &mut tokio::sync::broadcast::Receiver<ServerNotification>,
+    what: &str,
+    wanted: impl Fn(&ServerNotification) -> bool,
+) {
+    within(what, async {
+        loop {
+            match events.recv().await {
+                Ok(n) if wanted(&n) => return,
+                Ok(_) | Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
+                Err(e) => panic!("no more notifications while waiting for {what}: {e}"),
+            }
+        }
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn a_url_flow_asked_on_one_instance_completes_from_another_instances_page() {
+    let redis = RedisServer::start();
+    let instances: Vec<Instance> = (0..3).map(|_| Instance::start("elicitation", Some(&redis.url()))).collect();
+    let proxy = RoundRobinProxy::start(instances.iter().map(|i| i.base.clone()).collect()).await;
+    let (pages, mut page) = tokio::sync::mpsc::unbounded_channel();
+    let user = elicitation_fn(ElicitationModes::URL, move |request| {
+        let pages = pages.clone();
+        async move {
+            if let Some(url) = request.as_url() {
+                let _ = pages.send(url.url.clone());
+            }
+            ElicitResult::accept_url()
+        }
+    });
+    let url = format!("{}/mcp", proxy.url());
+    let client = within("connecting", Client::builder("t", "1").elicitation(user).connect_http(&url)).await.unwrap();
+    let mut events = client.notifications();
+    let started = within("auth_via_url", client.call_tool("auth_via_url", ())).await.unwrap();
+    assert!(started.text().starts_with("Authorization flow "), "{}", started.text());
+    let page = within("the page's URL", page.recv()).await.unwrap();
+    let mut address = reqwest::Url::parse(&page).unwrap();
+    let owner = address.port().unwrap();
+    let elsewhere = instances.iter().map(|i| i.page_port).find(|p| *p != owner).unwrap();
+    address.set_port(Some(elsewhere)).unwrap();
+    let id = address.query_pairs().find(|(k, _)| k == "id").map(|(_, v)| v.into_owned()).unwrap();
+    let status = crate::support::press_authorize(address.as_str()).await;
+    assert_eq!(status, reqwest::StatusCode::OK, "the page on another instance completes the flow");
+    expect_notification(
+        &mut events,
+        "the completion notification",
+        |n| matches!(n, ServerNotification::ElicitationComplete { elicitation_id } if *elicitation_id == id),
+    )
+    .await;
+    // Completed once, wherever it is asked again.
+    let again = within("the page again", reqwest::get(address.as_str())).await.unwrap();
+    assert_eq!(again.status(), reqwest::StatusCode::CONFLICT, "the flow is done, on every instance");
+    within("closing", client.close()).await;
+}
+
+#[tokio::test]
+async fn a_resource_updated_on_one_instance_reaches_a_subscriber_on_another() {
+    let redis = RedisServer::start();
+    let a = Instance::start("notes", Some(&redis.url()));
+    let b = Instance::start("notes", Some(&redis.url()));
+    let subscriber =
+        within("connecting to A", Client::builder("t", "1").connect_http(&format!("{}/mcp", a.base))).await.unwrap();
+    let mut events = subscriber.notifications();
+    within("subscribing", subscriber.subscribe_resource("notes://shared")).await.unwrap();
+    let writer =
+        within("connecting to B", Client::builder("t", "1").connect_http(&format!("{}/mcp", b.base))).await.unwrap();
+    let written =
+        within("write_note", writer.call_tool("write_note", json!({"name": "shared", "text": "hi"}))).await.unwrap();
+    assert_eq!(written.text(), "saved `shared`");
+    expect_notification(
+        &mut events,
+        "the update from B",
+        |n| matches!(n, ServerNotification::ResourceUpdated { uri } if uri == "notes://shared"),
+    )
+    .await;
+    within("closing", subscriber.close()).await;
+    within("closing", writer.close()).await;
 }

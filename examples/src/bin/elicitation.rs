@@ -29,7 +29,7 @@ use axum::extract::{Form, Query, State as Extract};
 use axum::http::StatusCode;
 use axum::response::Html;
 use mcp_core::prelude::*;
-use mcp_core::server::{CompleteError, SessionKey, UrlElicitations};
+use mcp_core::server::{CompleteError, SessionKey, UrlElicitations, UrlFlowState};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -183,11 +183,13 @@ async fn auth_page(
     Extract((flows, _)): Extract<(UrlElicitations, Arc<AuthPage>)>,
     Query(query): Query<AuthQuery>,
 ) -> (StatusCode, Html<String>) {
-    if flows.owner(&query.id).is_none() {
-        return (StatusCode::NOT_FOUND, Html("<h1>Unknown authorization request</h1>".into()));
-    }
-    if flows.is_completed(&query.id) {
-        return (StatusCode::CONFLICT, Html("<h1>Already authorized</h1><p>You can close this page.</p>".into()));
+    // With `--redis`, a flow another instance started is found there.
+    match flows.state(&query.id).await {
+        None => return (StatusCode::NOT_FOUND, Html("<h1>Unknown authorization request</h1>".into())),
+        Some(UrlFlowState::Completed) => {
+            return (StatusCode::CONFLICT, Html("<h1>Already authorized</h1><p>You can close this page.</p>".into()));
+        }
+        Some(UrlFlowState::Pending) => {}
     }
     let id = escape_html(&query.id);
     let page = format!(

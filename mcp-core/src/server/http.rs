@@ -8,7 +8,9 @@ use super::Server;
 use super::session::ServerSession;
 use crate::engine::{Service, SessionConfig};
 use crate::tool::ToolDef;
-use crate::transport::http::{HttpConfig, HttpService, Opening, StreamableHttp};
+use tokio_util::sync::CancellationToken;
+
+use crate::transport::http::{Backplane, HttpConfig, HttpService, Opening, StreamableHttp};
 
 impl HttpService for Server {
     fn session_config(&self) -> &SessionConfig {
@@ -36,6 +38,10 @@ impl HttpService for Server {
 
     fn tool(&self, name: &str) -> Option<ToolDef> {
         self.inner.tools.get(name)
+    }
+
+    fn join(&self, backplane: &Backplane, closing: CancellationToken) {
+        self.join_deployment(backplane, closing);
     }
 }
 

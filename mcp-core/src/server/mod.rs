@@ -2,6 +2,8 @@
 
 mod catalog;
 mod completion;
+#[cfg(feature = "http")]
+mod deployment;
 mod elicit;
 #[cfg(feature = "http")]
 mod http;
@@ -42,7 +44,7 @@ pub use registry::ChangeError;
 pub use sampling::{ClientRequestError, DEFAULT_SAMPLING_TIMEOUT, ROOTS_TIMEOUT, SessionHandle};
 #[cfg(feature = "tracing-bridge")]
 pub use tracing_bridge::ClientLogLayer;
-pub use url::{CompleteError, Completed, SessionKey, UrlElicitRequest, UrlElicitations};
+pub use url::{CompleteError, Completed, SessionKey, UrlElicitRequest, UrlElicitations, UrlFlowState};
 
 use crate::engine::{Session, SessionConfig};
 use crate::protocol::{Implementation, ListToolsResult, ServerCapabilities};

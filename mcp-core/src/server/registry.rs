@@ -449,6 +449,15 @@ impl Server {
     /// Announces a list change to every session, and to every subscription (2026 era) that
     /// asked for that list's changes.
     async fn list_changed(&self, method: &str) {
+        #[cfg(feature = "http")]
+        if let Some(deployment) = self.inner.url_elicitations.deployment() {
+            deployment.list_changed(method);
+        }
+        self.list_changed_here(method).await;
+    }
+
+    /// Tells this instance's sessions and subscriptions that a list changed.
+    pub(crate) async fn list_changed_here(&self, method: &str) {
         let params = JsonObject::new();
         let wants = |f: &crate::protocol::SubscriptionFilter| {
             let flag = match method {

@@ -91,7 +91,19 @@ impl Server {
     /// Sends `notifications/resources/updated` for `uri` to every session subscribed to it
     /// (`resources/subscribe`), and to every 2026-era subscription (`subscriptions/listen`) that
     /// names it; returns how many sessions and subscriptions it reached.
+    ///
+    /// In a shared deployment (an HTTP endpoint with a backplane that has a message bus), the
+    /// other instances tell theirs too; the count is of this instance's.
     pub async fn notify_resource_updated(&self, uri: &str) -> usize {
+        #[cfg(feature = "http")]
+        if let Some(deployment) = self.inner.url_elicitations.deployment() {
+            deployment.resource_updated(uri);
+        }
+        self.notify_resource_updated_here(uri).await
+    }
+
+    /// Tells this instance's sessions and subscriptions that `uri` was updated.
+    pub(crate) async fn notify_resource_updated_here(&self, uri: &str) -> usize {
         let params = ResourceUriParams { uri: uri.to_owned() };
         let surface = &self.inner.surface;
         let method = "notifications/resources/updated";

@@ -32,6 +32,19 @@ pub enum CompleteError {
     /// The notification could not be delivered.
     #[error("the completion notification could not be sent: {0}")]
     Send(PeerError),
+    /// The flow belongs to a session another instance of the deployment holds, and that
+    /// instance could not deliver the notification (its reason).
+    #[error("the instance holding the flow could not complete it: {0}")]
+    Remote(String),
+}
+
+/// Where a URL-mode flow stands ([`UrlElicitations::state`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UrlFlowState {
+    /// Waiting for the user.
+    Pending,
+    /// Completed.
+    Completed,
 }
 
 /// The result of a completion: whose flow it was.
@@ -128,6 +141,10 @@ impl Table {
 #[derive(Clone, Default)]
 pub struct UrlElicitations {
     table: Arc<Mutex<Table>>,
+    /// The deployment this server is an instance of, if any: flows other instances own are
+    /// completed there.
+    #[cfg(feature = "http")]
+    deployment: Arc<std::sync::OnceLock<Arc<super::deployment::Deployment>>>,
 }
 
 impl std::fmt::Debug for UrlElicitations {
@@ -183,14 +200,66 @@ impl UrlElicitations {
     /// asked, and only to it. Unknown or already completed ids are refused and nothing is sent.
     /// A flow started by a 2026-era request is only marked complete (that era has no
     /// notification: the client retries the request, which sees the flow done).
+    ///
+    /// In a shared deployment (an HTTP endpoint with a backplane that has a message bus), a flow
+    /// another instance owns is completed there, and the notification goes out from there;
+    /// [`Completed::session`] then names the session on that instance.
     pub async fn complete(&self, id: &str) -> Result<Completed, CompleteError> {
-        self.complete_checked(id, |_| true).await
+        self.complete_anywhere(id, None).await
     }
 
     /// Like [`complete`](Self::complete), but only if the flow was started by `principal`
     /// (the authenticated user finishing it).
     pub async fn complete_for(&self, id: &str, principal: &str) -> Result<Completed, CompleteError> {
-        self.complete_checked(id, |e| e.principal.as_deref() == Some(principal)).await
+        self.complete_anywhere(id, Some(principal)).await
+    }
+
+    async fn complete_anywhere(&self, id: &str, principal: Option<&str>) -> Result<Completed, CompleteError> {
+        match self.complete_here(id, principal).await {
+            #[cfg(feature = "http")]
+            Err(CompleteError::Unknown(_)) if self.deployment.get().is_some() => match self.deployment.get() {
+                Some(deployment) => deployment.complete(id, principal).await,
+                None => Err(CompleteError::Unknown(id.to_owned())),
+            },
+            outcome => outcome,
+        }
+    }
+
+    /// Completes `id` if this instance knows it.
+    pub(crate) async fn complete_here(&self, id: &str, principal: Option<&str>) -> Result<Completed, CompleteError> {
+        self.complete_checked(id, |e| principal.is_none() || e.principal.as_deref() == principal).await
+    }
+
+    /// Where the flow `id` stands; `None` when no flow has this id (or its session ended). In a
+    /// shared deployment, the instance that owns the flow answers when this one does not know it.
+    pub async fn state(&self, id: &str) -> Option<UrlFlowState> {
+        if let Some(state) = self.state_here(id) {
+            return Some(state);
+        }
+        #[cfg(feature = "http")]
+        if let Some(deployment) = self.deployment.get() {
+            return deployment.state(id).await;
+        }
+        None
+    }
+
+    /// Where the flow `id` stands, if this instance knows it.
+    pub(crate) fn state_here(&self, id: &str) -> Option<UrlFlowState> {
+        let table = self.table.lock().ok()?;
+        let entry = table.entries.get(id)?;
+        Some(if entry.completed { UrlFlowState::Completed } else { UrlFlowState::Pending })
+    }
+
+    /// The deployment this server is an instance of, if any.
+    #[cfg(feature = "http")]
+    pub(crate) fn deployment(&self) -> Option<&Arc<super::deployment::Deployment>> {
+        self.deployment.get()
+    }
+
+    /// Joins a deployment; false when already in one.
+    #[cfg(feature = "http")]
+    pub(crate) fn join(&self, deployment: Arc<super::deployment::Deployment>) -> bool {
+        self.deployment.set(deployment).is_ok()
     }
 
     async fn complete_checked(

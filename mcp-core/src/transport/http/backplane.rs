@@ -28,6 +28,8 @@ use axum::body::Body;
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, Uri, header};
 use axum::response::Response;
 
+use tokio_util::sync::CancellationToken;
+
 use crate::engine::BoxFuture;
 
 /// The header an instance adds to a request it forwards to the session's owner. The owner
@@ -88,10 +90,24 @@ pub trait SessionRegistry: Send + Sync + 'static {
     fn release<'a>(&'a self, session: &'a str, instance: &'a str) -> BoxFuture<'a, Result<(), BackplaneError>>;
 }
 
+/// Messages between the instances of a deployment: what one instance learns that others must
+/// act on (a resource changed, a URL-mode flow was completed on a page another instance
+/// served). Delivery is at most once, to the instances subscribed when it is published.
+pub trait MessageBus: Send + Sync + 'static {
+    /// Publishes `payload` to every instance subscribed to `channel`.
+    fn publish<'a>(&'a self, channel: &'a str, payload: String) -> BoxFuture<'a, Result<(), BackplaneError>>;
+
+    /// Hands every message published on `channel` from now on to `deliver`, until `stop` is
+    /// cancelled. The subscription outlives trouble with the store: it is made again once the
+    /// store is back (what was published meanwhile is lost).
+    fn subscribe(&self, channel: String, deliver: Box<dyn Fn(String) + Send + Sync>, stop: CancellationToken);
+}
+
 /// How a server takes part in a shared deployment (see the [module documentation](self)).
 #[derive(Clone)]
 pub struct Backplane {
     pub(crate) registry: Arc<dyn SessionRegistry>,
+    pub(crate) bus: Option<Arc<dyn MessageBus>>,
     pub(crate) instance: Arc<str>,
     pub(crate) address: Arc<str>,
     pub(crate) heartbeat: Duration,
@@ -119,6 +135,7 @@ impl Backplane {
     pub fn new(registry: Arc<dyn SessionRegistry>, address: impl Into<String>) -> Self {
         Backplane {
             registry,
+            bus: None,
             instance: crate::elicit::url::new_elicitation_id().into(),
             address: address.into().into(),
             heartbeat: DEFAULT_HEARTBEAT,
@@ -133,6 +150,19 @@ impl Backplane {
         self.heartbeat = every;
         self.lease = every * 3;
         self
+    }
+
+    /// Carries notifications (`notify_resource_updated`, list changes) and the completion of
+    /// URL-mode flows between the instances over `bus`: without one, each instance tells only
+    /// the sessions it holds.
+    pub fn bus(mut self, bus: Arc<dyn MessageBus>) -> Self {
+        self.bus = Some(bus);
+        self
+    }
+
+    /// The bus between the instances, if there is one.
+    pub fn message_bus(&self) -> Option<&Arc<dyn MessageBus>> {
+        self.bus.as_ref()
     }
 
     /// This instance's id in the registry.

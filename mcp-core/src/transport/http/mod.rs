@@ -36,7 +36,9 @@ use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use tokio_util::sync::CancellationToken;
 
-pub use backplane::{Backplane, BackplaneError, DEFAULT_HEARTBEAT, FORWARDED_HEADER, Owner, SessionRegistry};
+pub use backplane::{
+    Backplane, BackplaneError, DEFAULT_HEARTBEAT, FORWARDED_HEADER, MessageBus, Owner, SessionRegistry,
+};
 pub use events::{EventId, EventStore, MemoryEventStore};
 use session::{Delivery, HttpSession, OpenError};
 
@@ -260,6 +262,9 @@ pub(crate) trait HttpService: Send + Sync + 'static {
 
     /// The tool named `name`, if there is one.
     fn tool(&self, name: &str) -> Option<ToolDef>;
+
+    /// The endpoint is one instance of a shared deployment, until `closing`.
+    fn join(&self, backplane: &Backplane, closing: CancellationToken);
 }
 
 /// How a session the transport opens starts.
@@ -311,7 +316,8 @@ impl StreamableHttp {
         if !shared.config.stateless {
             tokio::spawn(expire_idle(Arc::downgrade(&shared)));
         }
-        if shared.forwarder.is_some() {
+        if let Some(forwarder) = &shared.forwarder {
+            shared.server.join(&forwarder.backplane, shared.closing.clone());
             tokio::spawn(backplane::heartbeat(Arc::downgrade(&shared)));
         }
         StreamableHttp { shared }
