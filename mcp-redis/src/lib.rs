@@ -19,6 +19,7 @@
 //! |---|---|---|
 //! | `{prefix}:instance:{id}` | the instance's endpoint address | the heartbeat lease (3 × the heartbeat, 6 s by default), renewed by each beat |
 //! | `{prefix}:session:{id}` | the id of the instance owning the session | the server's idle timeout plus the lease, renewed while the session is used; deleted when the session ends |
+//! | `{prefix}:state:{id}` | what another instance needs to take the session over (protocol version, client capabilities and info, log level, subscriptions, user) | as the session's record |
 //! | `{prefix}:secret:{name}` | a secret the instances share ([`Redis::shared_secret`]) | until deleted (one per name) |
 //!
 //! The bus (notifications, URL-mode completions) is Redis pub/sub on `{prefix}:bus:broadcast`
@@ -174,12 +175,26 @@ return {owner, address}
     )
 });
 
-/// Deletes a session's record only if the instance releasing it still owns it.
+/// Deletes a session's records only if the instance releasing it still owns it.
 static RELEASE_SCRIPT: LazyLock<redis::Script> = LazyLock::new(|| {
     redis::Script::new(
         r"
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1], KEYS[2]) end
 return 0
+",
+    )
+});
+
+/// Makes ARGV[2] the owner if ARGV[1] still is, and returns the state (nil otherwise).
+static TAKE_OVER_SCRIPT: LazyLock<redis::Script> = LazyLock::new(|| {
+    redis::Script::new(
+        r"
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return nil end
+local state = redis.call('GET', KEYS[2])
+if not state then return nil end
+redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
+redis.call('PEXPIRE', KEYS[2], ARGV[3])
+return state
 ",
     )
 });
@@ -202,7 +217,9 @@ impl SessionRegistry for RedisSessions {
                 .arg(millis(lease))
                 .ignore();
             for session in active {
-                pipe.cmd("PEXPIRE").arg(self.redis.key("session", session)).arg(millis(session_ttl)).ignore();
+                let ttl = millis(session_ttl);
+                pipe.cmd("PEXPIRE").arg(self.redis.key("session", session)).arg(ttl).ignore();
+                pipe.cmd("PEXPIRE").arg(self.redis.key("state", session)).arg(ttl).ignore();
             }
             pipe.query_async::<()>(&mut self.redis.connection()).await.map_err(unavailable)
         })
@@ -212,15 +229,64 @@ impl SessionRegistry for RedisSessions {
         &'a self,
         session: &'a str,
         instance: &'a str,
+        state: &'a str,
+        session_ttl: Duration,
+    ) -> mcp_core::engine::BoxFuture<'a, Result<(), BackplaneError>> {
+        Box::pin(async move {
+            let ttl = millis(session_ttl);
+            redis::pipe()
+                .atomic()
+                .cmd("SET")
+                .arg(self.redis.key("session", session))
+                .arg(instance)
+                .arg("PX")
+                .arg(ttl)
+                .ignore()
+                .cmd("SET")
+                .arg(self.redis.key("state", session))
+                .arg(state)
+                .arg("PX")
+                .arg(ttl)
+                .ignore()
+                .query_async::<()>(&mut self.redis.connection())
+                .await
+                .map_err(unavailable)
+        })
+    }
+
+    fn save_state<'a>(
+        &'a self,
+        session: &'a str,
+        state: &'a str,
         session_ttl: Duration,
     ) -> mcp_core::engine::BoxFuture<'a, Result<(), BackplaneError>> {
         Box::pin(async move {
             redis::cmd("SET")
-                .arg(self.redis.key("session", session))
-                .arg(instance)
+                .arg(self.redis.key("state", session))
+                .arg(state)
                 .arg("PX")
                 .arg(millis(session_ttl))
                 .query_async::<()>(&mut self.redis.connection())
+                .await
+                .map_err(unavailable)
+        })
+    }
+
+    fn take_over<'a>(
+        &'a self,
+        session: &'a str,
+        gone: &'a str,
+        instance: &'a str,
+        session_ttl: Duration,
+    ) -> mcp_core::engine::BoxFuture<'a, Result<Option<String>, BackplaneError>> {
+        Box::pin(async move {
+            TAKE_OVER_SCRIPT
+                .key(self.redis.key("session", session))
+                .key(self.redis.key("state", session))
+                .arg(gone)
+                .arg(instance)
+                .arg(millis(session_ttl))
+                .invoke_async(&mut self.redis.connection())
                 .await
                 .map_err(unavailable)
         })
@@ -253,6 +319,7 @@ impl SessionRegistry for RedisSessions {
         Box::pin(async move {
             RELEASE_SCRIPT
                 .key(self.redis.key("session", session))
+                .key(self.redis.key("state", session))
                 .arg(instance)
                 .invoke_async::<i64>(&mut self.redis.connection())
                 .await

@@ -86,7 +86,8 @@ impl Drop for RedisServer {
 }
 
 /// A loopback HTTP proxy sending each request to the next of its backends in turn (not each
-/// connection: a client keeping one connection open still reaches every backend). Stops when
+/// connection: a client keeping one connection open still reaches every backend); a backend
+/// that refuses connections is skipped, as by a load balancer's health check. Stops when
 /// dropped.
 #[derive(Debug)]
 pub struct RoundRobinProxy {
@@ -156,18 +157,33 @@ impl Drop for RoundRobinProxy {
 }
 
 async fn relay(State(backends): State<Arc<Backends>>, request: Request) -> Response {
-    let index = backends.next.fetch_add(1, Ordering::Relaxed) % backends.base.len();
-    if let Ok(mut served) = backends.served.lock() {
-        served.push(index);
-    }
-    let (mut parts, body) = request.into_parts();
-    let path = parts.uri.path_and_query().map_or("/", |p| p.as_str());
-    let Ok(uri) = format!("{}{path}", backends.base[index]).parse::<Uri>() else {
-        return (StatusCode::BAD_GATEWAY, "bad backend address").into_response();
+    let (parts, body) = request.into_parts();
+    // Buffered, so that a request a dead backend refused can go to the next one, as a load
+    // balancer whose health check noticed would send it.
+    let Ok(body) = axum::body::to_bytes(body, usize::MAX).await else {
+        return (StatusCode::BAD_REQUEST, "unreadable request body").into_response();
     };
-    parts.uri = uri;
-    match backends.client.request(axum::http::Request::from_parts(parts, body)).await {
-        Ok(response) => response.map(Body::new),
-        Err(e) => (StatusCode::BAD_GATEWAY, format!("backend {index} unreachable: {e}")).into_response(),
+    let path = parts.uri.path_and_query().map_or("/", |p| p.as_str()).to_owned();
+    let mut last_error = String::new();
+    for _ in 0..backends.base.len() {
+        let index = backends.next.fetch_add(1, Ordering::Relaxed) % backends.base.len();
+        let Ok(uri) = format!("{}{path}", backends.base[index]).parse::<Uri>() else {
+            return (StatusCode::BAD_GATEWAY, "bad backend address").into_response();
+        };
+        let mut forwarded = axum::http::Request::new(Body::from(body.clone()));
+        *forwarded.method_mut() = parts.method.clone();
+        *forwarded.uri_mut() = uri;
+        *forwarded.headers_mut() = parts.headers.clone();
+        match backends.client.request(forwarded).await {
+            Ok(response) => {
+                if let Ok(mut served) = backends.served.lock() {
+                    served.push(index);
+                }
+                return response.map(Body::new);
+            }
+            Err(e) if e.is_connect() => last_error = format!("backend {index} unreachable: {e}"),
+            Err(e) => return (StatusCode::BAD_GATEWAY, format!("backend {index} failed: {e}")).into_response(),
+        }
     }
+    (StatusCode::BAD_GATEWAY, last_error).into_response()
 }

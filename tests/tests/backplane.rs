@@ -12,6 +12,9 @@
 //! - A URL-mode flow asked on one instance is completed by its page on another: the owner's
 //!   session gets the completion notification.
 //! - A resource updated on one instance reaches a subscriber whose session is on another.
+//! - The owner of a session killed (SIGKILL) while a call waits on its user: the call ends
+//!   with an error the client receives, and once the owner's heartbeat lapsed another instance
+//!   takes the session over from its state in Redis and serves it, elicitations included.
 //! - Redis stopped: a request landing on its session's owner is still served; one landing
 //!   elsewhere gets `503` at once; once Redis is back, forwarding works again.
 
@@ -94,7 +97,7 @@ async fn the_registry_records_owners_and_notices_lapsed_instances() {
     let sessions = redis.sessions();
     assert_eq!(sessions.owner("s1").await.unwrap(), None);
     sessions.heartbeat("a", "http://a/mcp", Duration::from_millis(300), &[], Duration::from_secs(60)).await.unwrap();
-    sessions.claim("s1", "a", Duration::from_secs(60)).await.unwrap();
+    sessions.claim("s1", "a", "{}", Duration::from_secs(60)).await.unwrap();
     let owner = sessions.owner("s1").await.unwrap().unwrap();
     assert_eq!((owner.instance.as_str(), owner.address.as_deref()), ("a", Some("http://a/mcp")));
     // Only the owner's release forgets the session.
@@ -104,17 +107,25 @@ async fn the_registry_records_owners_and_notices_lapsed_instances() {
     tokio::time::sleep(Duration::from_millis(450)).await;
     let owner = sessions.owner("s1").await.unwrap().unwrap();
     assert_eq!((owner.instance.as_str(), owner.address), ("a", None));
+    // One instance takes it over, with its state; a second, later, gets nothing.
+    sessions.save_state("s1", "state-1", Duration::from_secs(60)).await.unwrap();
+    let taken = sessions.take_over("s1", "a", "b", Duration::from_secs(60)).await.unwrap();
+    assert_eq!(taken.as_deref(), Some("state-1"));
+    assert_eq!(sessions.take_over("s1", "a", "c", Duration::from_secs(60)).await.unwrap(), None);
+    assert_eq!(sessions.owner("s1").await.unwrap().unwrap().instance, "b");
     sessions.release("s1", "a").await.unwrap();
+    assert!(sessions.owner("s1").await.unwrap().is_some(), "a no longer owns it");
+    sessions.release("s1", "b").await.unwrap();
     assert_eq!(sessions.owner("s1").await.unwrap(), None);
     // A session's record expires unless a heartbeat keeps it.
-    sessions.claim("s2", "a", Duration::from_millis(200)).await.unwrap();
+    sessions.claim("s2", "a", "{}", Duration::from_millis(200)).await.unwrap();
     sessions
         .heartbeat("a", "http://a/mcp", Duration::from_secs(5), &["s2".into()], Duration::from_secs(5))
         .await
         .unwrap();
     tokio::time::sleep(Duration::from_millis(300)).await;
     assert!(sessions.owner("s2").await.unwrap().is_some(), "the heartbeat renewed the session's record");
-    sessions.claim("s3", "a", Duration::from_millis(100)).await.unwrap();
+    sessions.claim("s3", "a", "{}", Duration::from_millis(100)).await.unwrap();
     tokio::time::sleep(Duration::from_millis(250)).await;
     assert_eq!(sessions.owner("s3").await.unwrap(), None, "an unrenewed record expires");
     // Every instance agrees on a shared secret.
@@ -327,4 +338,60 @@ async fn a_resource_updated_on_one_instance_reaches_a_subscriber_on_another() {
     .await;
     within("closing", subscriber.close()).await;
     within("closing", writer.close()).await;
+}
+
+#[tokio::test]
+async fn when_the_owner_is_killed_its_call_fails_and_another_instance_takes_the_session_over() {
+    let redis = RedisServer::start();
+    let mut instances: Vec<Instance> = (0..3).map(|_| Instance::start("elicitation", Some(&redis.url()))).collect();
+    let proxy = RoundRobinProxy::start(instances.iter().map(|i| i.base.clone()).collect()).await;
+    // The first question is held until the owner is dead; later ones are answered at once.
+    let (asked, mut question) = tokio::sync::mpsc::unbounded_channel::<()>();
+    let held = std::sync::Arc::new(tokio::sync::Mutex::new(true));
+    let user = elicitation_fn(ElicitationModes::FORM, move |request| {
+        let (asked, held) = (asked.clone(), held.clone());
+        async move {
+            let hold = std::mem::replace(&mut *held.lock().await, false);
+            if hold {
+                let _ = asked.send(());
+                std::future::pending::<()>().await;
+            }
+            request.as_form().map_or_else(ElicitResult::decline, |form| {
+                let mut content = form.defaults();
+                content.insert("projectName".into(), json!("after"));
+                form.accept(content).unwrap_or_else(|_| ElicitResult::cancel())
+            })
+        }
+    });
+    let url = format!("{}/mcp", proxy.url());
+    let client = within("connecting", Client::builder("t", "1").elicitation(user).connect_http(&url)).await.unwrap();
+    let owner = proxy.served()[0];
+    let call = {
+        let client = client.clone();
+        tokio::spawn(async move { client.call_tool("create_project", ()).await })
+    };
+    within("the question", question.recv()).await.unwrap();
+    let killed = &mut instances[owner];
+    let _ = killed.child.kill();
+    let _ = killed.child.wait();
+    let failed = within("the call on the killed instance", call).await.unwrap();
+    assert!(failed.is_err(), "the killed instance's call must end with an error: {failed:?}");
+
+    // The heartbeat lapses (6 s by default); then any instance takes the session over.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let details = json!({"projectName": "taken", "includeTests": false});
+        match tokio::time::timeout(Duration::from_secs(5), client.call_tool("create_project_from", details)).await {
+            Ok(Ok(done)) => {
+                assert_eq!(done.text(), "Created project 'taken' with framework: none");
+                break;
+            }
+            other => assert!(Instant::now() < deadline, "the session was not taken over: {other:?}"),
+        }
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+    // The client's capabilities came along: the new owner can ask it questions.
+    let created = within("create_project after the takeover", client.call_tool("create_project", ())).await.unwrap();
+    assert_eq!(created.text(), "Created project 'after' with framework: none");
+    within("closing", client.close()).await;
 }

@@ -172,6 +172,12 @@ pub trait Service: Send + Sync + 'static {
 
     /// Called once when the session shuts down, after pending waits have failed.
     fn closed(&self) {}
+
+    /// What another process needs to serve this session from now on (a shared deployment's
+    /// takeover), as text; `None` when there is nothing to carry over (the default).
+    fn snapshot(&self) -> Option<String> {
+        None
+    }
 }
 
 /// Tunables of a session.

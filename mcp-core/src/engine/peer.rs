@@ -120,6 +120,13 @@ impl Peer {
         }
     }
 
+    /// Numbers the requests sent from now on from `first` (a session taken over from another
+    /// process must not reuse the ids of requests the client may still be answering).
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn number_requests_from(&self, first: i64) {
+        self.shared.next_id.fetch_max(first, Ordering::Relaxed);
+    }
+
     /// The same peer, with what it sends tied to the request `id`.
     pub(crate) fn related_to(&self, id: RequestId) -> Self {
         Peer { shared: self.shared.clone(), related: Some(id) }

@@ -28,6 +28,7 @@ impl HttpService for Server {
             Opening::Initialize => ServerSession::for_principal(server, principal),
             Opening::Preinitialized(version) => ServerSession::preinitialized(server, principal, version),
             Opening::Request2026 => ServerSession::only_2026(server, principal),
+            Opening::Restore(snapshot) => ServerSession::restore(server, principal, snapshot),
         };
         Box::new(session.with_auth(auth))
     }

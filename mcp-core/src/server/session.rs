@@ -147,6 +147,44 @@ impl ServerSession {
     }
 }
 
+/// What a 2025-era session carries to the instance that takes it over in a shared deployment:
+/// what `initialize` established, and what the client set since.
+#[derive(serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Snapshot {
+    protocol_version: String,
+    capabilities: ClientCapabilities,
+    client_info: Implementation,
+    log_level: Option<crate::protocol::LoggingLevel>,
+    subscriptions: Vec<String>,
+}
+
+impl ServerSession {
+    /// A session taken over from another instance of a shared deployment, in the state
+    /// `snapshot` (from [`Service::snapshot`]) describes; uninitialized when it is unreadable.
+    #[cfg(feature = "http")]
+    pub(crate) fn restore(server: Arc<ServerInner>, principal: Option<String>, snapshot: &str) -> Self {
+        let session = Self::for_principal(server, principal);
+        match serde_json::from_str::<Snapshot>(snapshot) {
+            Ok(s) => {
+                let _ = session.state.client.set(ClientState {
+                    protocol_version: s.protocol_version,
+                    capabilities: s.capabilities,
+                    info: s.client_info,
+                });
+                if let Ok(mut level) = session.state.surface.log_level.lock() {
+                    *level = s.log_level;
+                }
+                if let Ok(mut subscriptions) = session.state.surface.subscriptions.lock() {
+                    subscriptions.extend(s.subscriptions.into_iter().take(super::resources::MAX_SUBSCRIPTIONS));
+                }
+            }
+            Err(e) => tracing::warn!(error = %e, "a session to take over has an unreadable state"),
+        }
+        session
+    }
+}
+
 impl ServerSession {
     /// Serves an initialized session's request (either era).
     pub(crate) fn dispatch(
@@ -313,6 +351,27 @@ impl Service for ServerSession {
             ))));
         }
         Self::dispatch(&self.server, &self.state, request, scope)
+    }
+
+    fn snapshot(&self) -> Option<String> {
+        if self.only_2026 {
+            return None;
+        }
+        let client = self.state.client()?;
+        let snapshot = Snapshot {
+            protocol_version: client.protocol_version.clone(),
+            capabilities: client.capabilities.clone(),
+            client_info: client.info.clone(),
+            log_level: self.state.surface.log_level.lock().ok().and_then(|l| *l),
+            subscriptions: self
+                .state
+                .surface
+                .subscriptions
+                .lock()
+                .map(|s| s.iter().cloned().collect())
+                .unwrap_or_default(),
+        };
+        serde_json::to_string(&snapshot).ok()
     }
 
     fn closed(&self) {

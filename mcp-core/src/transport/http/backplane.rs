@@ -74,13 +74,35 @@ pub trait SessionRegistry: Send + Sync + 'static {
         session_ttl: Duration,
     ) -> BoxFuture<'a, Result<(), BackplaneError>>;
 
-    /// Records `instance` as the owner of `session`, for `session_ttl` unless refreshed.
+    /// Records `instance` as the owner of `session`, and the session's `state` (what another
+    /// instance needs to take it over), for `session_ttl` unless refreshed.
     fn claim<'a>(
         &'a self,
         session: &'a str,
         instance: &'a str,
+        state: &'a str,
         session_ttl: Duration,
     ) -> BoxFuture<'a, Result<(), BackplaneError>>;
+
+    /// Replaces the recorded state of `session` (the client changed its log level or
+    /// subscriptions).
+    fn save_state<'a>(
+        &'a self,
+        session: &'a str,
+        state: &'a str,
+        session_ttl: Duration,
+    ) -> BoxFuture<'a, Result<(), BackplaneError>>;
+
+    /// Makes `instance` the owner of `session` if `gone` still owns it (its heartbeat lapsed),
+    /// and returns the session's recorded state; `None` when another instance took it over
+    /// first, or there is no state to take over.
+    fn take_over<'a>(
+        &'a self,
+        session: &'a str,
+        gone: &'a str,
+        instance: &'a str,
+        session_ttl: Duration,
+    ) -> BoxFuture<'a, Result<Option<String>, BackplaneError>>;
 
     /// The owner of `session`; `None` when no instance owns it (it never existed, ended, or
     /// expired).
@@ -190,6 +212,8 @@ pub(crate) enum Route {
     Here,
     /// Forward it to the owner at this address.
     Owner(String),
+    /// The owner (this instance id) is gone: take the session over.
+    Gone(String),
     /// The registry could not be asked: the request cannot be served now.
     Unavailable,
 }
@@ -210,9 +234,9 @@ impl Forwarder {
             Ok(Some(Owner { instance, address: Some(address) })) if *instance != *self.backplane.instance => {
                 Route::Owner(address)
             }
-            Ok(Some(Owner { address: None, instance })) => {
+            Ok(Some(Owner { address: None, instance })) if *instance != *self.backplane.instance => {
                 tracing::debug!(session, owner = instance, "the session's owner is gone");
-                Route::Here
+                Route::Gone(instance)
             }
             Ok(_) => Route::Here,
             Err(e) => {
@@ -238,6 +262,7 @@ impl Forwarder {
                 return unavailable("the session's owner has an unusable address");
             }
         };
+        let request_id = if method == Method::POST { super::request_id(&body) } else { None };
         let mut request = axum::http::Request::new(Body::from(body));
         *request.method_mut() = method;
         *request.uri_mut() = uri;
@@ -256,7 +281,15 @@ impl Forwarder {
                 let (mut parts, body) = response.into_parts();
                 parts.headers.remove(header::CONNECTION);
                 parts.headers.remove(header::TRANSFER_ENCODING);
-                Response::from_parts(parts, Body::new(body))
+                let is_sse = parts
+                    .headers
+                    .get(header::CONTENT_TYPE)
+                    .is_some_and(|v| v.as_bytes().starts_with(b"text/event-stream"));
+                let body = match request_id {
+                    Some(id) if is_sse => answer_if_cut(Body::new(body), id),
+                    _ => Body::new(body),
+                };
+                Response::from_parts(parts, body)
             }
             Err(e) => {
                 tracing::warn!(error = %e, address, "cannot reach the owner of a session");
@@ -264,6 +297,30 @@ impl Forwarder {
             }
         }
     }
+}
+
+/// The owner's SSE answer to request `id`, ending with an error response to it if the owner's
+/// stream breaks off (the owner died): the client's request must end, never hang.
+fn answer_if_cut(body: Body, id: crate::protocol::RequestId) -> Body {
+    use futures_util::StreamExt as _;
+    let events = body.into_data_stream();
+    let stream = futures_util::stream::unfold((events, Some(id)), |(mut events, id)| async move {
+        let id = id?;
+        match events.next().await {
+            Some(Ok(bytes)) => Some((Ok::<_, std::convert::Infallible>(bytes), (events, Some(id)))),
+            None => None,
+            Some(Err(e)) => {
+                tracing::warn!(error = %e, %id, "the owner of a session stopped answering a request");
+                let error = crate::protocol::ErrorObject::internal(
+                    "the server instance running this request stopped; the request was not completed",
+                );
+                let frame = crate::protocol::jsonrpc::encode_error(Some(&id), &error);
+                let event = format!("\n\nevent: message\ndata: {frame}\n\n");
+                Some((Ok(axum::body::Bytes::from(event)), (events, None)))
+            }
+        }
+    });
+    Body::from_stream(stream)
 }
 
 /// `503` with `Retry-After`, as a JSON-RPC error naming `reason`.

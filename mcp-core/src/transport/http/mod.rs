@@ -276,6 +276,9 @@ pub(crate) enum Opening<'a> {
     Preinitialized(&'a str),
     /// For one 2026-era request, whatever its `_meta` says.
     Request2026,
+    /// Taken over from another instance of a shared deployment, in the state its
+    /// [`snapshot`](crate::engine::Service::snapshot) describes.
+    Restore(&'a str),
 }
 
 pub(crate) struct Shared {
@@ -604,7 +607,7 @@ async fn endpoint(State(shared): State<Arc<Shared>>, request: Request) -> Respon
 /// `None` when it is to be served here (no session named, the session is local or unknown, or
 /// the request was forwarded to this instance already).
 async fn forward_if_elsewhere(
-    shared: &Shared,
+    shared: &Arc<Shared>,
     forwarder: &backplane::Forwarder,
     parts: &axum::http::request::Parts,
     bytes: axum::body::Bytes,
@@ -616,8 +619,18 @@ async fn forward_if_elsewhere(
     if parts.headers.contains_key(FORWARDED_HEADER) || shared.sessions.read().ok()?.contains_key(id) {
         return None;
     }
-    match forwarder.route(id).await {
-        backplane::Route::Here => None,
+    let mut route = forwarder.route(id).await;
+    if let backplane::Route::Gone(gone) = &route {
+        match take_over(shared, forwarder, id, gone).await {
+            // Taken over: served here, like any local session.
+            Ok(true) => return None,
+            // Another instance was faster: it owns the session now.
+            Ok(false) => route = forwarder.route(id).await,
+            Err(()) => route = backplane::Route::Unavailable,
+        }
+    }
+    match route {
+        backplane::Route::Here | backplane::Route::Gone(_) => None,
         backplane::Route::Owner(address) => {
             Some(forwarder.forward(&address, parts.method.clone(), &parts.headers, bytes).await)
         }
@@ -625,6 +638,61 @@ async fn forward_if_elsewhere(
             Some(backplane::unavailable("the shared session store is unavailable; retry later"))
         }
     }
+}
+
+/// What the transport records of a session for the instance that may take it over: whose it
+/// is, and its server session's own snapshot.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Recorded {
+    principal: Option<String>,
+    session: String,
+}
+
+/// Takes over session `id` from the instance `gone`, whose heartbeat lapsed: a session is
+/// opened here in the recorded state and recorded as this instance's. `Ok(false)` when another
+/// instance took it over first (or nothing is recorded to take over).
+async fn take_over(shared: &Arc<Shared>, forwarder: &backplane::Forwarder, id: &str, gone: &str) -> Result<bool, ()> {
+    let bp = &forwarder.backplane;
+    let ttl = shared.config.idle_timeout + bp.lease;
+    let state = match bp.registry.take_over(id, gone, &bp.instance, ttl).await {
+        Ok(Some(state)) => state,
+        Ok(None) => return Ok(false),
+        Err(e) => {
+            tracing::warn!(error = %e, session = id, "cannot take over a session");
+            return Err(());
+        }
+    };
+    let Ok(recorded) = serde_json::from_str::<Recorded>(&state) else {
+        tracing::warn!(session = id, "a session to take over has an unreadable record");
+        return Ok(false);
+    };
+    let slot = Arc::new(crate::auth::AuthSlot::default());
+    let service = shared.server.open(Opening::Restore(&recorded.session), recorded.principal.clone(), slot.clone());
+    let session = HttpSession::start(id.to_owned(), service, recorded.principal, slot, shared, true);
+    // The client may still hold requests of the lost instance (numbered from 0): ours start
+    // past any of those, and past those of an earlier takeover (ids stay below 2^53, which
+    // JavaScript clients read exactly).
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+    session.engine().peer().number_requests_from(i64::try_from(now.as_millis()).unwrap_or(0).saturating_mul(1000));
+    // As after `initialize`: the session takes part in announcements.
+    let initialized = crate::protocol::Notification { method: "notifications/initialized".into(), params: None };
+    session.engine().handle_message(Message::Notification(initialized)).await;
+    if let Ok(mut sessions) = shared.sessions.write() {
+        sessions.insert(id.to_owned(), session);
+    }
+    tracing::info!(session = id, from = gone, "took over a session whose instance is gone");
+    Ok(true)
+}
+
+/// The session's record for the shared registry: its principal and server-session snapshot.
+fn record_of(session: &HttpSession) -> Option<String> {
+    let snapshot = session.engine().service().snapshot()?;
+    serde_json::to_string(&Recorded { principal: session.principal().map(str::to_owned), session: snapshot }).ok()
+}
+
+/// Whether a request changes what the shared registry records of its session.
+fn changes_record(method: &str) -> bool {
+    matches!(method, "logging/setLevel" | "resources/subscribe" | "resources/unsubscribe")
 }
 
 /// Finds the session a request names, or says why it cannot be used.
@@ -830,16 +898,21 @@ async fn post_to_session(
             sessions.insert(session.id().to_owned(), session.clone());
         }
     }
+    let recorded = matches!((&shared.forwarder, &message),
+        (Some(_), Message::Request(r)) if created || changes_record(&r.method));
     let mut response = deliver(&session, message, Reply::Session(created.then(|| session.id().to_owned()))).await;
-    if created && response.status().is_success() {
-        if let Some(forwarder) = &shared.forwarder {
+    if let (true, Some(forwarder)) = (recorded && response.status().is_success(), &shared.forwarder) {
+        let bp = &forwarder.backplane;
+        let ttl = shared.config.idle_timeout + bp.lease;
+        let record = record_of(&session).unwrap_or_default();
+        if created {
             // Recorded before the client learns the id: its next request may land anywhere.
-            let bp = &forwarder.backplane;
-            let ttl = shared.config.idle_timeout + bp.lease;
-            if let Err(e) = bp.registry.claim(session.id(), &bp.instance, ttl).await {
+            if let Err(e) = bp.registry.claim(session.id(), &bp.instance, &record, ttl).await {
                 tracing::warn!(error = %e, "cannot record a new session in the shared session store");
                 response = backplane::unavailable("the shared session store is unavailable; retry later");
             }
+        } else if let Err(e) = bp.registry.save_state(session.id(), &record, ttl).await {
+            tracing::warn!(error = %e, session = session.id(), "cannot record a session's new state");
         }
     }
     if created && !response.status().is_success() {

@@ -271,6 +271,10 @@ impl Service for Tracked {
     fn closed(&self) {
         self.inner.closed();
     }
+
+    fn snapshot(&self) -> Option<String> {
+        self.inner.snapshot()
+    }
 }
 
 /// A handler's future that reports its request when it is dropped before completing: the engine
