@@ -85,6 +85,13 @@ impl Drop for RedisServer {
     }
 }
 
+/// The keys of the Redis at `url` matching `pattern` (`KEYS`: for tests, not for production).
+pub async fn keys(url: &str, pattern: &str) -> Vec<String> {
+    let client = redis::Client::open(url).expect("a Redis URL");
+    let mut connection = client.get_multiplexed_async_connection().await.expect("a connection to Redis");
+    redis::cmd("KEYS").arg(pattern).query_async(&mut connection).await.expect("KEYS")
+}
+
 /// A loopback HTTP proxy sending each request to the next of its backends in turn (not each
 /// connection: a client keeping one connection open still reaches every backend); a backend
 /// that refuses connections is skipped, as by a load balancer's health check. Stops when

@@ -15,6 +15,10 @@
 //! - The owner of a session killed (SIGKILL) while a call waits on its user: the call ends
 //!   with an error the client receives, and once the owner's heartbeat lapsed another instance
 //!   takes the session over from its state in Redis and serves it, elicitations included.
+//! - `GET` with `Last-Event-ID`, and `DELETE`, on an instance that does not hold the session.
+//! - Load: 300 sessions over three instances, each eliciting at once, every answer posted to a
+//!   random instance: every call gets its own answer, and once the sessions are deleted nothing
+//!   of them is left in Redis.
 //! - Redis stopped: a request landing on its session's owner is still served; one landing
 //!   elsewhere gets `503` at once; once Redis is back, forwarding works again.
 
@@ -29,6 +33,8 @@ use mcp_core::testing::ToolResultExt;
 use mcp_core::transport::http::{HttpConfig, SessionRegistry, StreamableHttp};
 use mcp_redis::Redis;
 use mcp_redis::testing::{RedisServer, RoundRobinProxy, free_port};
+use schemars::JsonSchema;
+use serde::Deserialize;
 use serde_json::json;
 use tests::interop::example_binary;
 use tests::stdio::within;
@@ -198,9 +204,18 @@ async fn add(a: i64, b: i64) -> i64 {
     a + b
 }
 
+/// Reports progress twice, half a second apart.
+#[tool]
+async fn steps(ctx: Context) -> String {
+    let _ = ctx.progress(1.0, Some(2.0), None).await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let _ = ctx.progress(2.0, Some(2.0), None).await;
+    "steps done".into()
+}
+
 /// An in-process instance on a loopback port, sharing sessions through `redis`.
 async fn in_process(redis: &Redis) -> (String, StreamableHttp, tokio::task::JoinHandle<()>) {
-    let server = Server::builder("t", "1").tools(tools![add]).build().unwrap();
+    let server = Server::builder("t", "1").tools(tools![add, steps]).build().unwrap();
     let listener = tokio::net::TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).await.unwrap();
     let url = format!("http://{}/mcp", listener.local_addr().unwrap());
     let backplane = redis.backplane(url.clone()).heartbeat(Duration::from_millis(100));
@@ -394,4 +409,195 @@ async fn when_the_owner_is_killed_its_call_fails_and_another_instance_takes_the_
     let created = within("create_project after the takeover", client.call_tool("create_project", ())).await.unwrap();
     assert_eq!(created.text(), "Created project 'after' with framework: none");
     within("closing", client.close()).await;
+}
+
+#[tokio::test]
+async fn a_stream_resumes_and_a_session_ends_through_another_instance() {
+    let redis_server = RedisServer::start();
+    let redis = Redis::connect(&redis_server.url()).unwrap();
+    let (a, _a_http, a_task) = in_process(&redis).await;
+    let (b, _b_http, b_task) = in_process(&redis).await;
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
+    let (status, session, _) = post(&a, None, init).await;
+    assert_eq!(status, 200);
+    let session = session.expect("a session id");
+    let http = reqwest::Client::new();
+    let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": {"name": "steps", "arguments": {}, "_meta": {"progressToken": "p"}}});
+    let mut response = within(
+        "the call",
+        http.post(&a)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2025-11-25")
+            .header("mcp-session-id", &session)
+            .body(call.to_string())
+            .send(),
+    )
+    .await
+    .unwrap();
+    // Read up to the first event's id, then drop the connection.
+    let mut seen = String::new();
+    let last = loop {
+        let chunk = within("the first event", response.chunk()).await.unwrap().expect("an event before the end");
+        seen.push_str(&String::from_utf8_lossy(&chunk));
+        let first_id = seen.lines().find(|l| l.starts_with("id: ")).filter(|_| seen.contains("\n\n"));
+        if let Some(line) = first_id {
+            break line.trim_start_matches("id: ").to_owned();
+        }
+    };
+    assert!(seen.contains(r#""progress":1"#), "{seen}");
+    drop(response);
+    let resumed = within(
+        "resuming on B",
+        http.get(&b)
+            .header("accept", "text/event-stream")
+            .header("mcp-protocol-version", "2025-11-25")
+            .header("mcp-session-id", &session)
+            .header("last-event-id", &last)
+            .send(),
+    )
+    .await
+    .unwrap();
+    assert_eq!(resumed.status(), 200);
+    let rest = within("the rest of the stream", resumed.text()).await.unwrap();
+    assert!(rest.contains(r#""progress":2"#) && rest.contains("steps done"), "{rest}");
+    assert!(!rest.contains(r#""progress":1"#), "what the client saw is not sent again: {rest}");
+
+    let ended = within(
+        "DELETE on B",
+        http.delete(&b).header("mcp-protocol-version", "2025-11-25").header("mcp-session-id", &session).send(),
+    )
+    .await
+    .unwrap();
+    assert_eq!(ended.status(), 200);
+    let (status, _, _) = post(&a, Some(&session), json!({"jsonrpc": "2.0", "id": 3, "method": "ping"})).await;
+    assert_eq!(status, 404, "the session ended on its owner");
+    let (status, _, _) = post(&b, Some(&session), json!({"jsonrpc": "2.0", "id": 4, "method": "ping"})).await;
+    assert_eq!(status, 404, "on every instance");
+    a_task.abort();
+    b_task.abort();
+}
+
+/// What `ask` asks for.
+#[derive(Debug, Deserialize, JsonSchema, Elicit)]
+struct Reply {
+    /// The reply.
+    text: String,
+}
+
+/// Asks the user for a reply and returns it.
+#[tool]
+async fn ask(ctx: Context) -> Result<String, String> {
+    match ctx.elicit::<Reply>("Your reply?").await {
+        Ok(Elicitation::Accept(reply)) => Ok(reply.text),
+        other => Err(format!("no reply: {other:?}")),
+    }
+}
+
+/// A small pseudo-random sequence (xorshift), seeded per test run.
+struct Dice(u64);
+
+impl Dice {
+    fn roll(&mut self, sides: usize) -> usize {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        usize::try_from(self.0 % sides as u64).unwrap_or(0)
+    }
+}
+
+/// One session's run: initialize, a call that elicits, the answer, the result, DELETE, each at
+/// the instance `at` picks.
+async fn one_session(urls: &[String], at: [usize; 4], n: usize) {
+    let http = reqwest::Client::new();
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {"elicitation": {"form": {}}},
+        "clientInfo": {"name": "load", "version": "1"}}});
+    let (status, session, body) = post(&urls[at[0]], None, init).await;
+    assert_eq!(status, 200, "{body}");
+    let session = session.expect("a session id");
+    let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "ask", "arguments": {}}});
+    let mut response = http
+        .post(&urls[at[1]])
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2025-11-25")
+        .header("mcp-session-id", &session)
+        .body(call.to_string())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    let mut text = String::new();
+    let mut answered = false;
+    loop {
+        let Some(chunk) = response.chunk().await.unwrap() else { break };
+        text.push_str(&String::from_utf8_lossy(&chunk));
+        if !answered && text.contains("elicitation/create") && text.contains("\n\n") {
+            let data = text.lines().find(|l| l.starts_with("data: ") && l.contains("elicitation/create")).unwrap();
+            let question: serde_json::Value = serde_json::from_str(data.trim_start_matches("data: ")).unwrap();
+            let answer = json!({"jsonrpc": "2.0", "id": question["id"],
+                "result": {"action": "accept", "content": {"text": format!("reply {n}")}}});
+            let (status, _, body) = post(&urls[at[2]], Some(&session), answer).await;
+            assert_eq!(status, 202, "{body}");
+            answered = true;
+        }
+    }
+    assert!(answered, "session {n} was never asked: {text}");
+    assert!(text.contains(&format!(r#""text":"reply {n}""#)), "session {n} got another answer: {text}");
+    let ended = http
+        .delete(&urls[at[3]])
+        .header("mcp-protocol-version", "2025-11-25")
+        .header("mcp-session-id", &session)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(ended.status(), 200);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn three_hundred_sessions_over_three_instances_each_get_their_own_answer() {
+    let redis_server = RedisServer::start();
+    let redis = Redis::connect(&redis_server.url()).unwrap();
+    let mut urls = Vec::new();
+    let mut tasks = Vec::new();
+    for _ in 0..3 {
+        let server = Server::builder("t", "1").enable_elicitation().tools(tools![ask]).build().unwrap();
+        let listener = tokio::net::TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).await.unwrap();
+        let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+        let http = server.streamable_http(HttpConfig::default().backplane(redis.backplane(url.clone())));
+        tasks.push(tokio::spawn(async move {
+            let _ = http.serve(listener, std::future::pending()).await;
+        }));
+        urls.push(url);
+    }
+    let urls = std::sync::Arc::new(urls);
+    let seed = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos() as u64 | 1;
+    let mut dice = Dice(seed);
+    let sessions: Vec<_> = (0..300)
+        .map(|n| {
+            let at = [dice.roll(3), dice.roll(3), dice.roll(3), dice.roll(3)];
+            let urls = urls.clone();
+            tokio::spawn(async move { one_session(&urls, at, n).await })
+        })
+        .collect();
+    let all = futures_util::future::join_all(sessions);
+    for outcome in tokio::time::timeout(Duration::from_secs(60), all).await.expect("300 sessions within 60 s") {
+        outcome.unwrap_or_else(|e| panic!("a session failed (seed {seed}): {e}"));
+    }
+    // Releasing a deleted session's records runs in the background: give it a moment.
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let left = mcp_redis::testing::keys(&redis_server.url(), "mcp:s*").await;
+        if left.is_empty() {
+            break;
+        }
+        assert!(Instant::now() < deadline, "left in Redis after every session was deleted: {left:?}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    for task in tasks {
+        task.abort();
+    }
 }
