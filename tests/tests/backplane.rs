@@ -16,6 +16,8 @@
 //!   with an error the client receives, and once the owner's heartbeat lapsed another instance
 //!   takes the session over from its state in Redis and serves it, elicitations included.
 //! - `GET` with `Last-Event-ID`, and `DELETE`, on an instance that does not hold the session.
+//! - The pinned TypeScript and Python SDK clients run their Streamable HTTP checks through the
+//!   proxy, in front of three `elicitation` and three `quickstart` instances.
 //! - Load: 300 sessions over three instances, each eliciting at once, every answer posted to a
 //!   random instance: every call gets its own answer, and once the sessions are deleted nothing
 //!   of them is left in Redis.
@@ -36,7 +38,7 @@ use mcp_redis::testing::{RedisServer, RoundRobinProxy, free_port};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
-use tests::interop::example_binary;
+use tests::interop::{example_binary, interop_dir, require_node_package, require_python_package, run_with_deadline};
 use tests::stdio::within;
 
 /// An example process serving Streamable HTTP, killed when dropped.
@@ -600,4 +602,41 @@ async fn three_hundred_sessions_over_three_instances_each_get_their_own_answer()
     for task in tasks {
         task.abort();
     }
+}
+
+/// Three instances each of `elicitation` and `quickstart` on one Redis, each trio behind a
+/// round-robin proxy, and runs `script` (one of the interop clients) against the two proxies.
+async fn interop_through_proxies(program: std::path::PathBuf, script: &'static [&'static str], passed: &str) {
+    let redis = RedisServer::start();
+    let elicitation: Vec<Instance> = (0..3).map(|_| Instance::start("elicitation", Some(&redis.url()))).collect();
+    let quickstart: Vec<Instance> = (0..3).map(|_| Instance::start("quickstart", Some(&redis.url()))).collect();
+    let front = RoundRobinProxy::start(elicitation.iter().map(|i| i.base.clone()).collect()).await;
+    let back = RoundRobinProxy::start(quickstart.iter().map(|i| i.base.clone()).collect()).await;
+    let urls = [format!("{}/mcp", front.url()), format!("{}/mcp", back.url())];
+    let output = tokio::task::spawn_blocking(move || {
+        run_with_deadline(
+            Command::new(program).args(script).args(urls).current_dir(interop_dir()),
+            Duration::from_secs(180),
+        )
+    })
+    .await
+    .unwrap();
+    print!("{}", output.stdout);
+    assert!(output.success() && output.stdout.contains(passed), "{}", output.describe());
+    let served = front.served();
+    assert!((0..3).all(|i| served.contains(&i)), "the requests were not spread: {served:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_typescript_client_runs_its_http_checks_across_three_instances() {
+    println!("node {}", require_node_package("@modelcontextprotocol/sdk"));
+    interop_through_proxies("node".into(), &["http_client.mjs"], "all checks passed").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_python_client_runs_its_http_checks_across_three_instances() {
+    let (python, version) = require_python_package("mcp");
+    println!("{version}");
+    let script: &[&str] = &["http_client.py", "--mode", "both"];
+    interop_through_proxies(python, script, "all checks passed (legacy, auto, 2026-07-28)").await;
 }
