@@ -11,7 +11,8 @@
 //!   (the answer is lost), which shows the proxy really spreads the session.
 //! - A URL-mode flow asked on one instance is completed by its page on another: the owner's
 //!   session gets the completion notification.
-//! - A resource updated on one instance reaches a subscriber whose session is on another.
+//! - A resource updated on one instance reaches a subscriber whose session is on another, and a
+//!   2026-era `subscriptions/listen` stream there.
 //! - The owner of a session killed (SIGKILL) while a call waits on its user: the call ends
 //!   with an error the client receives, and once the owner's heartbeat lapsed another instance
 //!   takes the session over from its state in Redis and serves it, elicitations included.
@@ -28,9 +29,10 @@ use std::net::Ipv4Addr;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use mcp_core::client::{Client, ElicitationModes, ServerNotification, elicitation_fn};
+use mcp_core::client::{Client, ElicitationModes, ProtocolEra, ServerNotification, elicitation_fn};
 use mcp_core::prelude::*;
 use mcp_core::protocol::ElicitResult;
+use mcp_core::protocol::SubscriptionFilter;
 use mcp_core::testing::ToolResultExt;
 use mcp_core::transport::http::{HttpConfig, SessionRegistry, StreamableHttp};
 use mcp_redis::Redis;
@@ -353,6 +355,26 @@ async fn a_resource_updated_on_one_instance_reaches_a_subscriber_on_another() {
         |n| matches!(n, ServerNotification::ResourceUpdated { uri } if uri == "notes://shared"),
     )
     .await;
+    // A 2026-era subscription (`subscriptions/listen`) on A hears it too.
+    let listener = within(
+        "a 2026-era client on A",
+        Client::builder("t", "1").protocol_era(ProtocolEra::Stateless).connect_http(&format!("{}/mcp", a.base)),
+    )
+    .await
+    .unwrap();
+    let filter =
+        SubscriptionFilter { resource_subscriptions: Some(vec!["notes://later".into()]), ..Default::default() };
+    let mut heard = listener.notifications();
+    let subscription = within("the acknowledgement", listener.listen(filter)).await.unwrap();
+    within("write_note", writer.call_tool("write_note", json!({"name": "later", "text": "hi"}))).await.unwrap();
+    expect_notification(
+        &mut heard,
+        "the update from B on a listen stream on A",
+        |n| matches!(n, ServerNotification::ResourceUpdated { uri } if uri == "notes://later"),
+    )
+    .await;
+    subscription.end().await;
+    within("closing", listener.close()).await;
     within("closing", subscriber.close()).await;
     within("closing", writer.close()).await;
 }

@@ -972,6 +972,7 @@ fn make_room(shared: &Arc<Shared>, principal: Option<&str>) -> Result<(), Respon
     };
     for session in evicted {
         tracing::debug!(session = session.id(), "closed the session idle the longest to make room");
+        release(shared, session.id());
         tokio::spawn(async move { session.close().await });
     }
     Ok(())
