@@ -22,6 +22,8 @@
 //! - Load: 300 sessions over three instances, each eliciting at once, every answer posted to a
 //!   random instance: every call gets its own answer, and once the sessions are deleted nothing
 //!   of them is left in Redis.
+//! - Cost: a request landing on its session's owner asks the registry nothing; one landing
+//!   elsewhere asks it once (who owns the session), and opening a session records it once.
 //! - Redis stopped: a request landing on its session's owner is still served; one landing
 //!   elsewhere gets `503` at once; once Redis is back, forwarding works again.
 
@@ -661,4 +663,123 @@ async fn the_python_client_runs_its_http_checks_across_three_instances() {
     println!("{version}");
     let script: &[&str] = &["http_client.py", "--mode", "both"];
     interop_through_proxies(python, script, "all checks passed (legacy, auto, 2026-07-28)").await;
+}
+
+/// A registry counting the calls made of it, passing them on to Redis.
+struct Counting {
+    inner: mcp_redis::RedisSessions,
+    claims: std::sync::atomic::AtomicUsize,
+    lookups: std::sync::atomic::AtomicUsize,
+    saves: std::sync::atomic::AtomicUsize,
+}
+
+impl SessionRegistry for Counting {
+    fn heartbeat<'a>(
+        &'a self,
+        instance: &'a str,
+        address: &'a str,
+        lease: Duration,
+        active: &'a [String],
+        session_ttl: Duration,
+    ) -> mcp_core::engine::BoxFuture<'a, Result<(), mcp_core::transport::http::BackplaneError>> {
+        self.inner.heartbeat(instance, address, lease, active, session_ttl)
+    }
+
+    fn claim<'a>(
+        &'a self,
+        session: &'a str,
+        instance: &'a str,
+        state: &'a str,
+        session_ttl: Duration,
+    ) -> mcp_core::engine::BoxFuture<'a, Result<(), mcp_core::transport::http::BackplaneError>> {
+        self.claims.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        self.inner.claim(session, instance, state, session_ttl)
+    }
+
+    fn save_state<'a>(
+        &'a self,
+        session: &'a str,
+        state: &'a str,
+        session_ttl: Duration,
+    ) -> mcp_core::engine::BoxFuture<'a, Result<(), mcp_core::transport::http::BackplaneError>> {
+        self.saves.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        self.inner.save_state(session, state, session_ttl)
+    }
+
+    fn take_over<'a>(
+        &'a self,
+        session: &'a str,
+        gone: &'a str,
+        instance: &'a str,
+        session_ttl: Duration,
+    ) -> mcp_core::engine::BoxFuture<'a, Result<Option<String>, mcp_core::transport::http::BackplaneError>> {
+        self.inner.take_over(session, gone, instance, session_ttl)
+    }
+
+    fn owner<'a>(
+        &'a self,
+        session: &'a str,
+    ) -> mcp_core::engine::BoxFuture<
+        'a,
+        Result<Option<mcp_core::transport::http::Owner>, mcp_core::transport::http::BackplaneError>,
+    > {
+        self.lookups.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        self.inner.owner(session)
+    }
+
+    fn release<'a>(
+        &'a self,
+        session: &'a str,
+        instance: &'a str,
+    ) -> mcp_core::engine::BoxFuture<'a, Result<(), mcp_core::transport::http::BackplaneError>> {
+        self.inner.release(session, instance)
+    }
+}
+
+#[tokio::test]
+async fn a_request_on_its_owner_asks_the_registry_nothing_and_a_forwarded_one_asks_once() {
+    use std::sync::atomic::Ordering::Relaxed;
+    let redis_server = RedisServer::start();
+    let redis = Redis::connect(&redis_server.url()).unwrap();
+    let registry = std::sync::Arc::new(Counting {
+        inner: redis.sessions(),
+        claims: Default::default(),
+        lookups: Default::default(),
+        saves: Default::default(),
+    });
+    let mut urls = Vec::new();
+    let mut tasks = Vec::new();
+    for _ in 0..2 {
+        let server = Server::builder("t", "1").tools(tools![add]).build().unwrap();
+        let listener = tokio::net::TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).await.unwrap();
+        let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+        let backplane = mcp_core::transport::http::Backplane::new(registry.clone(), url.clone());
+        let http = server.streamable_http(HttpConfig::default().backplane(backplane));
+        tasks.push(tokio::spawn(async move {
+            let _ = http.serve(listener, std::future::pending()).await;
+        }));
+        urls.push(url);
+    }
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
+    let (status, session, _) = post(&urls[0], None, init).await;
+    assert_eq!(status, 200);
+    let session = session.unwrap();
+    assert_eq!((registry.claims.load(Relaxed), registry.lookups.load(Relaxed)), (1, 0), "initialize records once");
+    for id in 2..12 {
+        let call = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "add", "arguments": {"a": 1, "b": 1}}});
+        let (status, _, body) = post(&urls[0], Some(&session), call).await;
+        assert_eq!(status, 200, "{body}");
+    }
+    assert_eq!(registry.lookups.load(Relaxed), 0, "requests on the owner never ask the registry");
+    for id in 12..22 {
+        let call = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "add", "arguments": {"a": 1, "b": 1}}});
+        let (status, _, body) = post(&urls[1], Some(&session), call).await;
+        assert_eq!(status, 200, "{body}");
+    }
+    assert_eq!(registry.lookups.load(Relaxed), 10, "each forwarded request asks once who owns the session");
+    assert_eq!((registry.claims.load(Relaxed), registry.saves.load(Relaxed)), (1, 0));
+    for task in tasks {
+        task.abort();
+    }
 }
