@@ -40,6 +40,10 @@ commands:
   stdio-elicit [--calls N] -- <server command…>
   http-echo [--sessions N] [--calls N] <http://127.0.0.1:PORT/mcp>
   http-auth [--rounds N] [--sessions N] [--calls N]   (ours, JWT-protected against unprotected)
+  http-backplane [--rounds N] [--sessions N] [--calls N]
+                            (ours: one instance alone, the same on a Redis backplane with the
+                            calls landing on the session's owner, and forwarded by another
+                            instance; needs redis-server)
   http-idle [--sessions N] <server program>          (started with `--http 0`)
   http-pending [--sessions N] [--per-session K] [--hold yes] <server program>
   build-cost [--server ours|rmcp]
@@ -83,8 +87,13 @@ fn server_program(name: &str) -> String {
 /// Builds each server with its own cargo invocation, so no server's dependency features leak
 /// into another's.
 fn build_servers() -> Result<(), String> {
+    build_these(&SERVERS)
+}
+
+/// Builds the benchmark servers named.
+fn build_these(servers: &[&str]) -> Result<(), String> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    for server in SERVERS {
+    for &server in servers {
         eprintln!("building the {server} server…");
         let status = Command::new(&cargo)
             .args(["build", "--release", "--quiet", "-p", &format!("bench-server-{server}")])
@@ -231,6 +240,11 @@ fn run(command: &str, args: &Args) -> Result<(), String> {
             );
             Ok(())
         }
+        "http-backplane" => backplane(
+            args.number("rounds", 3)?,
+            args.number("sessions", HTTP_SESSIONS)?,
+            args.number("calls", HTTP_ECHO_CALLS)?,
+        ),
         "http-echo" => {
             let addr = loopback(args.rest.first().ok_or("missing the URL")?)?;
             let sessions = args.number("sessions", HTTP_SESSIONS)?;
@@ -580,5 +594,114 @@ fn all(rounds: usize, build_rounds: usize) -> Result<(), String> {
     let out = release_dir().join("bench-results.md");
     let _ = std::fs::write(&out, format!("{report}\nEvery run:\n\n{}\n", raw.join("\n")));
     eprintln!("(also written to {}, with every run's figures)", out.display());
+    Ok(())
+}
+
+/// A `redis-server` of the benchmark's own on a free loopback port, persisting nothing.
+struct RedisServer {
+    child: std::process::Child,
+    port: u16,
+}
+
+impl RedisServer {
+    fn start() -> Result<Self, String> {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .map_err(|e| format!("no free port: {e}"))?
+            .port();
+        let child = Command::new("redis-server")
+            .args(["--port", &port.to_string(), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"])
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .map_err(|e| {
+                format!("cannot start redis-server ({e}); install it (Debian: apt-get install redis-server)")
+            })?;
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            if std::time::Instant::now() > deadline {
+                return Err("redis-server did not start".into());
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        Ok(RedisServer { child, port })
+    }
+
+    /// How many commands Redis has processed so far (`INFO stats`).
+    fn commands(&self) -> Result<u64, String> {
+        use std::io::{Read, Write};
+        let mut stream = std::net::TcpStream::connect(("127.0.0.1", self.port)).map_err(|e| e.to_string())?;
+        stream.write_all(b"INFO stats\r\nQUIT\r\n").map_err(|e| e.to_string())?;
+        let mut text = String::new();
+        stream.read_to_string(&mut text).map_err(|e| e.to_string())?;
+        text.lines()
+            .find_map(|l| l.strip_prefix("total_commands_processed:"))
+            .and_then(|n| n.trim().parse().ok())
+            .ok_or_else(|| "no total_commands_processed in INFO".into())
+    }
+}
+
+impl Drop for RedisServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The HTTP echo of one instance alone, of the same on a Redis backplane with every call
+/// landing on its session's owner, and with every call landing on another instance that
+/// forwards it: throughputs, median latencies and Redis commands per call, in one run.
+fn backplane(rounds: usize, sessions: usize, calls: usize) -> Result<(), String> {
+    build_these(&["ours"])?;
+    let program = server_program("ours");
+    let redis = RedisServer::start()?;
+    let url = format!("redis://127.0.0.1:{}/", redis.port);
+    let rt = runtime();
+    let kinds = ["alone", "owner", "forwarded"];
+    let mut rates: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
+    let mut p50s: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
+    let mut per_call: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
+    for round in 0..rounds {
+        for kind in kinds {
+            let shared = vec![program.clone(), "--redis".into(), url.clone()];
+            let (a, b) = if kind == "alone" {
+                (HttpServer::start(&program)?, None)
+            } else {
+                (HttpServer::start_command(&shared)?, Some(HttpServer::start_command(&shared)?))
+            };
+            // Both instances have announced themselves (their first heartbeat).
+            std::thread::sleep(Duration::from_millis(300));
+            let calls_to = if kind == "forwarded" { b.as_ref().map(|b| b.addr) } else { None };
+            let before = redis.commands()?;
+            let mut load =
+                rt.block_on(scenario::http_echo_via(a.addr, calls_to, None, sessions, calls, 10, RUN_LIMIT))?;
+            let commands = redis.commands()?.saturating_sub(before);
+            let p50 = load.latency_us(0.5);
+            // Sessions opened, warm-up calls and heartbeats are counted too: an upper bound.
+            let measured = (load.completed + sessions * 10) as f64;
+            eprintln!(
+                "round {}: {kind}: {:.0} calls/s, p50 {p50:.1} µs, {commands} Redis commands",
+                round + 1,
+                load.rate()
+            );
+            rates.entry(kind).or_default().push(load.rate());
+            p50s.entry(kind).or_default().push(p50);
+            per_call.entry(kind).or_default().push(commands as f64 / measured);
+        }
+    }
+    let m = |map: &BTreeMap<&str, Vec<f64>>, kind: &str| median(map.get(kind).map_or(&[][..], Vec::as_slice));
+    println!("| HTTP echo, {sessions} sessions, median of {rounds} | calls/s | p50 µs | Redis commands per call |");
+    println!("|---|---|---|---|");
+    for kind in kinds {
+        println!(
+            "| {kind} | {:.0} | {:.1} | {:.3} |",
+            m(&rates, kind),
+            m(&p50s, kind),
+            if kind == "alone" { 0.0 } else { m(&per_call, kind) }
+        );
+    }
+    let owner_ratio = m(&rates, "owner") / m(&rates, "alone");
+    let forwarded_ratio = m(&p50s, "forwarded") / m(&p50s, "owner");
+    println!("backplane, calls on the owner: {owner_ratio:.2}x the throughput alone (target >= 0.8)");
+    println!("forwarded p50: {forwarded_ratio:.2}x the p50 on the owner (target <= 2)");
     Ok(())
 }

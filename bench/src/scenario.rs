@@ -38,6 +38,20 @@ pub async fn http_echo_as(
     warmup: usize,
     limit: Duration,
 ) -> Result<Load, String> {
+    http_echo_via(addr, None, token, sessions, calls, warmup, limit).await
+}
+
+/// [`http_echo`] with the sessions opened at `addr` and, when `calls_to` is given, every call
+/// (warm-up included) sent to that other instance of a shared deployment, which forwards it.
+pub async fn http_echo_via(
+    addr: SocketAddr,
+    calls_to: Option<SocketAddr>,
+    token: Option<String>,
+    sessions: usize,
+    calls: usize,
+    warmup: usize,
+    limit: Duration,
+) -> Result<Load, String> {
     let barrier = Arc::new(Barrier::new(sessions + 1));
     let counter = Arc::new(AtomicUsize::new(0));
     let mut tasks = Vec::new();
@@ -47,8 +61,12 @@ pub async fn http_echo_as(
         tasks.push(tokio::spawn(async move {
             let ready = async {
                 let mut conn = Conn::connect(addr).await?;
-                conn.authorization = authorization;
+                conn.authorization = authorization.clone();
                 let session = conn.open_session().await?;
+                if let Some(other) = calls_to {
+                    conn = Conn::connect(other).await?;
+                    conn.authorization = authorization;
+                }
                 let mut frame = String::new();
                 for i in 0..warmup {
                     frame.clear();

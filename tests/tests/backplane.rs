@@ -23,7 +23,8 @@
 //!   random instance: every call gets its own answer, and once the sessions are deleted nothing
 //!   of them is left in Redis.
 //! - Cost: a request landing on its session's owner asks the registry nothing; one landing
-//!   elsewhere asks it once (who owns the session), and opening a session records it once.
+//!   elsewhere asks it who owns the session, unless it asked within the last heartbeat; opening
+//!   a session records it once.
 //! - Redis stopped: a request landing on its session's owner is still served; one landing
 //!   elsewhere gets `503` at once; once Redis is back, forwarding works again.
 
@@ -253,6 +254,9 @@ async fn with_redis_down_the_owner_serves_and_the_others_refuse_at_once() {
     let (status, _, body) = post(&a, Some(&session), call(3)).await;
     assert_eq!(status, 200, "the owner needs no Redis: {body}");
     assert!(body.contains(r#""text":"5""#), "{body}");
+    // Once B no longer remembers the owner (a heartbeat, 100 ms here), it needs Redis to
+    // find it.
+    tokio::time::sleep(Duration::from_millis(300)).await;
     let started = Instant::now();
     let (status, _, body) = post(&b, Some(&session), call(4)).await;
     assert_eq!(status, 503, "{body}");
@@ -737,7 +741,7 @@ impl SessionRegistry for Counting {
 }
 
 #[tokio::test]
-async fn a_request_on_its_owner_asks_the_registry_nothing_and_a_forwarded_one_asks_once() {
+async fn a_request_on_its_owner_asks_the_registry_nothing_and_forwarded_ones_remember_the_owner() {
     use std::sync::atomic::Ordering::Relaxed;
     let redis_server = RedisServer::start();
     let redis = Redis::connect(&redis_server.url()).unwrap();
@@ -777,7 +781,11 @@ async fn a_request_on_its_owner_asks_the_registry_nothing_and_a_forwarded_one_as
         let (status, _, body) = post(&urls[1], Some(&session), call).await;
         assert_eq!(status, 200, "{body}");
     }
-    assert_eq!(registry.lookups.load(Relaxed), 10, "each forwarded request asks once who owns the session");
+    let lookups = registry.lookups.load(Relaxed);
+    assert!(
+        (1..=2).contains(&lookups),
+        "the first forwarded request asks who owns the session, the next ones (within a heartbeat) remember it: {lookups}"
+    );
     assert_eq!((registry.claims.load(Relaxed), registry.saves.load(Relaxed)), (1, 0));
     for task in tasks {
         task.abort();

@@ -104,10 +104,14 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             } else {
                 println!("{}", address.port());
             }
+            if let Some(url) = args.iter().position(|a| a == "--redis").and_then(|i| args.get(i + 1)) {
+                let redis = mcp_redis::Redis::connect(url)?;
+                config = config.backplane(redis.backplane(format!("http://{address}/mcp")));
+            }
             server.streamable_http(config).serve(listener, std::future::pending()).await?;
         }
         None if args.is_empty() => server.serve_stdio().await?,
-        None => return Err("usage: ours-server [--http PORT [--jwt]]".into()),
+        None => return Err("usage: ours-server [--http PORT [--jwt] [--redis URL]]".into()),
     }
     Ok(())
 }

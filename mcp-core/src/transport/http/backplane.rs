@@ -204,7 +204,19 @@ type Client = hyper_util::client::legacy::Client<hyper_util::client::legacy::con
 pub(crate) struct Forwarder {
     pub(crate) backplane: Backplane,
     client: Client,
+    /// Owners looked up lately, with when: a session's requests come in runs, and its owner
+    /// changes only when the owner is gone (which a failed connection reveals).
+    owners: std::sync::Mutex<Owners>,
 }
+
+/// Sessions' owners' addresses, and when each was looked up.
+type Owners = std::collections::HashMap<Box<str>, (Arc<str>, std::time::Instant)>;
+
+/// How many owners [`Forwarder`] remembers at most (then it forgets them all).
+const OWNER_CACHE: usize = 10_000;
+
+/// The owner could not be reached at all (nothing was sent): ask the registry again.
+pub(crate) struct Unreachable;
 
 /// Where a request for a session that is not local goes.
 pub(crate) enum Route {
@@ -225,13 +237,33 @@ impl Forwarder {
         let client = hyper_util::client::legacy::Client::builder(hyper_util::rt::TokioExecutor::new())
             .pool_idle_timeout(Duration::from_secs(30))
             .build(connector);
-        Forwarder { backplane, client }
+        Forwarder { backplane, client, owners: std::sync::Mutex::default() }
+    }
+
+    /// The owner of `session` as looked up within the last heartbeat, if it was.
+    pub(crate) fn cached(&self, session: &str) -> Option<Arc<str>> {
+        let owners = self.owners.lock().ok()?;
+        let (address, when) = owners.get(session)?;
+        (when.elapsed() < self.backplane.heartbeat).then(|| address.clone())
+    }
+
+    /// Forgets the owner of `session` (it could not be reached).
+    pub(crate) fn forget(&self, session: &str) {
+        if let Ok(mut owners) = self.owners.lock() {
+            owners.remove(session);
+        }
     }
 
     /// Where a request for `session`, which this instance does not hold, is served.
     pub(crate) async fn route(&self, session: &str) -> Route {
         match self.backplane.registry.owner(session).await {
             Ok(Some(Owner { instance, address: Some(address) })) if *instance != *self.backplane.instance => {
+                if let Ok(mut owners) = self.owners.lock() {
+                    if owners.len() >= OWNER_CACHE {
+                        owners.clear();
+                    }
+                    owners.insert(session.into(), (address.as_str().into(), std::time::Instant::now()));
+                }
                 Route::Owner(address)
             }
             Ok(Some(Owner { address: None, instance })) if *instance != *self.backplane.instance => {
@@ -246,20 +278,20 @@ impl Forwarder {
         }
     }
 
-    /// Forwards a request to the owner at `address` and streams its answer back. `503` when the
-    /// owner cannot be reached.
+    /// Forwards a request to the owner at `address` and streams its answer back; `503` when the
+    /// exchange failed midway, [`Unreachable`] when no connection could be made.
     pub(crate) async fn forward(
         &self,
         address: &str,
         method: Method,
         headers: &HeaderMap,
         body: axum::body::Bytes,
-    ) -> Response {
+    ) -> Result<Response, Unreachable> {
         let uri: Uri = match address.parse() {
             Ok(uri) => uri,
             Err(_) => {
                 tracing::warn!(address, "a session's owner has an unusable address");
-                return unavailable("the session's owner has an unusable address");
+                return Ok(unavailable("the session's owner has an unusable address"));
             }
         };
         let request_id = if method == Method::POST { super::request_id(&body) } else { None };
@@ -289,11 +321,15 @@ impl Forwarder {
                     Some(id) if is_sse => answer_if_cut(Body::new(body), id),
                     _ => Body::new(body),
                 };
-                Response::from_parts(parts, body)
+                Ok(Response::from_parts(parts, body))
+            }
+            Err(e) if e.is_connect() => {
+                tracing::debug!(error = %e, address, "cannot connect to the owner of a session");
+                Err(Unreachable)
             }
             Err(e) => {
-                tracing::warn!(error = %e, address, "cannot reach the owner of a session");
-                unavailable("the session's owner cannot be reached; retry later")
+                tracing::warn!(error = %e, address, "the owner of a session failed to answer");
+                Ok(unavailable("the session's owner did not answer; retry later"))
             }
         }
     }

@@ -619,6 +619,13 @@ async fn forward_if_elsewhere(
     if parts.headers.contains_key(FORWARDED_HEADER) || shared.sessions.read().ok()?.contains_key(id) {
         return None;
     }
+    if let Some(address) = forwarder.cached(id) {
+        match forwarder.forward(&address, parts.method.clone(), &parts.headers, bytes.clone()).await {
+            Ok(response) => return Some(response),
+            // Gone since: ask the registry.
+            Err(backplane::Unreachable) => forwarder.forget(id),
+        }
+    }
     let mut route = forwarder.route(id).await;
     if let backplane::Route::Gone(gone) = &route {
         match take_over(shared, forwarder, id, gone).await {
@@ -632,7 +639,12 @@ async fn forward_if_elsewhere(
     match route {
         backplane::Route::Here | backplane::Route::Gone(_) => None,
         backplane::Route::Owner(address) => {
-            Some(forwarder.forward(&address, parts.method.clone(), &parts.headers, bytes).await)
+            let forwarded = forwarder.forward(&address, parts.method.clone(), &parts.headers, bytes).await;
+            Some(forwarded.unwrap_or_else(|backplane::Unreachable| {
+                forwarder.forget(id);
+                tracing::warn!(address, "cannot reach the owner of a session");
+                backplane::unavailable("the session's owner cannot be reached; retry later")
+            }))
         }
         backplane::Route::Unavailable => {
             Some(backplane::unavailable("the shared session store is unavailable; retry later"))
