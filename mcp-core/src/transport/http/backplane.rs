@@ -1,25 +1,5 @@
-//! Shared deployments: several instances of one server behind any load balancer, each able to
-//! serve any session.
-//!
-//! The instance whose endpoint received a session's `initialize` owns the session: it holds the
-//! session's engine, its pending requests to the client and its SSE streams. It records that in
-//! a [`SessionRegistry`], where every instance also announces itself (its endpoint address)
-//! with a heartbeat. A request that lands on another instance is forwarded there in one HTTP
-//! hop, and the owner's answer (a JSON response, or an SSE stream carrying progress, logs,
-//! elicitation requests and the result) streams back through the instance the client reached.
-//! So an elicitation asked on one instance can be answered by a POST to any other, `GET`
-//! streams, `DELETE` and `Last-Event-ID` resumption work anywhere, and nothing in front of the
-//! instances needs to be sticky.
-//!
-//! A request that lands on its session's owner costs nothing more than with a single process:
-//! the session is found in the instance's own table, and the registry is not asked. Only the
-//! `initialize` that opens a session (to record its owner) and a request for a session that is
-//! not local (to find its owner) need the registry; when it cannot answer, those requests get
-//! `503` at once, while requests landing on their owner go on being served.
-//!
-//! Each part is a trait, so a deployment can keep it where it likes; the `mcp-redis` crate
-//! implements them on Redis. Without [`HttpConfig::backplane`](super::HttpConfig::backplane) a
-//! server keeps everything in its own process, as before.
+//! Shared deployments: the backplane's traits, and the forwarding of requests to the instance
+//! owning their session (see [`Backplane`]).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -125,7 +105,31 @@ pub trait MessageBus: Send + Sync + 'static {
     fn subscribe(&self, channel: String, deliver: Box<dyn Fn(String) + Send + Sync>, stop: CancellationToken);
 }
 
-/// How a server takes part in a shared deployment (see the [module documentation](self)).
+/// How a server takes part in a shared deployment: several instances of one server behind any
+/// load balancer, each able to serve any session.
+///
+/// The instance whose endpoint received a session's `initialize` owns the session: it holds the
+/// session's engine, its pending requests to the client and its SSE streams. It records that in
+/// a [`SessionRegistry`], where every instance also announces itself (its endpoint address)
+/// with a heartbeat. A request that lands on another instance is forwarded there in one HTTP
+/// hop, and the owner's answer (a JSON response, or an SSE stream carrying progress, logs,
+/// elicitation requests and the result) streams back through the instance the client reached.
+/// So an elicitation asked on one instance can be answered by a POST to any other, `GET`
+/// streams, `DELETE` and `Last-Event-ID` resumption work anywhere, and nothing in front of the
+/// instances needs to be sticky.
+///
+/// A request that lands on its session's owner costs nothing more than with a single process:
+/// the session is found in the instance's own table, and the registry is not asked. Only the
+/// `initialize` that opens a session (to record its owner) and a request for a session that is
+/// not local (to find its owner, which the instance then remembers for a heartbeat) need the
+/// registry; when it cannot answer, those requests get `503` at once, while requests landing
+/// on their owner go on being served. When an owner's heartbeat lapses, the next request for
+/// one of its sessions takes the session over (see [`SessionRegistry::take_over`]); until then
+/// (three heartbeats at most), requests for its sessions on other instances get `503`.
+///
+/// Each part is a trait, so a deployment can keep it where it likes; the `mcp-redis` crate
+/// implements them on Redis. Without [`HttpConfig::backplane`](super::HttpConfig::backplane) a
+/// server keeps everything in its own process, as before.
 #[derive(Clone)]
 pub struct Backplane {
     pub(crate) registry: Arc<dyn SessionRegistry>,
