@@ -33,10 +33,11 @@
 //! 6. [`prompt`](mod@prompt): prompt definitions and their arguments.
 //! 7. [`resource`](mod@resource): resources, URI templates, their contents.
 //! 8. [`multi_round`]: multi round-trip requests (2026-07-28): answers carried in the retry, sealed `requestState`.
-//! 9. [`transport`]: stdio lines and the Streamable HTTP server side, serving sessions it opens through a trait.
-//! 10. [`server`]: builder, routing, sessions of both eras, URL flows; runs on the transports.
-//! 11. [`client`]: client, handlers of server requests, its transports (stdio, Streamable HTTP).
-//! 12. [`testing`]: a client connected to a server in process, with scripted answers.
+//! 9. [`task`]: tasks (the 2026-07-28 tasks extension): the task store, and a task's run.
+//! 10. [`transport`]: stdio lines and the Streamable HTTP server side, serving sessions it opens through a trait.
+//! 11. [`server`]: builder, routing, sessions of both eras, URL flows, tasks; runs on the transports.
+//! 12. [`client`]: client, handlers of server requests, its transports (stdio, Streamable HTTP).
+//! 13. [`testing`]: a client connected to a server in process, with scripted answers.
 
 pub mod protocol;
 
@@ -53,6 +54,8 @@ pub mod prompt;
 pub mod resource;
 
 pub mod multi_round;
+
+pub mod task;
 
 pub mod transport;
 
@@ -119,7 +122,7 @@ pub mod __private_v0_1 {
         SchemaError, form_schema_for,
     };
     pub use crate::prompt::{IntoPromptResult, PromptArg, PromptCall, PromptDef, PromptFn};
-    pub use crate::protocol::{ErrorObject, JsonObject, PromptArgument, ToolAnnotations};
+    pub use crate::protocol::{ErrorObject, JsonObject, PromptArgument, TaskSupport, ToolAnnotations};
     pub use crate::resource::{
         IntoResourceContents, ResourceCall, ResourceDef, ResourceFn, ResourceInjected, ResourceVariable,
     };

@@ -32,6 +32,7 @@ async fn with_tools(ctx: Context) -> String {
         input_schema: json!({"type": "object"}).as_object().unwrap().clone(),
         output_schema: None,
         annotations: None,
+        execution: None,
         icons: None,
         meta: None,
     };

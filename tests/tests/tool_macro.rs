@@ -443,3 +443,27 @@ fn the_scopes_option_sets_the_scopes_a_call_needs() {
     assert_eq!(tools[0].required_scopes(), ["notes:write", "audit"]);
     assert!(tools[1].required_scopes().is_empty(), "a tool without the option needs no scope");
 }
+
+/// Runs for a while, as a task when the client supports tasks.
+#[tool(task = "optional")]
+async fn long_build() -> &'static str {
+    "built"
+}
+
+/// Runs only as a task.
+#[tool(task = "required")]
+async fn long_deploy() -> &'static str {
+    "deployed"
+}
+
+#[test]
+fn the_task_option_sets_whether_the_tool_runs_as_a_task() {
+    use mcp_core::protocol::TaskSupport;
+    let tools = tools![long_build, long_deploy, add];
+    assert_eq!(tools[0].task_mode(), TaskSupport::Optional);
+    assert_eq!(tools[1].task_mode(), TaskSupport::Required);
+    assert_eq!(tools[2].task_mode(), TaskSupport::Forbidden, "a tool without the option never runs as a task");
+    let listed = serde_json::to_value(tools[1].tool()).unwrap();
+    assert_eq!(listed["execution"]["taskSupport"], "required");
+    assert!(serde_json::to_value(tools[2].tool()).unwrap().get("execution").is_none());
+}

@@ -575,6 +575,93 @@ fn test_header_param(region: String) -> String {
     format!("Running in {region}")
 }
 
+// ---- Tasks (the 2026-07-28 tasks extension) ----
+//
+// A tool declared with `task = "optional"` or `"required"` is answered with a task when the
+// client negotiated the extension; the handler is written like any other (see `mcp_core::task`).
+
+/// Greets someone, at once: never a task.
+///
+/// # Arguments
+/// * `name` - Who to greet.
+#[tool(read_only)]
+fn greet(name: String) -> String {
+    format!("Hello, {name}!")
+}
+
+/// Computes for `seconds` seconds, as a task when the client supports tasks.
+///
+/// # Arguments
+/// * `seconds` - How long to compute.
+/// * `label` - A label echoed in the result.
+#[tool(read_only, task = "optional")]
+async fn slow_compute(seconds: u64, label: Option<String>) -> String {
+    if seconds > 0 {
+        tokio::time::sleep(Duration::from_secs(seconds)).await;
+    }
+    format!("Computed for {seconds} s ({})", label.unwrap_or_default())
+}
+
+/// Fails as a tool (`isError: true`) after a second; only as a task.
+#[tool(task = "required")]
+async fn failing_job() -> Result<String, String> {
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    Err("the job failed, as it always does".into())
+}
+
+/// Fails with a protocol-level error after a moment: the task ends `failed`.
+#[tool(task = "optional")]
+async fn protocol_error_job() -> Result<String, ErrorObject> {
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    Err(ErrorObject::internal("the job broke down"))
+}
+
+/// Deletes a file once the user confirms.
+///
+/// # Arguments
+/// * `filename` - The file to delete.
+#[tool(destructive, task = "optional")]
+async fn confirm_delete(ctx: Context, filename: String) -> Result<String, ElicitError> {
+    if ctx.confirm(format!("Delete {filename}?")).await? {
+        Ok(format!("Deleted {filename}"))
+    } else {
+        Ok(format!("Kept {filename}"))
+    }
+}
+
+/// A name and a go-ahead.
+#[derive(Debug, Deserialize, JsonSchema, Elicit)]
+struct NameAndConfirm {
+    /// A name
+    name: String,
+    /// Whether to go on
+    confirm: bool,
+}
+
+/// Asks two questions at once: both wait in the task's `inputRequests` together.
+#[tool(task = "optional")]
+async fn multi_input(ctx: Context) -> Result<String, String> {
+    let (first, second) =
+        tokio::join!(ctx.elicit::<NameAndConfirm>("First input"), ctx.elicit::<NameAndConfirm>("Second input"),);
+    let first = accepted(first.map_err(|e| e.to_string())?)?;
+    let second = accepted(second.map_err(|e| e.to_string())?)?;
+    Ok(format!("Got {} ({}) and {} ({})", first.name, first.confirm, second.name, second.confirm))
+}
+
+/// Asks for a name in the call's own round (multi round-trip), then goes on as a task.
+#[tool(task = "required")]
+async fn test_tool_with_task(ctx: Context) -> Result<String, String> {
+    let answer = ctx
+        .elicit::<PersonName>("What is your name?")
+        .key("user_name")
+        .before_task()
+        .await
+        .map_err(|e| e.to_string())?;
+    let name = accepted(answer)?.name;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    Ok(format!("Hello, {name}! Your task is done."))
+}
+
 // ---- JSON Schema 2020-12 ----
 
 /// A tool whose input schema uses JSON Schema 2020-12 keywords (`$schema`, `$defs`, `$ref`,
@@ -650,6 +737,13 @@ fn server() -> Result<Server, mcp_core::BuildError> {
             test_logging_tool,
             test_trigger_tool_change,
             test_trigger_prompt_change,
+            greet,
+            slow_compute,
+            failing_job,
+            protocol_error_job,
+            confirm_delete,
+            multi_input,
+            test_tool_with_task,
         ])
         .dynamic_tools()
         .dynamic_prompts()

@@ -347,6 +347,39 @@ pub(crate) async fn drive<F: Future>(handler: F, rounds: &Rounds) -> Outcome<F::
     .await
 }
 
+/// Polls `handler` once, for a call that may become a task: how it ended if it finished, was
+/// rejected, or asked the client something in this round (as [`drive`]); the handler itself,
+/// still running, if it waits on anything else (it goes on as a task).
+pub(crate) async fn first_run<T>(
+    mut handler: crate::engine::BoxFuture<'static, T>,
+    rounds: &Rounds,
+) -> Result<Outcome<T>, crate::engine::BoxFuture<'static, T>> {
+    let polled = std::future::poll_fn(|cx| {
+        if let Ok(mut waker) = rounds.waker.lock() {
+            *waker = Some(cx.waker().clone());
+        }
+        Poll::Ready(match handler.as_mut().poll(cx) {
+            Poll::Ready(output) => Some(match rounds.take_rejection() {
+                Some(error) => Outcome::Rejected(error),
+                None => Outcome::Complete(output),
+            }),
+            Poll::Pending => match rounds.take_rejection() {
+                Some(error) => Some(Outcome::Rejected(error)),
+                None if rounds.has_asked() => Some(Outcome::InputRequired(rounds.take_asked())),
+                None => None,
+            },
+        })
+    })
+    .await;
+    match polled {
+        Some(outcome) => {
+            rounds.ended.cancel();
+            Ok(outcome)
+        }
+        None => Err(handler),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

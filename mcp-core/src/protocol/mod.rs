@@ -25,6 +25,7 @@ pub mod resources;
 pub mod sampling;
 pub mod stateless;
 pub mod subscriptions;
+pub mod tasks;
 pub mod types;
 
 /// Decodes standard or URL-safe base64, padded or not (as a peer may write it back).
@@ -53,6 +54,7 @@ pub use stateless::{
     PROTOCOL_VERSION_2026_07_28, supported_versions,
 };
 pub use subscriptions::*;
+pub use tasks::{TASKS_EXTENSION, Task, TaskStatus, TaskSupport, ToolExecution};
 pub use types::*;
 
 #[cfg(test)]

@@ -111,6 +111,17 @@ pub struct ClientCapabilities {
     /// Task-augmented requests.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tasks: Option<JsonObject>,
+    /// Extensions the client supports, by identifier (such as
+    /// [`TASKS_EXTENSION`](super::TASKS_EXTENSION)), each with its settings.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extensions: Option<JsonObject>,
+}
+
+impl ClientCapabilities {
+    /// Whether the client declared the extension `id`.
+    pub fn has_extension(&self, id: &str) -> bool {
+        self.extensions.as_ref().is_some_and(|e| e.contains_key(id))
+    }
 }
 
 /// A `listChanged` flag for a server capability.
@@ -155,6 +166,17 @@ pub struct ServerCapabilities {
     /// Tools.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tools: Option<ListChangedCapability>,
+    /// Extensions the server supports, by identifier (such as
+    /// [`TASKS_EXTENSION`](super::TASKS_EXTENSION)), each with its settings.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extensions: Option<JsonObject>,
+}
+
+impl ServerCapabilities {
+    /// Whether the server declared the extension `id`.
+    pub fn has_extension(&self, id: &str) -> bool {
+        self.extensions.as_ref().is_some_and(|e| e.contains_key(id))
+    }
 }
 
 /// `initialize` parameters.
@@ -232,6 +254,9 @@ pub struct Tool {
     /// Behaviour hints.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub annotations: Option<ToolAnnotations>,
+    /// How the tool runs (whether as a task).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub execution: Option<super::ToolExecution>,
     /// Icons for display.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub icons: Option<Vec<Value>>,

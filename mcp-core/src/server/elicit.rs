@@ -33,6 +33,7 @@ pub struct ElicitRequest<'a, R> {
     schema: Result<Cow<'static, FormSchema>, SchemaError>,
     timeout: Option<Duration>,
     key: Option<String>,
+    before_task: bool,
     finish: Finish<R>,
 }
 
@@ -57,6 +58,16 @@ impl<R> ElicitRequest<'_, R> {
         self.key = Some(key.into());
         self
     }
+
+    /// In a call of a tool that runs as a task (see [`crate::task`]): asks this question
+    /// before the task starts, in the call's own `input_required` result (a multi round-trip
+    /// request, whose retry runs the handler again), instead of from the task. The task then
+    /// starts on the retry that answers it, once the handler waits on something else. Once the
+    /// task has started, and in any other call, this changes nothing.
+    pub fn before_task(mut self) -> Self {
+        self.before_task = true;
+        self
+    }
 }
 
 impl<'a, R: Send + 'a> IntoFuture for ElicitRequest<'a, R> {
@@ -66,7 +77,8 @@ impl<'a, R: Send + 'a> IntoFuture for ElicitRequest<'a, R> {
     fn into_future(self) -> Self::IntoFuture {
         Box::pin(async move {
             let schema = self.schema.map_err(|e| ElicitError::InvalidRequest(e.to_string()))?;
-            let answer = self.ctx.send_form(&self.message, &schema, self.timeout, self.key.as_deref()).await?;
+            let answer =
+                self.ctx.send_form(&self.message, &schema, self.timeout, self.key.as_deref(), self.before_task).await?;
             (self.finish)(answer)
         })
     }
@@ -162,6 +174,7 @@ impl Context {
             schema: T::form_schema().map(Cow::Borrowed).map_err(Clone::clone),
             timeout: None,
             key: None,
+            before_task: false,
             finish: finish_form::<T>,
         }
     }
@@ -178,6 +191,7 @@ impl Context {
             schema: Single::<V>::schema("value", None).map(Cow::Owned),
             timeout: None,
             key: None,
+            before_task: false,
             finish: finish_value::<V>,
         }
     }
@@ -194,6 +208,7 @@ impl Context {
             schema: Single::<bool>::schema("confirm", Some("Confirm")).map(Cow::Owned),
             timeout: None,
             key: None,
+            before_task: false,
             finish: finish_confirm,
         }
     }
@@ -213,7 +228,15 @@ impl Context {
         } else {
             choice_schema("choice", &choices).map(Cow::Owned)
         };
-        ElicitRequest { ctx: self, message: message.into(), schema, timeout: None, key: None, finish: finish_choice }
+        ElicitRequest {
+            ctx: self,
+            message: message.into(),
+            schema,
+            timeout: None,
+            key: None,
+            before_task: false,
+            finish: finish_choice,
+        }
     }
 
     /// Sends `elicitation/create` with parameters built at run time and returns the client's
@@ -311,7 +334,7 @@ impl Context {
         // for as long as the user takes to answer.
         drop(params);
         let options = self.elicit_options(timeout, default_timeout);
-        self.client_request_keyed("elicitation/create", ClientParams::Value(wire), options, key)
+        self.client_request_keyed("elicitation/create", ClientParams::Value(wire), options, key, false)
             .await
             .map_err(ElicitError::from_peer)
     }
@@ -323,6 +346,7 @@ impl Context {
         schema: &FormSchema,
         timeout: Option<Duration>,
         key: Option<&str>,
+        before_task: bool,
     ) -> Result<Elicitation<JsonObject>, ElicitError> {
         let default_timeout = self.ready_for("form")?;
         // Written out here rather than through `ElicitRequestParams`: the schema's text is kept
@@ -341,7 +365,7 @@ impl Context {
         let wire = serde_json::value::to_raw_value(&params).map_err(|e| ElicitError::InvalidRequest(e.to_string()))?;
         let options = self.elicit_options(timeout, default_timeout);
         let result: ElicitResult = self
-            .client_request_keyed("elicitation/create", ClientParams::Raw(wire), options, key)
+            .client_request_keyed("elicitation/create", ClientParams::Raw(wire), options, key, before_task)
             .await
             .map_err(ElicitError::from_peer)?;
         Ok(match result.action {

@@ -17,6 +17,7 @@ mod sampling;
 mod scopes;
 mod session;
 mod session_context;
+mod tasks;
 #[cfg(feature = "tracing-bridge")]
 mod tracing_bridge;
 mod url;
@@ -37,6 +38,7 @@ pub use crate::protocol::codes::{HEADER_MISMATCH, MISSING_REQUIRED_CLIENT_CAPABI
 pub use crate::protocol::{PROTOCOL_VERSION_2026_07_28, supported_versions};
 pub use elicit::{DEFAULT_ELICITATION_TIMEOUT, ElicitRequest};
 pub use rev_2026_07_28::{CacheHint, CacheScope};
+pub use tasks::{DEFAULT_TASK_POLL_INTERVAL, DEFAULT_TASK_TTL};
 /// The revision of stateless requests: [`PROTOCOL_VERSION_2026_07_28`], under the name it had.
 #[deprecated(since = "0.1.0", note = "named after what it is: use `protocol::PROTOCOL_VERSION_2026_07_28`")]
 pub const MODERN_PROTOCOL_VERSION: &str = PROTOCOL_VERSION_2026_07_28;
@@ -142,6 +144,8 @@ pub(crate) struct ServerInner {
     pub(crate) request_state: crate::multi_round::state::Sealer,
     /// 2026-era settings (caching hints, server identity in results).
     pub(crate) rev_2026: rev_2026_07_28::Settings2026,
+    /// Tasks (the 2026-07-28 tasks extension).
+    pub(crate) tasks: tasks::Tasks,
     pub(crate) line: LineOptions,
     pub(crate) session: SessionConfig,
 }
@@ -171,6 +175,7 @@ impl Server {
             rev_2026: rev_2026_07_28::Settings2026::default(),
             request_state_key: None,
             request_state_ttl: crate::multi_round::state::DEFAULT_STATE_TTL,
+            tasks: tasks::TaskSettings::default(),
             line: LineOptions::default(),
             session: SessionConfig::default(),
         }
@@ -232,6 +237,7 @@ pub struct ServerBuilder {
     rev_2026: rev_2026_07_28::Settings2026,
     request_state_key: Option<crate::multi_round::state::StateKey>,
     request_state_ttl: Duration,
+    tasks: tasks::TaskSettings,
     line: LineOptions,
     session: SessionConfig,
 }
@@ -334,9 +340,16 @@ impl ServerBuilder {
             def.header_params().map_err(|e| BuildError::InvalidInputSchema { tool: name.to_owned(), reason: e.0 })?;
         }
         let surface = self.surface.build()?;
+        let some_tool_runs_as_task = self.tools.iter().any(|t| t.task_mode().allows_task());
         let tools = catalog::Catalog::new(self.tools, surface.page_size, surface.dynamic_tools)
             .map_err(|name| BuildError::DuplicateTool { name })?;
-        let capabilities = surface.capabilities(tools.len());
+        let tasks = tasks::Tasks::new(self.tasks, some_tool_runs_as_task);
+        let mut capabilities = surface.capabilities(tools.len());
+        if tasks.enabled {
+            let mut extensions = crate::protocol::JsonObject::new();
+            extensions.insert(crate::protocol::TASKS_EXTENSION.into(), serde_json::Value::Object(Default::default()));
+            capabilities.extensions = Some(extensions);
+        }
         Ok(Server {
             inner: Arc::new(ServerInner {
                 info: self.info,
@@ -352,6 +365,7 @@ impl ServerBuilder {
                     self.request_state_ttl,
                 ),
                 rev_2026: self.rev_2026,
+                tasks,
                 line: self.line,
                 session: self.session,
             }),

@@ -19,7 +19,7 @@ use super::session::{ClientState, ServerSession, SessionState};
 use super::{Context, ServerInner};
 use crate::engine::{HandlerResult, Handling, PeerError, RequestOptions, RequestScope, ResultText};
 use crate::multi_round::state::{Binding, Carried, digest};
-use crate::multi_round::{Outcome, Rounds, drive, new_chain};
+use crate::multi_round::{Outcome, Rounds, drive, first_run, new_chain};
 use crate::protocol::codes::UNSUPPORTED_PROTOCOL_VERSION;
 use crate::protocol::stateless::meta_of;
 use crate::protocol::{
@@ -40,6 +40,9 @@ const METHODS_2026: &[&str] = &[
     "resources/templates/list",
     "resources/read",
     "completion/complete",
+    "tasks/get",
+    "tasks/update",
+    "tasks/cancel",
 ];
 
 /// Methods whose results may be `input_required`.
@@ -176,7 +179,7 @@ fn finish(server: &ServerInner, method: &str, result: &str, result_type: &str) -
 }
 
 /// Error codes that changed in the 2026 era.
-fn error_2026(mut error: ErrorObject) -> ErrorObject {
+pub(crate) fn error_2026(mut error: ErrorObject) -> ErrorObject {
     if error.code == codes::RESOURCE_NOT_FOUND {
         error.code = codes::INVALID_PARAMS;
     }
@@ -204,11 +207,21 @@ pub(crate) fn handle(
             let result = discover(&server);
             return finish(&server, &method, result.get(), "complete");
         }
+        if super::tasks::TASK_METHODS.contains(&method.as_str()) && server.tasks.enabled {
+            let result = super::tasks::handle(&server, &request, &meta.capabilities, principal.as_deref()).await?;
+            return finish(&server, &method, result.get(), "complete");
+        }
         if method == "subscriptions/listen" {
             let result = super::listen::listen(&server, &request, scope).await?;
             return finish(&server, &method, result.get(), "complete");
         }
         let multi_round = MULTI_ROUND.contains(&method.as_str());
+        // A call that may become a task (the tool allows it, the client negotiated tasks).
+        let task = if method == "tools/call" {
+            super::tasks::plan(&server, &request, &meta.capabilities, principal.as_deref())
+        } else {
+            None
+        };
         let carried = if multi_round {
             carried(&server, &request, principal.as_deref())?
         } else {
@@ -220,11 +233,31 @@ pub(crate) fn handle(
             capabilities: meta.capabilities,
             info: meta.client_info,
         };
-        let state = Arc::new(SessionState::for_2026_request(principal.clone(), client, meta.log_level, rounds.clone()));
+        let state = SessionState::for_2026_request(principal.clone(), client, meta.log_level, rounds.clone());
+        let scope = match &task {
+            // A task is cancelled by `tasks/cancel`, not when the request that made it ends.
+            Some(run) => {
+                let _ = state.task.set(run.clone());
+                RequestScope { cancel: run.cancel.clone(), ..scope }
+            }
+            None => scope,
+        };
+        let state = Arc::new(state);
         state.set_auth(auth.0, auth.1);
         let binding = if multi_round { Some(binding(&request, principal.as_deref())?) } else { None };
         let handler = ServerSession::dispatch(&server, &state, request, scope).into_future();
-        let outcome = match drive(handler, &rounds).await {
+        let outcome = match task {
+            None => drive(handler, &rounds).await,
+            Some(run) => match first_run(handler, &rounds).await {
+                Ok(outcome) => outcome,
+                // The handler waits: the call goes on as a task.
+                Err(handler) => {
+                    let result = super::tasks::start(&server, run, handler).await?;
+                    return finish(&server, &method, result.get(), "task");
+                }
+            },
+        };
+        let outcome = match outcome {
             // A URL flow the user must complete first: in this era, an input request like any
             // other, answered by retrying once the user has been to the page.
             Outcome::Complete(Err(error)) if error.code == codes::URL_ELICITATION_REQUIRED && binding.is_some() => {
@@ -443,18 +476,29 @@ impl Context {
         params: Value,
         options: RequestOptions,
     ) -> Result<R, PeerError> {
-        self.client_request_keyed(method, ClientParams::Value(params), options, None).await
+        self.client_request_keyed(method, ClientParams::Value(params), options, None, false).await
     }
 
     /// [`client_request`](Self::client_request), whose input request (2026 era) has the key
-    /// `key` instead of the next in call order.
+    /// `key` instead of the next in call order. In a call that may become a task, the question
+    /// goes to the task (see [`crate::task`]), unless `before_task` asks for it in the call's own
+    /// round while the task has not started.
     pub(crate) async fn client_request_keyed<R: DeserializeOwned>(
         &self,
         method: &str,
         params: ClientParams,
         options: RequestOptions,
         key: Option<&str>,
+        before_task: bool,
     ) -> Result<R, PeerError> {
+        if let Some(run) = self.session_state().task.get().filter(|run| run.started() || !before_task) {
+            let key = run.key(key);
+            let answer = run.ask(key.clone(), method, params.into_value()?, options.timeout).await?;
+            // `tasks/update` checked the answer's shape.
+            return R::deserialize(answer).map_err(|e| {
+                PeerError::Codec(format!("input response `{key}` is not a valid `{method}` result: {e}"))
+            });
+        }
         match &self.session_state().rounds {
             Some(rounds) => {
                 let key = rounds.key(key);

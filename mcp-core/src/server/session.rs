@@ -35,6 +35,9 @@ pub(crate) struct SessionState {
     /// For a 2026-era request: the answers the client has given so far, and where the
     /// handler's questions go (see [`crate::multi_round`]).
     pub(crate) rounds: Option<Arc<crate::multi_round::Rounds>>,
+    /// For a `tools/call` that may become a task (see [`crate::task`]): its run, where the
+    /// handler's questions go.
+    pub(crate) task: OnceLock<Arc<crate::task::run::TaskRun>>,
     /// The verified identity of the latest request (an OAuth-protected HTTP server sets it
     /// before handing each request on), and whether lists leave out what it may not use. A
     /// 2025-era session belongs to one subject, so only the scopes can differ between two of
@@ -52,6 +55,7 @@ impl SessionState {
             initialized: AtomicBool::new(false),
             surface: Default::default(),
             rounds: None,
+            task: OnceLock::new(),
             auth: Arc::default(),
         }
     }
@@ -260,6 +264,11 @@ impl ServerSession {
         server.tools.read(|tools| {
             let name = name.in_text(arguments.source());
             let tool = tools.get(name).ok_or_else(|| ErrorObject::invalid_params(format!("unknown tool: `{name}`")))?;
+            if tool.task_mode() == crate::protocol::TaskSupport::Required && state.task.get().is_none() {
+                return Err(super::tasks::extension_required(&format!(
+                    "the tool `{name}` runs only as a task, and the client did not negotiate the tasks extension"
+                )));
+            }
             let ctx =
                 Context::for_request(scope.id, scope.peer, scope.cancel, progress_token, state.clone(), server.clone());
             // A handler written by hand may panic before it returns its future, too.

@@ -31,7 +31,7 @@ use serde_json::Value;
 
 use crate::engine::{BoxFuture, HandlerResult, Handling};
 use crate::handler::Context;
-use crate::protocol::{CallToolResult, ErrorObject, JsonObject, Tool, ToolAnnotations};
+use crate::protocol::{CallToolResult, ErrorObject, JsonObject, TaskSupport, Tool, ToolAnnotations, ToolExecution};
 
 /// One `tools/call` as a handler sees it: the request context and the arguments.
 #[derive(Debug)]
@@ -146,6 +146,7 @@ impl ToolDef {
                 input_schema,
                 output_schema: R::output_schema(),
                 annotations: None,
+                execution: None,
                 icons: None,
                 meta: None,
             },
@@ -194,6 +195,29 @@ impl ToolDef {
     pub fn annotations(mut self, annotations: ToolAnnotations) -> Self {
         self.tool.annotations = (!annotations.is_empty()).then_some(annotations);
         self
+    }
+
+    /// Whether the tool runs as a task (the `io.modelcontextprotocol/tasks` extension of revision
+    /// 2026-07-28), shown in `tools/list` as `execution.taskSupport`:
+    ///
+    /// - [`TaskSupport::Optional`]: a call from a client that negotiated the extension is
+    ///   answered at once with a task the client polls; other clients get an ordinary answer.
+    /// - [`TaskSupport::Required`]: a client that did not negotiate the extension gets
+    ///   `MissingRequiredClientCapability` (-32021).
+    ///
+    /// The handler is the same either way; see [`crate::task`] for what changes while it runs as
+    /// a task. `#[tool(task = "optional")]` sets it.
+    pub fn task_support(mut self, support: TaskSupport) -> Self {
+        self.tool.execution = match support {
+            TaskSupport::Forbidden => None,
+            support => Some(ToolExecution { task_support: Some(support) }),
+        };
+        self
+    }
+
+    /// Whether the tool runs as a task (see [`task_support`](Self::task_support)).
+    pub fn task_mode(&self) -> TaskSupport {
+        self.tool.execution.as_ref().and_then(|e| e.task_support).unwrap_or_default()
     }
 
     /// Mirrors the argument `property` (a property at the top of the input schema) into the

@@ -123,6 +123,15 @@ pub(crate) fn definition(f: &ToolFn, callee: Callee<'_>) -> TokenStream {
     if let Some(scopes) = &f.attr.scopes {
         setters.push(quote!(.scopes([#(#scopes),*])));
     }
+    match f.attr.task {
+        Some(super::parse::TaskMode::Optional) => {
+            setters.push(quote!(.task_support(::mcp_core::__private_v0_1::TaskSupport::Optional)));
+        }
+        Some(super::parse::TaskMode::Required) => {
+            setters.push(quote!(.task_support(::mcp_core::__private_v0_1::TaskSupport::Required)));
+        }
+        None => {}
+    }
     let a = &f.attr;
     if a.read_only.is_some() || a.destructive.is_some() || a.idempotent.is_some() || a.open_world.is_some() {
         let (r, d, i, o) = (hint(a.read_only), hint(a.destructive), hint(a.idempotent), hint(a.open_world));

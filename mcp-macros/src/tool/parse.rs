@@ -104,10 +104,37 @@ pub(crate) struct ToolAttr {
     pub(crate) open_world: Option<Flag>,
     /// The OAuth scopes a call needs (`scopes = ["notes:write"]`).
     pub(crate) scopes: Option<Vec<LitStr>>,
+    /// Whether the tool runs as a task (`task = "optional"` or `"required"`).
+    pub(crate) task: Option<TaskMode>,
+}
+
+/// The value of `#[tool(task = …)]`.
+#[derive(Clone, Copy)]
+pub(crate) enum TaskMode {
+    Optional,
+    Required,
 }
 
 const TOOL_OPTIONS: &[&str] =
-    &["name", "title", "description", "read_only", "destructive", "idempotent", "open_world", "scopes"];
+    &["name", "title", "description", "read_only", "destructive", "idempotent", "open_world", "scopes", "task"];
+
+/// The mode of `task = "…"`, or the error at the string.
+fn task_mode(value: &LitStr, errors: &mut Errors) -> Option<TaskMode> {
+    match value.value().as_str() {
+        "optional" => Some(TaskMode::Optional),
+        "required" => Some(TaskMode::Required),
+        other => {
+            errors.spanned(
+                value,
+                format!(
+                    "`#[tool(task = \"{other}\")]` is not a task mode: write `task = \"optional\"` (a task when the \
+                     client supports tasks) or `task = \"required\"` (only as a task)"
+                ),
+            );
+            None
+        }
+    }
+}
 
 /// Why `scope` cannot be an OAuth scope token (RFC 6749, section 3.3), if it cannot.
 fn scope_problem(scope: &str) -> Option<&'static str> {
@@ -132,6 +159,11 @@ pub(crate) fn tool_attr(tokens: TokenStream, errors: &mut Errors) -> ToolAttr {
         if let Some(slot) = text {
             let value = string_value(&meta, "tool", errors);
             set_once(slot, value, &meta, "tool", errors);
+            continue;
+        }
+        if key(&meta) == "task" {
+            let value = string_value(&meta, "tool", errors).and_then(|v| task_mode(&v, errors));
+            set_once(&mut attr.task, value, &meta, "tool", errors);
             continue;
         }
         if key(&meta) == "scopes" {

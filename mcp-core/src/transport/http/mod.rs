@@ -1031,6 +1031,7 @@ fn check_2026_headers(
     let name = match request.method.as_str() {
         "tools/call" | "prompts/get" => params["name"].as_str(),
         "resources/read" => params["uri"].as_str(),
+        "tasks/get" | "tasks/update" | "tasks/cancel" => params["taskId"].as_str(),
         _ => return Ok(()),
     };
     match (header_str(headers, "mcp-name").and_then(header_value), name) {

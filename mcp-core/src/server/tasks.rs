@@ -1,0 +1,300 @@
+//! Tasks (the `io.modelcontextprotocol/tasks` extension, 2026-07-28 era): a `tools/call` that
+//! becomes a task, and `tasks/get`, `tasks/update`, `tasks/cancel`. See [`crate::task`].
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
+use serde_json::value::RawValue;
+use serde_json::{Value, json};
+
+use super::ServerInner;
+use super::registry::to_raw;
+use crate::engine::{BoxFuture, HandlerResult};
+use crate::protocol::{
+    ClientCapabilities, CreateMessageResult, ElicitResult, ErrorObject, JsonObject, ListRootsResult,
+    META_CLIENT_CAPABILITIES, Request, TASKS_EXTENSION, TaskStatus, TaskSupport,
+};
+use crate::task::run::{TaskRun, TaskRuns};
+use crate::task::{MemoryTaskStore, TaskRecord, TaskStore, TaskStoreError};
+
+/// The methods of the extension.
+pub(crate) const TASK_METHODS: &[&str] = &["tasks/get", "tasks/update", "tasks/cancel"];
+
+/// The default `ttlMs`: an hour.
+pub const DEFAULT_TASK_TTL: Duration = Duration::from_secs(60 * 60);
+
+/// The default `pollIntervalMs`: half a second.
+pub const DEFAULT_TASK_POLL_INTERVAL: Duration = Duration::from_millis(500);
+
+/// The server's tasks: where they are kept, their settings, and the runs on this instance.
+pub(crate) struct Tasks {
+    /// Whether the server offers the extension (some tool may run as a task, or a store was
+    /// configured).
+    pub(crate) enabled: bool,
+    store: Arc<dyn TaskStore>,
+    ttl: Option<Duration>,
+    poll_interval: Duration,
+    runs: TaskRuns,
+}
+
+/// What the builder collects.
+#[derive(Clone)]
+pub(crate) struct TaskSettings {
+    pub(crate) store: Option<Arc<dyn TaskStore>>,
+    pub(crate) ttl: Option<Duration>,
+    pub(crate) poll_interval: Duration,
+}
+
+impl Default for TaskSettings {
+    fn default() -> Self {
+        TaskSettings { store: None, ttl: Some(DEFAULT_TASK_TTL), poll_interval: DEFAULT_TASK_POLL_INTERVAL }
+    }
+}
+
+impl Tasks {
+    pub(crate) fn new(settings: TaskSettings, some_tool_runs_as_task: bool) -> Self {
+        Tasks {
+            enabled: some_tool_runs_as_task || settings.store.is_some(),
+            store: settings.store.unwrap_or_else(|| Arc::new(MemoryTaskStore::new())),
+            ttl: settings.ttl,
+            poll_interval: settings.poll_interval,
+            runs: TaskRuns::default(),
+        }
+    }
+}
+
+fn millis(d: Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX).max(1)
+}
+
+/// -32021 naming the extension.
+pub(crate) fn extension_required(context: &str) -> ErrorObject {
+    let mut extensions = JsonObject::new();
+    extensions.insert(TASKS_EXTENSION.into(), Value::Object(JsonObject::new()));
+    let mut required = JsonObject::new();
+    required.insert("extensions".into(), Value::Object(extensions));
+    ErrorObject::missing_client_capabilities(context, required)
+}
+
+fn store_failed(e: TaskStoreError) -> ErrorObject {
+    tracing::error!(error = %e, "the task store failed");
+    ErrorObject::internal(format!("the task store failed: {e}"))
+}
+
+/// A run for a `tools/call` that may become a task: when the server offers tasks, the tool
+/// may run as one, and the client negotiated the extension in this request.
+pub(crate) fn plan(
+    server: &ServerInner,
+    request: &Request,
+    capabilities: &ClientCapabilities,
+    principal: Option<&str>,
+) -> Option<Arc<TaskRun>> {
+    if !server.tasks.enabled || !capabilities.has_extension(TASKS_EXTENSION) {
+        return None;
+    }
+    #[derive(Deserialize)]
+    struct Named {
+        name: String,
+    }
+    let text = request.params.as_deref().map_or("{}", RawValue::get);
+    let name = serde_json::from_str::<Named>(text).ok()?.name;
+    let support = server.tools.read(|tools| tools.get(&name).map(|t| t.task_mode()));
+    if !support.is_some_and(TaskSupport::allows_task) {
+        return None;
+    }
+    let tasks = &server.tasks;
+    let record = TaskRecord::new(
+        crate::multi_round::new_chain(),
+        principal.map(str::to_owned),
+        tasks.ttl.map(millis),
+        Some(millis(tasks.poll_interval)),
+    );
+    Some(Arc::new(TaskRun::new(record, tasks.store.clone())))
+}
+
+/// Hands the call to the client as a task, and lets `handler` go on in the background: the
+/// record is stored first, so the id returned always resolves. The `CreateTaskResult`.
+pub(crate) async fn start(
+    server: &Arc<ServerInner>,
+    run: Arc<TaskRun>,
+    handler: BoxFuture<'static, HandlerResult>,
+) -> HandlerResult {
+    let record = run.start().await.map_err(store_failed)?;
+    let id = record.task_id.clone();
+    server.tasks.runs.insert(id.clone(), run.clone());
+    let expiry = record.ttl_ms.map(|ttl| Duration::from_millis(ttl));
+    let server = server.clone();
+    tokio::spawn(async move {
+        let expired = async {
+            match expiry {
+                Some(ttl) => tokio::time::sleep(ttl).await,
+                None => std::future::pending().await,
+            }
+        };
+        let outcome = tokio::select! {
+            result = handler => Some(result),
+            () = run.cancel.cancelled() => None,
+            () = expired => {
+                run.cancel.cancel();
+                None
+            }
+        };
+        let written = match outcome {
+            Some(Ok(result)) => match serde_json::from_str::<Value>(result.get()) {
+                Ok(result) => run.finish(TaskStatus::Completed, Some(result), None).await,
+                Err(e) => {
+                    let error = ErrorObject::internal(format!("the tool's result could not be read: {e}"));
+                    run.finish(TaskStatus::Failed, None, Some(error)).await
+                }
+            },
+            Some(Err(error)) => {
+                run.finish(TaskStatus::Failed, None, Some(super::rev_2026_07_28::error_2026(error))).await
+            }
+            None => run.finish(TaskStatus::Cancelled, None, None).await,
+        };
+        if let Err(e) = written {
+            tracing::error!(task = %id, error = %e, "the end of a task could not be saved");
+        }
+        server.tasks.runs.remove(&id);
+    });
+    to_raw(&record.to_task(false))
+}
+
+fn read<T: DeserializeOwned>(request: &Request) -> Result<T, ErrorObject> {
+    let text = request.params.as_deref().map_or("{}", RawValue::get);
+    serde_json::from_str(text)
+        .map_err(|e| ErrorObject::invalid_params(format!("invalid `{}` parameters: {e}", request.method)))
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct TaskIdIn {
+    task_id: String,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct UpdateIn {
+    task_id: String,
+    input_responses: Value,
+}
+
+/// The task `id` as `principal` may see it: an unknown id, an expired task and another user's
+/// task are all -32602, so that ids cannot be probed.
+async fn lookup(server: &ServerInner, id: &str, principal: Option<&str>) -> Result<TaskRecord, ErrorObject> {
+    let record = server.tasks.store.get(id).await.map_err(store_failed)?;
+    match record {
+        Some(record) if record.owner.as_deref() == principal => Ok(record),
+        _ => Err(ErrorObject::invalid_params(format!("unknown task: `{id}`"))),
+    }
+}
+
+/// Serves `tasks/get`, `tasks/update` and `tasks/cancel`.
+pub(crate) async fn handle(
+    server: &ServerInner,
+    request: &Request,
+    capabilities: &ClientCapabilities,
+    principal: Option<&str>,
+) -> HandlerResult {
+    if !capabilities.has_extension(TASKS_EXTENSION) {
+        return Err(extension_required(&format!(
+            "`{}` is part of the tasks extension, which `_meta[\"{META_CLIENT_CAPABILITIES}\"]` does not declare",
+            request.method
+        )));
+    }
+    match request.method.as_str() {
+        "tasks/get" => {
+            let p: TaskIdIn = read(request)?;
+            let record = lookup(server, &p.task_id, principal).await?;
+            to_raw(&record.to_task(true))
+        }
+        "tasks/update" => update(server, request, principal).await,
+        "tasks/cancel" => {
+            let p: TaskIdIn = read(request)?;
+            let mut record = lookup(server, &p.task_id, principal).await?;
+            if !record.status.is_terminal() {
+                match server.tasks.runs.get(&p.task_id) {
+                    Some(run) => {
+                        run.cancel.cancel();
+                        run.finish(TaskStatus::Cancelled, None, None).await.map_err(store_failed)?;
+                    }
+                    // Its run is gone (the instance that ran it stopped): the record is all
+                    // there is.
+                    None => {
+                        record.status = TaskStatus::Cancelled;
+                        record.input_requests.clear();
+                        record.last_updated_at_ms = crate::task::now_ms();
+                        server.tasks.store.put(&record).await.map_err(store_failed)?;
+                    }
+                }
+            }
+            to_raw(&json!({}))
+        }
+        other => Err(ErrorObject::method_not_found(other)),
+    }
+}
+
+/// `tasks/update`: answers to the task's input requests. Answers to questions nothing waits
+/// for are ignored; an answer that is not a result of the request it answers is refused
+/// (-32602) and nothing is delivered.
+async fn update(server: &ServerInner, request: &Request, principal: Option<&str>) -> HandlerResult {
+    let p: UpdateIn = read(request)?;
+    let Value::Object(responses) = p.input_responses else {
+        return Err(ErrorObject::invalid_params("`inputResponses` must be an object of answers by key"));
+    };
+    let record = lookup(server, &p.task_id, principal).await?;
+    if record.status.is_terminal() {
+        return Err(ErrorObject::invalid_params(format!(
+            "task `{}` is {}: it takes no more input",
+            p.task_id,
+            record.status.as_str()
+        )));
+    }
+    let Some(run) = server.tasks.runs.get(&p.task_id) else {
+        return Err(ErrorObject::internal(format!("task `{}` is not running on this server instance", p.task_id)));
+    };
+    let waiting = run.waiting();
+    let mut answers = JsonObject::new();
+    for (key, answer) in responses {
+        let Some(method) = waiting.get(&key) else { continue };
+        let valid = match method.as_str() {
+            "elicitation/create" => ElicitResult::deserialize(&answer).map(drop),
+            "sampling/createMessage" => CreateMessageResult::deserialize(&answer).map(drop),
+            "roots/list" => ListRootsResult::deserialize(&answer).map(drop),
+            _ => Ok(()),
+        };
+        if let Err(e) = valid {
+            return Err(ErrorObject::invalid_params(format!(
+                "input response `{key}` is not a valid `{method}` result: {e}"
+            )));
+        }
+        answers.insert(key, answer);
+    }
+    run.answer(answers).await.map_err(store_failed)?;
+    to_raw(&json!({}))
+}
+
+impl super::ServerBuilder {
+    /// Where tasks are kept (default: a [`MemoryTaskStore`] of this process). Setting a store
+    /// also makes the server offer the tasks extension when no tool declares task support yet
+    /// (tools added at run time may).
+    pub fn task_store(mut self, store: impl TaskStore) -> Self {
+        self.tasks.store = Some(Arc::new(store));
+        self
+    }
+
+    /// How long a task is kept after its creation (`ttlMs`; default an hour); `None` keeps it
+    /// until the store forgets it. A task still running then is cancelled.
+    pub fn task_ttl(mut self, ttl: Option<Duration>) -> Self {
+        self.tasks.ttl = ttl;
+        self
+    }
+
+    /// How often clients should poll a task (`pollIntervalMs`; default 500 ms).
+    pub fn task_poll_interval(mut self, interval: Duration) -> Self {
+        self.tasks.poll_interval = interval;
+        self
+    }
+}

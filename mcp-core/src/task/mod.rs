@@ -1,0 +1,64 @@
+//! Tasks (the `io.modelcontextprotocol/tasks` extension of revision 2026-07-28): tool calls
+//! that outlive their request.
+//!
+//! A tool declared with `#[tool(task = "optional")]` (or `"required"`, or
+//! [`ToolDef::task_support`](crate::ToolDef::task_support)) and called by a client that
+//! negotiated the extension (it lists [`TASKS_EXTENSION`](crate::protocol::TASKS_EXTENSION)
+//! under `extensions` in the request's client capabilities) is answered at once with a task:
+//!
+//! ```json
+//! {"resultType": "task", "taskId": "…", "status": "working",
+//!  "createdAt": "…", "lastUpdatedAt": "…", "ttlMs": 3600000, "pollIntervalMs": 500}
+//! ```
+//!
+//! while its handler goes on running on the server. The client polls `tasks/get`, which
+//! returns the tool's result inline once the task is `completed` (a tool error is a completed
+//! task whose result has `isError: true`), its error once it `failed`, and `inputRequests`
+//! while it is `input_required`; it answers those with `tasks/update`, and may end the task
+//! with `tasks/cancel`.
+//!
+//! # The handler
+//!
+//! It is the same `async fn` as for an ordinary call. Running as a task:
+//!
+//! - `ctx.elicit`, `ctx.confirm`, `ctx.elicit_url`, `ctx.sample` and `ctx.roots` make the task
+//!   `input_required`, with the question in `inputRequests` (keyed as in
+//!   [`crate::multi_round`]: `input-0`, `input-1`, … or the `.key(…)` given), and the handler
+//!   waits, in memory, where it asked; the answer a `tasks/update` brings resumes it. It is
+//!   **not** run again from the start, unlike a multi round-trip request. Questions asked
+//!   together (`tokio::join!`) wait together, and the client may answer them one at a time.
+//! - `tasks/cancel` drops the handler's future at the point where it waits, as a cancelled
+//!   request does, and the task ends `cancelled`; [`Context::cancelled`](crate::Context::cancelled)
+//!   completes then too.
+//! - A handler that finishes in its first poll, before it waited on anything, answers the call
+//!   directly, without a task (the extension allows it, and it saves the client a poll).
+//! - A question asked with [`ElicitRequest::before_task`](crate::server::ElicitRequest::before_task)
+//!   before the handler first waits goes in the call's own `input_required` result instead
+//!   (a multi round-trip request): the task is created on the retry that answers it, once the
+//!   handler waits on something else. For input a tool needs before it is worth starting.
+//!
+//! A client that did not negotiate the extension gets an ordinary answer from an `optional`
+//! tool, and -32021 (`MissingRequiredClientCapability`, with
+//! `data.requiredCapabilities.extensions["io.modelcontextprotocol/tasks"]`) from a `required`
+//! one; its `tasks/*` requests get -32021 too. Tasks belong to the 2026-07-28 era: in a
+//! 2025-era session a `required` tool answers -32021 and an `optional` one runs as usual.
+//!
+//! # Where tasks live
+//!
+//! A [`TaskStore`] keeps each task's [`TaskRecord`]: it is written before the task's id is
+//! returned, at each status change and when the task ends, and `tasks/get` reads it. The
+//! default, [`MemoryTaskStore`], keeps them in the process; a store shared by a deployment's
+//! instances lets any of them answer `tasks/get`
+//! ([`ServerBuilder::task_store`](crate::ServerBuilder::task_store)). The handler itself runs on
+//! the instance that created the task, which is where `tasks/update` and `tasks/cancel` must
+//! reach it. A task is bound to the authenticated principal of the call that made it: anyone
+//! else asking for it is told it does not exist (-32602).
+//!
+//! [`ServerBuilder::task_ttl`](crate::ServerBuilder::task_ttl) (default one hour) and
+//! [`ServerBuilder::task_poll_interval`](crate::ServerBuilder::task_poll_interval) (default
+//! 500 ms) set `ttlMs` and `pollIntervalMs`.
+
+pub(crate) mod run;
+mod store;
+
+pub use store::{MemoryTaskStore, TaskRecord, TaskStore, TaskStoreError, iso8601, now_ms};
