@@ -42,6 +42,7 @@ mod sampling_roots;
 mod session_limits;
 mod stdio_server;
 mod subscriptions;
+mod tasks;
 mod testing_harness;
 mod tool_macro;
 mod ui;

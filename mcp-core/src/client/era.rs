@@ -94,7 +94,9 @@ impl Stateless {
     }
 
     /// `params` with the revision, capabilities and identity added to its `_meta` (keeping what
-    /// is there, a progress token say).
+    /// is there, a progress token say). Extensions that `params` declares already in
+    /// `_meta["io.modelcontextprotocol/clientCapabilities"].extensions` (for this request only,
+    /// such as the tasks extension of a call made as a task) are kept.
     pub(crate) fn with_meta(&self, mut params: JsonObject) -> JsonObject {
         let meta = params.entry("_meta").or_insert_with(|| Value::Object(JsonObject::new()));
         if !meta.is_object() {
@@ -102,7 +104,18 @@ impl Stateless {
         }
         if let Value::Object(meta) = meta {
             meta.insert(META_PROTOCOL_VERSION.into(), Value::String(self.version()));
-            meta.insert(META_CLIENT_CAPABILITIES.into(), self.capabilities.clone());
+            let mut capabilities = self.capabilities.clone();
+            if let Some(Value::Object(extra)) =
+                meta.remove(META_CLIENT_CAPABILITIES).and_then(|mut c| c.get_mut("extensions").map(Value::take))
+            {
+                if let Value::Object(c) = &mut capabilities {
+                    let extensions = c.entry("extensions").or_insert_with(|| Value::Object(JsonObject::new()));
+                    if let Value::Object(extensions) = extensions {
+                        extensions.extend(extra);
+                    }
+                }
+            }
+            meta.insert(META_CLIENT_CAPABILITIES.into(), capabilities);
             if !self.client_info.is_null() {
                 meta.insert(META_CLIENT_INFO.into(), self.client_info.clone());
             }

@@ -69,6 +69,10 @@ pub enum ClientError {
         /// The connection's era.
         era: super::ProtocolEra,
     },
+    /// The task running the call was cancelled (by `tasks/cancel`, or by the server when its
+    /// time to live ran out) before it completed.
+    #[error("task `{0}` was cancelled")]
+    TaskCancelled(String),
     /// A result's `resultType` is neither `complete` nor `input_required`.
     #[error("the server answered with result type `{0}`, which this client does not know")]
     UnexpectedResultType(String),

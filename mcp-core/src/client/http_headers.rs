@@ -72,6 +72,7 @@ impl ToolHeaders {
         let name = match method.as_str() {
             "tools/call" | "prompts/get" => params.get("name"),
             "resources/read" => params.get("uri"),
+            "tasks/get" | "tasks/update" | "tasks/cancel" => params.get("taskId"),
             _ => None,
         };
         if let Some(name) = name.and_then(Value::as_str) {

@@ -62,6 +62,7 @@ mod round_trip;
 pub(crate) mod service;
 #[cfg(any(feature = "http-client", feature = "fuzzing"))]
 pub(crate) mod sse;
+mod tasks;
 
 use std::future::{Future, IntoFuture};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -83,6 +84,7 @@ pub use handlers::{RootsHandler, SamplingFn, SamplingHandler, SamplingSupport, s
 pub use listen::Subscription;
 pub use notifications::ServerNotification;
 pub use round_trip::DEFAULT_MAX_INPUT_ROUNDS;
+pub use tasks::TaskStart;
 /// Cancels a request given to [`ToolCall::cancel_on`].
 pub use tokio_util::sync::CancellationToken;
 
@@ -601,6 +603,10 @@ impl Client {
             Some(stateless) => {
                 let params = params_object(params)?;
                 let result = self.round_trip(stateless).request(method, params, options).await?;
+                if result.get("resultType").and_then(serde_json::Value::as_str) == Some(round_trip::RESULT_TASK) {
+                    // Only a request that declared the tasks extension is answered with a task.
+                    return Err(ClientError::UnexpectedResultType(round_trip::RESULT_TASK.to_owned()));
+                }
                 decode_result(method, result)
             }
         }
@@ -673,7 +679,15 @@ impl Client {
 
     /// A tool call to configure (progress, timeout, cancellation) before awaiting it.
     pub fn tool(&self, name: impl Into<String>) -> ToolCall<'_> {
-        ToolCall { client: self, name: name.into(), arguments: Ok(None), timeout: None, cancel: None, progress: None }
+        ToolCall {
+            client: self,
+            name: name.into(),
+            arguments: Ok(None),
+            timeout: None,
+            cancel: None,
+            progress: None,
+            as_task: false,
+        }
     }
 
     /// Calls a tool; when the server answers that URL-mode elicitations must be completed
@@ -904,6 +918,8 @@ pub struct ToolCall<'a> {
     timeout: Option<Option<Duration>>,
     cancel: Option<CancellationToken>,
     progress: Option<ProgressCallback>,
+    /// Whether the server may run the call as a task (see [`as_task`](Self::as_task)).
+    as_task: bool,
 }
 
 impl std::fmt::Debug for ToolCall<'_> {
@@ -959,6 +975,22 @@ impl ToolCall<'_> {
         self
     }
 
+    /// Lets the server run the call as a task (the 2026-07-28 tasks extension): the call
+    /// declares the extension, and when the server answers with a task, the client polls it
+    /// (`tasks/get`, at the interval the server asks for), answers its `inputRequests` with the
+    /// client's handlers (`tasks/update`), and returns the tool's result once it completed.
+    ///
+    /// The call's timeout, when one is set with [`timeout`](Self::timeout), bounds the whole
+    /// task; otherwise it bounds each request to the server, and the task may run as long as it
+    /// takes. When the call's cancellation token fires, the task is cancelled (`tasks/cancel`).
+    /// A task that failed is [`ClientError::Rpc`] with its error; one cancelled otherwise is
+    /// [`ClientError::TaskCancelled`]. The server may also answer at once, without a task. In a
+    /// session (2025 era), which has no tasks, this is an ordinary call.
+    pub fn as_task(mut self) -> Self {
+        self.as_task = true;
+        self
+    }
+
     /// Makes the call.
     pub async fn send(self) -> Result<CallToolResult, ClientError> {
         let client = self.client;
@@ -990,6 +1022,11 @@ impl ToolCall<'_> {
             }
         }
         let params = CallToolParams { name: self.name, arguments, meta };
+        if self.as_task {
+            if let Some(stateless) = &client.inner.stateless {
+                return client.call_as_task(stateless, &params, self.timeout.flatten(), options.cancel).await;
+            }
+        }
         client.request_with("tools/call", &params, options).await
     }
 }

@@ -23,6 +23,9 @@ use crate::protocol::stateless::{
 };
 use crate::protocol::{ErrorObject, JsonObject};
 
+/// The `resultType` of a call answered with a task.
+pub(crate) const RESULT_TASK: &str = "task";
+
 /// How many rounds with questions a request may take unless configured otherwise.
 pub const DEFAULT_MAX_INPUT_ROUNDS: usize = 16;
 
@@ -105,7 +108,8 @@ impl RoundTrip<'_> {
                 Err(e) => return Err(e.into()),
             };
             match result.get("resultType").and_then(Value::as_str) {
-                None | Some(RESULT_COMPLETE) => return Ok(result),
+                // A task (the tasks extension): the caller, which asked for one, polls it.
+                None | Some(RESULT_COMPLETE | RESULT_TASK) => return Ok(result),
                 Some(RESULT_INPUT_REQUIRED) => {}
                 Some(other) => return Err(ClientError::UnexpectedResultType(other.to_owned())),
             }
@@ -151,7 +155,11 @@ fn supported_versions(error: &ErrorObject) -> Vec<String> {
 }
 
 /// Answers one question of an `input_required` result with the client's handlers.
-async fn answer(shared: Arc<ClientShared>, key: String, request: Value) -> Result<(String, Value), ClientError> {
+pub(crate) async fn answer(
+    shared: Arc<ClientShared>,
+    key: String,
+    request: Value,
+) -> Result<(String, Value), ClientError> {
     let request: InputRequest = serde_json::from_value(request)
         .map_err(|e| ClientError::Codec(format!("invalid input request `{key}`: {e}")))?;
     let mut params = request.params;

@@ -1,0 +1,214 @@
+//! Tasks (the 2026-07-28 tasks extension) with our client against our server, in process: a
+//! call that runs as a task, asks the user half-way (input_required → tasks/update →
+//! completed), the raw `tasks/*` requests, cancellation that ends the handler, the -32021
+//! answers without the extension, and a task bound to the user who made it.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use mcp_core::client::{ClientError, ProtocolEra, TaskStart};
+use mcp_core::prelude::*;
+use mcp_core::protocol::{TASKS_EXTENSION, TaskStatus};
+use mcp_core::testing::{ElicitationScript, ToolResultExt, connect_in_era};
+use serde_json::json;
+use tests::stdio::within;
+
+/// Whether the handler of `stoppable` was dropped before it finished.
+#[derive(Default)]
+struct Dropped(AtomicBool);
+
+/// Sets the flag when dropped unless disarmed.
+struct Guard(Arc<Dropped>, bool);
+
+impl Drop for Guard {
+    fn drop(&mut self) {
+        if self.1 {
+            (self.0).0.store(true, Ordering::SeqCst);
+        }
+    }
+}
+
+/// Deploys `service` after the user confirms, half-way.
+///
+/// # Arguments
+/// * `service` - What to deploy.
+#[tool(task = "optional")]
+async fn deploy(ctx: Context, service: String) -> Result<String, ElicitError> {
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    if !ctx.confirm(format!("Deploy {service} to production?")).await? {
+        return Ok(format!("{service}: not deployed"));
+    }
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    Ok(format!("{service}: deployed"))
+}
+
+/// Runs until cancelled.
+#[tool(task = "optional")]
+async fn stoppable(dropped: State<Dropped>) -> &'static str {
+    let mut guard = Guard(dropped.0.clone(), true);
+    tokio::time::sleep(Duration::from_secs(600)).await;
+    guard.1 = false;
+    "finished"
+}
+
+/// Only runs as a task.
+#[tool(task = "required")]
+async fn batch() -> &'static str {
+    tokio::time::sleep(Duration::from_millis(10)).await;
+    "batch done"
+}
+
+/// Never a task.
+#[tool]
+fn quick() -> &'static str {
+    "quick"
+}
+
+fn server(dropped: Arc<Dropped>) -> Server {
+    Server::builder("tasks", "1.0.0")
+        .enable_elicitation()
+        .task_poll_interval(Duration::from_millis(20))
+        .state_arc(dropped)
+        .tools(tools![deploy, stoppable, batch, quick])
+        .build()
+        .unwrap()
+}
+
+async fn stateless(server: &Server, script: &ElicitationScript) -> mcp_core::testing::TestClient {
+    connect_in_era(server, script, ProtocolEra::Stateless).await
+}
+
+#[tokio::test]
+async fn a_task_asks_half_way_and_completes_with_our_client() {
+    let server = server(Arc::default());
+    let script = ElicitationScript::new().accept(json!({"confirm": true}));
+    let client = stateless(&server, &script).await;
+    assert!(client.server_capabilities().has_extension(TASKS_EXTENSION), "the extension is advertised");
+    let result =
+        within("the deploy task", client.call_tool_as_task("deploy", json!({"service": "api"}))).await.unwrap();
+    assert_eq!(result.text(), "api: deployed");
+    let asked = script.requests();
+    assert_eq!(asked.len(), 1, "one question, asked once: the handler is not replayed");
+    assert_eq!(asked[0].message(), "Deploy api to production?");
+    script.assert_done();
+}
+
+#[tokio::test]
+async fn a_task_goes_through_input_required_and_update_with_the_raw_requests() {
+    let server = server(Arc::default());
+    let client = stateless(&server, &ElicitationScript::new()).await;
+    let TaskStart::Task(task) = client.start_tool_task("deploy", json!({"service": "db"})).await.unwrap() else {
+        panic!("a task-supporting tool called with the extension runs as a task");
+    };
+    assert_eq!(task.poll_interval_ms, Some(20));
+    assert_eq!(task.ttl_ms, Some(3_600_000));
+    let id = task.task_id;
+    // It exists as soon as its id is known.
+    assert_eq!(client.get_task(&id).await.unwrap().task_id, id);
+
+    let waiting = within("the task asking", async {
+        loop {
+            let task = client.get_task(&id).await.unwrap();
+            if task.status == TaskStatus::InputRequired {
+                return task;
+            }
+            assert_eq!(task.status, TaskStatus::Working);
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    })
+    .await;
+    let requests = waiting.input_requests.expect("an input_required task lists its questions");
+    assert_eq!(requests.keys().collect::<Vec<_>>(), ["input-0"]);
+    assert_eq!(requests["input-0"]["method"], "elicitation/create");
+    assert_eq!(requests["input-0"]["params"]["message"], "Deploy db to production?");
+
+    let answer = json!({"input-0": {"action": "accept", "content": {"confirm": true}}});
+    client.update_task(&id, answer.as_object().unwrap().clone()).await.unwrap();
+    let done = within("the task completing", async {
+        loop {
+            let task = client.get_task(&id).await.unwrap();
+            if task.status.is_terminal() {
+                return task;
+            }
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    })
+    .await;
+    assert_eq!(done.status, TaskStatus::Completed);
+    assert_eq!(done.result.unwrap()["content"][0]["text"], "db: deployed");
+    assert!(done.input_requests.is_none());
+
+    // A finished task takes no more input, and cancelling it changes nothing.
+    let err = client.update_task(&id, answer.as_object().unwrap().clone()).await.unwrap_err();
+    assert_eq!(err.code(), Some(-32602), "{err}");
+    client.cancel_task(&id).await.unwrap();
+    assert_eq!(client.get_task(&id).await.unwrap().status, TaskStatus::Completed);
+}
+
+#[tokio::test]
+async fn cancelling_a_task_ends_its_handler() {
+    let dropped = Arc::new(Dropped::default());
+    let server = server(dropped.clone());
+    let client = stateless(&server, &ElicitationScript::new()).await;
+    let TaskStart::Task(task) = client.start_tool_task("stoppable", json!({})).await.unwrap() else {
+        panic!("expected a task");
+    };
+    assert_eq!(task.status, TaskStatus::Working);
+    client.cancel_task(&task.task_id).await.unwrap();
+    assert_eq!(client.get_task(&task.task_id).await.unwrap().status, TaskStatus::Cancelled);
+    within("the handler being dropped", async {
+        while !dropped.0.load(Ordering::SeqCst) {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn a_call_abandoned_by_its_client_cancels_its_task() {
+    let dropped = Arc::new(Dropped::default());
+    let server = server(dropped.clone());
+    let client = stateless(&server, &ElicitationScript::new()).await;
+    let err = client.tool("stoppable").as_task().timeout(Duration::from_millis(200)).await.unwrap_err();
+    assert!(matches!(err, ClientError::Timeout { .. }), "{err}");
+    within("the handler being dropped", async {
+        while !dropped.0.load(Ordering::SeqCst) {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn without_the_extension_tasks_are_refused_and_optional_tools_answer_directly() {
+    let server = server(Arc::default());
+    let script = ElicitationScript::new().accept(json!({"confirm": false}));
+    let client = stateless(&server, &script).await;
+    // A plain call does not declare the extension: an optional tool answers as usual (its
+    // question is a multi round-trip one), a required one is refused.
+    assert_eq!(client.call_tool("deploy", json!({"service": "web"})).await.unwrap().text(), "web: not deployed");
+    let err = client.call_tool("batch", json!({})).await.unwrap_err();
+    assert_eq!(err.code(), Some(-32021), "{err}");
+    let data = err.rpc().unwrap().data.clone().unwrap();
+    assert!(data["requiredCapabilities"]["extensions"][TASKS_EXTENSION].is_object(), "{data}");
+    // As a task it runs; a tool that never runs as a task answers at once.
+    assert_eq!(client.call_tool_as_task("batch", json!({})).await.unwrap().text(), "batch done");
+    assert!(
+        matches!(client.start_tool_task("quick", json!({})).await.unwrap(), TaskStart::Done(r) if r.text() == "quick")
+    );
+    // `tasks/*` without the extension: -32021.
+    let err = client.request::<_, serde_json::Value>("tasks/get", &json!({"taskId": "x"})).await.unwrap_err();
+    assert_eq!(err.code(), Some(-32021), "{err}");
+}
+
+#[tokio::test]
+async fn a_session_client_gets_minus_32021_from_a_required_task_tool() {
+    let server = server(Arc::default());
+    let client = connect_in_era(&server, &ElicitationScript::new(), ProtocolEra::Session).await;
+    let err = client.call_tool("batch", json!({})).await.unwrap_err();
+    assert_eq!(err.code(), Some(-32021), "{err}");
+    // An optional one runs as an ordinary call.
+    assert!(client.call_tool("quick", json!({})).await.is_ok());
+    assert!(matches!(client.get_task("x").await, Err(ClientError::WrongEra { .. })));
+}
