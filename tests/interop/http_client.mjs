@@ -93,9 +93,9 @@ async function elicitation(url) {
   check(
     sameMembers(
       tools.map((t) => t.name),
-      ["create_project", "create_project_from", "process_data", "auth_via_url", "protected_action"],
+      ["create_project", "create_project_from", "process_data", "auth_via_url", "protected_action", "deploy"],
     ),
-    "tools are create_project, create_project_from, process_data, auth_via_url, protected_action",
+    "tools are create_project, create_project_from, process_data, auth_via_url, protected_action, deploy",
     tools.map((t) => t.name),
   );
 

@@ -24,6 +24,7 @@ const METHOD_NOT_FOUND: i64 = -32601;
 const INVALID_PARAMS: i64 = -32602;
 const SESSION_NOT_FOUND: i64 = -32001;
 const HEADER_MISMATCH: i64 = -32020;
+const MISSING_REQUIRED_CLIENT_CAPABILITY: i64 = -32021;
 const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
 
 const MODERN: &str = "2026-07-28";
@@ -184,6 +185,19 @@ fn meta() -> Value {
         "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}},
         "io.modelcontextprotocol/clientInfo": {"name": "catalog", "version": "1"},
     })
+}
+
+/// `_meta` of a 2026-era request that also declares the tasks extension.
+fn task_meta() -> Value {
+    let mut meta = meta();
+    meta["io.modelcontextprotocol/clientCapabilities"]["extensions"] = json!({"io.modelcontextprotocol/tasks": {}});
+    meta
+}
+
+/// A 2026-era request of the tasks extension, declaring it.
+fn task_request(id: i64, method: &str, mut params: Value) -> Value {
+    params["_meta"] = task_meta();
+    json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
 }
 
 /// A 2026-era `tools/call` of `process_data`, with `change` applied to its parameters.
@@ -454,6 +468,49 @@ fn catalog() -> Vec<Case> {
         .refused(METHOD_NOT_FOUND, json!(49))
         .http(404),
         flow("a requestState presented on another tool", state_of_another_tool).elicitation().http(400),
+        // The tasks extension (2026-07-28).
+        send("tasks/get of an unknown task", Frame::Json(task_request(54, "tasks/get", json!({"taskId": "no-such-task"}))))
+            .refused(INVALID_PARAMS, json!(54))
+            .http(400)
+            .mentioning("unknown task")
+            .elicitation(),
+        send(
+            "tasks/cancel of an unknown task",
+            Frame::Json(task_request(55, "tasks/cancel", json!({"taskId": "no-such-task"}))),
+        )
+        .refused(INVALID_PARAMS, json!(55))
+        .http(400)
+        .elicitation(),
+        send(
+            "tasks/update whose inputResponses are not an object",
+            Frame::Json(task_request(56, "tasks/update", json!({"taskId": "no-such-task", "inputResponses": "yes"}))),
+        )
+        .refused(INVALID_PARAMS, json!(56))
+        .http(400)
+        .mentioning("inputResponses")
+        .elicitation(),
+        send("tasks/get without a task id", Frame::Json(task_request(57, "tasks/get", json!({}))))
+            .refused(INVALID_PARAMS, json!(57))
+            .http(400)
+            // Over HTTP, the `Mcp-Name` header has no task id to match.
+            .http_error(HEADER_MISMATCH, json!(57))
+            .elicitation(),
+        send("tasks/get from a client without the tasks extension", Frame::Json(json!({"jsonrpc": "2.0", "id": 58,
+            "method": "tasks/get", "params": {"taskId": "no-such-task", "_meta": meta()}})))
+        .refused(MISSING_REQUIRED_CLIENT_CAPABILITY, json!(58))
+        .http(400)
+        .elicitation(),
+        send("tasks/result, which the extension removed", Frame::Json(task_request(59, "tasks/result", json!({"taskId": "t"}))))
+            .refused(METHOD_NOT_FOUND, json!(59))
+            .http(404),
+        send("tasks/get whose Mcp-Name is not its task", Frame::Json(task_request(65, "tasks/get", json!({"taskId": "t"}))))
+            .header("mcp-name", Some("another-task"))
+            .refused(HEADER_MISMATCH, json!(65))
+            .http(400)
+            .http_only()
+            .elicitation(),
+        flow("tasks/update of a finished task", update_of_a_finished_task).elicitation().http(400),
+        flow("tasks/update answering a question with something else", wrong_answer_to_a_task).elicitation().http(400),
         // Streamable HTTP: headers.
         send("a 2026 request without Mcp-Method", Frame::Json(modern_call(50, |_| {})))
             .header("mcp-method", None)
@@ -702,7 +759,8 @@ fn http_post(endpoint: &Endpoint, session: Option<&Session>, case: &Case, frame:
         let message = parsed.as_ref().unwrap();
         headers.insert("mcp-protocol-version", version.as_str().unwrap_or(MODERN).parse().unwrap());
         headers.insert("mcp-method", message["method"].as_str().unwrap_or_default().parse().unwrap());
-        if let Some(name) = message["params"]["name"].as_str().or(message["params"]["uri"].as_str()) {
+        let params = &message["params"];
+        if let Some(name) = params["name"].as_str().or(params["uri"].as_str()).or(params["taskId"].as_str()) {
             headers.insert("mcp-name", name.parse().unwrap());
         }
     } else if let Some(s) = session {
@@ -839,6 +897,80 @@ fn state_of_another_tool(c: &mut Conn) -> Pin<Box<dyn Future<Output = ()> + Send
         assert_eq!((error_code(&response), &response["id"]), (INVALID_PARAMS, &json!(107)), "{response}");
         assert!(status.is_none_or(|s| s == 400), "{status:?}");
         assert!(response["error"]["message"].as_str().unwrap().contains("requestState"), "{response}");
+    })
+}
+
+/// Starts `deploy` as a task and waits until it asks for its confirmation; the task's id.
+async fn deploy_task_waiting(c: &mut Conn, id: i64) -> String {
+    let call = task_request(id, "tools/call", json!({"name": "deploy", "arguments": {"service": "catalog"}}));
+    let (_, created) = modern_exchange(c, &call).await;
+    assert_eq!(created["result"]["resultType"], "task", "{created}");
+    let task = created["result"]["taskId"].as_str().expect("a task id").to_owned();
+    within("the task to ask", async {
+        loop {
+            let get = task_request(id + 1, "tasks/get", json!({"taskId": task}));
+            let (_, got) = modern_exchange(c, &get).await;
+            match got["result"]["status"].as_str() {
+                Some("input_required") => break,
+                Some("working") => tokio::time::sleep(std::time::Duration::from_millis(20)).await,
+                _ => panic!("unexpected task state: {got}"),
+            }
+        }
+    })
+    .await;
+    task
+}
+
+/// The status of `task`, once it is over.
+async fn final_status(c: &mut Conn, id: i64, task: &str) -> Value {
+    within("the task to end", async {
+        loop {
+            let (_, got) = modern_exchange(c, &task_request(id, "tasks/get", json!({"taskId": task}))).await;
+            if !matches!(got["result"]["status"].as_str(), Some("working" | "input_required")) {
+                return got["result"].clone();
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+    })
+    .await
+}
+
+fn update_of_a_finished_task(c: &mut Conn) -> Pin<Box<dyn Future<Output = ()> + Send + '_>> {
+    Box::pin(async move {
+        let task = deploy_task_waiting(c, 110).await;
+        let answer =
+            json!({"taskId": task, "inputResponses": {"deploy": {"action": "accept", "content": {"confirm": false}}}});
+        let (_, acked) = modern_exchange(c, &task_request(112, "tasks/update", answer.clone())).await;
+        assert_eq!(acked["result"]["resultType"], "complete", "{acked}");
+        let done = final_status(c, 113, &task).await;
+        assert_eq!(done["status"], "completed", "{done}");
+        assert_eq!(done["result"]["content"][0]["text"], "catalog was built but not deployed.", "{done}");
+        // Finished: it takes no more answers.
+        let (status, refused) = modern_exchange(c, &task_request(114, "tasks/update", answer)).await;
+        assert_eq!((error_code(&refused), &refused["id"]), (INVALID_PARAMS, &json!(114)), "{refused}");
+        assert!(refused["error"]["message"].as_str().unwrap().contains("completed"), "{refused}");
+        assert!(status.is_none_or(|s| s == 400), "{status:?}");
+    })
+}
+
+fn wrong_answer_to_a_task(c: &mut Conn) -> Pin<Box<dyn Future<Output = ()> + Send + '_>> {
+    Box::pin(async move {
+        let task = deploy_task_waiting(c, 115).await;
+        // Not an `elicitation/create` result: refused, and nothing reaches the tool.
+        let wrong = json!({"taskId": task, "inputResponses": {"deploy": {"action": "maybe"}}});
+        let (status, refused) = modern_exchange(c, &task_request(117, "tasks/update", wrong)).await;
+        assert_eq!((error_code(&refused), &refused["id"]), (INVALID_PARAMS, &json!(117)), "{refused}");
+        assert!(status.is_none_or(|s| s == 400), "{status:?}");
+        let (_, still) = modern_exchange(c, &task_request(118, "tasks/get", json!({"taskId": task}))).await;
+        assert_eq!(still["result"]["status"], "input_required", "{still}");
+        assert!(still["result"]["inputRequests"]["deploy"].is_object(), "{still}");
+        // An answer to a question nobody asked is ignored; the task stays as it is.
+        let stray = json!({"taskId": task, "inputResponses": {"not-asked": {"action": "accept"}}});
+        let (_, acked) = modern_exchange(c, &task_request(119, "tasks/update", stray)).await;
+        assert_eq!(acked["result"]["resultType"], "complete", "{acked}");
+        let (_, cancelled) = modern_exchange(c, &task_request(120, "tasks/cancel", json!({"taskId": task}))).await;
+        assert_eq!(cancelled["result"]["resultType"], "complete", "{cancelled}");
+        assert_eq!(final_status(c, 121, &task).await["status"], "cancelled");
     })
 }
 
@@ -1024,4 +1156,79 @@ async fn elicitation_over_http() {
 /// A client on nothing, to move the real one out of a [`ServerProcess`] for a while.
 fn placeholder() -> LineClient {
     LineClient::new(tokio::io::empty(), tokio::io::sink())
+}
+
+// ---------------------------------------------------------------------------------------------
+// Another user's task (over HTTP, with users known to the server)
+// ---------------------------------------------------------------------------------------------
+
+/// Waits for a confirmation that never comes, as a task.
+#[mcp_core::tool(task = "optional")]
+async fn awaiting(ctx: mcp_core::Context) -> Result<String, mcp_core::ElicitError> {
+    tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    Ok(format!("confirmed: {}", ctx.confirm("Go on?").await?))
+}
+
+/// Sets the request's `Principal` from its `x-user` header.
+async fn principal_from_header(
+    mut request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    if let Some(user) = request.headers().get("x-user").and_then(|v| v.to_str().ok()).map(str::to_owned) {
+        request.extensions_mut().insert(mcp_core::transport::http::Principal(user));
+    }
+    next.run(request).await
+}
+
+/// A 2026-era request of the tasks extension, as `user` (anonymous when `None`).
+async fn as_user(endpoint: &Endpoint, user: Option<&str>, id: i64, method: &str, params: Value) -> (StatusCode, Value) {
+    let body = task_request(id, method, params.clone());
+    let name = params["taskId"].as_str().or(params["name"].as_str()).unwrap_or_default().to_owned();
+    let mut post = endpoint
+        .client
+        .post(&endpoint.url)
+        .header(CONTENT_TYPE, "application/json")
+        .header(ACCEPT, "application/json, text/event-stream")
+        .header("mcp-protocol-version", MODERN)
+        .header("mcp-method", method)
+        .header("mcp-name", name)
+        .body(body.to_string());
+    if let Some(user) = user {
+        post = post.header("x-user", user);
+    }
+    let response = within("a 2026 response", post.send()).await.unwrap();
+    (response.status(), support::http::json_body(response).await)
+}
+
+#[tokio::test]
+async fn another_users_task_is_unknown_to_them() {
+    let server =
+        mcp_core::Server::builder("tasks", "1").enable_elicitation().tools(mcp_core::tools![awaiting]).build().unwrap();
+    let endpoint = Endpoint::serve_with(&server, mcp_core::transport::http::HttpConfig::default(), |router| {
+        router.layer(axum::middleware::from_fn(principal_from_header))
+    })
+    .await;
+    let (_, created) = as_user(&endpoint, Some("alice"), 1, "tools/call", json!({"name": "awaiting"})).await;
+    assert_eq!(created["result"]["resultType"], "task", "{created}");
+    let task = created["result"]["taskId"].as_str().unwrap().to_owned();
+    let answer =
+        json!({"taskId": task, "inputResponses": {"input-0": {"action": "accept", "content": {"confirm": true}}}});
+    for user in [Some("bob"), None] {
+        for (id, method, params) in [
+            (2, "tasks/get", json!({"taskId": task})),
+            (3, "tasks/update", answer.clone()),
+            (4, "tasks/cancel", json!({"taskId": task})),
+        ] {
+            let (status, refused) = as_user(&endpoint, user, id, method, params).await;
+            assert_eq!((status, error_code(&refused)), (StatusCode::BAD_REQUEST, INVALID_PARAMS), "{user:?} {refused}");
+            let message = refused["error"]["message"].as_str().unwrap();
+            assert!(message.contains("unknown task"), "the same answer as for an id that does not exist: {refused}");
+        }
+    }
+    // Alice's task is untouched: still hers, still waiting.
+    let (status, got) = as_user(&endpoint, Some("alice"), 5, "tasks/get", json!({"taskId": task})).await;
+    assert_eq!(status, StatusCode::OK, "{got}");
+    assert_eq!(got["result"]["status"], "input_required", "{got}");
+    let (_, cancelled) = as_user(&endpoint, Some("alice"), 6, "tasks/cancel", json!({"taskId": task})).await;
+    assert_eq!(cancelled["result"]["resultType"], "complete", "{cancelled}");
 }

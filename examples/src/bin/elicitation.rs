@@ -3,7 +3,8 @@
 //! Run it with `cargo run -p examples --bin elicitation`; the host must support elicitation.
 //!
 //! Form mode: `create_project`, `process_data` (`create_project_from` takes the same details as
-//! arguments instead of asking). URL mode: `auth_via_url` and
+//! arguments instead of asking), and `deploy`, which asks for a confirmation half-way and runs
+//! as a task for clients that support tasks (the 2026-07-28 tasks extension). URL mode: `auth_via_url` and
 //! `protected_action`, whose page is served by this process on
 //! `http://127.0.0.1:8931/auth?id=<elicitationId>`: the port is `--url-port N` or the
 //! environment variable `ELICITATION_URL_PORT` when given (`0` picks a free one), else 8931 when
@@ -171,6 +172,27 @@ async fn protected_action(ctx: Context, page: State<AuthPage>) -> Result<String,
     Err(UrlElicitationRequired::single(&id, page.url(&id), "Authorize the example app before using this action."))
 }
 
+/// Builds a service, asks the user to confirm once it is built, then deploys it.
+///
+/// For a client that supports tasks (revision 2026-07-28), the call is answered at once with a
+/// task: the confirmation waits in the task's `inputRequests` until the client answers it with
+/// `tasks/update`, and the build is not done again. Other clients see an ordinary call that
+/// asks a question.
+///
+/// # Arguments
+/// * `service` - The service to deploy.
+#[tool(destructive, task = "optional")]
+async fn deploy(ctx: Context, service: String) -> Result<String, ElicitError> {
+    // Building takes a while.
+    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    let go = ctx.confirm(format!("{service} is built. Deploy it to production?")).key("deploy").await?;
+    if !go {
+        return Ok(format!("{service} was built but not deployed."));
+    }
+    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    Ok(format!("Deployed {service} to production."))
+}
+
 #[derive(Deserialize)]
 struct AuthQuery {
     id: String,
@@ -261,7 +283,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let builder = Server::builder("elicitation", env!("CARGO_PKG_VERSION"))
         .title("Elicitation examples")
         .enable_elicitation()
-        .tools(tools![create_project, create_project_from, process_data, auth_via_url, protected_action])
+        .tools(tools![create_project, create_project_from, process_data, auth_via_url, protected_action, deploy])
         .state_arc(page.clone());
     let server = examples::shared_state_key(builder).await.build()?;
 
