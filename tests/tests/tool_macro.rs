@@ -447,12 +447,14 @@ fn the_scopes_option_sets_the_scopes_a_call_needs() {
 /// Runs for a while, as a task when the client supports tasks.
 #[tool(task = "optional")]
 async fn long_build() -> &'static str {
+    tokio::task::yield_now().await;
     "built"
 }
 
 /// Runs only as a task.
 #[tool(task = "required")]
 async fn long_deploy() -> &'static str {
+    tokio::task::yield_now().await;
     "deployed"
 }
 

@@ -124,7 +124,7 @@ pub(crate) async fn start(
     let record = run.start().await.map_err(store_failed)?;
     let id = record.task_id.clone();
     server.tasks.runs.insert(id.clone(), run.clone());
-    let expiry = record.ttl_ms.map(|ttl| Duration::from_millis(ttl));
+    let expiry = record.ttl_ms.map(Duration::from_millis);
     let server = server.clone();
     tokio::spawn(async move {
         let expired = async {
