@@ -212,3 +212,50 @@ async fn a_session_client_gets_minus_32021_from_a_required_task_tool() {
     assert!(client.call_tool("quick", json!({})).await.is_ok());
     assert!(matches!(client.get_task("x").await, Err(ClientError::WrongEra { .. })));
 }
+
+#[tokio::test]
+async fn a_subscription_naming_a_task_hears_of_its_changes() {
+    use mcp_core::client::ServerNotification;
+    use mcp_core::protocol::SubscriptionFilter;
+    let server = server(Arc::default());
+    let client = stateless(&server, &ElicitationScript::new()).await;
+    let mut notifications = client.notifications();
+    let TaskStart::Task(task) = client.start_tool_task("deploy", json!({"service": "queue"})).await.unwrap() else {
+        panic!("expected a task");
+    };
+    let id = task.task_id;
+    let filter = SubscriptionFilter { task_ids: Some(vec![id.clone(), "not-a-task".into()]), ..Default::default() };
+    let subscription = within("the acknowledgement", client.listen(filter)).await.unwrap();
+    assert_eq!(
+        subscription.acknowledged().task_ids.as_deref(),
+        Some(&[id.clone()][..]),
+        "only known tasks are followed"
+    );
+    within("the question", async {
+        while client.get_task(&id).await.unwrap().status != TaskStatus::InputRequired {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    })
+    .await;
+    let answer = json!({"input-0": {"action": "accept", "content": {"confirm": true}}});
+    client.update_task(&id, answer.as_object().unwrap().clone()).await.unwrap();
+    let completed = within("notifications/tasks of the completed task", async {
+        loop {
+            match notifications.recv().await.unwrap() {
+                ServerNotification::Other { method, params: Some(params) } if method == "notifications/tasks" => {
+                    assert_eq!(params["taskId"], id.as_str(), "{params}");
+                    if params["status"] == "completed" {
+                        return params;
+                    }
+                }
+                _ => {}
+            }
+        }
+    })
+    .await;
+    assert_eq!(completed["result"]["content"][0]["text"], "queue: deployed", "{completed}");
+    assert!(
+        completed["_meta"]["io.modelcontextprotocol/subscriptionId"].is_number()
+            || completed["_meta"]["io.modelcontextprotocol/subscriptionId"].is_string()
+    );
+}

@@ -76,6 +76,10 @@ impl Client {
         let mut events = self.inner.shared.events.subscribe();
         let mut params = JsonObject::new();
         params.insert("notifications".into(), serde_json::to_value(&filter).unwrap_or(Value::Null));
+        // Following tasks (`notifications/tasks`) is part of the tasks extension.
+        if filter.task_ids.is_some() {
+            params = super::tasks::with_tasks_extension(params);
+        }
         let params = stateless.with_meta(params);
         let stop = CancellationToken::new();
         let peer = self.inner.peer.clone();

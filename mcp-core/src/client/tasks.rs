@@ -23,7 +23,7 @@ const MIN_POLL_INTERVAL: Duration = Duration::from_millis(10);
 const MAX_POLL_INTERVAL: Duration = Duration::from_secs(30);
 
 /// `params` declaring the tasks extension for this request only.
-fn with_tasks_extension(mut params: JsonObject) -> JsonObject {
+pub(crate) fn with_tasks_extension(mut params: JsonObject) -> JsonObject {
     let meta = params.entry("_meta").or_insert_with(|| Value::Object(JsonObject::new()));
     if let Value::Object(meta) = meta {
         let mut extensions = JsonObject::new();

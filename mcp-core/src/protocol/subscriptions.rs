@@ -26,6 +26,9 @@ pub struct SubscriptionFilter {
     /// `notifications/resources/updated` for these resource URIs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resource_subscriptions: Option<Vec<String>>,
+    /// `notifications/tasks` for these tasks (the tasks extension; the client must declare it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub task_ids: Option<Vec<String>>,
 }
 
 impl SubscriptionFilter {
@@ -35,6 +38,7 @@ impl SubscriptionFilter {
             && self.prompts_list_changed != Some(true)
             && self.resources_list_changed != Some(true)
             && self.resource_subscriptions.as_ref().is_none_or(Vec::is_empty)
+            && self.task_ids.as_ref().is_none_or(Vec::is_empty)
     }
 }
 

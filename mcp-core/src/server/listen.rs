@@ -7,8 +7,9 @@
 //! on stdio) or the application ends every subscription ([`Server::end_subscriptions`]). The
 //! list-changed and resource-updated announcements of [`Server`] reach every subscription that
 //! asked for them, on the listen request's own stream, each tagged with the subscription id
-//! (the listen request's JSON-RPC id) in `_meta`. Nothing else travels on it: progress and log
-//! messages belong to the request they are about.
+//! (the listen request's JSON-RPC id) in `_meta`, and so do the status changes of the tasks a
+//! subscription names (`taskIds`, the tasks extension). Nothing else travels on it: progress and
+//! log messages belong to the request they are about.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -127,19 +128,27 @@ fn honoured(server: &ServerInner, asked: &SubscriptionFilter) -> SubscriptionFil
         prompts_list_changed: flag(asked.prompts_list_changed, s.dynamic_prompts),
         resources_list_changed: flag(asked.resources_list_changed, s.dynamic_resources),
         resource_subscriptions: asked.resource_subscriptions.clone().filter(|_| s.subscriptions),
+        // Checked against the tasks' owners by the caller.
+        task_ids: asked.task_ids.clone().filter(|_| server.tasks.enabled),
     }
 }
 
 /// Whether the server has any change notification to offer a subscription.
 fn offers_any(server: &ServerInner) -> bool {
     let s = &server.surface;
-    s.dynamic_tools || s.dynamic_prompts || s.dynamic_resources || s.subscriptions
+    s.dynamic_tools || s.dynamic_prompts || s.dynamic_resources || s.subscriptions || server.tasks.enabled
 }
 
 /// Serves one `subscriptions/listen` request: acknowledges, then carries the notifications
 /// until the subscription ends. Ends with the graceful-closure result only when the
 /// application ends it ([`Server::end_subscriptions`]); a client that goes away gets nothing.
-pub(crate) async fn listen(server: &Arc<ServerInner>, request: &Request, scope: RequestScope) -> HandlerResult {
+pub(crate) async fn listen(
+    server: &Arc<ServerInner>,
+    request: &Request,
+    scope: RequestScope,
+    capabilities: &crate::protocol::ClientCapabilities,
+    principal: Option<&str>,
+) -> HandlerResult {
     if !offers_any(server) {
         return Err(ErrorObject::new(
             codes::METHOD_NOT_FOUND,
@@ -152,7 +161,11 @@ pub(crate) async fn listen(server: &Arc<ServerInner>, request: &Request, scope: 
             "a subscription may name at most {MAX_SUBSCRIPTIONS} resources"
         )));
     }
-    let filter = honoured(server, &asked.notifications);
+    let mut filter = honoured(server, &asked.notifications);
+    if let Some(ids) = &filter.task_ids {
+        // Only the client's own tasks: another user's are unknown to it.
+        filter.task_ids = Some(super::tasks::followable(server, ids, capabilities, principal).await?);
+    }
     let id = scope.id.clone();
     let ack = SubscriptionsAcknowledgedParams {
         notifications: filter.clone(),

@@ -212,7 +212,8 @@ pub(crate) fn handle(
             return finish(&server, &method, result.get(), "complete");
         }
         if method == "subscriptions/listen" {
-            let result = super::listen::listen(&server, &request, scope).await?;
+            let result =
+                super::listen::listen(&server, &request, scope, &meta.capabilities, principal.as_deref()).await?;
             return finish(&server, &method, result.get(), "complete");
         }
         let multi_round = MULTI_ROUND.contains(&method.as_str());

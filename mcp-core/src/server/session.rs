@@ -258,7 +258,9 @@ impl ServerSession {
             Some(object) => (p.name, Arguments::within(text, object).map_err(|e| invalid(&e))?),
             None => (Key::Decoded(p.name.in_text(&text).into()), Arguments::default()),
         };
-        let progress_token = p.meta.and_then(|m| m.progress_token);
+        // A task outlives the request that carried the token: its progress would go nowhere
+        // once the task is returned (the client follows it with `tasks/get`).
+        let progress_token = p.meta.and_then(|m| m.progress_token).filter(|_| state.task.get().is_none());
         // The tool is used in place: cloning its definition (schemas included) for every
         // call would cost more than most tools do.
         server.tools.read(|tools| {

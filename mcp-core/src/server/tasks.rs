@@ -86,7 +86,7 @@ fn store_failed(e: TaskStoreError) -> ErrorObject {
 /// A run for a `tools/call` that may become a task: when the server offers tasks, the tool
 /// may run as one, and the client negotiated the extension in this request.
 pub(crate) fn plan(
-    server: &ServerInner,
+    server: &Arc<ServerInner>,
     request: &Request,
     capabilities: &ClientCapabilities,
     principal: Option<&str>,
@@ -105,13 +105,55 @@ pub(crate) fn plan(
         return None;
     }
     let tasks = &server.tasks;
+    let weak = Arc::downgrade(server);
+    let on_change: crate::task::run::OnChange = Arc::new(move |record: TaskRecord| {
+        let server = weak.clone();
+        Box::pin(async move {
+            if let Some(server) = server.upgrade() {
+                notify(&server, &record).await;
+            }
+        })
+    });
     let record = TaskRecord::new(
         crate::multi_round::new_chain(),
         principal.map(str::to_owned),
         tasks.ttl.map(millis),
         Some(millis(tasks.poll_interval)),
     );
-    Some(Arc::new(TaskRun::new(record, tasks.store.clone())))
+    Some(Arc::new(TaskRun::new(record, tasks.store.clone(), Some(on_change))))
+}
+
+/// `notifications/tasks`: the task as `tasks/get` shows it, to the subscriptions
+/// (`subscriptions/listen`) that named it.
+async fn notify(server: &ServerInner, record: &TaskRecord) {
+    let id = record.task_id.as_str();
+    server
+        .surface
+        .listeners
+        .broadcast("notifications/tasks", &record.to_task(true), |filter| {
+            filter.task_ids.as_ref().is_some_and(|ids| ids.iter().any(|t| t == id))
+        })
+        .await;
+}
+
+/// Of the tasks `ids`, those `principal` may follow (the others are unknown to them). Fails
+/// with -32021 when the client did not declare the extension.
+pub(crate) async fn followable(
+    server: &ServerInner,
+    ids: &[String],
+    capabilities: &ClientCapabilities,
+    principal: Option<&str>,
+) -> Result<Vec<String>, ErrorObject> {
+    if !capabilities.has_extension(TASKS_EXTENSION) {
+        return Err(extension_required("`taskIds` in a subscription are part of the tasks extension"));
+    }
+    let mut followed = Vec::new();
+    for id in ids {
+        if lookup(server, id, principal).await.is_ok() {
+            followed.push(id.clone());
+        }
+    }
+    Ok(followed)
 }
 
 /// Hands the call to the client as a task, and lets `handler` go on in the background: the

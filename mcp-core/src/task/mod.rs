@@ -43,6 +43,14 @@
 //! one; its `tasks/*` requests get -32021 too. Tasks belong to the 2026-07-28 era: in a
 //! 2025-era session a `required` tool answers -32021 and an `optional` one runs as usual.
 //!
+//! # Status notifications
+//!
+//! A client that lists task ids under `taskIds` in the filter of a `subscriptions/listen`
+//! request (declaring the extension) gets `notifications/tasks` on that stream at each change
+//! of those tasks: the task as `tasks/get` shows it, its result or error included once it is
+//! over. Only its own tasks: another user's ids are left out of the acknowledged filter.
+//! Polling stays the rule; the notifications only spare some polls.
+//!
 //! # Where tasks live
 //!
 //! A [`TaskStore`] keeps each task's [`TaskRecord`]: it is written before the task's id is

@@ -20,6 +20,9 @@ struct Pending {
     answer: oneshot::Sender<Value>,
 }
 
+/// Told of each change of a task once it is stored (status notifications).
+pub(crate) type OnChange = Arc<dyn Fn(TaskRecord) -> crate::engine::BoxFuture<'static, ()> + Send + Sync>;
+
 /// The live side of one task, on the instance running its handler.
 pub(crate) struct TaskRun {
     record: tokio::sync::Mutex<TaskRecord>,
@@ -31,6 +34,7 @@ pub(crate) struct TaskRun {
     /// Whether the task was handed to the client (its `tools/call` answered with it). Until
     /// then, a question asked with `before_task` goes in the call's own `input_required` round.
     started: AtomicBool,
+    on_change: Option<OnChange>,
 }
 
 impl std::fmt::Debug for TaskRun {
@@ -41,7 +45,7 @@ impl std::fmt::Debug for TaskRun {
 
 impl TaskRun {
     /// A run for the task `record`, kept in `store`.
-    pub(crate) fn new(record: TaskRecord, store: Arc<dyn TaskStore>) -> Self {
+    pub(crate) fn new(record: TaskRecord, store: Arc<dyn TaskStore>, on_change: Option<OnChange>) -> Self {
         TaskRun {
             record: tokio::sync::Mutex::new(record),
             store,
@@ -49,6 +53,7 @@ impl TaskRun {
             pending: Mutex::default(),
             next_key: AtomicU32::new(0),
             started: AtomicBool::new(false),
+            on_change,
         }
     }
 
@@ -105,7 +110,11 @@ impl TaskRun {
         if !self.started() {
             return Ok(());
         }
-        self.store.put(&record).await
+        self.store.put(&record).await?;
+        if let Some(on_change) = &self.on_change {
+            on_change(record.clone()).await;
+        }
+        Ok(())
     }
 
     /// Asks the client `method` with `params` under `key`, and waits for the answer a
