@@ -45,6 +45,7 @@
 //! differently in them: a side effect before a question, questions that change on replay.
 
 mod eras;
+mod task_store;
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -57,6 +58,7 @@ use crate::client::{Client, ClientBuilder, ClientError, ElicitationHandler, Elic
 use crate::protocol::{CallToolResult, ElicitResult, GetPromptResult, JsonObject, ReadResourceResult};
 use crate::server::Server;
 pub use eras::{Effects, EraDifference, EraMismatch, assert_same_in_both_eras, compare_eras, connect_in_era};
+pub use task_store::assert_task_store_contract;
 
 impl ClientBuilder {
     /// Connects to `server` in this process, through memory (see also [the `testing` module](self)).

@@ -284,3 +284,8 @@ async fn a_task_past_its_time_to_live_is_ended_and_forgotten() {
     let err = client.get_task(&task.task_id).await.unwrap_err();
     assert_eq!(err.code(), Some(-32602), "an expired task is unknown: {err}");
 }
+
+#[tokio::test]
+async fn the_memory_store_keeps_the_task_store_contract() {
+    mcp_core::testing::assert_task_store_contract(&mcp_core::task::MemoryTaskStore::new()).await;
+}

@@ -384,6 +384,7 @@ pub(crate) async fn first_run<T>(
 mod tests {
     use super::*;
     use serde_json::json;
+    use std::sync::Arc;
 
     async fn ask(rounds: &Rounds, what: &str) -> Value {
         let key = rounds.key(None);
@@ -462,6 +463,28 @@ mod tests {
         .await;
         let Outcome::Rejected(error) = outcome else { panic!("expected the rejection") };
         assert_eq!(error.message, "first", "the first rejection is the one reported");
+    }
+
+    #[tokio::test]
+    async fn a_first_run_that_waits_on_something_else_hands_back_the_running_handler() {
+        // Done at once: the outcome.
+        let rounds = Rounds::first();
+        let done = first_run(Box::pin(async { 7 }), &rounds).await;
+        assert!(matches!(done, Ok(Outcome::Complete(7))));
+        // A question in this round: input required.
+        let rounds = Arc::new(Rounds::first());
+        let asking = rounds.clone();
+        let asked = first_run(Box::pin(async move { ask(&asking, "name?").await }), &rounds).await;
+        let Ok(Outcome::InputRequired(asked)) = asked else { panic!("expected input_required") };
+        assert_eq!(asked.keys().collect::<Vec<_>>(), ["input-0"]);
+        // Waiting on anything else: the handler itself, which goes on to its end.
+        let (tx, rx) = tokio::sync::oneshot::channel::<u8>();
+        let rounds = Rounds::first();
+        let Err(handler) = first_run(Box::pin(async move { rx.await.unwrap_or(0) + 1 }), &rounds).await else {
+            panic!("a waiting handler is handed back");
+        };
+        tx.send(41).unwrap();
+        assert_eq!(handler.await, 42);
     }
 
     #[tokio::test]
