@@ -4,17 +4,18 @@
 //! tool completes: a form (`create_project`), a form asked only for large data
 //! (`process_data`), and a URL flow the user completes in the browser (`protected_action`).
 //! Also: `ProtocolEra::Auto` chooses the stateless era with a server that speaks it, the
-//! limits on rounds, `subscriptions/listen`, and list results kept under caching hints.
+//! limits on rounds, `subscriptions/listen`, list results kept under caching hints, and the
+//! example's `deploy` run as a task (the tasks extension) over HTTP.
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use mcp_core::client::{
     Client, ClientBuilder, ClientError, ElicitationHandler, ElicitationModes, ElicitationRequest, ProtocolEra,
-    ServerNotification,
+    ServerNotification, TaskStart,
 };
 use mcp_core::prelude::*;
-use mcp_core::protocol::{ElicitResult, SubscriptionFilter};
+use mcp_core::protocol::{ElicitResult, SubscriptionFilter, TaskStatus};
 use mcp_core::server::{CacheHint, CacheScope};
 use mcp_core::testing::ToolResultExt;
 use serde::Deserialize;
@@ -60,6 +61,8 @@ impl ElicitationHandler for User {
         if form.fields().any(|f| f == "projectName") {
             content.insert("projectName".into(), json!("stateless"));
             content.insert("framework".into(), json!("vue"));
+        } else if form.fields().any(|f| f == "confirm") {
+            content.insert("confirm".into(), json!(true));
         } else {
             content.insert("proceed".into(), json!(true));
         }
@@ -111,6 +114,40 @@ async fn elicitation_example_stateless_over_http() {
     let user = User::default();
     let client = within("connecting", stateless_client(&user).connect_http(&example.url)).await.unwrap();
     drive_elicitation_example(&client, &user).await;
+    within("closing", client.close()).await;
+}
+
+#[tokio::test]
+async fn the_elicitation_examples_deploy_runs_as_a_task_over_http() {
+    let example = elicitation_example().await;
+    let user = User::default();
+    let client = within("connecting", stateless_client(&user).connect_http(&example.url)).await.unwrap();
+    assert!(client.server_capabilities().has_extension(mcp_core::protocol::TASKS_EXTENSION));
+    // As a task: the confirmation waits in the task, answered through `tasks/update`.
+    let TaskStart::Task(task) = client.start_tool_task("deploy", json!({"service": "api"})).await.unwrap() else {
+        panic!("deploy runs as a task for a client that supports tasks");
+    };
+    let waiting = within("the confirmation", async {
+        loop {
+            let task = client.get_task(&task.task_id).await.unwrap();
+            if task.status == TaskStatus::InputRequired {
+                return task;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    })
+    .await;
+    assert!(waiting.input_requests.unwrap().contains_key("deploy"), "the question keeps the key the tool gave it");
+    client.cancel_task(&task.task_id).await.unwrap();
+    assert_eq!(client.get_task(&task.task_id).await.unwrap().status, TaskStatus::Cancelled);
+    assert!(user.asked().is_empty(), "nobody was asked: the raw requests leave the answering to the caller");
+    // Followed by the client: polled, asked, updated, completed.
+    let deployed = within("deploy", client.call_tool_as_task("deploy", json!({"service": "web"}))).await.unwrap();
+    assert_eq!(deployed.text(), "Deployed web to production.");
+    assert_eq!(user.asked(), ["web is built. Deploy it to production?"]);
+    // Without the extension, the same tool asks in an ordinary multi round-trip call.
+    let plain = within("deploy", client.call_tool("deploy", json!({"service": "db"}))).await.unwrap();
+    assert_eq!(plain.text(), "Deployed db to production.");
     within("closing", client.close()).await;
 }
 
