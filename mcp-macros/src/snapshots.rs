@@ -70,6 +70,21 @@ fn tool_free_async_two_arguments() {
 }
 
 #[test]
+fn tool_as_a_task() {
+    let input = quote! {
+        /// Deploys a service once the user confirms.
+        async fn deploy(ctx: Context, service: String) -> Result<String, ElicitError> {
+            if ctx.confirm(format!("Deploy {service}?")).await? { Ok(service) } else { Ok(String::new()) }
+        }
+    };
+    check(
+        "tool_task",
+        "#[tool(destructive, task = \"optional\")]: a tool that runs as a task for clients that support tasks",
+        crate::tool::expand_free(quote!(destructive, task = "optional"), input),
+    );
+}
+
+#[test]
 fn tool_free_sync_with_injected_arguments() {
     let input = quote! {
         /// Greets someone.
