@@ -43,8 +43,10 @@ mod tool;
 /// on the argument) describes each argument.
 ///
 /// Options: `name = "…"`, `title = "…"`, `description = "…"`, and the hints `read_only`,
-/// `destructive`, `idempotent`, `open_world` (bare for `true`, or `= true`/`= false`).
-/// On an argument: `#[arg(rename = "…", description = "…")]`.
+/// `destructive`, `idempotent`, `open_world` (bare for `true`, or `= true`/`= false`),
+/// `scopes = ["…"]` (the OAuth scopes a call needs), and `task = "optional"` or
+/// `task = "required"` (the tool runs as a task for clients of the 2026-07-28 tasks extension;
+/// see `mcp_core::task`). On an argument: `#[arg(rename = "…", description = "…")]`.
 ///
 /// On methods, put `#[toolbox]` on the `impl` block.
 #[proc_macro_attribute]
