@@ -1225,10 +1225,20 @@ async fn another_users_task_is_unknown_to_them() {
             assert!(message.contains("unknown task"), "the same answer as for an id that does not exist: {refused}");
         }
     }
-    // Alice's task is untouched: still hers, still waiting.
-    let (status, got) = as_user(&endpoint, Some("alice"), 5, "tasks/get", json!({"taskId": task})).await;
-    assert_eq!(status, StatusCode::OK, "{got}");
-    assert_eq!(got["result"]["status"], "input_required", "{got}");
+    // Alice's task is untouched: still hers, and it comes to wait for her answer (nothing
+    // cancelled it, nothing answered it).
+    within("Alice's task to wait for her answer", async {
+        loop {
+            let (status, got) = as_user(&endpoint, Some("alice"), 5, "tasks/get", json!({"taskId": task})).await;
+            assert_eq!(status, StatusCode::OK, "{got}");
+            match got["result"]["status"].as_str() {
+                Some("input_required") => break,
+                Some("working") => tokio::time::sleep(std::time::Duration::from_millis(10)).await,
+                _ => panic!("Alice's task was changed by others: {got}"),
+            }
+        }
+    })
+    .await;
     let (_, cancelled) = as_user(&endpoint, Some("alice"), 6, "tasks/cancel", json!({"taskId": task})).await;
     assert_eq!(cancelled["result"]["resultType"], "complete", "{cancelled}");
 }

@@ -264,7 +264,7 @@ async fn a_subscription_naming_a_task_hears_of_its_changes() {
 async fn a_task_past_its_time_to_live_is_ended_and_forgotten() {
     let dropped = Arc::new(Dropped::default());
     let server = Server::builder("tasks", "1.0.0")
-        .task_ttl(Some(Duration::from_millis(150)))
+        .task_ttl(Some(Duration::from_secs(1)))
         .state_arc(dropped.clone())
         .tools(tools![stoppable])
         .build()
@@ -273,7 +273,7 @@ async fn a_task_past_its_time_to_live_is_ended_and_forgotten() {
     let TaskStart::Task(task) = client.start_tool_task("stoppable", json!({})).await.unwrap() else {
         panic!("expected a task");
     };
-    assert_eq!(task.ttl_ms, Some(150));
+    assert_eq!(task.ttl_ms, Some(1000));
     assert_eq!(client.get_task(&task.task_id).await.unwrap().status, TaskStatus::Working, "alive within its TTL");
     within("the handler being dropped at the end of the TTL", async {
         while !dropped.0.load(Ordering::SeqCst) {
