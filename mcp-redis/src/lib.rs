@@ -20,6 +20,7 @@
 //! | `{prefix}:instance:{id}` | the instance's endpoint address | the heartbeat lease (3 × the heartbeat, 6 s by default), renewed by each beat |
 //! | `{prefix}:session:{id}` | the id of the instance owning the session | the server's idle timeout plus the lease, renewed while the session is used; deleted when the session ends |
 //! | `{prefix}:state:{id}` | what another instance needs to take the session over (protocol version, client capabilities and info, log level, subscriptions, user) | as the session's record |
+//! | `{prefix}:events:{id}` | the session's newest SSE events (256 by default), for `Last-Event-ID` after a takeover ([`RedisEvents`]) | [`DEFAULT_EVENT_TTL`] (31 minutes) after the newest; deleted when the session ends |
 //! | `{prefix}:secret:{name}` | a secret the instances share ([`Redis::shared_secret`]) | until deleted (one per name) |
 //!
 //! The bus (notifications, URL-mode completions) is Redis pub/sub on `{prefix}:bus:broadcast`
@@ -33,8 +34,11 @@
 //! than waiting: the server answers what needs Redis with `503`, serves what does not, and the
 //! connection is made again on the next command once Redis is back.
 
+mod events;
 #[cfg(feature = "testing")]
 pub mod testing;
+
+pub use events::{DEFAULT_EVENT_TTL, DEFAULT_EVENTS_PER_SESSION, RedisEvents};
 
 use std::sync::{Arc, LazyLock};
 use std::time::Duration;
@@ -108,11 +112,21 @@ impl Redis {
         RedisBus { redis: self.clone() }
     }
 
+    /// The SSE event store on this Redis ([`RedisEvents`]), keeping `per_session` events of
+    /// each session for `ttl` after the last. Call within a tokio runtime.
+    pub fn events(&self, per_session: usize, ttl: Duration) -> RedisEvents {
+        RedisEvents::new(self.clone(), per_session, ttl)
+    }
+
     /// This instance's part in the deployment: `address` is the URL of its MCP endpoint as the
     /// other instances reach it (see [`Backplane::new`]). Sessions are recorded in this Redis,
-    /// and notifications and URL-mode completions travel through it.
+    /// notifications and URL-mode completions travel through it, and SSE events are kept in it
+    /// ([`RedisEvents`], with [`DEFAULT_EVENTS_PER_SESSION`] and [`DEFAULT_EVENT_TTL`]) so that
+    /// streams can be resumed after a takeover. Call within a tokio runtime.
     pub fn backplane(&self, address: impl Into<String>) -> Backplane {
-        Backplane::new(Arc::new(self.sessions()), address).bus(Arc::new(self.bus()))
+        Backplane::new(Arc::new(self.sessions()), address)
+            .bus(Arc::new(self.bus()))
+            .events(Arc::new(self.events(DEFAULT_EVENTS_PER_SESSION, DEFAULT_EVENT_TTL)))
     }
 
     /// A 32-byte secret shared by every instance of the deployment under `name`: made at random
@@ -199,6 +213,18 @@ return state
     )
 });
 
+/// Records ARGV[1] as the owner, with the state ARGV[2], unless an owner is recorded.
+static RECLAIM_SCRIPT: LazyLock<redis::Script> = LazyLock::new(|| {
+    redis::Script::new(
+        r"
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[3])
+redis.call('SET', KEYS[2], ARGV[2], 'PX', ARGV[3])
+return 1
+",
+    )
+});
+
 impl SessionRegistry for RedisSessions {
     fn heartbeat<'a>(
         &'a self,
@@ -207,21 +233,56 @@ impl SessionRegistry for RedisSessions {
         lease: Duration,
         active: &'a [String],
         session_ttl: Duration,
-    ) -> mcp_core::engine::BoxFuture<'a, Result<(), BackplaneError>> {
+    ) -> mcp_core::engine::BoxFuture<'a, Result<bool, BackplaneError>> {
         Box::pin(async move {
             let mut pipe = redis::pipe();
+            // `GET`: the previous address, absent when the store lost (or never had) it.
             pipe.cmd("SET")
                 .arg(self.redis.key("instance", instance))
                 .arg(address)
                 .arg("PX")
                 .arg(millis(lease))
-                .ignore();
+                .arg("GET");
             for session in active {
                 let ttl = millis(session_ttl);
                 pipe.cmd("PEXPIRE").arg(self.redis.key("session", session)).arg(ttl).ignore();
                 pipe.cmd("PEXPIRE").arg(self.redis.key("state", session)).arg(ttl).ignore();
             }
-            pipe.query_async::<()>(&mut self.redis.connection()).await.map_err(unavailable)
+            let (previous,): (Option<String>,) =
+                pipe.query_async(&mut self.redis.connection()).await.map_err(unavailable)?;
+            Ok(previous.is_some())
+        })
+    }
+
+    fn reclaim<'a>(
+        &'a self,
+        session: &'a str,
+        instance: &'a str,
+        state: &'a str,
+        session_ttl: Duration,
+    ) -> mcp_core::engine::BoxFuture<'a, Result<(), BackplaneError>> {
+        Box::pin(async move {
+            RECLAIM_SCRIPT
+                .key(self.redis.key("session", session))
+                .key(self.redis.key("state", session))
+                .arg(instance)
+                .arg(state)
+                .arg(millis(session_ttl))
+                .invoke_async::<i64>(&mut self.redis.connection())
+                .await
+                .map(|_| ())
+                .map_err(unavailable)
+        })
+    }
+
+    fn leave<'a>(&'a self, instance: &'a str) -> mcp_core::engine::BoxFuture<'a, Result<(), BackplaneError>> {
+        Box::pin(async move {
+            redis::cmd("DEL")
+                .arg(self.redis.key("instance", instance))
+                .query_async::<i64>(&mut self.redis.connection())
+                .await
+                .map(|_| ())
+                .map_err(unavailable)
         })
     }
 

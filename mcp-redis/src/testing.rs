@@ -194,3 +194,15 @@ async fn relay(State(backends): State<Arc<Backends>>, request: Request) -> Respo
     }
     (StatusCode::BAD_GATEWAY, last_error).into_response()
 }
+
+/// Runs one command (`args`, the command's name first) on the Redis at `url` and reads its
+/// answer as `T`: for tests looking at what the backplane keeps.
+pub async fn query<T: redis::FromRedisValue>(url: &str, args: &[&str]) -> T {
+    let client = redis::Client::open(url).expect("a Redis URL");
+    let mut connection = client.get_multiplexed_async_connection().await.expect("a connection to Redis");
+    let mut command = redis::cmd(args[0]);
+    for arg in &args[1..] {
+        command.arg(*arg);
+    }
+    command.query_async(&mut connection).await.unwrap_or_else(|e| panic!("{args:?}: {e}"))
+}

@@ -141,10 +141,70 @@ async fn the_registry_records_owners_and_notices_lapsed_instances() {
     sessions.claim("s3", "a", "{}", Duration::from_millis(100)).await.unwrap();
     tokio::time::sleep(Duration::from_millis(250)).await;
     assert_eq!(sessions.owner("s3").await.unwrap(), None, "an unrenewed record expires");
+    // The first beat finds the instance unannounced; the next ones find it announced, until
+    // it leaves (or the store loses it).
+    assert!(
+        !sessions.heartbeat("d", "http://d/mcp", Duration::from_secs(5), &[], Duration::from_secs(5)).await.unwrap()
+    );
+    assert!(
+        sessions.heartbeat("d", "http://d/mcp", Duration::from_secs(5), &[], Duration::from_secs(5)).await.unwrap()
+    );
+    sessions.claim("s4", "d", "state-4", Duration::from_secs(60)).await.unwrap();
+    sessions.leave("d").await.unwrap();
+    let owner = sessions.owner("s4").await.unwrap().unwrap();
+    assert_eq!((owner.instance.as_str(), owner.address), ("d", None), "a leaving instance is gone at once");
+    // Reclaiming records a session only where no owner is recorded.
+    sessions.reclaim("s4", "e", "other", Duration::from_secs(60)).await.unwrap();
+    assert_eq!(sessions.owner("s4").await.unwrap().unwrap().instance, "d");
+    sessions.reclaim("s5", "e", "state-5", Duration::from_secs(60)).await.unwrap();
+    assert_eq!(sessions.owner("s5").await.unwrap().unwrap().instance, "e");
+    assert_eq!(sessions.take_over("s5", "e", "f", Duration::from_secs(60)).await.unwrap().as_deref(), Some("state-5"));
     // Every instance agrees on a shared secret.
     let one = redis.shared_secret("k").await.unwrap();
     let other = Redis::connect(&server.url()).unwrap().with_prefix("t").shared_secret("k").await.unwrap();
     assert_eq!(one, other);
+}
+
+#[tokio::test]
+async fn events_are_written_behind_to_redis_bounded_and_restored_elsewhere() {
+    use mcp_core::transport::http::{EventId, EventStore};
+    let server = RedisServer::start();
+    let redis = Redis::connect(&server.url()).unwrap().with_prefix("t");
+    let owner = redis.events(3, Duration::from_secs(60));
+    let id = |stream, seq| EventId { stream, seq };
+    for seq in 1..=4 {
+        owner.store("s", id(1, seq), &format!(r#"{{"n":{seq}}}"#));
+    }
+    owner.store("gone", id(1, 1), "{}");
+    owner.forget("gone");
+    // Written behind: within moments, and trimmed to the newest three, with an expiry.
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while mcp_redis::testing::query::<Vec<String>>(&server.url(), &["LRANGE", "t:events:s", "0", "-1"]).await.last()
+        != Some(&"1-4\n{\"n\":4}".to_owned())
+    {
+        assert!(Instant::now() < deadline, "the events did not reach Redis");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let kept: i64 = mcp_redis::testing::query(&server.url(), &["LLEN", "t:events:s"]).await;
+    assert_eq!(kept, 3);
+    let ttl: i64 = mcp_redis::testing::query(&server.url(), &["PTTL", "t:events:s"]).await;
+    assert!((1..=60_000).contains(&ttl), "the events expire: {ttl}");
+    assert!(mcp_redis::testing::keys(&server.url(), "t:events:gone").await.is_empty(), "forgotten");
+    // Another instance knows nothing of them until it restores the session.
+    let heir = redis.events(3, Duration::from_secs(60));
+    assert_eq!(heir.replay("s", id(1, 2)), Some(vec![]));
+    heir.restore("s").await;
+    assert_eq!(
+        heir.replay("s", id(1, 2)),
+        Some(vec![(id(1, 3), r#"{"n":3}"#.into()), (id(1, 4), r#"{"n":4}"#.into())])
+    );
+    assert_eq!(heir.replay("s", id(1, 0)), None, "the first event was trimmed: no replay with a gap");
+    // Restoring without Redis leaves nothing to replay, and does not hang.
+    let mut server = server;
+    server.kill();
+    let orphan = redis.events(3, Duration::from_secs(60));
+    within("restoring without Redis", orphan.restore("s")).await;
+    assert_eq!(orphan.replay("s", id(1, 2)), Some(vec![]));
 }
 
 #[tokio::test]
@@ -685,8 +745,15 @@ impl SessionRegistry for Counting {
         lease: Duration,
         active: &'a [String],
         session_ttl: Duration,
-    ) -> mcp_core::engine::BoxFuture<'a, Result<(), mcp_core::transport::http::BackplaneError>> {
+    ) -> mcp_core::engine::BoxFuture<'a, Result<bool, mcp_core::transport::http::BackplaneError>> {
         self.inner.heartbeat(instance, address, lease, active, session_ttl)
+    }
+
+    fn leave<'a>(
+        &'a self,
+        instance: &'a str,
+    ) -> mcp_core::engine::BoxFuture<'a, Result<(), mcp_core::transport::http::BackplaneError>> {
+        self.inner.leave(instance)
     }
 
     fn claim<'a>(

@@ -44,7 +44,9 @@ pub struct Owner {
 pub trait SessionRegistry: Send + Sync + 'static {
     /// Announces `instance` as alive and reachable at `address` for `lease`, and keeps the
     /// sessions in `active` (owned by it) recorded for `session_ttl` more. Called every
-    /// [`Backplane::heartbeat`].
+    /// [`Backplane::heartbeat`]. Returns whether `instance` was still announced before this
+    /// beat: `false` at the first beat, and when the store lost its records meanwhile (it was
+    /// restarted empty), which makes the instance [`reclaim`](Self::reclaim) its sessions.
     fn heartbeat<'a>(
         &'a self,
         instance: &'a str,
@@ -52,7 +54,29 @@ pub trait SessionRegistry: Send + Sync + 'static {
         lease: Duration,
         active: &'a [String],
         session_ttl: Duration,
-    ) -> BoxFuture<'a, Result<(), BackplaneError>>;
+    ) -> BoxFuture<'a, Result<bool, BackplaneError>>;
+
+    /// Records `instance` as the owner of `session`, with its `state`, unless the store
+    /// records an owner already (it then keeps it): how an instance records again the sessions
+    /// it holds after the store lost its records. The default does nothing.
+    fn reclaim<'a>(
+        &'a self,
+        session: &'a str,
+        instance: &'a str,
+        state: &'a str,
+        session_ttl: Duration,
+    ) -> BoxFuture<'a, Result<(), BackplaneError>> {
+        let _ = (session, instance, state, session_ttl);
+        Box::pin(std::future::ready(Ok(())))
+    }
+
+    /// Withdraws the announcement of `instance` (it is shutting down): its sessions are taken
+    /// over by the next instance that receives a request for one of them, without waiting for
+    /// its lease to lapse. Their records stay. The default does nothing (the lease lapses).
+    fn leave<'a>(&'a self, instance: &'a str) -> BoxFuture<'a, Result<(), BackplaneError>> {
+        let _ = instance;
+        Box::pin(std::future::ready(Ok(())))
+    }
 
     /// Records `instance` as the owner of `session`, and the session's `state` (what another
     /// instance needs to take it over), for `session_ttl` unless refreshed.
@@ -138,6 +162,7 @@ pub struct Backplane {
     pub(crate) address: Arc<str>,
     pub(crate) heartbeat: Duration,
     pub(crate) lease: Duration,
+    pub(crate) events: Option<Arc<dyn super::EventStore>>,
 }
 
 impl std::fmt::Debug for Backplane {
@@ -166,6 +191,7 @@ impl Backplane {
             address: address.into().into(),
             heartbeat: DEFAULT_HEARTBEAT,
             lease: DEFAULT_HEARTBEAT * 3,
+            events: None,
         }
     }
 
@@ -183,6 +209,16 @@ impl Backplane {
     /// the sessions it holds.
     pub fn bus(mut self, bus: Arc<dyn MessageBus>) -> Self {
         self.bus = Some(bus);
+        self
+    }
+
+    /// Keeps the sessions' SSE events in `store`, shared by the instances, so that a client can
+    /// resume a stream with `Last-Event-ID` after its session was taken over from an instance
+    /// that is gone (see [`EventStore::restore`](super::EventStore::restore)); it replaces
+    /// [`HttpConfig::event_store`](super::HttpConfig::event_store). Without one, events are
+    /// kept by the owner alone, and resumption works only while it lives.
+    pub fn events(mut self, store: Arc<dyn super::EventStore>) -> Self {
+        self.events = Some(store);
         self
     }
 
@@ -374,6 +410,7 @@ pub(crate) fn unavailable(reason: &str) -> Response {
 /// beat, until the endpoint is gone.
 pub(crate) async fn heartbeat(shared: std::sync::Weak<super::Shared>) {
     let mut failing = false;
+    let mut first = true;
     let mut since = std::time::Instant::now();
     loop {
         let Some(s) = shared.upgrade() else { return };
@@ -395,10 +432,14 @@ pub(crate) async fn heartbeat(shared: std::sync::Weak<super::Shared>) {
         let closing = s.closing.clone();
         drop(s);
         match bp.registry.heartbeat(&bp.instance, &bp.address, bp.lease, &active, session_ttl).await {
-            Ok(()) => {
+            Ok(known) => {
                 if std::mem::replace(&mut failing, false) {
                     tracing::info!("the shared session store is reachable again");
                 }
+                if !known && !first {
+                    reclaim(&shared, &bp, session_ttl).await;
+                }
+                first = false;
                 since = now;
             }
             Err(e) => {
@@ -410,6 +451,27 @@ pub(crate) async fn heartbeat(shared: std::sync::Weak<super::Shared>) {
         tokio::select! {
             () = tokio::time::sleep(bp.heartbeat) => {}
             () = closing.cancelled() => return,
+        }
+    }
+}
+
+/// Records again every session this instance holds, where the registry records no owner: the
+/// store lost its records (it was restarted empty), and without them the other instances would
+/// answer the sessions' requests as for unknown sessions.
+async fn reclaim(shared: &std::sync::Weak<super::Shared>, bp: &Backplane, session_ttl: Duration) {
+    let records: Vec<(String, String)> = {
+        let Some(s) = shared.upgrade() else { return };
+        let Ok(sessions) = s.sessions.read() else { return };
+        sessions.values().filter_map(|x| Some((x.id().to_owned(), super::record_of(x)?))).collect()
+    };
+    tracing::info!(
+        sessions = records.len(),
+        "the shared session store lost this instance's records: recording them again"
+    );
+    for (session, record) in &records {
+        if let Err(e) = bp.registry.reclaim(session, &bp.instance, record, session_ttl).await {
+            tracing::warn!(error = %e, session, "cannot record a session again");
+            return;
         }
     }
 }

@@ -36,6 +36,14 @@ pub trait EventStore: Send + Sync + 'static {
     fn replay(&self, session: &str, after: EventId) -> Option<Vec<(EventId, String)>>;
     /// Forgets everything about `session`.
     fn forget(&self, session: &str);
+    /// Makes what is kept of `session` elsewhere (a store shared by the instances of a
+    /// deployment) available to [`replay`](Self::replay) here: called once when this instance
+    /// takes over a session whose instance is gone, before the session serves anything. The
+    /// default does nothing (a store in one process has nothing elsewhere).
+    fn restore<'a>(&'a self, session: &'a str) -> crate::engine::BoxFuture<'a, ()> {
+        let _ = session;
+        Box::pin(std::future::ready(()))
+    }
 }
 
 /// An [`EventStore`] in memory, keeping the newest events of each session up to a count.
@@ -59,6 +67,37 @@ impl MemoryEventStore {
     /// Keeps at most `per_session` events per session.
     pub fn new(per_session: usize) -> Self {
         MemoryEventStore { per_session: per_session.max(1), sessions: Mutex::default() }
+    }
+}
+
+impl MemoryEventStore {
+    /// Replaces what is kept of `session` with `events` (oldest first, as they were stored):
+    /// the newest `per_session` of them. Where a stream's events are not consecutive (some were
+    /// never kept, or were trimmed), only those after the last gap are replayable, and resuming
+    /// from before it is refused; so is resuming from before a stream's first kept event.
+    pub fn load(&self, session: &str, events: Vec<(EventId, String)>) {
+        let mut kept = Kept::default();
+        let skip = events.len().saturating_sub(self.per_session);
+        let mut last: HashMap<u64, u64> = HashMap::new();
+        for (id, frame) in events.into_iter().skip(skip) {
+            match last.get(&id.stream) {
+                Some(&prev) if id.seq == prev + 1 => {}
+                Some(_) => {
+                    // A gap: what came before it on this stream cannot be replayed whole.
+                    kept.events.retain(|(e, _)| e.stream != id.stream);
+                    kept.dropped.insert(id.stream, id.seq - 1);
+                }
+                None if id.seq > 1 => {
+                    kept.dropped.insert(id.stream, id.seq - 1);
+                }
+                None => {}
+            }
+            last.insert(id.stream, id.seq);
+            kept.events.push_back((id, frame));
+        }
+        if let Ok(mut sessions) = self.sessions.lock() {
+            sessions.insert(session.to_owned(), kept);
+        }
     }
 }
 
@@ -136,5 +175,31 @@ mod tests {
         assert_eq!(store.replay("s", EventId { stream: 1, seq: 1 }), Some(vec![]));
         assert_eq!(EventId::decode("7-42"), Some(EventId { stream: 7, seq: 42 }));
         assert_eq!(EventId::decode("x"), None);
+    }
+
+    #[test]
+    fn loaded_events_replay_only_what_is_whole() {
+        let store = MemoryEventStore::new(10);
+        let id = |stream, seq| EventId { stream, seq };
+        let events = vec![
+            (id(1, 1), "a1".to_owned()),
+            (id(2, 3), "b3".to_owned()),
+            (id(1, 2), "a2".to_owned()),
+            (id(1, 4), "a4".to_owned()),
+            (id(1, 5), "a5".to_owned()),
+            (id(2, 4), "b4".to_owned()),
+        ];
+        store.load("s", events);
+        // Stream 1 lost its third event: only what follows the gap is replayable.
+        assert_eq!(store.replay("s", id(1, 1)), None);
+        assert_eq!(store.replay("s", id(1, 3)), Some(vec![(id(1, 4), "a4".into()), (id(1, 5), "a5".into())]));
+        // Stream 2 starts at its third event.
+        assert_eq!(store.replay("s", id(2, 1)), None);
+        assert_eq!(store.replay("s", id(2, 2)), Some(vec![(id(2, 3), "b3".into()), (id(2, 4), "b4".into())]));
+        // Bounded like anything stored.
+        let small = MemoryEventStore::new(2);
+        small.load("s", vec![(id(1, 1), "a".into()), (id(1, 2), "b".into()), (id(1, 3), "c".into())]);
+        assert_eq!(small.replay("s", id(1, 0)), None);
+        assert_eq!(small.replay("s", id(1, 1)), Some(vec![(id(1, 2), "b".into()), (id(1, 3), "c".into())]));
     }
 }

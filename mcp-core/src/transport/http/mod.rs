@@ -238,6 +238,9 @@ impl HttpConfig {
     /// it (see [`Backplane`]). Ignored in [`stateless`](Self::stateless) mode, which has no
     /// sessions to share.
     pub fn backplane(mut self, backplane: Backplane) -> Self {
+        if let Some(events) = &backplane.events {
+            self.event_store = events.clone();
+        }
         self.backplane = Some(backplane);
         self
     }
@@ -289,6 +292,8 @@ pub(crate) struct Shared {
     guard: Option<auth::Guard>,
     /// Set when the endpoint is one instance of a shared deployment.
     forwarder: Option<backplane::Forwarder>,
+    /// The task renewing this instance's presence in the deployment, if it is in one.
+    heartbeat: std::sync::Mutex<Option<tokio::task::AbortHandle>>,
 }
 
 /// The Streamable HTTP endpoint of a [`Server`](crate::Server). Cheap to clone.
@@ -315,13 +320,17 @@ impl StreamableHttp {
             forwarder,
             sessions: RwLock::default(),
             closing: CancellationToken::new(),
+            heartbeat: std::sync::Mutex::default(),
         });
         if !shared.config.stateless {
             tokio::spawn(expire_idle(Arc::downgrade(&shared)));
         }
         if let Some(forwarder) = &shared.forwarder {
             shared.server.join(&forwarder.backplane, shared.closing.clone());
-            tokio::spawn(backplane::heartbeat(Arc::downgrade(&shared)));
+            let beat = tokio::spawn(backplane::heartbeat(Arc::downgrade(&shared)));
+            if let Ok(mut slot) = shared.heartbeat.lock() {
+                *slot = Some(beat.abort_handle());
+            }
         }
         StreamableHttp { shared }
     }
@@ -356,15 +365,32 @@ impl StreamableHttp {
         self.shared.sessions.read().map(|s| s.values().map(|s| s.request_streams()).sum()).unwrap_or(0)
     }
 
-    /// Ends every session: pending waits fail, handlers are cancelled, streams close.
+    /// Ends every session here: pending waits fail, handlers are cancelled, streams close.
+    ///
+    /// An instance of a shared deployment ([`HttpConfig::backplane`]) is leaving it: it stops
+    /// its heartbeat and withdraws its announcement, so that the sessions it held live on,
+    /// each taken over (with its stored events) by the next instance that receives a request
+    /// for it, at once rather than when the lease would have lapsed.
     pub async fn close_all(&self) {
         self.shared.closing.cancel();
+        let handing_over = self.shared.forwarder.is_some();
+        if let Some(forwarder) = &self.shared.forwarder {
+            // Stopped first, so that no beat announces the instance again after it left (the
+            // store serves one instance's commands in order).
+            if let Some(beat) = self.shared.heartbeat.lock().ok().and_then(|mut b| b.take()) {
+                beat.abort();
+            }
+            let bp = &forwarder.backplane;
+            if let Err(e) = bp.registry.leave(&bp.instance).await {
+                tracing::warn!(error = %e, "cannot withdraw this instance from the shared session store");
+            }
+        }
         let sessions: Vec<_> = match self.shared.sessions.write() {
             Ok(mut s) => s.drain().map(|(_, v)| v).collect(),
             Err(_) => Vec::new(),
         };
         for session in sessions {
-            session.close().await;
+            session.close_keeping_events(handing_over).await;
         }
     }
 
@@ -633,7 +659,9 @@ async fn forward_if_elsewhere(
             Ok(true) => return None,
             // Another instance was faster: it owns the session now.
             Ok(false) => route = forwarder.route(id).await,
-            Err(()) => route = backplane::Route::Unavailable,
+            Err(None) => route = backplane::Route::Unavailable,
+            // Every session here is busy: refused like an `initialize` would be.
+            Err(Some(refused)) => return Some(refused),
         }
     }
     match route {
@@ -661,9 +689,16 @@ struct Recorded {
 }
 
 /// Takes over session `id` from the instance `gone`, whose heartbeat lapsed: a session is
-/// opened here in the recorded state and recorded as this instance's. `Ok(false)` when another
-/// instance took it over first (or nothing is recorded to take over).
-async fn take_over(shared: &Arc<Shared>, forwarder: &backplane::Forwarder, id: &str, gone: &str) -> Result<bool, ()> {
+/// opened here in the recorded state and recorded as this instance's, within this instance's
+/// session caps (an idle session may be closed to make room). `Ok(false)` when another
+/// instance took it over first (or nothing is recorded to take over); `Err(None)` when the
+/// registry failed, `Err(Some(_))` with the `503` when no session can make room.
+async fn take_over(
+    shared: &Arc<Shared>,
+    forwarder: &backplane::Forwarder,
+    id: &str,
+    gone: &str,
+) -> Result<bool, Option<Response>> {
     let bp = &forwarder.backplane;
     let ttl = shared.config.idle_timeout + bp.lease;
     let state = match bp.registry.take_over(id, gone, &bp.instance, ttl).await {
@@ -671,21 +706,32 @@ async fn take_over(shared: &Arc<Shared>, forwarder: &backplane::Forwarder, id: &
         Ok(None) => return Ok(false),
         Err(e) => {
             tracing::warn!(error = %e, session = id, "cannot take over a session");
-            return Err(());
+            return Err(None);
         }
     };
     let Ok(recorded) = serde_json::from_str::<Recorded>(&state) else {
         tracing::warn!(session = id, "a session to take over has an unreadable record");
         return Ok(false);
     };
+    // A session taken over counts against this instance's caps like one it opened.
+    if let Err(refused) = make_room(shared, recorded.principal.as_deref()) {
+        // Recorded as ours, but not served: it ends here, like an evicted one.
+        release(shared, id);
+        return Err(Some(refused));
+    }
+    // What the lost instance stored of the session's streams becomes replayable here.
+    shared.config.event_store.restore(id).await;
     let slot = Arc::new(crate::auth::AuthSlot::default());
     let service = shared.server.open(Opening::Restore(&recorded.session), recorded.principal.clone(), slot.clone());
     let session = HttpSession::start(id.to_owned(), service, recorded.principal, slot, shared, true);
     // The client may still hold requests of the lost instance (numbered from 0): ours start
     // past any of those, and past those of an earlier takeover (ids stay below 2^53, which
-    // JavaScript clients read exactly).
+    // JavaScript clients read exactly). So do the ids of our SSE streams and events, which
+    // must not repeat those the lost instance stored.
     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
-    session.engine().peer().number_requests_from(i64::try_from(now.as_millis()).unwrap_or(0).saturating_mul(1000));
+    let base = i64::try_from(now.as_millis()).unwrap_or(0).saturating_mul(1000);
+    session.engine().peer().number_requests_from(base);
+    session.number_events_from(u64::try_from(base).unwrap_or(0));
     // As after `initialize`: the session takes part in announcements.
     let initialized = crate::protocol::Notification { method: "notifications/initialized".into(), params: None };
     session.engine().handle_message(Message::Notification(initialized)).await;

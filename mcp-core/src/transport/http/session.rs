@@ -569,6 +569,16 @@ impl HttpSession {
         Ok(Delivery { ready: VecDeque::new(), live: Some(rx) })
     }
 
+    /// Numbers this session's new streams, and the events of its GET stream, from `base` on: a
+    /// session taken over from another instance must not reuse the event ids the client saw
+    /// there, which the shared event store may still replay.
+    pub(crate) fn number_events_from(&self, base: u64) {
+        if let Ok(mut routes) = self.routes.lock() {
+            routes.next_stream = routes.next_stream.max(base);
+            routes.streams.entry(STANDALONE).or_insert_with(StreamState::new).next_seq = base;
+        }
+    }
+
     /// Serve nothing more than what is in flight, then close.
     pub(crate) fn close_when_idle(self: &Arc<Self>) {
         self.ephemeral.store(true, Ordering::Relaxed);
@@ -581,6 +591,12 @@ impl HttpSession {
 
     /// Ends the session: pending waits fail, handlers stop, streams end, events are forgotten.
     pub(crate) async fn close(&self) {
+        self.close_keeping_events(false).await;
+    }
+
+    /// Ends the session, forgetting its events unless `keep` (the session lives on: another
+    /// instance of the deployment takes it over, and replays them).
+    pub(crate) async fn close_keeping_events(&self, keep: bool) {
         self.closing.cancel();
         self.engine.shutdown().await;
         if let Ok(mut routes) = self.routes.lock() {
@@ -588,7 +604,7 @@ impl HttpSession {
             routes.streams.clear();
             routes.by_request.clear();
         }
-        if let Some(store) = &self.store {
+        if let (Some(store), false) = (&self.store, keep) {
             store.forget(&self.id);
         }
     }
