@@ -570,6 +570,119 @@ async fn a_stream_resumes_and_a_session_ends_through_another_instance() {
     b_task.abort();
 }
 
+/// Reads `response` (an SSE stream) until `done` accepts what arrived so far; returns it.
+async fn read_until(response: &mut reqwest::Response, what: &str, done: impl Fn(&str) -> bool) -> String {
+    let mut seen = String::new();
+    within(what, async {
+        while !done(&seen) {
+            let chunk = response.chunk().await.unwrap().unwrap_or_else(|| panic!("the stream ended: {seen}"));
+            seen.push_str(&String::from_utf8_lossy(&chunk));
+        }
+    })
+    .await;
+    seen
+}
+
+/// The ids and `data:` lines of the complete SSE events in `text`.
+fn events_of(text: &str) -> Vec<(Option<String>, String)> {
+    text.split("\n\n")
+        .filter(|block| block.contains("data: "))
+        .map(|block| {
+            let id = block.lines().find_map(|l| l.strip_prefix("id: ")).map(str::to_owned);
+            let data = block.lines().filter_map(|l| l.strip_prefix("data: ")).collect::<Vec<_>>().join("\n");
+            (id, data)
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn a_stream_resumes_on_another_instance_after_its_owner_was_killed() {
+    let redis = RedisServer::start();
+    let mut a = Instance::start("notes", Some(&redis.url()));
+    let b = Instance::start("notes", Some(&redis.url()));
+    let (a_url, b_url) = (format!("{}/mcp", a.base), format!("{}/mcp", b.base));
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
+    let (status, session, _) = post(&a_url, None, init).await;
+    assert_eq!(status, 200);
+    let session = session.expect("a session id");
+    let (status, _, _) = post(&a_url, Some(&session), json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).await;
+    assert_eq!(status, 202);
+    let subscribe = json!({"jsonrpc": "2.0", "id": 2, "method": "resources/subscribe", "params": {"uri": "notes://kept"}});
+    assert_eq!(post(&a_url, Some(&session), subscribe).await.0, 200);
+    let http = reqwest::Client::new();
+    let get = |url: &str, last: Option<&str>| {
+        let mut request = http
+            .get(url)
+            .header("accept", "text/event-stream")
+            .header("mcp-protocol-version", "2025-11-25")
+            .header("mcp-session-id", &session);
+        if let Some(last) = last {
+            request = request.header("last-event-id", last);
+        }
+        request.send()
+    };
+    let write = |id: u32, text: &str| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": "write_note", "arguments": {"name": "kept", "text": text}}})
+    };
+    // The session's GET stream on A sees the first update; then the client goes away.
+    let mut stream = within("the GET stream on A", get(&a_url, None)).await.unwrap();
+    assert_eq!(stream.status(), 200);
+    assert_eq!(post(&a_url, Some(&session), write(3, "one")).await.0, 200);
+    let seen = read_until(&mut stream, "the first update", |t| !events_of(t).is_empty()).await;
+    let (last, first) = events_of(&seen).remove(0);
+    let last = last.expect("events carry ids");
+    assert!(first.contains("notifications/resources/updated"), "{first}");
+    drop(stream);
+    // Two more updates the client misses; once Redis holds them, A dies.
+    assert_eq!(post(&a_url, Some(&session), write(4, "two")).await.0, 200);
+    assert_eq!(post(&a_url, Some(&session), write(5, "three")).await.0, 200);
+    let key = format!("mcp:events:{session}");
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while mcp_redis::testing::query::<i64>(&redis.url(), &["LLEN", &key]).await < 3 {
+        assert!(Instant::now() < deadline, "the events did not reach Redis");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let _ = a.child.kill();
+    let _ = a.child.wait();
+
+    // B takes the session over once A's lease lapses (503 until then), and replays what the
+    // client missed from Redis.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let mut resumed = loop {
+        let response = within("resuming on B", get(&b_url, Some(&last))).await.unwrap();
+        if response.status() == 200 {
+            break response;
+        }
+        assert_eq!(response.status(), 503, "refused only while A's lease runs");
+        assert!(Instant::now() < deadline, "the session was not taken over");
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    };
+    let replayed = read_until(&mut resumed, "the missed updates", |t| events_of(t).len() >= 2).await;
+    let replayed = events_of(&replayed);
+    let (stream, seq) = last.split_once('-').unwrap();
+    let next = |n: u64| format!("{stream}-{}", seq.parse::<u64>().unwrap() + n);
+    assert_eq!(replayed[0].0.as_deref(), Some(next(1).as_str()), "{replayed:?}");
+    assert_eq!(replayed[1].0.as_deref(), Some(next(2).as_str()), "{replayed:?}");
+    assert!(replayed.iter().all(|(_, data)| data.contains("notifications/resources/updated")), "{replayed:?}");
+    // The resumed stream is the session's live stream on its new owner: the subscription came
+    // along, and new events get ids the client has not seen.
+    assert_eq!(post(&b_url, Some(&session), write(6, "four")).await.0, 200);
+    let more = read_until(&mut resumed, "an update after the takeover", |t| events_of(t).len() >= 1).await;
+    let (id, data) = events_of(&more).remove(0);
+    assert!(data.contains("notifications/resources/updated"), "{data}");
+    let id = id.expect("an id");
+    assert!(![last.clone(), next(1), next(2)].contains(&id), "a new id, not one the client saw: {id}");
+    // Resuming from the new event replays nothing twice.
+    drop(resumed);
+    let mut again = within("resuming again", get(&b_url, Some(&id))).await.unwrap();
+    assert_eq!(again.status(), 200);
+    assert_eq!(post(&b_url, Some(&session), write(7, "five")).await.0, 200);
+    let after = read_until(&mut again, "the next update", |t| events_of(t).len() >= 1).await;
+    assert_eq!(events_of(&after).len(), 1, "{after}");
+}
+
 /// What `ask` asks for.
 #[derive(Debug, Deserialize, JsonSchema, Elicit)]
 struct Reply {
