@@ -294,6 +294,86 @@ async fn in_process(redis: &Redis) -> (String, StreamableHttp, tokio::task::Join
     (url, http, task)
 }
 
+/// An in-process instance like [`in_process`], beating every `heartbeat`, with `config`'s
+/// other settings; `serve` returns once the endpoint is closed (`close_all`).
+async fn in_process_with(
+    redis: &Redis,
+    heartbeat: Duration,
+    config: HttpConfig,
+) -> (String, StreamableHttp, tokio::task::JoinHandle<()>) {
+    let server = Server::builder("t", "1").tools(tools![add, steps]).build().unwrap();
+    let listener = tokio::net::TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let http = server.streamable_http(config.backplane(redis.backplane(url.clone()).heartbeat(heartbeat)));
+    let serving = http.clone();
+    let task = tokio::spawn(async move {
+        let _ = serving.serve(listener, std::future::pending()).await;
+    });
+    (url, http, task)
+}
+
+fn initialize() -> serde_json::Value {
+    json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}})
+}
+
+fn add_call(id: u32) -> serde_json::Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "add", "arguments": {"a": 2, "b": id}}})
+}
+
+#[tokio::test]
+async fn an_instance_shutting_down_hands_its_sessions_over_at_once() {
+    let redis_server = RedisServer::start();
+    let redis = Redis::connect(&redis_server.url()).unwrap();
+    // A lease of 30 s: a takeover within it cannot be the lease lapsing.
+    let beat = Duration::from_secs(10);
+    let (a, a_http, a_task) = in_process_with(&redis, beat, HttpConfig::default()).await;
+    let (b, _b_http, b_task) = in_process_with(&redis, beat, HttpConfig::default()).await;
+    let (status, session, _) = post(&a, None, initialize()).await;
+    assert_eq!(status, 200);
+    let session = session.expect("a session id");
+    let (status, _, body) = post(&b, Some(&session), add_call(2)).await;
+    assert_eq!((status, body.contains(r#""text":"4""#)), (200, true), "forwarded to A: {body}");
+
+    within("A shutting down", a_http.close_all()).await;
+    within("A's listener closing", a_task).await.unwrap();
+    let left = Instant::now();
+    let (status, _, body) = post(&b, Some(&session), add_call(3)).await;
+    assert_eq!(status, 200, "B takes the session over at the first request: {body}");
+    assert!(body.contains(r#""text":"5""#), "{body}");
+    assert!(left.elapsed() < Duration::from_secs(10), "taken over after {:?}, not at once", left.elapsed());
+    let owner = redis.sessions().owner(&session).await.unwrap().expect("still recorded");
+    assert_eq!(owner.address.as_deref(), Some(b.as_str()), "B owns the session now");
+    b_task.abort();
+}
+
+#[tokio::test]
+async fn a_session_taken_over_counts_against_the_new_owners_session_cap() {
+    let redis_server = RedisServer::start();
+    let redis = Redis::connect(&redis_server.url()).unwrap();
+    let beat = Duration::from_secs(10);
+    let (a, a_http, a_task) = in_process_with(&redis, beat, HttpConfig::default()).await;
+    let (b, b_http, b_task) = in_process_with(&redis, beat, HttpConfig::default().max_sessions(1)).await;
+    let (status, on_b, _) = post(&b, None, initialize()).await;
+    assert_eq!(status, 200);
+    let on_b = on_b.expect("a session id");
+    let (status, on_a, _) = post(&a, None, initialize()).await;
+    assert_eq!(status, 200);
+    let on_a = on_a.expect("a session id");
+    assert_eq!(b_http.session_count(), 1);
+
+    within("A shutting down", a_http.close_all()).await;
+    within("A's listener closing", a_task).await.unwrap();
+    let (status, _, body) = post(&b, Some(&on_a), add_call(2)).await;
+    assert_eq!(status, 200, "taken over: {body}");
+    assert_eq!(b_http.session_count(), 1, "B holds one session at most: the idle one made room");
+    let (status, _, _) = post(&b, Some(&on_b), json!({"jsonrpc": "2.0", "id": 3, "method": "ping"})).await;
+    assert_eq!(status, 404, "B's idle session was closed to make room");
+    let (status, _, body) = post(&b, Some(&on_a), add_call(4)).await;
+    assert_eq!((status, body.contains(r#""text":"6""#)), (200, true), "{body}");
+    b_task.abort();
+}
+
 #[tokio::test]
 async fn with_redis_down_the_owner_serves_and_the_others_refuse_at_once() {
     let mut redis_server = RedisServer::start();
