@@ -21,6 +21,8 @@
 //! | `{prefix}:session:{id}` | the id of the instance owning the session | the server's idle timeout plus the lease, renewed while the session is used; deleted when the session ends |
 //! | `{prefix}:state:{id}` | what another instance needs to take the session over (protocol version, client capabilities and info, log level, subscriptions, user) | as the session's record |
 //! | `{prefix}:events:{id}` | the session's newest SSE events (256 by default), for `Last-Event-ID` after a takeover ([`RedisEvents`]) | [`DEFAULT_EVENT_TTL`] (31 minutes) after the newest; deleted when the session ends |
+//! | `{prefix}:deployment:started` | that the deployment's records are complete (made by the first heartbeat of all) | until deleted (one small key) |
+//! | `{prefix}:deployment:recovering` | made when an instance that beat before has to make `started` again (Redis came back empty): while it lives, or `started` is missing, a session not recorded is answered `503`, not `404` (its owner is recording it again) | one lease |
 //! | `{prefix}:secret:{name}` | a secret the instances share ([`Redis::shared_secret`]) | until deleted (one per name) |
 //!
 //! The bus (notifications, URL-mode completions) is Redis pub/sub on `{prefix}:bus:broadcast`
@@ -104,7 +106,7 @@ impl Redis {
 
     /// The session registry on this Redis.
     pub fn sessions(&self) -> RedisSessions {
-        RedisSessions { redis: self.clone() }
+        RedisSessions { redis: self.clone(), beaten: Arc::default() }
     }
 
     /// The message bus on this Redis (pub/sub).
@@ -174,14 +176,22 @@ fn millis(d: Duration) -> u64 {
 #[derive(Clone, Debug)]
 pub struct RedisSessions {
     redis: Redis,
+    /// Whether a heartbeat through this registry succeeded before: the deployment's records
+    /// were complete then, so finding them gone later means Redis lost them.
+    beaten: Arc<std::sync::atomic::AtomicBool>,
 }
 
-/// The owner of a session and, if its heartbeat is fresh, its address: one round trip.
+/// The owner of a session and, if its heartbeat is fresh, its address: one round trip. An
+/// empty answer when the session is not recorded but the store is recovering its records (it
+/// came back empty: no heartbeat has marked it started since, or one did less than a lease ago).
 static OWNER_SCRIPT: LazyLock<redis::Script> = LazyLock::new(|| {
     redis::Script::new(
         r"
 local owner = redis.call('GET', KEYS[1])
-if not owner then return nil end
+if not owner then
+  if redis.call('EXISTS', ARGV[2]) == 1 or redis.call('EXISTS', ARGV[3]) == 0 then return {} end
+  return nil
+end
 local address = redis.call('GET', ARGV[1] .. owner)
 if not address then return {owner} end
 return {owner, address}
@@ -212,6 +222,16 @@ return state
 ",
     )
 });
+
+/// Marks the deployment's records started; when they were not, but the instance beating saw
+/// them started before (ARGV[2] is 1: Redis came back empty), marks them recovering for a
+/// lease (ARGV[1]). A new deployment starts without recovering.
+const STARTED_SCRIPT: &str = r"
+if redis.call('SET', KEYS[1], 1, 'NX') and ARGV[2] == '1' then
+  redis.call('SET', KEYS[2], 1, 'PX', ARGV[1])
+end
+return 0
+";
 
 /// Records ARGV[1] as the owner, with the state ARGV[2], unless an owner is recorded.
 static RECLAIM_SCRIPT: LazyLock<redis::Script> = LazyLock::new(|| {
@@ -248,8 +268,21 @@ impl SessionRegistry for RedisSessions {
                 pipe.cmd("PEXPIRE").arg(self.redis.key("session", session)).arg(ttl).ignore();
                 pipe.cmd("PEXPIRE").arg(self.redis.key("state", session)).arg(ttl).ignore();
             }
+            // Made by the first beat of all: when it is made again, the store lost its
+            // records (it was restarted empty), and for a lease (every instance beats within
+            // it, recording its sessions again) a session not recorded is not unknown yet.
+            // Both at once: no lookup may find `started` made and `recovering` not yet.
+            pipe.cmd("EVAL")
+                .arg(STARTED_SCRIPT)
+                .arg(2)
+                .arg(self.redis.key("deployment", "started"))
+                .arg(self.redis.key("deployment", "recovering"))
+                .arg(millis(lease))
+                .arg(u8::from(self.beaten.load(std::sync::atomic::Ordering::Relaxed)))
+                .ignore();
             let (previous,): (Option<String>,) =
                 pipe.query_async(&mut self.redis.connection()).await.map_err(unavailable)?;
+            self.beaten.store(true, std::sync::atomic::Ordering::Relaxed);
             Ok(previous.is_some())
         })
     }
@@ -358,11 +391,15 @@ impl SessionRegistry for RedisSessions {
             let found: Option<Vec<String>> = OWNER_SCRIPT
                 .key(self.redis.key("session", session))
                 .arg(format!("{}:instance:", self.redis.prefix))
+                .arg(self.redis.key("deployment", "recovering"))
+                .arg(self.redis.key("deployment", "started"))
                 .invoke_async(&mut self.redis.connection())
                 .await
                 .map_err(unavailable)?;
             Ok(match found {
                 None => None,
+                // Not recorded, but the store is getting its records back: not known yet.
+                Some(parts) if parts.is_empty() => return Err(BackplaneError::Recovering),
                 Some(mut parts) => {
                     let address = if parts.len() > 1 { parts.pop() } else { None };
                     let instance = parts.pop().ok_or_else(|| BackplaneError::Corrupt("an empty owner".into()))?;

@@ -23,6 +23,10 @@ pub enum BackplaneError {
     /// The shared store could not be reached, or did not answer in time.
     #[error("the shared session store is unavailable: {0}")]
     Unavailable(#[source] Box<dyn std::error::Error + Send + Sync>),
+    /// The shared store is getting its records back (it lost them, and the instances are
+    /// recording their sessions again): what it does not record is not known to be absent.
+    #[error("the shared session store is recovering its records")]
+    Recovering,
     /// The shared store answered with something this instance cannot read.
     #[error("the shared session store holds an unreadable record: {0}")]
     Corrupt(String),
