@@ -9,10 +9,11 @@ use tokio::sync::mpsc;
 
 use crate::{Redis, millis};
 
-/// The default of [`RedisEvents::per_session`] (as [`MemoryEventStore`]'s).
+/// How many events of each session [`Redis::backplane`] keeps (as [`MemoryEventStore`] does by
+/// default).
 pub const DEFAULT_EVENTS_PER_SESSION: usize = 256;
-/// The default of [`RedisEvents::ttl`]: the default idle timeout of a session (30 minutes) and a
-/// minute more.
+/// How long [`Redis::backplane`] keeps a session's events after the newest: the default idle
+/// timeout of a session (30 minutes) and a minute more.
 pub const DEFAULT_EVENT_TTL: Duration = Duration::from_secs(31 * 60);
 /// How many writes may wait for Redis; beyond that, events are kept by this instance only.
 const QUEUE: usize = 16_384;
@@ -68,7 +69,7 @@ impl RedisEvents {
         }
     }
 
-    /// How many events of each session are kept (default [`DEFAULT_EVENTS_PER_SESSION`]).
+    /// How many events of each session are kept.
     pub fn per_session(&self) -> usize {
         self.per_session
     }

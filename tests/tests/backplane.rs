@@ -1010,7 +1010,8 @@ async fn three_hundred_sessions_over_three_instances_each_get_their_own_answer()
     // Releasing a deleted session's records runs in the background: give it a moment.
     let deadline = Instant::now() + Duration::from_secs(5);
     loop {
-        let left = mcp_redis::testing::keys(&redis_server.url(), "mcp:s*").await;
+        let mut left = mcp_redis::testing::keys(&redis_server.url(), "mcp:s*").await;
+        left.extend(mcp_redis::testing::keys(&redis_server.url(), "mcp:events:*").await);
         if left.is_empty() {
             break;
         }

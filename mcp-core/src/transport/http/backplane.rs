@@ -147,13 +147,17 @@ pub trait MessageBus: Send + Sync + 'static {
 /// instances needs to be sticky.
 ///
 /// A request that lands on its session's owner costs nothing more than with a single process:
-/// the session is found in the instance's own table, and the registry is not asked. Only the
+/// the session is found in the instance's own table, and the registry is not asked (with a
+/// shared [`events`](Self::events) store, the SSE events it sends are also queued for a
+/// background writer, which the request does not wait for). Only the
 /// `initialize` that opens a session (to record its owner) and a request for a session that is
 /// not local (to find its owner, which the instance then remembers for a heartbeat) need the
 /// registry; when it cannot answer, those requests get `503` at once, while requests landing
 /// on their owner go on being served. When an owner's heartbeat lapses, the next request for
 /// one of its sessions takes the session over (see [`SessionRegistry::take_over`]); until then
-/// (three heartbeats at most), requests for its sessions on other instances get `503`.
+/// (three heartbeats at most), requests for its sessions on other instances get `503`. An
+/// instance whose endpoint is closed ([`StreamableHttp::close_all`](super::StreamableHttp::close_all))
+/// leaves the registry at once, so its sessions are taken over without that wait.
 ///
 /// Each part is a trait, so a deployment can keep it where it likes; the `mcp-redis` crate
 /// implements them on Redis. Without [`HttpConfig::backplane`](super::HttpConfig::backplane) a
