@@ -248,10 +248,15 @@ impl Backplane {
 
 type Client = hyper_util::client::legacy::Client<hyper_util::client::legacy::connect::HttpConnector, Body>;
 
+/// The largest answer of an owner that is read whole before it is sent on.
+const BUFFERED: usize = 64 * 1024;
+
 /// A backplane at work: the settings, and the HTTP client that forwards requests to owners.
 pub(crate) struct Forwarder {
     pub(crate) backplane: Backplane,
     client: Client,
+    /// This instance's id as the value of [`FORWARDED_HEADER`].
+    me: Option<HeaderValue>,
     /// Owners looked up lately, with when: a session's requests come in runs, and its owner
     /// changes only when the owner is gone (which a failed connection reveals).
     owners: std::sync::Mutex<Owners>,
@@ -285,7 +290,8 @@ impl Forwarder {
         let client = hyper_util::client::legacy::Client::builder(hyper_util::rt::TokioExecutor::new())
             .pool_idle_timeout(Duration::from_secs(30))
             .build(connector);
-        Forwarder { backplane, client, owners: std::sync::Mutex::default() }
+        let me = HeaderValue::from_str(&backplane.instance).ok();
+        Forwarder { backplane, client, me, owners: std::sync::Mutex::default() }
     }
 
     /// The owner of `session` as looked up within the last heartbeat, if it was.
@@ -342,8 +348,8 @@ impl Forwarder {
                 return Ok(unavailable("the session's owner has an unusable address"));
             }
         };
-        let request_id = if method == Method::POST { super::request_id(&body) } else { None };
-        let mut request = axum::http::Request::new(Body::from(body));
+        let is_post = method == Method::POST;
+        let mut request = axum::http::Request::new(Body::from(body.clone()));
         *request.method_mut() = method;
         *request.uri_mut() = uri;
         for (name, value) in headers {
@@ -353,21 +359,37 @@ impl Forwarder {
             }
             request.headers_mut().append(name.clone(), value.clone());
         }
-        if let Ok(me) = HeaderValue::from_str(&self.backplane.instance) {
-            request.headers_mut().insert(FORWARDED_HEADER, me);
+        if let Some(me) = &self.me {
+            request.headers_mut().insert(FORWARDED_HEADER, me.clone());
         }
         match self.client.request(request).await {
             Ok(response) => {
-                let (mut parts, body) = response.into_parts();
+                let (mut parts, response_body) = response.into_parts();
                 parts.headers.remove(header::CONNECTION);
                 parts.headers.remove(header::TRANSFER_ENCODING);
                 let is_sse = parts
                     .headers
                     .get(header::CONTENT_TYPE)
                     .is_some_and(|v| v.as_bytes().starts_with(b"text/event-stream"));
-                let body = match request_id {
-                    Some(id) if is_sse => answer_if_cut(Body::new(body), id),
-                    _ => Body::new(body),
+                let length =
+                    parts.headers.get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()?.parse::<usize>().ok());
+                let body = if is_sse {
+                    match super::request_id(&body).filter(|_| is_post) {
+                        Some(id) => answer_if_cut(Body::new(response_body), id),
+                        None => Body::new(response_body),
+                    }
+                } else if length.is_some_and(|n| n <= BUFFERED) {
+                    // A small JSON answer is read whole and sent on in one piece: cheaper than
+                    // relaying it as a stream, chunk by chunk.
+                    match axum::body::to_bytes(Body::new(response_body), BUFFERED).await {
+                        Ok(bytes) => Body::from(bytes),
+                        Err(e) => {
+                            tracing::warn!(error = %e, address, "the owner of a session failed to answer");
+                            return Ok(unavailable("the session's owner did not answer; retry later"));
+                        }
+                    }
+                } else {
+                    Body::new(response_body)
                 };
                 Ok(Response::from_parts(parts, body))
             }
