@@ -701,6 +701,9 @@ async fn take_over(
 ) -> Result<bool, Option<Response>> {
     let bp = &forwarder.backplane;
     let ttl = shared.config.idle_timeout + bp.lease;
+    // A session taken over counts against this instance's caps like one it opened: room is
+    // made first (so that, when none can be, the session stays for another instance).
+    make_room(shared, None).map_err(Some)?;
     let state = match bp.registry.take_over(id, gone, &bp.instance, ttl).await {
         Ok(Some(state)) => state,
         Ok(None) => return Ok(false),
@@ -713,7 +716,7 @@ async fn take_over(
         tracing::warn!(session = id, "a session to take over has an unreadable record");
         return Ok(false);
     };
-    // A session taken over counts against this instance's caps like one it opened.
+    // Its user's cap, known now.
     if let Err(refused) = make_room(shared, recorded.principal.as_deref()) {
         // Recorded as ours, but not served: it ends here, like an evicted one.
         release(shared, id);
