@@ -58,10 +58,13 @@ pub fn redis() -> Option<mcp_redis::Redis> {
 }
 
 /// `builder` with the key sealing 2026-era `requestState` shared by every instance of the
-/// deployment when `--redis` is given (a retry may then land on any of them); as it is
-/// otherwise. Ends the program when Redis cannot be reached to agree on the key.
+/// deployment when `--redis` is given (a retry may then land on any of them), and its tasks kept
+/// in that Redis (any instance answers `tasks/get`, and a finished task's result outlives the
+/// instance that ran it); as it is otherwise. Ends the program when Redis cannot be reached to
+/// agree on the key.
 pub async fn shared_state_key(builder: mcp_core::ServerBuilder) -> mcp_core::ServerBuilder {
     let Some(redis) = redis() else { return builder };
+    let builder = builder.task_store(redis.task_store());
     match redis.shared_secret("request-state").await {
         Ok(bytes) => builder.request_state_key(mcp_core::multi_round::state::StateKey::from_bytes(bytes)),
         Err(e) => exit_with(&format!("--redis / REDIS_URL: cannot agree on the request-state key: {e}")),

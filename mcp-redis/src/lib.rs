@@ -24,23 +24,26 @@
 //! | `{prefix}:deployment:started` | that the deployment's records are complete (made by the first heartbeat of all) | until deleted (one small key) |
 //! | `{prefix}:deployment:recovering` | made when an instance that beat before has to make `started` again (Redis came back empty): while it lives, or `started` is missing, a session not recorded is answered `503`, not `404` (its owner is recording it again) | one lease |
 //! | `{prefix}:secret:{name}` | a secret the instances share ([`Redis::shared_secret`]) | until deleted (one per name) |
+//! | `{prefix}:task:{id}` | a task's record as JSON ([`RedisTaskStore`]): status, input requests, result or error, owner, running instance | the task's `ttlMs` from its creation (a day for a task without one) |
 //!
 //! The bus (notifications, URL-mode completions) is Redis pub/sub on `{prefix}:bus:broadcast`
 //! and `{prefix}:bus:instance:{id}`: nothing of it is stored.
 //!
 //! [`Redis`] is one connection (multiplexed, reconnecting by itself) shared by every part of
-//! the backplane built from it; further parts of a shared deployment (a task store, say) are
-//! built from it the same way.
+//! the backplane built from it; the task store ([`Redis::task_store`]) is built from it the
+//! same way.
 //!
 //! When Redis cannot be reached, commands fail after [`Redis::connect`]'s short timeouts rather
 //! than waiting: the server answers what needs Redis with `503`, serves what does not, and the
 //! connection is made again on the next command once Redis is back.
 
 mod events;
+mod tasks;
 #[cfg(feature = "testing")]
 pub mod testing;
 
 pub use events::{DEFAULT_EVENT_TTL, DEFAULT_EVENTS_PER_SESSION, RedisEvents};
+pub use tasks::{DEFAULT_UNBOUNDED_TTL, RedisTaskStore};
 
 use std::sync::{Arc, LazyLock};
 use std::time::Duration;

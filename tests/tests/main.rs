@@ -43,6 +43,7 @@ mod session_limits;
 mod stdio_server;
 mod subscriptions;
 mod tasks;
+mod tasks_redis;
 mod testing_harness;
 mod tool_macro;
 mod ui;

@@ -45,6 +45,11 @@ pub struct TaskRecord {
     /// What ended it (status `failed`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<ErrorObject>,
+    /// The id of the deployment instance running its handler (a server with a backplane), so
+    /// that another instance can reach the handler, and tell when that instance is gone
+    /// ([`TaskStore::runner_alive`]). `None` on a server of its own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub runner: Option<String>,
 }
 
 impl TaskRecord {
@@ -63,6 +68,7 @@ impl TaskRecord {
             input_requests: JsonObject::new(),
             result: None,
             error: None,
+            runner: None,
         }
     }
 
@@ -133,6 +139,15 @@ pub trait TaskStore: Send + Sync + 'static {
 
     /// Forgets `task_id` (nothing happens if it is unknown).
     fn delete<'a>(&'a self, task_id: &'a str) -> BoxFuture<'a, Result<(), TaskStoreError>>;
+
+    /// Whether the deployment instance `instance` (a [`TaskRecord::runner`]) is still alive, as
+    /// far as the store can tell: a task still `working` whose runner is gone will never finish,
+    /// and `tasks/get` reports it `failed`. The default (a store that cannot tell) says yes; a
+    /// store shared with a deployment's backplane checks the instance's heartbeat.
+    fn runner_alive<'a>(&'a self, instance: &'a str) -> BoxFuture<'a, Result<bool, TaskStoreError>> {
+        let _ = instance;
+        Box::pin(async { Ok(true) })
+    }
 }
 
 /// Tasks kept in this process's memory: the default. They are lost when it exits, and other
