@@ -3,12 +3,31 @@
 //!
 //! - `RedisTaskStore` keeps the task store contract, expires its records with the task's
 //!   `ttlMs`, and tells a live instance from one whose heartbeat lapsed.
+//! - Three `elicitation` example processes on one `--redis`, behind a round-robin proxy: our
+//!   client drives the `deploy` task through input_required → tasks/update → completed while
+//!   its requests land on every instance, raw and followed.
+//! - Two in-process instances: `tasks/update` and `tasks/cancel` sent to the instance that does
+//!   not run the task reach the one that does (the handler gets its answer, or is dropped).
+//! - The instance running a task killed (SIGKILL): the next `tasks/get` elsewhere reports the
+//!   task `failed`. A finished task's result outlives a restart of the instance that ran it.
 
-use std::time::Duration;
+use std::net::Ipv4Addr;
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
 
+use mcp_core::client::{Client, ElicitationModes, ProtocolEra, TaskStart, elicitation_fn};
+use mcp_core::prelude::*;
+use mcp_core::protocol::{ElicitResult, Task, TaskStatus};
 use mcp_core::task::{TaskRecord, TaskStore};
+use mcp_core::testing::ToolResultExt;
+use mcp_core::transport::http::HttpConfig;
 use mcp_redis::Redis;
-use mcp_redis::testing::{RedisServer, keys};
+use mcp_redis::testing::{RedisServer, RoundRobinProxy, free_port, keys};
+use serde_json::json;
+use tests::interop::example_binary;
+use tests::stdio::within;
 
 #[tokio::test]
 async fn the_redis_store_keeps_the_task_store_contract() {
@@ -60,4 +79,259 @@ async fn the_redis_store_tells_a_live_instance_from_a_lapsed_one() {
     assert!(store.runner_alive("a").await.unwrap());
     tokio::time::sleep(Duration::from_millis(450)).await;
     assert!(!store.runner_alive("a").await.unwrap(), "its heartbeat lapsed");
+}
+
+/// An `elicitation` example process serving Streamable HTTP with `--redis`, killed when dropped.
+struct Instance {
+    child: Child,
+    base: String,
+}
+
+impl Instance {
+    fn start(redis: &str) -> Instance {
+        Self::start_on(free_port(), redis)
+    }
+
+    fn start_on(port: u16, redis: &str) -> Instance {
+        let binary = example_binary("elicitation");
+        let child = Command::new(&binary)
+            .args(["--port", &port.to_string(), "--url-port", "0", "--redis", redis])
+            .env("RUST_LOG", "warn")
+            .env_remove("REDIS_URL")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start {}: {e}", binary.display()));
+        let mut instance = Instance { child, base: format!("http://127.0.0.1:{port}") };
+        let started = Instant::now();
+        while std::net::TcpStream::connect((Ipv4Addr::LOCALHOST, port)).is_err() {
+            if let Ok(Some(status)) = instance.child.try_wait() {
+                panic!("the elicitation example exited ({status}) before listening");
+            }
+            assert!(started.elapsed() < Duration::from_secs(20), "the elicitation example did not listen within 20 s");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        instance
+    }
+
+    fn url(&self) -> String {
+        format!("{}/mcp", self.base)
+    }
+
+    fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for Instance {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+/// A user who confirms every deployment.
+fn confirming() -> impl mcp_core::client::ElicitationHandler {
+    elicitation_fn(ElicitationModes::FORM, |request| async move {
+        request.as_form().map_or_else(ElicitResult::decline, |form| {
+            let mut content = form.defaults();
+            content.insert("confirm".into(), json!(true));
+            form.accept(content).unwrap_or_else(|_| ElicitResult::cancel())
+        })
+    })
+}
+
+async fn stateless(url: &str) -> Client {
+    let builder = Client::builder("t", "1").protocol_era(ProtocolEra::Stateless).elicitation(confirming());
+    within("connecting", builder.connect_http(url)).await.unwrap()
+}
+
+/// Polls `tasks/get` until `done` holds for the task (at most `patience`).
+async fn poll_until(client: &Client, id: &str, patience: Duration, done: impl Fn(&Task) -> bool) -> Task {
+    let started = Instant::now();
+    loop {
+        let task = client.get_task(id).await.unwrap();
+        if done(&task) {
+            return task;
+        }
+        assert!(started.elapsed() < patience, "task {id} stayed {:?}", task.status);
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+}
+
+async fn start_deploy(client: &Client, service: &str) -> String {
+    match client.start_tool_task("deploy", json!({"service": service})).await.unwrap() {
+        TaskStart::Task(task) => task.task_id,
+        TaskStart::Done(_) => panic!("deploy runs as a task for a client that supports tasks"),
+    }
+}
+
+#[tokio::test]
+async fn a_task_asks_and_completes_across_three_instances_sharing_redis() {
+    let redis = RedisServer::start();
+    let instances: Vec<Instance> = (0..3).map(|_| Instance::start(&redis.url())).collect();
+    let proxy = RoundRobinProxy::start(instances.iter().map(|i| i.base.clone()).collect()).await;
+    let client = stateless(&format!("{}/mcp", proxy.url())).await;
+
+    // Raw: every request goes to the next instance, so the polls, the update and the handler's
+    // instance differ.
+    let before = proxy.served().len();
+    let id = start_deploy(&client, "api").await;
+    let waiting = poll_until(&client, &id, Duration::from_secs(10), |t| t.status == TaskStatus::InputRequired).await;
+    let asked = waiting.input_requests.expect("an input_required task lists its questions");
+    assert_eq!(asked["deploy"]["params"]["message"], "api is built. Deploy it to production?");
+    // Whichever instance the update lands on, it reaches the waiting handler at once.
+    let answer = json!({"deploy": {"action": "accept", "content": {"confirm": true}}});
+    client.update_task(&id, answer.as_object().unwrap().clone()).await.unwrap();
+    assert_ne!(client.get_task(&id).await.unwrap().status, TaskStatus::InputRequired, "the answer was delivered");
+    let done = poll_until(&client, &id, Duration::from_secs(10), |t| t.status.is_terminal()).await;
+    assert_eq!(done.status, TaskStatus::Completed, "{done:?}");
+    assert_eq!(done.result.unwrap()["content"][0]["text"], "Deployed api to production.");
+    let served = &proxy.served()[before..];
+    for instance in 0..3 {
+        assert!(served.contains(&instance), "instance {instance} served none of the task's requests: {served:?}");
+    }
+    assert!(keys(&redis.url(), &format!("mcp:task:{id}")).await.len() == 1, "the task's record is in Redis");
+
+    // Followed by the client: polled, asked, answered, completed, over the three instances.
+    let deployed = within("deploy", client.call_tool_as_task("deploy", json!({"service": "web"}))).await.unwrap();
+    assert_eq!(deployed.text(), "Deployed web to production.");
+    within("closing", client.close()).await;
+}
+
+#[tokio::test]
+async fn a_task_whose_instance_died_is_failed_and_a_finished_one_outlives_a_restart() {
+    let redis = RedisServer::start();
+    let port = free_port();
+    let mut runner = Instance::start_on(port, &redis.url());
+    let other = Instance::start(&redis.url());
+    let on_runner = stateless(&runner.url()).await;
+    let elsewhere = stateless(&other.url()).await;
+
+    // A finished task.
+    let finished = start_deploy(&on_runner, "db").await;
+    poll_until(&on_runner, &finished, Duration::from_secs(10), |t| t.status == TaskStatus::InputRequired).await;
+    let answer = json!({"deploy": {"action": "accept", "content": {"confirm": true}}});
+    on_runner.update_task(&finished, answer.as_object().unwrap().clone()).await.unwrap();
+    poll_until(&elsewhere, &finished, Duration::from_secs(10), |t| t.status == TaskStatus::Completed).await;
+    // A task left waiting for its user.
+    let orphan = start_deploy(&on_runner, "cache").await;
+    poll_until(&elsewhere, &orphan, Duration::from_secs(10), |t| t.status == TaskStatus::InputRequired).await;
+
+    runner.kill();
+    // Within the lease (three heartbeats of 2 s), the task is still `input_required`; once it
+    // lapsed, it failed.
+    let failed =
+        poll_until(&elsewhere, &orphan, Duration::from_secs(15), |t| t.status != TaskStatus::InputRequired).await;
+    assert_eq!(failed.status, TaskStatus::Failed, "{failed:?}");
+    let error = failed.error.expect("a failed task says why");
+    assert!(error.message.contains("stopped before the task finished"), "{error:?}");
+    let err = elsewhere.update_task(&orphan, answer.as_object().unwrap().clone()).await.unwrap_err();
+    assert_eq!(err.code(), Some(-32602), "a failed task takes no more input: {err}");
+
+    // The instance comes back (a new process on the same port): the finished task's result is
+    // still there, on it and elsewhere.
+    let restarted = Instance::start_on(port, &redis.url());
+    let again = stateless(&restarted.url()).await;
+    for client in [&again, &elsewhere] {
+        let task = client.get_task(&finished).await.unwrap();
+        assert_eq!(task.status, TaskStatus::Completed);
+        assert_eq!(task.result.unwrap()["content"][0]["text"], "Deployed db to production.");
+    }
+    drop(on_runner);
+    within("closing", again.close()).await;
+    within("closing", elsewhere.close()).await;
+}
+
+/// Whether the handler of `stoppable` was dropped before it finished.
+#[derive(Default)]
+struct Dropped(AtomicBool);
+
+struct Guard(Arc<Dropped>, bool);
+
+impl Drop for Guard {
+    fn drop(&mut self) {
+        if self.1 {
+            (self.0).0.store(true, Ordering::SeqCst);
+        }
+    }
+}
+
+/// Runs until cancelled.
+#[tool(task = "optional")]
+async fn stoppable(dropped: State<Dropped>) -> &'static str {
+    let mut guard = Guard(dropped.0.clone(), true);
+    tokio::time::sleep(Duration::from_secs(600)).await;
+    guard.1 = false;
+    "finished"
+}
+
+/// Asks for a confirmation, then says what it heard.
+#[tool(task = "optional")]
+async fn ask(ctx: Context) -> Result<String, ElicitError> {
+    tokio::time::sleep(Duration::from_millis(10)).await;
+    let yes = ctx.confirm("Go on?").key("go").await?;
+    Ok(format!("confirmed: {yes}"))
+}
+
+/// An in-process instance sharing sessions and tasks through `redis`.
+async fn in_process(redis: &Redis, dropped: Arc<Dropped>) -> (String, tokio::task::JoinHandle<()>) {
+    let server = Server::builder("t", "1")
+        .enable_elicitation()
+        .task_store(redis.task_store())
+        .task_poll_interval(Duration::from_millis(20))
+        .state_arc(dropped)
+        .tools(tools![stoppable, ask])
+        .build()
+        .unwrap();
+    let listener = tokio::net::TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let backplane = redis.backplane(url.clone()).heartbeat(Duration::from_millis(100));
+    let http = server.streamable_http(HttpConfig::default().backplane(backplane));
+    let task = tokio::spawn(async move {
+        let _ = http.serve(listener, std::future::pending()).await;
+    });
+    (url, task)
+}
+
+#[tokio::test]
+async fn update_and_cancel_on_another_instance_reach_the_running_handler() {
+    let server = RedisServer::start();
+    let redis = Redis::connect(&server.url()).unwrap();
+    let dropped_a = Arc::new(Dropped::default());
+    let dropped_b = Arc::new(Dropped::default());
+    let (a, a_task) = in_process(&redis, dropped_a.clone()).await;
+    let (b, b_task) = in_process(&redis, dropped_b.clone()).await;
+    let on_a = stateless(&a).await;
+    let on_b = stateless(&b).await;
+
+    // Asked on A, answered through B.
+    let TaskStart::Task(task) = on_a.start_tool_task("ask", json!({})).await.unwrap() else { panic!("a task") };
+    let id = task.task_id;
+    poll_until(&on_b, &id, Duration::from_secs(10), |t| t.status == TaskStatus::InputRequired).await;
+    let answer = json!({"go": {"action": "accept", "content": {"confirm": true}}});
+    on_b.update_task(&id, answer.as_object().unwrap().clone()).await.unwrap();
+    let done = poll_until(&on_b, &id, Duration::from_secs(10), |t| t.status.is_terminal()).await;
+    assert_eq!(done.result.unwrap()["content"][0]["text"], "confirmed: true");
+    // A wrong answer sent through B is judged by A, which knows what the question was.
+    let TaskStart::Task(task) = on_a.start_tool_task("ask", json!({})).await.unwrap() else { panic!("a task") };
+    poll_until(&on_b, &task.task_id, Duration::from_secs(10), |t| t.status == TaskStatus::InputRequired).await;
+    let wrong = json!({"go": {"action": "maybe"}});
+    let err = on_b.update_task(&task.task_id, wrong.as_object().unwrap().clone()).await.unwrap_err();
+    assert_eq!(err.code(), Some(-32602), "{err}");
+    assert_eq!(on_a.get_task(&task.task_id).await.unwrap().status, TaskStatus::InputRequired);
+
+    // Started on A, cancelled through B: A's handler is dropped.
+    let TaskStart::Task(task) = on_a.start_tool_task("stoppable", json!({})).await.unwrap() else { panic!("a task") };
+    on_b.cancel_task(&task.task_id).await.unwrap();
+    assert_eq!(on_b.get_task(&task.task_id).await.unwrap().status, TaskStatus::Cancelled);
+    within("A's handler being dropped", async {
+        while !dropped_a.0.load(Ordering::SeqCst) {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    })
+    .await;
+    assert!(!dropped_b.0.load(Ordering::SeqCst), "the handler ran on A only");
+    a_task.abort();
+    b_task.abort();
 }

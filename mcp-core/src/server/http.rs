@@ -42,6 +42,7 @@ impl HttpService for Server {
     }
 
     fn join(&self, backplane: &Backplane, closing: CancellationToken) {
+        super::task_routing::join(&self.inner, backplane, closing.clone());
         self.join_deployment(backplane, closing);
     }
 }

@@ -17,6 +17,8 @@ mod sampling;
 mod scopes;
 mod session;
 mod session_context;
+#[cfg(feature = "http")]
+mod task_routing;
 mod tasks;
 #[cfg(feature = "tracing-bridge")]
 mod tracing_bridge;

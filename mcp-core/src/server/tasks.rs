@@ -1,11 +1,11 @@
 //! Tasks (the `io.modelcontextprotocol/tasks` extension, 2026-07-28 era): a `tools/call` that
 //! becomes a task, and `tasks/get`, `tasks/update`, `tasks/cancel`. See [`crate::task`].
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
-use serde::Deserialize;
 use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
@@ -37,6 +37,35 @@ pub(crate) struct Tasks {
     ttl: Option<Duration>,
     poll_interval: Duration,
     runs: TaskRuns,
+    /// How this instance reaches the tasks other instances of its deployment run (set when it
+    /// joins one with a message bus).
+    relay: OnceLock<Arc<dyn Relay>>,
+}
+
+/// What an instance asks of the instance running a task.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(tag = "op", rename_all = "snake_case")]
+pub(crate) enum RelayOp {
+    /// Hand these answers to the task's questions (`tasks/update`).
+    Update { responses: JsonObject },
+    /// End the task (`tasks/cancel`).
+    Cancel,
+}
+
+/// How an instance reaches the handlers of tasks another instance of its deployment runs.
+pub(crate) trait Relay: Send + Sync {
+    /// This instance's id in the deployment (what [`TaskRecord::runner`] names).
+    fn instance(&self) -> &str;
+
+    /// Asks `runner` to do `op` to its task `task_id` for `principal`: its outcome, or `None`
+    /// when no answer came in time (the runner is gone or unreachable).
+    fn ask<'a>(
+        &'a self,
+        runner: &'a str,
+        task_id: &'a str,
+        principal: Option<&'a str>,
+        op: RelayOp,
+    ) -> BoxFuture<'a, Option<Result<(), ErrorObject>>>;
 }
 
 /// What the builder collects.
@@ -61,7 +90,20 @@ impl Tasks {
             ttl: settings.ttl,
             poll_interval: settings.poll_interval,
             runs: TaskRuns::default(),
+            relay: OnceLock::new(),
         }
+    }
+
+    /// Joins a deployment: tasks made from now on name this instance as their runner, and
+    /// requests for tasks other instances run go there through `relay`. `false` if it joined
+    /// one already.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn join(&self, relay: Arc<dyn Relay>) -> bool {
+        self.relay.set(relay).is_ok()
+    }
+
+    fn instance(&self) -> Option<&str> {
+        self.relay.get().map(|r| r.instance())
     }
 }
 
@@ -114,12 +156,13 @@ pub(crate) fn plan(
             }
         })
     });
-    let record = TaskRecord::new(
+    let mut record = TaskRecord::new(
         crate::multi_round::new_chain(),
         principal.map(str::to_owned),
         tasks.ttl.map(millis),
         Some(millis(tasks.poll_interval)),
     );
+    record.runner = tasks.instance().map(str::to_owned);
     Some(Arc::new(TaskRun::new(record, tasks.store.clone(), Some(on_change))))
 }
 
@@ -250,6 +293,7 @@ pub(crate) async fn handle(
         "tasks/get" => {
             let p: TaskIdIn = read(request)?;
             let record = lookup(server, &p.task_id, principal).await?;
+            let record = unless_orphaned(server, record).await?;
             to_raw(&record.to_task(true))
         }
         "tasks/update" => update(server, request, principal).await,
@@ -262,8 +306,10 @@ pub(crate) async fn handle(
                         run.cancel.cancel();
                         run.finish(TaskStatus::Cancelled, None, None).await.map_err(store_failed)?;
                     }
-                    // Its run is gone (the instance that ran it stopped): the record is all
-                    // there is.
+                    // Another instance runs it: that instance ends it.
+                    None if relayed(server, &record, principal, RelayOp::Cancel).await.transpose()?.is_some() => {}
+                    // Its run is gone (the instance that ran it stopped, or cannot be reached):
+                    // the record is all there is.
                     None => {
                         record.status = TaskStatus::Cancelled;
                         record.input_requests.clear();
@@ -295,8 +341,30 @@ async fn update(server: &ServerInner, request: &Request, principal: Option<&str>
         )));
     }
     let Some(run) = server.tasks.runs.get(&p.task_id) else {
-        return Err(ErrorObject::internal(format!("task `{}` is not running on this server instance", p.task_id)));
+        let record = unless_orphaned(server, record).await?;
+        if record.status.is_terminal() {
+            return Err(ErrorObject::invalid_params(format!(
+                "task `{}` is {}: it takes no more input",
+                p.task_id,
+                record.status.as_str()
+            )));
+        }
+        return match relayed(server, &record, principal, RelayOp::Update { responses }).await {
+            Some(outcome) => outcome.and_then(|()| to_raw(&json!({}))),
+            None => Err(ErrorObject::internal(format!(
+                "task `{}` is not running on this server instance, and the instance running it did not answer",
+                p.task_id
+            ))),
+        };
     };
+    answer_run(&run, responses).await?;
+    to_raw(&json!({}))
+}
+
+/// Hands `responses` to the questions `run` waits on: answers to questions nothing waits for
+/// are ignored; an answer that is not a result of the request it answers is refused (-32602)
+/// and nothing is delivered.
+async fn answer_run(run: &TaskRun, responses: JsonObject) -> Result<(), ErrorObject> {
     let waiting = run.waiting();
     let mut answers = JsonObject::new();
     for (key, answer) in responses {
@@ -314,8 +382,67 @@ async fn update(server: &ServerInner, request: &Request, principal: Option<&str>
         }
         answers.insert(key, answer);
     }
-    run.answer(answers).await.map_err(store_failed)?;
-    to_raw(&json!({}))
+    run.answer(answers).await.map_err(store_failed)
+}
+
+/// `record` as it stands, or, when it is not over but the instance running its handler is gone
+/// (its heartbeat lapsed), ended as `failed`: the handler will never finish.
+async fn unless_orphaned(server: &ServerInner, mut record: TaskRecord) -> Result<TaskRecord, ErrorObject> {
+    if record.status.is_terminal() || server.tasks.runs.get(&record.task_id).is_some() {
+        return Ok(record);
+    }
+    let Some(runner) = record.runner.as_deref() else { return Ok(record) };
+    if server.tasks.instance() == Some(runner) || server.tasks.store.runner_alive(runner).await.map_err(store_failed)? {
+        return Ok(record);
+    }
+    tracing::info!(task = %record.task_id, runner, "the instance running a task is gone: the task failed");
+    record.status = TaskStatus::Failed;
+    record.input_requests.clear();
+    record.error =
+        Some(ErrorObject::internal("the server instance running this task stopped before the task finished"));
+    record.last_updated_at_ms = crate::task::now_ms().max(record.last_updated_at_ms);
+    server.tasks.store.put(&record).await.map_err(store_failed)?;
+    Ok(record)
+}
+
+/// `op` done by the other instance running `record`'s task: `None` when this server is in no
+/// deployment, the record names no other runner, or the runner did not answer.
+async fn relayed(
+    server: &ServerInner,
+    record: &TaskRecord,
+    principal: Option<&str>,
+    op: RelayOp,
+) -> Option<Result<(), ErrorObject>> {
+    let relay = server.tasks.relay.get()?;
+    let runner = record.runner.as_deref().filter(|r| *r != relay.instance())?;
+    relay.ask(runner, &record.task_id, principal, op).await
+}
+
+/// Serves `op`, asked by another instance, for the task `task_id` this instance runs.
+#[cfg_attr(not(feature = "http"), allow(dead_code))]
+pub(crate) async fn serve_relayed(
+    server: &ServerInner,
+    task_id: &str,
+    principal: Option<&str>,
+    op: RelayOp,
+) -> Result<(), ErrorObject> {
+    let record = lookup(server, task_id, principal).await?;
+    let Some(run) = server.tasks.runs.get(task_id) else {
+        return Err(ErrorObject::internal(format!("task `{task_id}` is no longer running")));
+    };
+    if record.status.is_terminal() {
+        return Err(ErrorObject::invalid_params(format!(
+            "task `{task_id}` is {}: it takes no more input",
+            record.status.as_str()
+        )));
+    }
+    match op {
+        RelayOp::Update { responses } => answer_run(&run, responses).await,
+        RelayOp::Cancel => {
+            run.cancel.cancel();
+            run.finish(TaskStatus::Cancelled, None, None).await.map_err(store_failed)
+        }
+    }
 }
 
 impl super::ServerBuilder {
