@@ -57,9 +57,13 @@
 //! returned, at each status change and when the task ends, and `tasks/get` reads it. The
 //! default, [`MemoryTaskStore`], keeps them in the process; a store shared by a deployment's
 //! instances lets any of them answer `tasks/get`
-//! ([`ServerBuilder::task_store`](crate::ServerBuilder::task_store)). The handler itself runs on
-//! the instance that created the task, which is where `tasks/update` and `tasks/cancel` must
-//! reach it. A task is bound to the authenticated principal of the call that made it: anyone
+//! ([`ServerBuilder::task_store`](crate::ServerBuilder::task_store); `mcp_redis::RedisTaskStore`
+//! keeps them in Redis). The handler itself runs on the instance that created the task. On a
+//! server that is one instance of a deployment (a Streamable HTTP backplane with a message
+//! bus), the record names that instance ([`TaskRecord::runner`]): a `tasks/update` or
+//! `tasks/cancel` landing on another instance is handed to it over the bus, and once that
+//! instance is gone ([`TaskStore::runner_alive`]) the next `tasks/get` ends the task `failed`.
+//! A task is bound to the authenticated principal of the call that made it: anyone
 //! else asking for it is told it does not exist (-32602).
 //!
 //! [`ServerBuilder::task_ttl`](crate::ServerBuilder::task_ttl) (default one hour) and

@@ -125,7 +125,7 @@ pub enum TaskStoreError {
 ///
 /// The handler of a task runs on the instance that created it; what only that run can do
 /// (deliver `tasks/update` answers to the waiting handler, end it on `tasks/cancel`) goes to it
-/// directly, not through the store.
+/// directly (over the deployment's message bus from another instance), not through the store.
 pub trait TaskStore: Send + Sync + 'static {
     /// Stores a new record; fails with [`TaskStoreError::Exists`] if its id is taken. Once this
     /// completes, `get` finds it, on every instance sharing the store.
