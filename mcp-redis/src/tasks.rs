@@ -1,5 +1,6 @@
 //! Tasks kept in Redis: [`RedisTaskStore`].
 
+use std::sync::LazyLock;
 use std::time::Duration;
 
 use mcp_core::engine::BoxFuture;
@@ -18,7 +19,8 @@ pub const DEFAULT_UNBOUNDED_TTL: Duration = Duration::from_secs(24 * 60 * 60);
 /// task does (its `createdAt` plus `ttlMs`); a record without a `ttlMs` expires after
 /// [`unbounded_ttl`](Self::unbounded_ttl) (a day by default), so nothing is kept forever.
 /// Creating a task is one `SET … NX PX`: once it returned, every instance finds the task, and an
-/// id is never handed out twice.
+/// id is never handed out twice. Replacing one is one script that leaves a task that ended as it
+/// ended.
 ///
 /// Built from the same [`Redis`] as the deployment's backplane, it also tells whether the
 /// instance running a task is alive (its heartbeat key), so that a task whose instance died is
@@ -61,6 +63,25 @@ impl RedisTaskStore {
         }
     }
 }
+
+/// Replaces a record (ARGV[1], for ARGV[2] ms) unless the stored one is over: one round trip,
+/// atomic.
+static PUT_SCRIPT: LazyLock<redis::Script> = LazyLock::new(|| {
+    redis::Script::new(
+        r"
+local old = redis.call('GET', KEYS[1])
+if old then
+  local ok, stored = pcall(cjson.decode, old)
+  if ok and type(stored) == 'table' then
+    local s = stored['status']
+    if s == 'completed' or s == 'failed' or s == 'cancelled' then return 0 end
+  end
+end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+return 1
+",
+    )
+});
 
 impl TaskStore for RedisTaskStore {
     fn create<'a>(&'a self, record: &'a TaskRecord) -> BoxFuture<'a, Result<(), TaskStoreError>> {
@@ -105,8 +126,9 @@ impl TaskStore for RedisTaskStore {
             match self.remaining_ms(record) {
                 Some(ttl) => {
                     let json = serde_json::to_string(record).map_err(backend)?;
-                    redis::cmd("SET").arg(key).arg(json).arg("PX").arg(ttl).query_async::<()>(&mut connection).await
+                    PUT_SCRIPT.key(key).arg(json).arg(ttl).invoke_async::<i64>(&mut connection).await.map(drop)
                 }
+                // Past its time to live: nothing is kept.
                 None => redis::cmd("DEL").arg(key).query_async::<()>(&mut connection).await,
             }
             .map_err(backend)

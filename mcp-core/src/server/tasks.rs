@@ -299,7 +299,9 @@ pub(crate) async fn handle(
         "tasks/update" => update(server, request, principal).await,
         "tasks/cancel" => {
             let p: TaskIdIn = read(request)?;
-            let mut record = lookup(server, &p.task_id, principal).await?;
+            let record = lookup(server, &p.task_id, principal).await?;
+            // A task whose instance died failed: there is nothing left to cancel.
+            let mut record = unless_orphaned(server, record).await?;
             if !record.status.is_terminal() {
                 match server.tasks.runs.get(&p.task_id) {
                     Some(run) => {
@@ -349,12 +351,14 @@ async fn update(server: &ServerInner, request: &Request, principal: Option<&str>
                 record.status.as_str()
             )));
         }
+        let elsewhere = record.runner.is_some() && server.tasks.relay.get().is_some();
         return match relayed(server, &record, principal, RelayOp::Update { responses }).await {
             Some(outcome) => outcome.and_then(|()| to_raw(&json!({}))),
-            None => Err(ErrorObject::internal(format!(
-                "task `{}` is not running on this server instance, and the instance running it did not answer",
+            None if elsewhere => Err(ErrorObject::internal(format!(
+                "task `{}` runs on another server instance, which did not answer",
                 p.task_id
             ))),
+            None => Err(ErrorObject::internal(format!("task `{}` is not running on this server instance", p.task_id))),
         };
     };
     answer_run(&run, responses).await?;
@@ -402,7 +406,9 @@ async fn unless_orphaned(server: &ServerInner, mut record: TaskRecord) -> Result
         Some(ErrorObject::internal("the server instance running this task stopped before the task finished"));
     record.last_updated_at_ms = crate::task::now_ms().max(record.last_updated_at_ms);
     server.tasks.store.put(&record).await.map_err(store_failed)?;
-    Ok(record)
+    // The runner may have ended it meanwhile: the store keeps whichever end came first.
+    let id = record.task_id.clone();
+    Ok(server.tasks.store.get(&id).await.map_err(store_failed)?.unwrap_or(record))
 }
 
 /// `op` done by the other instance running `record`'s task: `None` when this server is in no

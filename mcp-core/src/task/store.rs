@@ -134,7 +134,10 @@ pub trait TaskStore: Send + Sync + 'static {
     /// The record of `task_id`, unless there is none or it expired.
     fn get<'a>(&'a self, task_id: &'a str) -> BoxFuture<'a, Result<Option<TaskRecord>, TaskStoreError>>;
 
-    /// Replaces the record with the same id (or stores it, if it is gone).
+    /// Replaces the record with the same id (or stores it, if it is gone), unless the stored
+    /// one is over (completed, failed or cancelled): a task that ended stays as it ended, so
+    /// that two instances ending it at once (its runner completing it, another finding the
+    /// runner gone) cannot undo each other. Atomic in a shared store.
     fn put<'a>(&'a self, record: &'a TaskRecord) -> BoxFuture<'a, Result<(), TaskStoreError>>;
 
     /// Forgets `task_id` (nothing happens if it is unknown).
@@ -203,7 +206,11 @@ impl TaskStore for MemoryTaskStore {
 
     fn put<'a>(&'a self, record: &'a TaskRecord) -> BoxFuture<'a, Result<(), TaskStoreError>> {
         Box::pin(async move {
-            self.records.lock().map_err(|_| poisoned())?.insert(record.task_id.clone(), record.clone());
+            let mut records = self.records.lock().map_err(|_| poisoned())?;
+            let ended = records.get(&record.task_id).is_some_and(|r| r.status.is_terminal() && !r.is_expired(now_ms()));
+            if !ended {
+                records.insert(record.task_id.clone(), record.clone());
+            }
             Ok(())
         })
     }

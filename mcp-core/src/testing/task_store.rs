@@ -5,7 +5,7 @@ use crate::task::{TaskRecord, TaskStore, TaskStoreError, now_ms};
 
 /// Checks that `store` keeps the contract the server relies on: a created record is found at
 /// once, an id is created only once, `put` replaces a record whole (status, input requests,
-/// result, error), records round-trip unchanged, an expired record is not returned, and `delete`
+/// result, error) unless the stored one is over, records round-trip unchanged, an expired record is not returned, and `delete`
 /// forgets. Uses ids that start with `contract-` and a random suffix; deletes what it made.
 ///
 /// Run it in the tests of a store kept elsewhere (Redis, a database):
@@ -46,6 +46,11 @@ pub async fn assert_task_store_contract(store: &dyn TaskStore) {
     record.error = Some(ErrorObject::internal("broke down").with_data(serde_json::json!({"step": 3})));
     store.put(&record).await.expect("put replaces a record");
     assert_eq!(store.get(&id).await.expect("get succeeds").as_ref(), Some(&record), "an error reads back unchanged");
+    let mut late = record.clone();
+    late.status = TaskStatus::Working;
+    late.error = None;
+    store.put(&late).await.expect("put succeeds");
+    assert_eq!(store.get(&id).await.expect("get succeeds").as_ref(), Some(&record), "a task that ended stays ended");
 
     let completed_id = format!("contract-completed-{suffix}");
     let mut completed = TaskRecord::new(completed_id.clone(), None, None, None);
