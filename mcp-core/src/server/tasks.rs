@@ -433,21 +433,20 @@ pub(crate) async fn serve_relayed(
     op: RelayOp,
 ) -> Result<(), ErrorObject> {
     let record = lookup(server, task_id, principal).await?;
-    let Some(run) = server.tasks.runs.get(task_id) else {
-        return Err(ErrorObject::internal(format!("task `{task_id}` is no longer running")));
-    };
-    if record.status.is_terminal() {
-        return Err(ErrorObject::invalid_params(format!(
-            "task `{task_id}` is {}: it takes no more input",
-            record.status.as_str()
-        )));
-    }
-    match op {
-        RelayOp::Update { responses } => answer_run(&run, responses).await,
-        RelayOp::Cancel => {
+    let run = server.tasks.runs.get(task_id).filter(|_| !record.status.is_terminal());
+    match (op, run) {
+        (RelayOp::Update { responses }, Some(run)) => answer_run(&run, responses).await,
+        (RelayOp::Cancel, Some(run)) => {
             run.cancel.cancel();
             run.finish(TaskStatus::Cancelled, None, None).await.map_err(store_failed)
         }
+        // It ended meanwhile: cancelling it changes nothing, as on the instance that ran it.
+        (RelayOp::Cancel, None) => Ok(()),
+        (RelayOp::Update { .. }, None) if record.status.is_terminal() => Err(ErrorObject::invalid_params(format!(
+            "task `{task_id}` is {}: it takes no more input",
+            record.status.as_str()
+        ))),
+        (RelayOp::Update { .. }, None) => Err(ErrorObject::internal(format!("task `{task_id}` is no longer running"))),
     }
 }
 
