@@ -7,7 +7,8 @@
 //!   client drives the `deploy` task through input_required → tasks/update → completed while
 //!   its requests land on every instance, raw and followed.
 //! - Two in-process instances: `tasks/update` and `tasks/cancel` sent to the instance that does
-//!   not run the task reach the one that does (the handler gets its answer, or is dropped).
+//!   not run the task reach the one that does (the handler gets its answer, or is dropped), and
+//!   a `subscriptions/listen` stream on one hears of the changes of a task running on the other.
 //! - The instance running a task killed (SIGKILL): the next `tasks/get` elsewhere reports the
 //!   task `failed`. A finished task's result outlives a restart of the instance that ran it.
 
@@ -17,9 +18,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use mcp_core::client::{Client, ElicitationModes, ProtocolEra, TaskStart, elicitation_fn};
+use mcp_core::client::{Client, ElicitationModes, ProtocolEra, ServerNotification, TaskStart, elicitation_fn};
 use mcp_core::prelude::*;
-use mcp_core::protocol::{ElicitResult, Task, TaskStatus};
+use mcp_core::protocol::{ElicitResult, SubscriptionFilter, Task, TaskStatus};
 use mcp_core::task::{TaskRecord, TaskStore};
 use mcp_core::testing::ToolResultExt;
 use mcp_core::transport::http::HttpConfig;
@@ -305,14 +306,34 @@ async fn update_and_cancel_on_another_instance_reach_the_running_handler() {
     let on_a = stateless(&a).await;
     let on_b = stateless(&b).await;
 
-    // Asked on A, answered through B.
+    // Asked on A, answered through B, where a subscription hears of the task's changes.
+    let mut notifications = on_b.notifications();
     let TaskStart::Task(task) = on_a.start_tool_task("ask", json!({})).await.unwrap() else { panic!("a task") };
     let id = task.task_id;
+    let filter = SubscriptionFilter { task_ids: Some(vec![id.clone()]), ..Default::default() };
+    let subscription = within("the acknowledgement", on_b.listen(filter)).await.unwrap();
+    assert_eq!(subscription.acknowledged().task_ids.as_deref(), Some(&[id.clone()][..]), "B knows A's task");
     poll_until(&on_b, &id, Duration::from_secs(10), |t| t.status == TaskStatus::InputRequired).await;
     let answer = json!({"go": {"action": "accept", "content": {"confirm": true}}});
     on_b.update_task(&id, answer.as_object().unwrap().clone()).await.unwrap();
     let done = poll_until(&on_b, &id, Duration::from_secs(10), |t| t.status.is_terminal()).await;
     assert_eq!(done.result.unwrap()["content"][0]["text"], "confirmed: true");
+    let heard = within("notifications/tasks on B of the task completed on A", async {
+        loop {
+            match notifications.recv().await.unwrap() {
+                ServerNotification::Other { method, params: Some(params) } if method == "notifications/tasks" => {
+                    assert_eq!(params["taskId"], id.as_str(), "{params}");
+                    if params["status"] == "completed" {
+                        return params;
+                    }
+                }
+                _ => {}
+            }
+        }
+    })
+    .await;
+    assert_eq!(heard["result"]["content"][0]["text"], "confirmed: true", "{heard}");
+    drop(subscription);
     // A wrong answer sent through B is judged by A, which knows what the question was.
     let TaskStart::Task(task) = on_a.start_tool_task("ask", json!({})).await.unwrap() else { panic!("a task") };
     poll_until(&on_b, &task.task_id, Duration::from_secs(10), |t| t.status == TaskStatus::InputRequired).await;

@@ -3,9 +3,11 @@
 //! [`MessageBus`], to the instance that is (the record's `runner`), which answers the waiting
 //! handler or drops it, and replies with the outcome.
 //!
-//! Each instance reads one channel, `tasks:{instance}`: requests for the tasks it runs, and the
-//! replies to its own requests. No reply within [`ASK_PATIENCE`] means the runner is gone or
-//! unreachable.
+//! Each instance reads its own channel, `tasks:{instance}`: requests for the tasks it runs, and
+//! the replies to its own requests. No reply within [`ASK_PATIENCE`] means the runner is gone or
+//! unreachable. Every instance also reads `tasks:changes`, where runners announce each change of
+//! their tasks, so that a `subscriptions/listen` stream naming a task hears of it on whichever
+//! instance holds the stream.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -20,11 +22,14 @@ use super::deployment::ASK_PATIENCE;
 use super::tasks::{Relay, RelayOp};
 use crate::engine::BoxFuture;
 use crate::protocol::ErrorObject;
+use crate::task::TaskRecord;
 use crate::transport::http::{Backplane, MessageBus};
 
 fn channel(instance: &str) -> String {
     format!("tasks:{instance}")
 }
+
+const CHANGES: &str = "tasks:changes";
 
 /// What travels between instances about tasks.
 #[derive(Debug, Serialize, Deserialize)]
@@ -32,6 +37,7 @@ fn channel(instance: &str) -> String {
 enum Envelope {
     Ask { origin: String, token: u64, task_id: String, principal: Option<String>, op: RelayOp },
     Answer { token: u64, outcome: Result<(), ErrorObject> },
+    Changed { origin: String, record: Box<TaskRecord> },
 }
 
 /// This server's end of the task channel.
@@ -40,7 +46,12 @@ pub(crate) struct TaskRouting {
     instance: String,
     waiting: Mutex<HashMap<u64, oneshot::Sender<Result<(), ErrorObject>>>>,
     next: AtomicU64,
+    /// Announcements of changes, published one after the other (in order) by one task.
+    changes: tokio::sync::mpsc::Sender<String>,
 }
+
+/// How many announcements may wait to be published; more are dropped (polling stays the rule).
+const CHANGES_QUEUE: usize = 1024;
 
 impl TaskRouting {
     fn publish(&self, channel: String, envelope: &Envelope) {
@@ -93,28 +104,50 @@ impl Relay for TaskRouting {
             answer
         })
     }
+
+    fn changed(&self, record: &TaskRecord) {
+        let envelope = Envelope::Changed { origin: self.instance.clone(), record: Box::new(record.clone()) };
+        let Ok(payload) = serde_json::to_string(&envelope) else { return };
+        if self.changes.try_send(payload).is_err() {
+            tracing::warn!(task = %record.task_id, "too many task changes waiting to be announced: one is dropped");
+        }
+    }
 }
 
 /// Makes this server's tasks reachable from the other instances of `backplane`'s deployment,
 /// until `closing`. Without a bus, nothing changes: each instance reaches only its own tasks.
 pub(crate) fn join(server: &Arc<ServerInner>, backplane: &Backplane, closing: CancellationToken) {
     let Some(bus) = backplane.message_bus() else { return };
+    let (changes, mut queued) = tokio::sync::mpsc::channel::<String>(CHANGES_QUEUE);
     let routing = Arc::new(TaskRouting {
         bus: bus.clone(),
         instance: backplane.instance().to_owned(),
         waiting: Mutex::default(),
         next: AtomicU64::new(1),
+        changes,
     });
     if !server.tasks.join(routing.clone()) {
         return;
     }
-    let weak_server = Arc::downgrade(server);
-    let weak_routing = Arc::downgrade(&routing);
-    bus.subscribe(
-        channel(&routing.instance),
-        Box::new(move |payload| deliver(&weak_server, &weak_routing, &payload)),
-        closing,
-    );
+    let announcing = bus.clone();
+    let stop = closing.clone();
+    tokio::spawn(async move {
+        loop {
+            let payload = tokio::select! {
+                p = queued.recv() => p,
+                () = stop.cancelled() => None,
+            };
+            let Some(payload) = payload else { return };
+            if let Err(e) = announcing.publish(CHANGES, payload).await {
+                tracing::warn!(error = %e, "cannot announce a task's change to the other instances");
+            }
+        }
+    });
+    for name in [channel(&routing.instance), CHANGES.to_owned()] {
+        let weak_server = Arc::downgrade(server);
+        let weak_routing = Arc::downgrade(&routing);
+        bus.subscribe(name, Box::new(move |payload| deliver(&weak_server, &weak_routing, &payload)), closing.clone());
+    }
 }
 
 /// Acts on one message about a task.
@@ -134,6 +167,11 @@ fn deliver(server: &Weak<ServerInner>, routing: &Weak<TaskRouting>, payload: &st
                 routing.publish(channel(&origin), &Envelope::Answer { token, outcome });
             });
         }
+        Envelope::Changed { origin, record } if origin != routing.instance => {
+            tokio::spawn(async move { super::tasks::notify(&server, &record).await });
+        }
+        // Our own announcement, back from the bus: our streams were told already.
+        Envelope::Changed { .. } => {}
         Envelope::Answer { token, outcome } => {
             let waiter = routing.waiting.lock().ok().and_then(|mut w| w.remove(&token));
             if let Some(waiter) = waiter {

@@ -66,6 +66,10 @@ pub(crate) trait Relay: Send + Sync {
         principal: Option<&'a str>,
         op: RelayOp,
     ) -> BoxFuture<'a, Option<Result<(), ErrorObject>>>;
+
+    /// Tells the other instances that a task this one runs changed, for the
+    /// `subscriptions/listen` streams they hold (status notifications).
+    fn changed(&self, record: &TaskRecord);
 }
 
 /// What the builder collects.
@@ -153,6 +157,9 @@ pub(crate) fn plan(
         Box::pin(async move {
             if let Some(server) = server.upgrade() {
                 notify(&server, &record).await;
+                if let Some(relay) = server.tasks.relay.get() {
+                    relay.changed(&record);
+                }
             }
         })
     });
@@ -168,7 +175,7 @@ pub(crate) fn plan(
 
 /// `notifications/tasks`: the task as `tasks/get` shows it, to the subscriptions
 /// (`subscriptions/listen`) that named it.
-async fn notify(server: &ServerInner, record: &TaskRecord) {
+pub(crate) async fn notify(server: &ServerInner, record: &TaskRecord) {
     let id = record.task_id.as_str();
     server
         .surface
