@@ -4,7 +4,7 @@
 //! answers without the extension, and a task bound to the user who made it.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use mcp_core::client::{ClientError, ProtocolEra, TaskStart};
@@ -14,20 +14,7 @@ use mcp_core::testing::{ElicitationScript, ToolResultExt, connect_in_era};
 use serde_json::json;
 use tests::stdio::within;
 
-/// Whether the handler of `stoppable` was dropped before it finished.
-#[derive(Default)]
-struct Dropped(AtomicBool);
-
-/// Sets the flag when dropped unless disarmed.
-struct Guard(Arc<Dropped>, bool);
-
-impl Drop for Guard {
-    fn drop(&mut self) {
-        if self.1 {
-            (self.0).0.store(true, Ordering::SeqCst);
-        }
-    }
-}
+use crate::support::tasks::{Dropped, stoppable};
 
 /// Deploys `service` after the user confirms, half-way.
 ///
@@ -41,15 +28,6 @@ async fn deploy(ctx: Context, service: String) -> Result<String, ElicitError> {
     }
     tokio::time::sleep(Duration::from_millis(20)).await;
     Ok(format!("{service}: deployed"))
-}
-
-/// Runs until cancelled.
-#[tool(task = "optional")]
-async fn stoppable(dropped: State<Dropped>) -> &'static str {
-    let mut guard = Guard(dropped.0.clone(), true);
-    tokio::time::sleep(Duration::from_secs(600)).await;
-    guard.1 = false;
-    "finished"
 }
 
 /// Only runs as a task.

@@ -15,7 +15,7 @@
 use std::net::Ipv4Addr;
 use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use mcp_core::client::{Client, ElicitationModes, ProtocolEra, ServerNotification, TaskStart, elicitation_fn};
@@ -29,6 +29,8 @@ use mcp_redis::testing::{RedisServer, RoundRobinProxy, free_port, keys};
 use serde_json::json;
 use tests::interop::example_binary;
 use tests::stdio::within;
+
+use crate::support::tasks::{Dropped, stoppable};
 
 #[tokio::test]
 async fn the_redis_store_keeps_the_task_store_contract() {
@@ -242,29 +244,6 @@ async fn a_task_whose_instance_died_is_failed_and_a_finished_one_outlives_a_rest
     drop(on_runner);
     within("closing", again.close()).await;
     within("closing", elsewhere.close()).await;
-}
-
-/// Whether the handler of `stoppable` was dropped before it finished.
-#[derive(Default)]
-struct Dropped(AtomicBool);
-
-struct Guard(Arc<Dropped>, bool);
-
-impl Drop for Guard {
-    fn drop(&mut self) {
-        if self.1 {
-            (self.0).0.store(true, Ordering::SeqCst);
-        }
-    }
-}
-
-/// Runs until cancelled.
-#[tool(task = "optional")]
-async fn stoppable(dropped: State<Dropped>) -> &'static str {
-    let mut guard = Guard(dropped.0.clone(), true);
-    tokio::time::sleep(Duration::from_secs(600)).await;
-    guard.1 = false;
-    "finished"
 }
 
 /// Asks for a confirmation, then says what it heard.

@@ -1,6 +1,7 @@
 //! Helpers shared by the integration tests.
 
 pub mod http;
+pub mod tasks;
 
 /// Does what a user does on the `elicitation` example's authorization page at `page`: opens it
 /// (a GET, which completes nothing) and presses its button (a POST of the flow's id). Returns
