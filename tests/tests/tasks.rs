@@ -30,6 +30,22 @@ async fn deploy(ctx: Context, service: String) -> Result<String, ElicitError> {
     Ok(format!("{service}: deployed"))
 }
 
+/// Indexes, reporting progress, and asks the user before the last step.
+#[tool(task = "optional")]
+async fn reindex(ctx: Context) -> Result<String, ElicitError> {
+    // Past the first poll: the task is handed to the client by then.
+    tokio::time::sleep(Duration::from_millis(40)).await;
+    assert!(ctx.wants_progress(), "a task shows its progress");
+    let _ = ctx.progress(1.0, Some(4.0), None).await;
+    let _ = ctx.progress(2.0, Some(4.0), Some("indexing")).await;
+    if !ctx.confirm("Swap in the new index?").await? {
+        return Ok("kept the old index".into());
+    }
+    let _ = ctx.progress(3.0, Some(4.0), None).await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    Ok("swapped".into())
+}
+
 /// Only runs as a task.
 #[tool(task = "required")]
 async fn batch() -> &'static str {
@@ -48,7 +64,7 @@ fn server(dropped: Arc<Dropped>) -> Server {
         .enable_elicitation()
         .task_poll_interval(Duration::from_millis(20))
         .state_arc(dropped)
-        .tools(tools![deploy, stoppable, batch, quick])
+        .tools(tools![deploy, reindex, stoppable, batch, quick])
         .build()
         .unwrap()
 }
@@ -189,6 +205,58 @@ async fn a_session_client_gets_minus_32021_from_a_required_task_tool() {
     // An optional one runs as an ordinary call.
     assert!(client.call_tool("quick", json!({})).await.is_ok());
     assert!(matches!(client.get_task("x").await, Err(ClientError::WrongEra { .. })));
+}
+
+#[tokio::test]
+async fn a_task_shows_the_progress_of_its_handler_as_its_status_message() {
+    let server = server(Arc::default());
+    let client = stateless(&server, &ElicitationScript::new()).await;
+    let TaskStart::Task(task) = client.start_tool_task("reindex", json!({})).await.unwrap() else {
+        panic!("expected a task");
+    };
+    assert_eq!(task.status_message, None, "no progress yet");
+    let id = task.task_id;
+    let waiting = within("the task asking", async {
+        loop {
+            let task = client.get_task(&id).await.unwrap();
+            if task.status == TaskStatus::InputRequired {
+                return task;
+            }
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    })
+    .await;
+    // The latest report, its message given.
+    assert_eq!(waiting.status_message.as_deref(), Some("indexing"));
+
+    let answer = json!({"input-0": {"action": "accept", "content": {"confirm": true}}});
+    client.update_task(&id, answer.as_object().unwrap().clone()).await.unwrap();
+    // Reported right after the answer was written: held to the end of the poll interval, then
+    // written while the handler still works.
+    let working = within("the progress after the answer", async {
+        loop {
+            let task = client.get_task(&id).await.unwrap();
+            if task.status_message.as_deref() == Some("3/4") {
+                return task;
+            }
+            assert_eq!(task.status_message.as_deref(), Some("indexing"), "{task:?}");
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    })
+    .await;
+    assert_eq!(working.status, TaskStatus::Working);
+    let done = within("the task completing", async {
+        loop {
+            let task = client.get_task(&id).await.unwrap();
+            if task.status.is_terminal() {
+                return task;
+            }
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    })
+    .await;
+    assert_eq!(done.status, TaskStatus::Completed);
+    assert_eq!(done.result.unwrap()["content"][0]["text"], "swapped");
 }
 
 #[tokio::test]

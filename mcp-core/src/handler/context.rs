@@ -101,15 +101,21 @@ impl Context {
         self.inner.cancel.cancelled().await
     }
 
-    /// Whether the client asked for progress on this request (sent a `progressToken`).
-    pub fn wants_progress(&self) -> bool {
+    /// Whether the request carries a `progressToken`. The server's [`Context::wants_progress`]
+    /// adds tasks.
+    pub(crate) fn has_progress_token(&self) -> bool {
         self.inner.progress_token.is_some()
     }
 
-    /// Reports progress with `notifications/progress`. Does nothing when the client sent no
-    /// `progressToken`; a value not above the previous one is not sent (MCP requires every
-    /// notification to increase the progress).
-    pub async fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) -> Result<(), PeerError> {
+    /// Sends `notifications/progress` for the request's `progressToken` (nothing without one);
+    /// a value not above the previous one is not sent (MCP requires every notification to
+    /// increase the progress). The server's [`Context::progress`] comes here outside tasks.
+    pub(crate) async fn notify_progress(
+        &self,
+        progress: f64,
+        total: Option<f64>,
+        message: Option<&str>,
+    ) -> Result<(), PeerError> {
         let Some(token) = self.inner.progress_token.clone() else {
             return Ok(());
         };

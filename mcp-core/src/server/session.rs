@@ -259,7 +259,8 @@ impl ServerSession {
             None => (Key::Decoded(p.name.in_text(&text).into()), Arguments::default()),
         };
         // A task outlives the request that carried the token: its progress would go nowhere
-        // once the task is returned (the client follows it with `tasks/get`).
+        // once the task is returned. It becomes the task's `statusMessage` instead (the client
+        // follows the task with `tasks/get`; see `Context::progress`).
         let progress_token = p.meta.and_then(|m| m.progress_token).filter(|_| state.task.get().is_none());
         // The tool is used in place: cloning its definition (schemas included) for every
         // call would cost more than most tools do.

@@ -30,6 +30,8 @@
 //! - `tasks/cancel` drops the handler's future at the point where it waits, as a cancelled
 //!   request does, and the task ends `cancelled`; [`Context::cancelled`](crate::Context::cancelled)
 //!   completes then too.
+//! - [`Context::progress`](crate::Context::progress) sets the task's `statusMessage` (its
+//!   message, else `progress/total`), written at most once per poll interval.
 //! - A handler that finishes in its first poll, before it waited on anything, answers the call
 //!   directly, without a task (the extension allows it, and it saves the client a poll).
 //! - A question asked with [`ElicitRequest::before_task`](crate::server::ElicitRequest::before_task)

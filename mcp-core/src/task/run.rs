@@ -23,6 +23,9 @@ struct Pending {
 /// Told of each change of a task once it is stored (status notifications).
 pub(crate) type OnChange = Arc<dyn Fn(TaskRecord) -> crate::engine::BoxFuture<'static, ()> + Send + Sync>;
 
+/// How often progress is written when the record names no poll interval, in milliseconds.
+const PROGRESS_EVERY_DEFAULT_MS: u64 = 500;
+
 /// The live side of one task, on the instance running its handler.
 pub(crate) struct TaskRun {
     record: tokio::sync::Mutex<TaskRecord>,
@@ -35,6 +38,12 @@ pub(crate) struct TaskRun {
     /// then, a question asked with `before_task` goes in the call's own `input_required` round.
     started: AtomicBool,
     on_change: Option<OnChange>,
+    /// Progress writes are coalesced to one per poll interval (see [`TaskRun::progress`]).
+    progress_every: Duration,
+    /// When the record was last written to the store.
+    last_write: Mutex<Option<tokio::time::Instant>>,
+    /// Whether a deferred write of the latest progress is due.
+    flush_due: AtomicBool,
 }
 
 impl std::fmt::Debug for TaskRun {
@@ -46,7 +55,11 @@ impl std::fmt::Debug for TaskRun {
 impl TaskRun {
     /// A run for the task `record`, kept in `store`.
     pub(crate) fn new(record: TaskRecord, store: Arc<dyn TaskStore>, on_change: Option<OnChange>) -> Self {
+        let progress_every = Duration::from_millis(record.poll_interval_ms.unwrap_or(PROGRESS_EVERY_DEFAULT_MS));
         TaskRun {
+            progress_every,
+            last_write: Mutex::new(None),
+            flush_due: AtomicBool::new(false),
             record: tokio::sync::Mutex::new(record),
             store,
             cancel: Cancellation::new(),
@@ -92,6 +105,7 @@ impl TaskRun {
         let mut record = self.record.lock().await;
         self.apply_pending(&mut record);
         self.store.create(&record).await?;
+        self.wrote();
         self.started.store(true, Ordering::Release);
         Ok(record.clone())
     }
@@ -111,8 +125,51 @@ impl TaskRun {
             return Ok(());
         }
         self.store.put(&record).await?;
+        self.wrote();
         if let Some(on_change) = &self.on_change {
             on_change(record.clone()).await;
+        }
+        Ok(())
+    }
+
+    /// Notes that the record was just written.
+    fn wrote(&self) {
+        if let Ok(mut last) = self.last_write.lock() {
+            *last = Some(tokio::time::Instant::now());
+        }
+    }
+
+    /// Shows `message` as the task's `statusMessage` (the handler's progress). The record in
+    /// memory changes at once; the store is written at most once per poll interval, the
+    /// client's own polling pace: a change within the interval of the last write is written
+    /// (and announced) when the interval ends, latest message first, unless another change
+    /// of the task wrote it before. A message the record shows already writes nothing.
+    pub(crate) async fn progress(self: &Arc<Self>, message: String) -> Result<(), TaskStoreError> {
+        let wait = {
+            let mut record = self.record.lock().await;
+            if record.status.is_terminal() || record.status_message.as_deref() == Some(message.as_str()) {
+                return Ok(());
+            }
+            record.status_message = Some(message);
+            if !self.started() {
+                // `start` writes it with the rest.
+                return Ok(());
+            }
+            let last = self.last_write.lock().ok().and_then(|l| *l);
+            last.map(|at| self.progress_every.saturating_sub(at.elapsed())).filter(|w| !w.is_zero())
+        };
+        let Some(wait) = wait else {
+            return self.publish(|_| {}).await;
+        };
+        if !self.flush_due.swap(true, Ordering::AcqRel) {
+            let run = self.clone();
+            tokio::spawn(async move {
+                tokio::time::sleep(wait).await;
+                run.flush_due.store(false, Ordering::Release);
+                if let Err(e) = run.publish(|_| {}).await {
+                    tracing::warn!(error = %e, "the progress of a task could not be saved");
+                }
+            });
         }
         Ok(())
     }
