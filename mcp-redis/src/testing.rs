@@ -20,8 +20,33 @@ pub struct RedisServer {
     port: u16,
 }
 
-/// A free loopback port (free when asked; nothing holds it afterwards).
+/// A free loopback port for a server a test starts as another process, which binds it a moment
+/// later.
+///
+/// Chosen at random below the system's ephemeral range: a port the OS hands out for `bind(0)`
+/// is also what it hands out as the local port of outgoing connections, so under a busy test
+/// run such a port is often taken again before the server binds it. Checked free when chosen.
 pub fn free_port() -> u16 {
+    use std::hash::{BuildHasher, Hasher};
+    // Linux's default ephemeral range starts at 32768; read the machine's own where there is one.
+    let ephemeral_low = std::fs::read_to_string("/proc/sys/net/ipv4/ip_local_port_range")
+        .ok()
+        .and_then(|range| range.split_whitespace().next().and_then(|low| low.parse::<u16>().ok()))
+        .unwrap_or(32768);
+    let (low, high) = (10_000u16, ephemeral_low.max(10_001));
+    let state = std::collections::hash_map::RandomState::new();
+    for attempt in 0u32..200 {
+        let mut hasher = state.build_hasher();
+        hasher.write_u32(attempt);
+        hasher.write_u128(
+            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default().as_nanos(),
+        );
+        let port = low + (hasher.finish() % u64::from(high - low)) as u16;
+        if TcpListener::bind((Ipv4Addr::LOCALHOST, port)).is_ok() {
+            return port;
+        }
+    }
+    // Everything tried was taken: let the OS choose.
     TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).and_then(|l| l.local_addr()).map(|a| a.port()).unwrap_or_else(|e| {
         panic!("cannot find a free loopback port: {e}");
     })

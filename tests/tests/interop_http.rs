@@ -7,8 +7,9 @@
 //! The scripts exit non-zero on the first failed check. The pinned clients are installed
 //! on first use (`tests::provision`).
 
+use mcp_redis::testing::free_port;
 use std::fs::File;
-use std::net::{Ipv4Addr, TcpListener, TcpStream};
+use std::net::{Ipv4Addr, TcpStream};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::thread;
@@ -73,12 +74,6 @@ impl Drop for Running {
             let _ = std::fs::remove_file(&self.log);
         }
     }
-}
-
-/// A port nothing listens on right now (the OS picks it; it is released at once for the server).
-fn free_port() -> u16 {
-    let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).expect("bind 127.0.0.1:0");
-    listener.local_addr().expect("a local address").port()
 }
 
 fn servers() -> (Running, Running) {

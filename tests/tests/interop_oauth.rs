@@ -12,9 +12,10 @@
 //! in, consent) always goes through the provider's own interaction pages. The pinned packages
 //! are installed on first use (`tests::provision`).
 
+use mcp_redis::testing::free_port;
 use std::fs::File;
 use std::io::{BufRead, BufReader};
-use std::net::{Ipv4Addr, TcpListener, TcpStream};
+use std::net::{Ipv4Addr, TcpStream};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::thread;
@@ -69,11 +70,6 @@ impl Drop for Running {
             let _ = std::fs::remove_file(&self.log);
         }
     }
-}
-
-fn free_port() -> u16 {
-    let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).expect("bind 127.0.0.1:0");
-    listener.local_addr().expect("a local address").port()
 }
 
 fn log_file(name: &str, port: u16) -> (PathBuf, File) {
