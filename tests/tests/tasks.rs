@@ -14,7 +14,7 @@ use mcp_core::testing::{ElicitationScript, ToolResultExt, connect_in_era};
 use serde_json::json;
 use tests::stdio::within;
 
-use crate::support::tasks::{Dropped, stoppable};
+use crate::support::tasks::{Dropped, completion_notice, stoppable};
 
 /// Deploys `service` after the user confirms, half-way.
 ///
@@ -261,7 +261,6 @@ async fn a_task_shows_the_progress_of_its_handler_as_its_status_message() {
 
 #[tokio::test]
 async fn a_subscription_naming_a_task_hears_of_its_changes() {
-    use mcp_core::client::ServerNotification;
     use mcp_core::protocol::SubscriptionFilter;
     let server = server(Arc::default());
     let client = stateless(&server, &ElicitationScript::new()).await;
@@ -285,20 +284,7 @@ async fn a_subscription_naming_a_task_hears_of_its_changes() {
     .await;
     let answer = json!({"input-0": {"action": "accept", "content": {"confirm": true}}});
     client.update_task(&id, answer.as_object().unwrap().clone()).await.unwrap();
-    let completed = within("notifications/tasks of the completed task", async {
-        loop {
-            match notifications.recv().await.unwrap() {
-                ServerNotification::Other { method, params: Some(params) } if method == "notifications/tasks" => {
-                    assert_eq!(params["taskId"], id.as_str(), "{params}");
-                    if params["status"] == "completed" {
-                        return params;
-                    }
-                }
-                _ => {}
-            }
-        }
-    })
-    .await;
+    let completed = completion_notice(&mut notifications, &id, "notifications/tasks of the completed task").await;
     assert_eq!(completed["result"]["content"][0]["text"], "queue: deployed", "{completed}");
     assert!(
         completed["_meta"]["io.modelcontextprotocol/subscriptionId"].is_number()

@@ -18,7 +18,7 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-use mcp_core::client::{Client, ElicitationModes, ProtocolEra, ServerNotification, TaskStart, elicitation_fn};
+use mcp_core::client::{Client, ElicitationModes, ProtocolEra, TaskStart, elicitation_fn};
 use mcp_core::prelude::*;
 use mcp_core::protocol::{ElicitResult, SubscriptionFilter, Task, TaskStatus};
 use mcp_core::task::{TaskRecord, TaskStore};
@@ -30,7 +30,7 @@ use serde_json::json;
 use tests::interop::example_binary;
 use tests::stdio::within;
 
-use crate::support::tasks::{Dropped, stoppable};
+use crate::support::tasks::{Dropped, completion_notice, stoppable};
 
 #[tokio::test]
 async fn the_redis_store_keeps_the_task_store_contract() {
@@ -297,20 +297,7 @@ async fn update_and_cancel_on_another_instance_reach_the_running_handler() {
     on_b.update_task(&id, answer.as_object().unwrap().clone()).await.unwrap();
     let done = poll_until(&on_b, &id, Duration::from_secs(10), |t| t.status.is_terminal()).await;
     assert_eq!(done.result.unwrap()["content"][0]["text"], "confirmed: true");
-    let heard = within("notifications/tasks on B of the task completed on A", async {
-        loop {
-            match notifications.recv().await.unwrap() {
-                ServerNotification::Other { method, params: Some(params) } if method == "notifications/tasks" => {
-                    assert_eq!(params["taskId"], id.as_str(), "{params}");
-                    if params["status"] == "completed" {
-                        return params;
-                    }
-                }
-                _ => {}
-            }
-        }
-    })
-    .await;
+    let heard = completion_notice(&mut notifications, &id, "notifications/tasks on B of the task completed on A").await;
     assert_eq!(heard["result"]["content"][0]["text"], "confirmed: true", "{heard}");
     drop(subscription);
     // A wrong answer sent through B is judged by A, which knows what the question was.

@@ -30,3 +30,28 @@ pub async fn stoppable(dropped: State<Dropped>) -> &'static str {
     guard.1 = false;
     "finished"
 }
+
+/// Waits for the `notifications/tasks` that says task `id` completed, and returns its params;
+/// a notification about another task fails the test.
+pub async fn completion_notice(
+    notifications: &mut tokio::sync::broadcast::Receiver<mcp_core::client::ServerNotification>,
+    id: &str,
+    what: &str,
+) -> serde_json::Value {
+    tests::stdio::within(what, async {
+        loop {
+            match notifications.recv().await.unwrap() {
+                mcp_core::client::ServerNotification::Other { method, params: Some(params) }
+                    if method == "notifications/tasks" =>
+                {
+                    assert_eq!(params["taskId"], id, "{params}");
+                    if params["status"] == "completed" {
+                        return params;
+                    }
+                }
+                _ => {}
+            }
+        }
+    })
+    .await
+}
