@@ -14,7 +14,10 @@ use mcp_core::testing::{ElicitationScript, ToolResultExt, connect_in_era};
 use serde_json::json;
 use tests::stdio::within;
 
-use crate::support::tasks::{Dropped, completion_notice, stoppable};
+use crate::support::tasks::{Dropped, completion_notice, poll_until, stoppable};
+
+/// How long a task test waits for a task to reach a state.
+const PATIENCE: Duration = Duration::from_secs(10);
 
 /// Deploys `service` after the user confirms, half-way.
 ///
@@ -119,16 +122,7 @@ async fn a_task_goes_through_input_required_and_update_with_the_raw_requests() {
 
     let answer = json!({"input-0": {"action": "accept", "content": {"confirm": true}}});
     client.update_task(&id, answer.as_object().unwrap().clone()).await.unwrap();
-    let done = within("the task completing", async {
-        loop {
-            let task = client.get_task(&id).await.unwrap();
-            if task.status.is_terminal() {
-                return task;
-            }
-            tokio::time::sleep(Duration::from_millis(5)).await;
-        }
-    })
-    .await;
+    let done = poll_until(&client, &id, PATIENCE, |t| t.status.is_terminal()).await;
     assert_eq!(done.status, TaskStatus::Completed);
     assert_eq!(done.result.unwrap()["content"][0]["text"], "db: deployed");
     assert!(done.input_requests.is_none());
@@ -216,16 +210,7 @@ async fn a_task_shows_the_progress_of_its_handler_as_its_status_message() {
     };
     assert_eq!(task.status_message, None, "no progress yet");
     let id = task.task_id;
-    let waiting = within("the task asking", async {
-        loop {
-            let task = client.get_task(&id).await.unwrap();
-            if task.status == TaskStatus::InputRequired {
-                return task;
-            }
-            tokio::time::sleep(Duration::from_millis(5)).await;
-        }
-    })
-    .await;
+    let waiting = poll_until(&client, &id, PATIENCE, |t| t.status == TaskStatus::InputRequired).await;
     // The latest report, its message given.
     assert_eq!(waiting.status_message.as_deref(), Some("indexing"));
 
@@ -245,16 +230,7 @@ async fn a_task_shows_the_progress_of_its_handler_as_its_status_message() {
     })
     .await;
     assert_eq!(working.status, TaskStatus::Working);
-    let done = within("the task completing", async {
-        loop {
-            let task = client.get_task(&id).await.unwrap();
-            if task.status.is_terminal() {
-                return task;
-            }
-            tokio::time::sleep(Duration::from_millis(5)).await;
-        }
-    })
-    .await;
+    let done = poll_until(&client, &id, PATIENCE, |t| t.status.is_terminal()).await;
     assert_eq!(done.status, TaskStatus::Completed);
     assert_eq!(done.result.unwrap()["content"][0]["text"], "swapped");
 }
@@ -276,12 +252,7 @@ async fn a_subscription_naming_a_task_hears_of_its_changes() {
         Some(&[id.clone()][..]),
         "only known tasks are followed"
     );
-    within("the question", async {
-        while client.get_task(&id).await.unwrap().status != TaskStatus::InputRequired {
-            tokio::time::sleep(Duration::from_millis(5)).await;
-        }
-    })
-    .await;
+    poll_until(&client, &id, PATIENCE, |t| t.status == TaskStatus::InputRequired).await;
     let answer = json!({"input-0": {"action": "accept", "content": {"confirm": true}}});
     client.update_task(&id, answer.as_object().unwrap().clone()).await.unwrap();
     let completed = completion_notice(&mut notifications, &id, "notifications/tasks of the completed task").await;

@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 
 use mcp_core::client::{Client, ElicitationModes, ProtocolEra, TaskStart, elicitation_fn};
 use mcp_core::prelude::*;
-use mcp_core::protocol::{ElicitResult, SubscriptionFilter, Task, TaskStatus};
+use mcp_core::protocol::{ElicitResult, SubscriptionFilter, TaskStatus};
 use mcp_core::task::{TaskRecord, TaskStore};
 use mcp_core::testing::ToolResultExt;
 use mcp_core::transport::http::HttpConfig;
@@ -30,7 +30,7 @@ use serde_json::json;
 use tests::interop::example_binary;
 use tests::stdio::within;
 
-use crate::support::tasks::{Dropped, completion_notice, stoppable};
+use crate::support::tasks::{Dropped, completion_notice, poll_until, stoppable};
 
 #[tokio::test]
 async fn the_redis_store_keeps_the_task_store_contract() {
@@ -147,19 +147,6 @@ fn confirming() -> impl mcp_core::client::ElicitationHandler {
 async fn stateless(url: &str) -> Client {
     let builder = Client::builder("t", "1").protocol_era(ProtocolEra::Stateless).elicitation(confirming());
     within("connecting", builder.connect_http(url)).await.unwrap()
-}
-
-/// Polls `tasks/get` until `done` holds for the task (at most `patience`).
-async fn poll_until(client: &Client, id: &str, patience: Duration, done: impl Fn(&Task) -> bool) -> Task {
-    let started = Instant::now();
-    loop {
-        let task = client.get_task(id).await.unwrap();
-        if done(&task) {
-            return task;
-        }
-        assert!(started.elapsed() < patience, "task {id} stayed {:?}", task.status);
-        tokio::time::sleep(Duration::from_millis(25)).await;
-    }
 }
 
 async fn start_deploy(client: &Client, service: &str) -> String {

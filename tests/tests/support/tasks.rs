@@ -55,3 +55,21 @@ pub async fn completion_notice(
     })
     .await
 }
+
+/// Polls `tasks/get` until `done` holds for the task (at most `patience`).
+pub async fn poll_until(
+    client: &mcp_core::client::Client,
+    id: &str,
+    patience: Duration,
+    done: impl Fn(&mcp_core::protocol::Task) -> bool,
+) -> mcp_core::protocol::Task {
+    let started = std::time::Instant::now();
+    loop {
+        let task = client.get_task(id).await.unwrap();
+        if done(&task) {
+            return task;
+        }
+        assert!(started.elapsed() < patience, "task {id} stayed {:?}", task.status);
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+}
