@@ -3,7 +3,7 @@
 use std::io::IsTerminal;
 use std::net::Ipv4Addr;
 
-use mcp_core::Server;
+use typed_mcp::Server;
 
 /// Sends logs to stderr (stdout carries the protocol), filtered by `RUST_LOG` (default `info`).
 pub fn init_logging() {
@@ -49,9 +49,9 @@ pub const INSPECTOR: &str = "@modelcontextprotocol/inspector@2.12.0";
 /// several copies of an example with different `--port`s and the same `--redis` serve any
 /// session between them (see the README, "Running on more than one machine"). An unusable URL
 /// ends the program with one line naming the flag.
-pub fn redis() -> Option<mcp_redis::Redis> {
+pub fn redis() -> Option<typed_mcp_redis::Redis> {
     let url = option("redis", "REDIS_URL")?;
-    match mcp_redis::Redis::connect(&url) {
+    match typed_mcp_redis::Redis::connect(&url) {
         Ok(redis) => Some(redis),
         Err(e) => exit_with(&format!("--redis / REDIS_URL: {e}")),
     }
@@ -62,11 +62,11 @@ pub fn redis() -> Option<mcp_redis::Redis> {
 /// in that Redis (any instance answers `tasks/get`, and a finished task's result outlives the
 /// instance that ran it); as it is otherwise. Ends the program when Redis cannot be reached to
 /// agree on the key.
-pub async fn shared_state_key(builder: mcp_core::ServerBuilder) -> mcp_core::ServerBuilder {
+pub async fn shared_state_key(builder: typed_mcp::ServerBuilder) -> typed_mcp::ServerBuilder {
     let Some(redis) = redis() else { return builder };
     let builder = builder.task_store(redis.task_store());
     match redis.shared_secret("request-state").await {
-        Ok(bytes) => builder.request_state_key(mcp_core::multi_round::state::StateKey::from_bytes(bytes)),
+        Ok(bytes) => builder.request_state_key(typed_mcp::multi_round::state::StateKey::from_bytes(bytes)),
         Err(e) => exit_with(&format!("--redis / REDIS_URL: cannot agree on the request-state key: {e}")),
     }
 }
@@ -104,7 +104,7 @@ pub async fn serve_http_on(server: &Server, listener: tokio::net::TcpListener) -
     let shutdown = async {
         let _ = tokio::signal::ctrl_c().await;
     };
-    let mut config = mcp_core::transport::http::HttpConfig::default();
+    let mut config = typed_mcp::transport::http::HttpConfig::default();
     if let Some(redis) = redis() {
         let backplane = redis.backplane(format!("http://{address}/mcp"));
         tracing::info!(instance = backplane.instance(), "sharing sessions through Redis");

@@ -9,6 +9,6 @@ use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     if let Ok(text) = std::str::from_utf8(data) {
-        mcp_core::fuzzing::check_arguments(text);
+        typed_mcp::fuzzing::check_arguments(text);
     }
 });

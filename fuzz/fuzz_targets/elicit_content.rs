@@ -13,9 +13,9 @@
 #![allow(dead_code)]
 
 use libfuzzer_sys::fuzz_target;
-use mcp_core::elicit::validate::{check_form_schema, validate_content};
-use mcp_core::elicit::{Elicit, FormSchema};
-use mcp_core::protocol::JsonObject;
+use typed_mcp::elicit::validate::{check_form_schema, validate_content};
+use typed_mcp::elicit::{Elicit, FormSchema};
+use typed_mcp::protocol::JsonObject;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde::de::DeserializeOwned;

@@ -8,8 +8,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use mcp_core::protocol::jsonrpc::{DecodeError, codes, encode_error, encode_result};
-use mcp_core::protocol::{
+use typed_mcp::protocol::jsonrpc::{DecodeError, codes, encode_error, encode_result};
+use typed_mcp::protocol::{
     CallToolParams, CancelledParams, CompleteParams, CreateMessageParams, CreateMessageResult, ElicitRequestParams,
     ElicitResult, ElicitationCompleteParams, ErrorObject, GetPromptParams, InitializeParams, InitializeResult,
     ListRootsResult, Message, PaginatedParams, ProgressParams, RequestId, ResourceUriParams, SetLevelParams,
@@ -93,7 +93,7 @@ fuzz_target!(|data: &[u8]| {
         Ok(Message::Response(r)) => match r.outcome {
             Ok(raw) => result(raw.get()),
             Err(e) => {
-                let _ = mcp_core::UrlElicitationRequired::from_error_object(&e);
+                let _ = typed_mcp::UrlElicitationRequired::from_error_object(&e);
             }
         },
         Err(DecodeError { id, error, respond }) => {

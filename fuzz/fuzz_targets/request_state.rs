@@ -14,8 +14,8 @@
 use std::time::Duration;
 
 use libfuzzer_sys::fuzz_target;
-use mcp_core::fuzzing::{Request, Sealer, StateError};
-use mcp_core::protocol::JsonObject;
+use typed_mcp::fuzzing::{Request, Sealer, StateError};
+use typed_mcp::protocol::JsonObject;
 use serde::Deserialize;
 use serde_json::Value;
 

@@ -17,10 +17,10 @@ use std::task::{Context as TaskContext, Poll};
 use std::time::Duration;
 
 use libfuzzer_sys::fuzz_target;
-use mcp_core::multi_round::state::StateKey;
-use mcp_core::prelude::*;
-use mcp_core::protocol::{CreateMessageParams, Message, RequestId, SamplingMessage};
-use mcp_core::server::CompletionCall;
+use typed_mcp::multi_round::state::StateKey;
+use typed_mcp::prelude::*;
+use typed_mcp::protocol::{CreateMessageParams, Message, RequestId, SamplingMessage};
+use typed_mcp::server::CompletionCall;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;

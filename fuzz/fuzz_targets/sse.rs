@@ -8,5 +8,5 @@
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    mcp_core::fuzzing::check_sse(data);
+    typed_mcp::fuzzing::check_sse(data);
 });

@@ -1,6 +1,6 @@
 //! What the fuzz targets in `fuzz/` need and cannot reach through the public API: opening a
 //! `requestState` the way a 2026-era retry does, the scanner of tool arguments, and the
-//! client's SSE parser. Built only with the `fuzzing` feature; not a public API, no stability
+//! client's SSE parser. Built only under `--cfg fuzzing`, which `cargo fuzz` sets; not a public API, no stability
 //! promise.
 
 use std::time::Duration;

@@ -2,8 +2,8 @@
 //! memory, with the user's answers to elicitations scripted in advance.
 //!
 //! ```
-//! use mcp_core::prelude::*;
-//! use mcp_core::testing::{self, ElicitationScript, ToolResultExt};
+//! use typed_mcp::prelude::*;
+//! use typed_mcp::testing::{self, ElicitationScript, ToolResultExt};
 //! use serde::Deserialize;
 //! use serde_json::json;
 //!

@@ -1,9 +1,9 @@
-//! Procedural macros for [`mcp-core`](https://docs.rs/mcp-core). Use them through `mcp-core`
-//! (its default `macros` feature re-exports them); generated code refers to `::mcp_core`.
+//! Procedural macros for [`typed-mcp`](https://docs.rs/mcp-core). Use them through `typed-mcp`
+//! (its default `macros` feature re-exports them); generated code refers to `::typed_mcp`.
 //!
-//! Generated code names `::mcp_core::__private_v0_1`, the private module of the one mcp-core
-//! version this crate goes with (mcp-core depends on it at `=` that version): a mismatched pair
-//! fails to compile with "could not find `__private_v0_1` in `mcp_core`".
+//! Generated code names `::typed_mcp::__private_v0_1`, the private module of the one typed-mcp
+//! version this crate goes with (typed-mcp depends on it at `=` that version): a mismatched pair
+//! fails to compile with "could not find `__private_v0_1` in `typed_mcp`".
 //!
 //! Each macro parses, then validates, then expands, in separate modules. Errors are collected
 //! and reported together, spanned at the user's tokens; code is still emitted beside them so
@@ -46,7 +46,7 @@ mod tool;
 /// `destructive`, `idempotent`, `open_world` (bare for `true`, or `= true`/`= false`),
 /// `scopes = ["…"]` (the OAuth scopes a call needs), and `task = "optional"` or
 /// `task = "required"` (the tool runs as a task for clients of the 2026-07-28 tasks extension;
-/// see `mcp_core::task`). On an argument: `#[arg(rename = "…", description = "…")]`.
+/// see `typed_mcp::task`). On an argument: `#[arg(rename = "…", description = "…")]`.
 ///
 /// On methods, put `#[toolbox]` on the `impl` block.
 #[proc_macro_attribute]
@@ -74,7 +74,7 @@ pub fn toolbox(args: TokenStream, input: TokenStream) -> TokenStream {
     tool::expand_toolbox(args.into(), input.into()).into()
 }
 
-/// Derives `mcp_core::elicit::Elicit` for a flat struct (a form), or the traits that make a
+/// Derives `typed_mcp::elicit::Elicit` for a flat struct (a form), or the traits that make a
 /// unit-only enum a choice field (single select; a `Vec` of it is a multi-select). The type
 /// also derives `serde::Deserialize` and `schemars::JsonSchema`: the form's schema is the one
 /// schemars generates, turned into MCP's restricted subset.
@@ -105,7 +105,7 @@ pub fn toolbox(args: TokenStream, input: TokenStream) -> TokenStream {
 ///
 /// Names, defaults and skipped fields follow serde; doc comments and `#[schemars(title,
 /// description, length, range, email, url, extend("format" = …))]` shape each field (see
-/// `mcp_core::elicit::Elicit` for the full table). `#[elicit(…)]` says only what schemars
+/// `typed_mcp::elicit::Elicit` for the full table). `#[elicit(…)]` says only what schemars
 /// cannot: `style = "plain" | "titled" | "enum_names"` (on an enum or a choice field),
 /// `title = "…"` (on a variant) and `not_secret` (on a field). A field whose type cannot be a
 /// form field, whose name looks like a password, key, token or payment credential (MCP forbids
@@ -179,6 +179,6 @@ mod tests {
         let version = env!("CARGO_PKG_VERSION");
         let mut parts = version.split('.');
         let (major, minor) = (parts.next().unwrap_or_default(), parts.next().unwrap_or_default());
-        assert_eq!(format!("__private_v{major}_{minor}"), "__private_v0_1", "rename the module in mcp-core and here");
+        assert_eq!(format!("__private_v{major}_{minor}"), "__private_v0_1", "rename the module in typed-mcp and here");
     }
 }

@@ -4,7 +4,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use mcp_core::transport::http::{EventId, EventStore, MemoryEventStore};
+use typed_mcp::transport::http::{EventId, EventStore, MemoryEventStore};
 use tokio::sync::mpsc;
 
 use crate::{Redis, millis};
@@ -106,7 +106,7 @@ impl EventStore for RedisEvents {
         self.send(Write::Forget(session.to_owned()));
     }
 
-    fn restore<'a>(&'a self, session: &'a str) -> mcp_core::engine::BoxFuture<'a, ()> {
+    fn restore<'a>(&'a self, session: &'a str) -> typed_mcp::engine::BoxFuture<'a, ()> {
         Box::pin(async move {
             let key = self.redis.key("events", session);
             let read = redis::cmd("LRANGE")

@@ -1,11 +1,11 @@
-//! A Redis backplane for `mcp-core`'s Streamable HTTP server: N identical instances behind any
+//! A Redis backplane for `typed-mcp`'s Streamable HTTP server: N identical instances behind any
 //! load balancer, each serving any session.
 //!
 //! ```no_run
-//! # async fn run(server: mcp_core::Server) -> Result<(), Box<dyn std::error::Error>> {
-//! use mcp_core::transport::http::HttpConfig;
+//! # async fn run(server: typed_mcp::Server) -> Result<(), Box<dyn std::error::Error>> {
+//! use typed_mcp::transport::http::HttpConfig;
 //!
-//! let redis = mcp_redis::Redis::connect("redis://127.0.0.1:6379/")?;
+//! let redis = typed_mcp_redis::Redis::connect("redis://127.0.0.1:6379/")?;
 //! let config = HttpConfig::default().backplane(redis.backplane("http://10.0.0.7:8080/mcp"));
 //! let listener = tokio::net::TcpListener::bind("0.0.0.0:8080").await?;
 //! server.streamable_http(config).serve(listener, std::future::pending()).await?;
@@ -49,7 +49,7 @@ use std::sync::{Arc, LazyLock};
 use std::time::Duration;
 
 use futures_util::StreamExt as _;
-use mcp_core::transport::http::{Backplane, BackplaneError, MessageBus, Owner, SessionRegistry};
+use typed_mcp::transport::http::{Backplane, BackplaneError, MessageBus, Owner, SessionRegistry};
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use tokio_util::sync::CancellationToken;
 
@@ -256,7 +256,7 @@ impl SessionRegistry for RedisSessions {
         lease: Duration,
         active: &'a [String],
         session_ttl: Duration,
-    ) -> mcp_core::engine::BoxFuture<'a, Result<bool, BackplaneError>> {
+    ) -> typed_mcp::engine::BoxFuture<'a, Result<bool, BackplaneError>> {
         Box::pin(async move {
             let mut pipe = redis::pipe();
             // `GET`: the previous address, absent when the store lost (or never had) it.
@@ -296,7 +296,7 @@ impl SessionRegistry for RedisSessions {
         instance: &'a str,
         state: &'a str,
         session_ttl: Duration,
-    ) -> mcp_core::engine::BoxFuture<'a, Result<(), BackplaneError>> {
+    ) -> typed_mcp::engine::BoxFuture<'a, Result<(), BackplaneError>> {
         Box::pin(async move {
             RECLAIM_SCRIPT
                 .key(self.redis.key("session", session))
@@ -311,7 +311,7 @@ impl SessionRegistry for RedisSessions {
         })
     }
 
-    fn leave<'a>(&'a self, instance: &'a str) -> mcp_core::engine::BoxFuture<'a, Result<(), BackplaneError>> {
+    fn leave<'a>(&'a self, instance: &'a str) -> typed_mcp::engine::BoxFuture<'a, Result<(), BackplaneError>> {
         Box::pin(async move {
             redis::cmd("DEL")
                 .arg(self.redis.key("instance", instance))
@@ -328,7 +328,7 @@ impl SessionRegistry for RedisSessions {
         instance: &'a str,
         state: &'a str,
         session_ttl: Duration,
-    ) -> mcp_core::engine::BoxFuture<'a, Result<(), BackplaneError>> {
+    ) -> typed_mcp::engine::BoxFuture<'a, Result<(), BackplaneError>> {
         Box::pin(async move {
             let ttl = millis(session_ttl);
             redis::pipe()
@@ -356,7 +356,7 @@ impl SessionRegistry for RedisSessions {
         session: &'a str,
         state: &'a str,
         session_ttl: Duration,
-    ) -> mcp_core::engine::BoxFuture<'a, Result<(), BackplaneError>> {
+    ) -> typed_mcp::engine::BoxFuture<'a, Result<(), BackplaneError>> {
         Box::pin(async move {
             redis::cmd("SET")
                 .arg(self.redis.key("state", session))
@@ -375,7 +375,7 @@ impl SessionRegistry for RedisSessions {
         gone: &'a str,
         instance: &'a str,
         session_ttl: Duration,
-    ) -> mcp_core::engine::BoxFuture<'a, Result<Option<String>, BackplaneError>> {
+    ) -> typed_mcp::engine::BoxFuture<'a, Result<Option<String>, BackplaneError>> {
         Box::pin(async move {
             TAKE_OVER_SCRIPT
                 .key(self.redis.key("session", session))
@@ -389,7 +389,7 @@ impl SessionRegistry for RedisSessions {
         })
     }
 
-    fn owner<'a>(&'a self, session: &'a str) -> mcp_core::engine::BoxFuture<'a, Result<Option<Owner>, BackplaneError>> {
+    fn owner<'a>(&'a self, session: &'a str) -> typed_mcp::engine::BoxFuture<'a, Result<Option<Owner>, BackplaneError>> {
         Box::pin(async move {
             let found: Option<Vec<String>> = OWNER_SCRIPT
                 .key(self.redis.key("session", session))
@@ -416,7 +416,7 @@ impl SessionRegistry for RedisSessions {
         &'a self,
         session: &'a str,
         instance: &'a str,
-    ) -> mcp_core::engine::BoxFuture<'a, Result<(), BackplaneError>> {
+    ) -> typed_mcp::engine::BoxFuture<'a, Result<(), BackplaneError>> {
         Box::pin(async move {
             RELEASE_SCRIPT
                 .key(self.redis.key("session", session))
@@ -445,7 +445,7 @@ impl MessageBus for RedisBus {
         &'a self,
         channel: &'a str,
         payload: String,
-    ) -> mcp_core::engine::BoxFuture<'a, Result<(), BackplaneError>> {
+    ) -> typed_mcp::engine::BoxFuture<'a, Result<(), BackplaneError>> {
         Box::pin(async move {
             redis::cmd("PUBLISH")
                 .arg(self.redis.key("bus", channel))

@@ -3,8 +3,8 @@
 use std::sync::LazyLock;
 use std::time::Duration;
 
-use mcp_core::engine::BoxFuture;
-use mcp_core::task::{TaskRecord, TaskStore, TaskStoreError, now_ms};
+use typed_mcp::engine::BoxFuture;
+use typed_mcp::task::{TaskRecord, TaskStore, TaskStoreError, now_ms};
 
 use crate::Redis;
 

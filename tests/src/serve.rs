@@ -1,6 +1,6 @@
 //! Serving a [`Server`] in this process and talking to it through a [`LineClient`].
 
-use mcp_core::Server;
+use typed_mcp::Server;
 use serde_json::{Value, json};
 
 use crate::stdio::LineClient;

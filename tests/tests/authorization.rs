@@ -11,9 +11,9 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use base64::Engine as _;
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
-use mcp_core::auth::{Authorization, JwtVerifier};
-use mcp_core::prelude::*;
-use mcp_core::transport::http::HttpConfig;
+use typed_mcp::auth::{Authorization, JwtVerifier};
+use typed_mcp::prelude::*;
+use typed_mcp::transport::http::HttpConfig;
 use reqwest::StatusCode;
 use reqwest::header::{ACCEPT, CONTENT_TYPE};
 use serde_json::{Value, json};
@@ -135,7 +135,7 @@ fn server() -> Server {
     let whoami = ToolDef::new(
         "whoami",
         json!({"type": "object"}).as_object().unwrap().clone(),
-        |call: mcp_core::tool::ToolCall| async move {
+        |call: typed_mcp::tool::ToolCall| async move {
             let auth = call.ctx.auth().ok_or_else(|| ErrorObject::internal("no identity"))?;
             Ok::<_, ErrorObject>(format!(
                 "{} via {} with [{}]",
@@ -597,7 +597,7 @@ async fn introspection_accepts_active_tokens_for_this_resource_and_caches_answer
     // serve_router answers at /mcp: that is the introspection endpoint here.
     let (introspection, _stop) = serve_router(app).await;
     let verifier =
-        mcp_core::auth::IntrospectionVerifier::new(introspection).client_credentials("resource-server", "secret");
+        typed_mcp::auth::IntrospectionVerifier::new(introspection).client_credentials("resource-server", "secret");
     let config = HttpConfig::default().authorization(Authorization::new(verifier).resource(RESOURCE));
     let endpoint = Endpoint::serve(&server(), config).await;
     let session = open(&endpoint, "opaque-alice").await;

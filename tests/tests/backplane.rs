@@ -40,14 +40,14 @@ use std::net::Ipv4Addr;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use mcp_core::client::{Client, ElicitationModes, ProtocolEra, ServerNotification, elicitation_fn};
-use mcp_core::prelude::*;
-use mcp_core::protocol::ElicitResult;
-use mcp_core::protocol::SubscriptionFilter;
-use mcp_core::testing::ToolResultExt;
-use mcp_core::transport::http::{HttpConfig, SessionRegistry, StreamableHttp};
-use mcp_redis::Redis;
-use mcp_redis::testing::{RedisServer, RoundRobinProxy, free_port};
+use typed_mcp::client::{Client, ElicitationModes, ProtocolEra, ServerNotification, elicitation_fn};
+use typed_mcp::prelude::*;
+use typed_mcp::protocol::ElicitResult;
+use typed_mcp::protocol::SubscriptionFilter;
+use typed_mcp::testing::ToolResultExt;
+use typed_mcp::transport::http::{HttpConfig, SessionRegistry, StreamableHttp};
+use typed_mcp_redis::Redis;
+use typed_mcp_redis::testing::{RedisServer, RoundRobinProxy, free_port};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
@@ -101,7 +101,7 @@ impl Drop for Instance {
 }
 
 /// A user who fills in the `create_project` form with `name`.
-fn user(name: &'static str) -> impl mcp_core::client::ElicitationHandler {
+fn user(name: &'static str) -> impl typed_mcp::client::ElicitationHandler {
     elicitation_fn(ElicitationModes::FORM, move |request| async move {
         request.as_form().map_or_else(ElicitResult::decline, |form| {
             let mut content = form.defaults();
@@ -118,7 +118,7 @@ async fn the_registry_records_owners_and_notices_lapsed_instances() {
     let sessions = redis.sessions();
     // A store no instance has beaten on yet is not known to be complete.
     let recovering = sessions.owner("s1").await;
-    assert!(matches!(recovering, Err(mcp_core::transport::http::BackplaneError::Recovering)), "{recovering:?}");
+    assert!(matches!(recovering, Err(typed_mcp::transport::http::BackplaneError::Recovering)), "{recovering:?}");
     sessions.heartbeat("a", "http://a/mcp", Duration::from_millis(300), &[], Duration::from_secs(60)).await.unwrap();
     sessions.claim("s1", "a", "{}", Duration::from_secs(60)).await.unwrap();
     let owner = sessions.owner("s1").await.unwrap().unwrap();
@@ -177,7 +177,7 @@ async fn the_registry_records_owners_and_notices_lapsed_instances() {
 
 #[tokio::test]
 async fn events_are_written_behind_to_redis_bounded_and_restored_elsewhere() {
-    use mcp_core::transport::http::{EventId, EventStore};
+    use typed_mcp::transport::http::{EventId, EventStore};
     let server = RedisServer::start();
     let redis = Redis::connect(&server.url()).unwrap().with_prefix("t");
     let owner = redis.events(3, Duration::from_secs(60));
@@ -189,17 +189,17 @@ async fn events_are_written_behind_to_redis_bounded_and_restored_elsewhere() {
     owner.forget("gone");
     // Written behind: within moments, and trimmed to the newest three, with an expiry.
     let deadline = Instant::now() + Duration::from_secs(5);
-    while mcp_redis::testing::query::<Vec<String>>(&server.url(), &["LRANGE", "t:events:s", "0", "-1"]).await.last()
+    while typed_mcp_redis::testing::query::<Vec<String>>(&server.url(), &["LRANGE", "t:events:s", "0", "-1"]).await.last()
         != Some(&"1-4\n{\"n\":4}".to_owned())
     {
         assert!(Instant::now() < deadline, "the events did not reach Redis");
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
-    let kept: i64 = mcp_redis::testing::query(&server.url(), &["LLEN", "t:events:s"]).await;
+    let kept: i64 = typed_mcp_redis::testing::query(&server.url(), &["LLEN", "t:events:s"]).await;
     assert_eq!(kept, 3);
-    let ttl: i64 = mcp_redis::testing::query(&server.url(), &["PTTL", "t:events:s"]).await;
+    let ttl: i64 = typed_mcp_redis::testing::query(&server.url(), &["PTTL", "t:events:s"]).await;
     assert!((1..=60_000).contains(&ttl), "the events expire: {ttl}");
-    assert!(mcp_redis::testing::keys(&server.url(), "t:events:gone").await.is_empty(), "forgotten");
+    assert!(typed_mcp_redis::testing::keys(&server.url(), "t:events:gone").await.is_empty(), "forgotten");
     // Another instance knows nothing of them until it restores the session.
     let heir = redis.events(3, Duration::from_secs(60));
     assert_eq!(heir.replay("s", id(1, 2)), Some(vec![]));
@@ -860,7 +860,7 @@ async fn a_stream_resumes_on_another_instance_after_its_owner_was_killed() {
     assert_eq!(post(&a_url, Some(&session), write(5, "three")).await.0, 200);
     let key = format!("mcp:events:{session}");
     let deadline = Instant::now() + Duration::from_secs(5);
-    while mcp_redis::testing::query::<i64>(&redis.url(), &["LLEN", &key]).await < 3 {
+    while typed_mcp_redis::testing::query::<i64>(&redis.url(), &["LLEN", &key]).await < 3 {
         assert!(Instant::now() < deadline, "the events did not reach Redis");
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
@@ -1013,8 +1013,8 @@ async fn three_hundred_sessions_over_three_instances_each_get_their_own_answer()
     // Releasing a deleted session's records runs in the background: give it a moment.
     let deadline = Instant::now() + Duration::from_secs(5);
     loop {
-        let mut left = mcp_redis::testing::keys(&redis_server.url(), "mcp:s*").await;
-        left.extend(mcp_redis::testing::keys(&redis_server.url(), "mcp:events:*").await);
+        let mut left = typed_mcp_redis::testing::keys(&redis_server.url(), "mcp:s*").await;
+        left.extend(typed_mcp_redis::testing::keys(&redis_server.url(), "mcp:events:*").await);
         if left.is_empty() {
             break;
         }
@@ -1065,7 +1065,7 @@ async fn the_python_client_runs_its_http_checks_across_three_instances() {
 
 /// A registry counting the calls made of it, passing them on to Redis.
 struct Counting {
-    inner: mcp_redis::RedisSessions,
+    inner: typed_mcp_redis::RedisSessions,
     claims: std::sync::atomic::AtomicUsize,
     lookups: std::sync::atomic::AtomicUsize,
     saves: std::sync::atomic::AtomicUsize,
@@ -1079,14 +1079,14 @@ impl SessionRegistry for Counting {
         lease: Duration,
         active: &'a [String],
         session_ttl: Duration,
-    ) -> mcp_core::engine::BoxFuture<'a, Result<bool, mcp_core::transport::http::BackplaneError>> {
+    ) -> typed_mcp::engine::BoxFuture<'a, Result<bool, typed_mcp::transport::http::BackplaneError>> {
         self.inner.heartbeat(instance, address, lease, active, session_ttl)
     }
 
     fn leave<'a>(
         &'a self,
         instance: &'a str,
-    ) -> mcp_core::engine::BoxFuture<'a, Result<(), mcp_core::transport::http::BackplaneError>> {
+    ) -> typed_mcp::engine::BoxFuture<'a, Result<(), typed_mcp::transport::http::BackplaneError>> {
         self.inner.leave(instance)
     }
 
@@ -1096,7 +1096,7 @@ impl SessionRegistry for Counting {
         instance: &'a str,
         state: &'a str,
         session_ttl: Duration,
-    ) -> mcp_core::engine::BoxFuture<'a, Result<(), mcp_core::transport::http::BackplaneError>> {
+    ) -> typed_mcp::engine::BoxFuture<'a, Result<(), typed_mcp::transport::http::BackplaneError>> {
         self.claims.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         self.inner.claim(session, instance, state, session_ttl)
     }
@@ -1106,7 +1106,7 @@ impl SessionRegistry for Counting {
         session: &'a str,
         state: &'a str,
         session_ttl: Duration,
-    ) -> mcp_core::engine::BoxFuture<'a, Result<(), mcp_core::transport::http::BackplaneError>> {
+    ) -> typed_mcp::engine::BoxFuture<'a, Result<(), typed_mcp::transport::http::BackplaneError>> {
         self.saves.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         self.inner.save_state(session, state, session_ttl)
     }
@@ -1117,16 +1117,16 @@ impl SessionRegistry for Counting {
         gone: &'a str,
         instance: &'a str,
         session_ttl: Duration,
-    ) -> mcp_core::engine::BoxFuture<'a, Result<Option<String>, mcp_core::transport::http::BackplaneError>> {
+    ) -> typed_mcp::engine::BoxFuture<'a, Result<Option<String>, typed_mcp::transport::http::BackplaneError>> {
         self.inner.take_over(session, gone, instance, session_ttl)
     }
 
     fn owner<'a>(
         &'a self,
         session: &'a str,
-    ) -> mcp_core::engine::BoxFuture<
+    ) -> typed_mcp::engine::BoxFuture<
         'a,
-        Result<Option<mcp_core::transport::http::Owner>, mcp_core::transport::http::BackplaneError>,
+        Result<Option<typed_mcp::transport::http::Owner>, typed_mcp::transport::http::BackplaneError>,
     > {
         self.lookups.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         self.inner.owner(session)
@@ -1136,7 +1136,7 @@ impl SessionRegistry for Counting {
         &'a self,
         session: &'a str,
         instance: &'a str,
-    ) -> mcp_core::engine::BoxFuture<'a, Result<(), mcp_core::transport::http::BackplaneError>> {
+    ) -> typed_mcp::engine::BoxFuture<'a, Result<(), typed_mcp::transport::http::BackplaneError>> {
         self.inner.release(session, instance)
     }
 }
@@ -1158,7 +1158,7 @@ async fn a_request_on_its_owner_asks_the_registry_nothing_and_forwarded_ones_rem
         let server = Server::builder("t", "1").tools(tools![add]).build().unwrap();
         let listener = tokio::net::TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).await.unwrap();
         let url = format!("http://{}/mcp", listener.local_addr().unwrap());
-        let backplane = mcp_core::transport::http::Backplane::new(registry.clone(), url.clone());
+        let backplane = typed_mcp::transport::http::Backplane::new(registry.clone(), url.clone());
         let http = server.streamable_http(HttpConfig::default().backplane(backplane));
         tasks.push(tokio::spawn(async move {
             let _ = http.serve(listener, std::future::pending()).await;

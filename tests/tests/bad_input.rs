@@ -1163,8 +1163,8 @@ fn placeholder() -> LineClient {
 // ---------------------------------------------------------------------------------------------
 
 /// Waits for a confirmation that never comes, as a task.
-#[mcp_core::tool(task = "optional")]
-async fn awaiting(ctx: mcp_core::Context) -> Result<String, mcp_core::ElicitError> {
+#[typed_mcp::tool(task = "optional")]
+async fn awaiting(ctx: typed_mcp::Context) -> Result<String, typed_mcp::ElicitError> {
     tokio::time::sleep(std::time::Duration::from_millis(10)).await;
     Ok(format!("confirmed: {}", ctx.confirm("Go on?").await?))
 }
@@ -1175,7 +1175,7 @@ async fn principal_from_header(
     next: axum::middleware::Next,
 ) -> axum::response::Response {
     if let Some(user) = request.headers().get("x-user").and_then(|v| v.to_str().ok()).map(str::to_owned) {
-        request.extensions_mut().insert(mcp_core::transport::http::Principal(user));
+        request.extensions_mut().insert(typed_mcp::transport::http::Principal(user));
     }
     next.run(request).await
 }
@@ -1203,8 +1203,8 @@ async fn as_user(endpoint: &Endpoint, user: Option<&str>, id: i64, method: &str,
 #[tokio::test]
 async fn another_users_task_is_unknown_to_them() {
     let server =
-        mcp_core::Server::builder("tasks", "1").enable_elicitation().tools(mcp_core::tools![awaiting]).build().unwrap();
-    let endpoint = Endpoint::serve_with(&server, mcp_core::transport::http::HttpConfig::default(), |router| {
+        typed_mcp::Server::builder("tasks", "1").enable_elicitation().tools(typed_mcp::tools![awaiting]).build().unwrap();
+    let endpoint = Endpoint::serve_with(&server, typed_mcp::transport::http::HttpConfig::default(), |router| {
         router.layer(axum::middleware::from_fn(principal_from_header))
     })
     .await;

@@ -5,12 +5,12 @@
 
 use std::time::Duration;
 
-use mcp_core::client::http::HttpClientConfig;
-use mcp_core::client::{CancellationToken, Client, ClientError, ElicitationModes, ServerNotification, elicitation_fn};
-use mcp_core::prelude::*;
-use mcp_core::protocol::ElicitResult;
-use mcp_core::testing::{ElicitationScript, ToolResultExt};
-use mcp_core::transport::http::{HttpConfig, StreamableHttp};
+use typed_mcp::client::http::HttpClientConfig;
+use typed_mcp::client::{CancellationToken, Client, ClientError, ElicitationModes, ServerNotification, elicitation_fn};
+use typed_mcp::prelude::*;
+use typed_mcp::protocol::ElicitResult;
+use typed_mcp::testing::{ElicitationScript, ToolResultExt};
+use typed_mcp::transport::http::{HttpConfig, StreamableHttp};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;

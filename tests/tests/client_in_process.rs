@@ -6,19 +6,19 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use mcp_core::client::{
+use typed_mcp::client::{
     CancellationToken, Client, ClientError, ElicitationModes, ElicitationRequest, ServerNotification, elicitation_fn,
     sampling_fn, typed_elicitation,
 };
-use mcp_core::prelude::*;
-use mcp_core::prompt::PromptCall;
-use mcp_core::protocol::{
+use typed_mcp::prelude::*;
+use typed_mcp::prompt::PromptCall;
+use typed_mcp::protocol::{
     CreateMessageParams, CreateMessageResult, ElicitResult, Root, SamplingContent, SamplingMessage,
     SamplingMessageContent,
 };
-use mcp_core::resource::ResourceCall;
-use mcp_core::server::{Completer, SessionKey, UrlElicitations};
-use mcp_core::testing::{self, ElicitationScript, ToolResultExt};
+use typed_mcp::resource::ResourceCall;
+use typed_mcp::server::{Completer, SessionKey, UrlElicitations};
+use typed_mcp::testing::{self, ElicitationScript, ToolResultExt};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
@@ -428,7 +428,7 @@ async fn typed_and_closure_handlers() {
 }
 
 /// A URL handler standing for the user: visits the page, which completes the flow on the server.
-fn signs_in(flows: UrlElicitations, authorized: Arc<Authorized>) -> impl mcp_core::client::ElicitationHandler {
+fn signs_in(flows: UrlElicitations, authorized: Arc<Authorized>) -> impl typed_mcp::client::ElicitationHandler {
     elicitation_fn(ElicitationModes::URL, move |request| {
         let flows = flows.clone();
         let authorized = authorized.clone();

@@ -4,9 +4,9 @@
 
 use std::time::Duration;
 
-use mcp_core::client::{CancellationToken, Client, ClientBuilder, ClientError, ElicitationModes, ServerNotification};
-use mcp_core::protocol::ElicitResult;
-use mcp_core::testing::ElicitationScript;
+use typed_mcp::client::{CancellationToken, Client, ClientBuilder, ClientError, ElicitationModes, ServerNotification};
+use typed_mcp::protocol::ElicitResult;
+use typed_mcp::testing::ElicitationScript;
 use serde_json::{Value, json};
 use tests::stdio::{LineClient, within};
 

@@ -10,14 +10,14 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use mcp_core::client::{
+use typed_mcp::client::{
     Client, ClientBuilder, ClientError, ElicitationHandler, ElicitationModes, ElicitationRequest, ProtocolEra,
     ServerNotification, TaskStart,
 };
-use mcp_core::prelude::*;
-use mcp_core::protocol::{ElicitResult, SubscriptionFilter, TaskStatus};
-use mcp_core::server::{CacheHint, CacheScope};
-use mcp_core::testing::ToolResultExt;
+use typed_mcp::prelude::*;
+use typed_mcp::protocol::{ElicitResult, SubscriptionFilter, TaskStatus};
+use typed_mcp::server::{CacheHint, CacheScope};
+use typed_mcp::testing::ToolResultExt;
 use serde::Deserialize;
 use serde_json::json;
 use tests::interop::example_binary;
@@ -122,7 +122,7 @@ async fn the_elicitation_examples_deploy_runs_as_a_task_over_http() {
     let example = elicitation_example().await;
     let user = User::default();
     let client = within("connecting", stateless_client(&user).connect_http(&example.url)).await.unwrap();
-    assert!(client.server_capabilities().has_extension(mcp_core::protocol::TASKS_EXTENSION));
+    assert!(client.server_capabilities().has_extension(typed_mcp::protocol::TASKS_EXTENSION));
     // As a task: the confirmation waits in the task, answered through `tasks/update`.
     let TaskStart::Task(task) = client.start_tool_task("deploy", json!({"service": "api"})).await.unwrap() else {
         panic!("deploy runs as a task for a client that supports tasks");
@@ -190,7 +190,7 @@ async fn many_steps(ctx: Context, n: u32) -> Result<String, String> {
 #[tokio::test]
 async fn rounds_are_bounded_and_timeouts_apply_to_the_whole_call() {
     let server = Server::builder("steps", "1").enable_elicitation().tools(tools![many_steps]).build().unwrap();
-    let answering = mcp_core::client::elicitation_fn(ElicitationModes::FORM, |request| async move {
+    let answering = typed_mcp::client::elicitation_fn(ElicitationModes::FORM, |request| async move {
         let n = request.message().trim_start_matches("Step ").trim_end_matches('?').to_owned();
         ElicitResult::accept(json!({"value": n}).as_object().unwrap().clone())
     });
@@ -205,7 +205,7 @@ async fn rounds_are_bounded_and_timeouts_apply_to_the_whole_call() {
     assert_eq!(client.call_tool("many_steps", json!({"n": 4})).await, Err(ClientError::TooManyRounds(3)));
 
     // A user who never answers: the call's timeout covers the rounds and the answering.
-    let slow = mcp_core::client::elicitation_fn(ElicitationModes::FORM, |_| async move {
+    let slow = typed_mcp::client::elicitation_fn(ElicitationModes::FORM, |_| async move {
         tokio::time::sleep(Duration::from_secs(60)).await;
         ElicitResult::decline()
     });
@@ -217,7 +217,7 @@ async fn rounds_are_bounded_and_timeouts_apply_to_the_whole_call() {
         .unwrap();
     let timed = client.tool("many_steps").arguments(json!({"n": 1})).timeout(Duration::from_millis(300)).await;
     assert!(matches!(timed, Err(ClientError::Timeout { .. })), "{timed:?}");
-    let token = mcp_core::client::CancellationToken::new();
+    let token = typed_mcp::client::CancellationToken::new();
     let call = client.tool("many_steps").arguments(json!({"n": 1})).cancel_on(token.clone());
     let cancel = async {
         tokio::time::sleep(Duration::from_millis(100)).await;
@@ -306,7 +306,7 @@ async fn listen_and_list_caching_in_process() {
 #[tokio::test]
 async fn listen_and_list_caching_over_http() {
     let server = changing_server();
-    let http = server.streamable_http(mcp_core::transport::http::HttpConfig::default());
+    let http = server.streamable_http(typed_mcp::transport::http::HttpConfig::default());
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", 0)).await.unwrap();
     let url = format!("http://127.0.0.1:{}/mcp", listener.local_addr().unwrap().port());
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
@@ -334,8 +334,8 @@ async fn listen_needs_the_stateless_era() {
 /// Asks the client's model, its roots and the user, all at once.
 #[tool]
 async fn everything_at_once(ctx: Context) -> Result<String, String> {
-    let params = mcp_core::protocol::CreateMessageParams::new(
-        vec![mcp_core::protocol::SamplingMessage::user("Name a colour")],
+    let params = typed_mcp::protocol::CreateMessageParams::new(
+        vec![typed_mcp::protocol::SamplingMessage::user("Name a colour")],
         10,
     );
     let (sampled, roots, confirmed) = tokio::join!(ctx.sample(params), ctx.roots(), ctx.confirm("Go on?"));
@@ -348,7 +348,7 @@ async fn everything_at_once(ctx: Context) -> Result<String, String> {
 
 #[tokio::test]
 async fn sampling_roots_and_a_form_are_answered_in_one_round_concurrently() {
-    use mcp_core::protocol::{CreateMessageResult, Root, SamplingContent, SamplingMessageContent};
+    use typed_mcp::protocol::{CreateMessageResult, Root, SamplingContent, SamplingMessageContent};
 
     let server = Server::builder("all", "1").enable_elicitation().tools(tools![everything_at_once]).build().unwrap();
     // Each handler waits until the other two have started: answered one after the other, the
@@ -357,7 +357,7 @@ async fn sampling_roots_and_a_form_are_answered_in_one_round_concurrently() {
     let (for_model, for_user, for_roots) = (started.clone(), started.clone(), started);
     let client = Client::builder("all", "1")
         .protocol_era(ProtocolEra::Stateless)
-        .sampling(mcp_core::client::sampling_fn(move |_| {
+        .sampling(typed_mcp::client::sampling_fn(move |_| {
             let started = for_model.clone();
             async move {
                 started.wait().await;
@@ -370,7 +370,7 @@ async fn sampling_roots_and_a_form_are_answered_in_one_round_concurrently() {
                 })
             }
         }))
-        .elicitation(mcp_core::client::elicitation_fn(ElicitationModes::FORM, move |_| {
+        .elicitation(typed_mcp::client::elicitation_fn(ElicitationModes::FORM, move |_| {
             let started = for_user.clone();
             async move {
                 started.wait().await;
@@ -387,7 +387,7 @@ async fn sampling_roots_and_a_form_are_answered_in_one_round_concurrently() {
 
     /// Roots that wait for the other handlers to start.
     struct BarrierRoots(Arc<tokio::sync::Barrier>);
-    impl mcp_core::client::RootsHandler for BarrierRoots {
+    impl typed_mcp::client::RootsHandler for BarrierRoots {
         async fn list_roots(&self) -> Result<Vec<Root>, ErrorObject> {
             self.0.wait().await;
             Ok(vec![Root { uri: "file:///work".into(), name: None, meta: None }])

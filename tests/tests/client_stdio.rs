@@ -4,9 +4,9 @@
 
 use std::time::Duration;
 
-use mcp_core::client::{Client, ClientError, ElicitationModes, elicitation_fn};
-use mcp_core::protocol::ElicitResult;
-use mcp_core::testing::{ElicitationScript, ToolResultExt};
+use typed_mcp::client::{Client, ClientError, ElicitationModes, elicitation_fn};
+use typed_mcp::protocol::ElicitResult;
+use typed_mcp::testing::{ElicitationScript, ToolResultExt};
 use serde_json::json;
 use tests::interop::example_binary;
 use tests::stdio::within;

@@ -1,8 +1,8 @@
 //! Completion end to end, in process: suggestions for prompt arguments and template
 //! variables from registered completers, the 100-value limit, errors, and the capability.
 
-use mcp_core::prelude::*;
-use mcp_core::server::CompletionCall;
+use typed_mcp::prelude::*;
+use typed_mcp::server::CompletionCall;
 use serde_json::{Value, json};
 use tests::serve::{connect, connect_with};
 use tests::stdio::error_code;
@@ -31,7 +31,7 @@ fn server() -> Server {
     });
     Server::builder("complete", "1.0.0")
         .prompts(prompts![translate])
-        .resource(<ticket as mcp_core::resource::ResourceFn>::definition().complete("number", numbers))
+        .resource(<ticket as typed_mcp::resource::ResourceFn>::definition().complete("number", numbers))
         .complete_prompt_argument("translate", "language", Completer::values(["English", "Esperanto", "French"]))
         .complete_template_variable("tickets://{project}/{number}", "project", Completer::values(["mcp", "tiny"]))
         .build()

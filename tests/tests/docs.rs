@@ -1,6 +1,6 @@
 //! The API documentation builds without a single rustdoc warning (a broken intra-doc link, an
 //! unclosed HTML tag, a code block that does not parse): once for the whole workspace, with the
-//! features the tests enable, and once for `mcp-core` alone with its default features, which is
+//! features the tests enable, and once for `typed-mcp` alone with its default features, which is
 //! what a user who adds the crate and runs `cargo doc` gets.
 
 use std::process::{Command, Stdio};
@@ -33,5 +33,5 @@ fn workspace_docs_build_without_warnings() {
 
 #[test]
 fn mcp_core_docs_build_without_warnings_with_default_features() {
-    rustdoc_is_clean(&["-p", "mcp-core"]);
+    rustdoc_is_clean(&["-p", "typed-mcp"]);
 }

@@ -6,7 +6,7 @@
 // Most forms here exist for their schema; their fields are never read.
 #![allow(dead_code)]
 
-use mcp_core::elicit::{Elicit, FormSchema};
+use typed_mcp::elicit::{Elicit, FormSchema};
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};

@@ -3,9 +3,9 @@
 
 use std::time::Duration;
 
-use mcp_core::elicit::{Elicit, ElicitError, Elicitation};
-use mcp_core::prelude::*;
-use mcp_core::protocol::{ElicitRequestParams, JsonObject};
+use typed_mcp::elicit::{Elicit, ElicitError, Elicitation};
+use typed_mcp::prelude::*;
+use typed_mcp::protocol::{ElicitRequestParams, JsonObject};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};

@@ -11,9 +11,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use mcp_core::prelude::*;
-use mcp_core::transport::http::HttpConfig;
-use mcp_core::{Peer, Server};
+use typed_mcp::prelude::*;
+use typed_mcp::transport::http::HttpConfig;
+use typed_mcp::{Peer, Server};
 use reqwest::StatusCode;
 use schemars::JsonSchema;
 use serde::Deserialize;

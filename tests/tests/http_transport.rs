@@ -8,8 +8,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use futures_util::{Stream, StreamExt};
-use mcp_core::prelude::*;
-use mcp_core::transport::http::{HttpConfig, MemoryEventStore, Principal, StreamableHttp};
+use typed_mcp::prelude::*;
+use typed_mcp::transport::http::{HttpConfig, MemoryEventStore, Principal, StreamableHttp};
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HOST, ORIGIN};
 use reqwest::{RequestBuilder, Response, StatusCode};
 use serde_json::{Value, json};

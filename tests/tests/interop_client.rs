@@ -9,11 +9,11 @@
 use std::process::Stdio;
 use std::time::Duration;
 
-use mcp_core::client::{
+use typed_mcp::client::{
     Client, ClientBuilder, ClientError, ElicitationModes, ElicitationRequest, ProtocolEra, elicitation_fn, sampling_fn,
 };
-use mcp_core::protocol::{CreateMessageResult, ElicitResult, Role, Root, SamplingContent, SamplingMessageContent};
-use mcp_core::testing::ToolResultExt;
+use typed_mcp::protocol::{CreateMessageResult, ElicitResult, Role, Root, SamplingContent, SamplingMessageContent};
+use typed_mcp::testing::ToolResultExt;
 use serde_json::{Value, json};
 use tests::interop::{interop_dir, require_node_package};
 use tests::stdio::within;
@@ -79,7 +79,7 @@ async fn exercise(client: &Client) {
     let id = url.strip_prefix("accept ").unwrap_or_else(|| panic!("{url}")).to_owned();
     within("the flow to complete", client.wait_for_elicitations([id.as_str()], Duration::from_secs(10))).await.unwrap();
     assert!(
-        matches!(events.try_recv(), Ok(mcp_core::client::ServerNotification::ElicitationComplete { elicitation_id }) if elicitation_id == id)
+        matches!(events.try_recv(), Ok(typed_mcp::client::ServerNotification::ElicitationComplete { elicitation_id }) if elicitation_id == id)
     );
 
     let Err(ClientError::UrlElicitationRequired(required)) = client.call_tool("needs_url", ()).await else {

@@ -7,7 +7,7 @@
 //! The scripts exit non-zero on the first failed check. The pinned clients are installed
 //! on first use (`tests::provision`).
 
-use mcp_redis::testing::free_port;
+use typed_mcp_redis::testing::free_port;
 use std::fs::File;
 use std::net::{Ipv4Addr, TcpStream};
 use std::path::PathBuf;

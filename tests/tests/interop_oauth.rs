@@ -12,7 +12,7 @@
 //! in, consent) always goes through the provider's own interaction pages. The pinned packages
 //! are installed on first use (`tests::provision`).
 
-use mcp_redis::testing::free_port;
+use typed_mcp_redis::testing::free_port;
 use std::fs::File;
 use std::io::{BufRead, BufReader};
 use std::net::{Ipv4Addr, TcpStream};
@@ -24,9 +24,9 @@ use std::time::{Duration, Instant};
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
-use mcp_core::client::oauth::{LoopbackAuthorizer, MemoryTokenStore, OAuth, StoredTokens, TokenStore};
-use mcp_core::client::{Client, ElicitationModes, ProtocolEra, elicitation_fn};
-use mcp_core::protocol::ElicitResult;
+use typed_mcp::client::oauth::{LoopbackAuthorizer, MemoryTokenStore, OAuth, StoredTokens, TokenStore};
+use typed_mcp::client::{Client, ElicitationModes, ProtocolEra, elicitation_fn};
+use typed_mcp::protocol::ElicitResult;
 use tests::interop::{example_binary, interop_dir, require_node_package, run_with_deadline};
 
 const SCRIPT_DEADLINE: Duration = Duration::from_secs(120);
@@ -117,7 +117,7 @@ fn start_protected(port: u16, issuer: &str) -> Running {
     let (log, file) = log_file("protected", port);
     let child = Command::new(&binary)
         .args(["--port", &port.to_string(), "--issuer", issuer])
-        .env("RUST_LOG", "info,mcp_core=debug")
+        .env("RUST_LOG", "info,typed_mcp=debug")
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(file)
@@ -273,7 +273,7 @@ fn our_client_authorizes_with_oidc_provider_steps_up_and_refreshes() {
         let failures = Arc::new(Mutex::new(Vec::new()));
         let confirm = elicitation_fn(ElicitationModes::FORM, |request| async move {
             assert!(request.message().contains("Write the note \"hello\""), "{}", request.message());
-            let mut content = mcp_core::protocol::JsonObject::new();
+            let mut content = typed_mcp::protocol::JsonObject::new();
             content.insert("confirm".into(), serde_json::json!(true));
             ElicitResult::accept(content)
         });

@@ -8,9 +8,9 @@ use crate::support;
 use std::collections::HashSet;
 use std::time::Duration;
 
-use mcp_core::prelude::*;
-use mcp_core::server::CompleteError;
-use mcp_core::transport::http::{HttpConfig, Principal};
+use typed_mcp::prelude::*;
+use typed_mcp::server::CompleteError;
+use typed_mcp::transport::http::{HttpConfig, Principal};
 use reqwest::StatusCode;
 use reqwest::header::{ACCEPT, CONTENT_TYPE};
 use schemars::JsonSchema;

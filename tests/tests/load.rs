@@ -9,8 +9,8 @@ use crate::support;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use mcp_core::prelude::*;
-use mcp_core::transport::http::HttpConfig;
+use typed_mcp::prelude::*;
+use typed_mcp::transport::http::HttpConfig;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;

@@ -2,7 +2,7 @@
 //! or above the level (nothing before a level is set, unless the server chose a default),
 //! broadcasts from the application, and turning logging off.
 
-use mcp_core::prelude::*;
+use typed_mcp::prelude::*;
 use serde_json::{Value, json};
 use tests::serve::{connect, connect_with};
 use tests::stdio::{LineClient, error_code};
@@ -17,7 +17,7 @@ async fn chatty(ctx: Context) -> String {
     format!("logs warning: {}", ctx.logs(LoggingLevel::Warning))
 }
 
-fn builder() -> mcp_core::ServerBuilder {
+fn builder() -> typed_mcp::ServerBuilder {
     Server::builder("logging", "1.0.0").tools(tools![chatty])
 }
 

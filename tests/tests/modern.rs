@@ -9,11 +9,11 @@ use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use mcp_core::ServerBuilder;
-use mcp_core::multi_round::state::StateKey;
-use mcp_core::prelude::*;
-use mcp_core::server::{CacheHint, CacheScope, CompletionCall, SessionKey};
-use mcp_core::transport::http::{HttpConfig, Principal};
+use typed_mcp::ServerBuilder;
+use typed_mcp::multi_round::state::StateKey;
+use typed_mcp::prelude::*;
+use typed_mcp::server::{CacheHint, CacheScope, CompletionCall, SessionKey};
+use typed_mcp::transport::http::{HttpConfig, Principal};
 use reqwest::StatusCode;
 use reqwest::header::{ACCEPT, CONTENT_TYPE};
 use schemars::JsonSchema;

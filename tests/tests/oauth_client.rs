@@ -13,8 +13,8 @@ use axum::body::Body;
 use axum::extract::{Request, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::Response;
-use mcp_core::client::oauth::{ClientCredentials, OAuth, OAuthError, authorizer_fn};
-use mcp_core::client::{Client, ClientError, ProtocolEra};
+use typed_mcp::client::oauth::{ClientCredentials, OAuth, OAuthError, authorizer_fn};
+use typed_mcp::client::{Client, ClientError, ProtocolEra};
 use serde_json::{Value, json};
 
 use crate::support::http::serve_router;
@@ -346,7 +346,7 @@ async fn a_fixed_authorization_header_and_oauth_are_refused_together() {
     let authorizer = authorizer_fn("http://127.0.0.1:1/callback", |_url: String| async {
         Err::<String, _>(OAuthError::Callback("never asked".into()))
     });
-    let config = mcp_core::client::http::HttpClientConfig::default().bearer_token("fixed").unwrap();
+    let config = typed_mcp::client::http::HttpClientConfig::default().bearer_token("fixed").unwrap();
     let error = Client::builder("both", "1.0.0")
         .oauth(OAuth::new(authorizer))
         .connect_http_with("http://127.0.0.1:1/mcp", config)

@@ -2,10 +2,10 @@
 //! Streamable HTTP: the header must come with the argument and agree with it, plain or
 //! Base64-encoded; invalid annotations are refused when the server is built.
 
-use mcp_core::prelude::*;
-use mcp_core::tool::{ToolCall, header_params};
-use mcp_core::transport::http::HttpConfig;
-use mcp_core::{BuildError, ServerBuilder};
+use typed_mcp::prelude::*;
+use typed_mcp::tool::{ToolCall, header_params};
+use typed_mcp::transport::http::HttpConfig;
+use typed_mcp::{BuildError, ServerBuilder};
 use reqwest::StatusCode;
 use reqwest::header::{ACCEPT, CONTENT_TYPE};
 use serde_json::{Value, json};
@@ -174,8 +174,8 @@ fn invalid_annotations_fail_the_build() {
 /// is the proof; values that are not plain header text go Base64-encoded.
 #[tokio::test]
 async fn our_stateless_client_sends_the_headers_the_server_checks() {
-    use mcp_core::client::{Client, ProtocolEra};
-    use mcp_core::testing::ToolResultExt;
+    use typed_mcp::client::{Client, ProtocolEra};
+    use typed_mcp::testing::ToolResultExt;
 
     let http = Http::start().await;
     let client = within(

@@ -1,8 +1,8 @@
 //! Resources end to end, in process: listing, templates, reading text and blobs, unknown URIs,
 //! subscriptions with updates, run-time list changes, pagination and capabilities.
 
-use mcp_core::prelude::*;
-use mcp_core::resource::{ResourceCall, ResourceUri};
+use typed_mcp::prelude::*;
+use typed_mcp::resource::{ResourceCall, ResourceUri};
 use serde_json::{Value, json};
 use tests::serve::{connect, connect_with, serve};
 use tests::stdio::{LineClient, error_code};
@@ -194,14 +194,14 @@ async fn dynamic_resources_announce_list_changes() {
     assert_eq!(init["capabilities"]["resources"], json!({"listChanged": true}));
     assert_eq!(client.result("resources/list", json!({})).await, json!({"resources": []}));
 
-    server.add_resource(<readme as mcp_core::resource::ResourceFn>::definition()).await.unwrap();
+    server.add_resource(<readme as typed_mcp::resource::ResourceFn>::definition()).await.unwrap();
     assert_eq!(
         client.recv().await,
         json!({"jsonrpc": "2.0", "method": "notifications/resources/list_changed", "params": {}})
     );
     assert_eq!(client.result("resources/list", json!({})).await["resources"][0]["uri"], "test://static/readme");
-    let again = server.add_resource(<readme as mcp_core::resource::ResourceFn>::definition()).await;
-    assert!(matches!(again, Err(mcp_core::server::ChangeError::Duplicate { .. })), "{again:?}");
+    let again = server.add_resource(<readme as typed_mcp::resource::ResourceFn>::definition()).await;
+    assert!(matches!(again, Err(typed_mcp::server::ChangeError::Duplicate { .. })), "{again:?}");
 
     server.add_resource(hand_written()).await.unwrap();
     client.recv().await;
@@ -274,7 +274,7 @@ async fn reading_before_initialize_is_refused() {
 
 fn echo_tool(name: &str) -> ToolDef {
     let schema = json!({"type": "object"}).as_object().unwrap().clone();
-    ToolDef::new(name, schema, |_: mcp_core::tool::ToolCall| async { Ok::<_, ErrorObject>("echo") })
+    ToolDef::new(name, schema, |_: typed_mcp::tool::ToolCall| async { Ok::<_, ErrorObject>("echo") })
 }
 
 #[tokio::test]
@@ -304,7 +304,7 @@ async fn tools_page_like_the_other_lists_and_change_at_run_time() {
     assert_eq!(client.result("tools/call", json!({"name": "b"})).await["content"][0]["text"], "echo");
 
     let invalid = server.add_tool(echo_tool("has space")).await.unwrap_err();
-    assert!(matches!(invalid, mcp_core::server::ChangeError::Invalid(_)), "{invalid:?}");
+    assert!(matches!(invalid, typed_mcp::server::ChangeError::Invalid(_)), "{invalid:?}");
     let duplicate = server.add_tool(echo_tool("b")).await.unwrap_err();
     assert_eq!(duplicate.to_string(), "`b` is already registered");
 }

@@ -2,9 +2,9 @@
 //! requests to the client only when it declared the capability, and the application hears of
 //! `notifications/roots/list_changed` through its callback.
 
-use mcp_core::prelude::*;
-use mcp_core::protocol::{CreateMessageParams, SamplingMessage, Tool, ToolChoiceMode};
-use mcp_core::server::SessionHandle;
+use typed_mcp::prelude::*;
+use typed_mcp::protocol::{CreateMessageParams, SamplingMessage, Tool, ToolChoiceMode};
+use typed_mcp::server::SessionHandle;
 use serde_json::{Value, json};
 use tests::serve::connect_with;
 use tests::stdio::{LineClient, within};

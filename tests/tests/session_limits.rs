@@ -12,8 +12,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use mcp_core::prelude::*;
-use mcp_core::transport::http::{HttpConfig, Principal};
+use typed_mcp::prelude::*;
+use typed_mcp::transport::http::{HttpConfig, Principal};
 use reqwest::StatusCode;
 use serde_json::json;
 use support::http::{Endpoint, PROTOCOL, Session, text_of};

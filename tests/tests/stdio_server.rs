@@ -4,7 +4,7 @@
 use std::io;
 use std::time::{Duration, Instant};
 
-use mcp_core::prelude::*;
+use typed_mcp::prelude::*;
 use serde_json::{Value, json};
 use tests::stdio::{LineClient, ServerProcess, error_code, error_message, within};
 use tokio::sync::mpsc;
@@ -80,7 +80,7 @@ struct InProcess {
 }
 
 impl InProcess {
-    fn start(configure: impl FnOnce(mcp_core::ServerBuilder) -> mcp_core::ServerBuilder) -> Self {
+    fn start(configure: impl FnOnce(typed_mcp::ServerBuilder) -> typed_mcp::ServerBuilder) -> Self {
         let (started_tx, started) = mpsc::unbounded_channel();
         let (stopped_tx, stopped) = mpsc::unbounded_channel();
         let builder = Server::builder("stdio-test-server", "3.1.4")
@@ -390,7 +390,7 @@ async fn quickstart_answers_every_request_of_a_pipelined_burst() {
 async fn quickstart_rejects_a_line_over_the_default_limit() {
     let mut p = ServerProcess::quickstart(&[]);
     p.client.initialize("2025-11-25").await;
-    let line = format!("\"{}\"", "z".repeat(mcp_core::transport::DEFAULT_MAX_LINE));
+    let line = format!("\"{}\"", "z".repeat(typed_mcp::transport::DEFAULT_MAX_LINE));
     p.client.send_line(&line).await;
     let response = p.client.recv().await;
     assert_eq!((error_code(&response), response["id"].clone()), (INVALID_REQUEST, Value::Null), "{response}");

@@ -7,8 +7,8 @@
 use std::time::Duration;
 
 use futures_util::StreamExt;
-use mcp_core::prelude::*;
-use mcp_core::transport::http::HttpConfig;
+use typed_mcp::prelude::*;
+use typed_mcp::transport::http::HttpConfig;
 use reqwest::StatusCode;
 use reqwest::header::{ACCEPT, CONTENT_TYPE};
 use serde_json::{Value, json};

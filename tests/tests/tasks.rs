@@ -7,10 +7,10 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use mcp_core::client::{ClientError, ProtocolEra, TaskStart};
-use mcp_core::prelude::*;
-use mcp_core::protocol::{TASKS_EXTENSION, TaskStatus};
-use mcp_core::testing::{ElicitationScript, ToolResultExt, connect_in_era};
+use typed_mcp::client::{ClientError, ProtocolEra, TaskStart};
+use typed_mcp::prelude::*;
+use typed_mcp::protocol::{TASKS_EXTENSION, TaskStatus};
+use typed_mcp::testing::{ElicitationScript, ToolResultExt, connect_in_era};
 use serde_json::json;
 use tests::stdio::within;
 
@@ -72,7 +72,7 @@ fn server(dropped: Arc<Dropped>) -> Server {
         .unwrap()
 }
 
-async fn stateless(server: &Server, script: &ElicitationScript) -> mcp_core::testing::TestClient {
+async fn stateless(server: &Server, script: &ElicitationScript) -> typed_mcp::testing::TestClient {
     connect_in_era(server, script, ProtocolEra::Stateless).await
 }
 
@@ -237,7 +237,7 @@ async fn a_task_shows_the_progress_of_its_handler_as_its_status_message() {
 
 #[tokio::test]
 async fn a_subscription_naming_a_task_hears_of_its_changes() {
-    use mcp_core::protocol::SubscriptionFilter;
+    use typed_mcp::protocol::SubscriptionFilter;
     let server = server(Arc::default());
     let client = stateless(&server, &ElicitationScript::new()).await;
     let mut notifications = client.notifications();
@@ -290,5 +290,5 @@ async fn a_task_past_its_time_to_live_is_ended_and_forgotten() {
 
 #[tokio::test]
 async fn the_memory_store_keeps_the_task_store_contract() {
-    mcp_core::testing::assert_task_store_contract(&mcp_core::task::MemoryTaskStore::new()).await;
+    typed_mcp::testing::assert_task_store_contract(&typed_mcp::task::MemoryTaskStore::new()).await;
 }

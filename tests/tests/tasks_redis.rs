@@ -18,14 +18,14 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-use mcp_core::client::{Client, ElicitationModes, ProtocolEra, TaskStart, elicitation_fn};
-use mcp_core::prelude::*;
-use mcp_core::protocol::{ElicitResult, SubscriptionFilter, TaskStatus};
-use mcp_core::task::{TaskRecord, TaskStore};
-use mcp_core::testing::ToolResultExt;
-use mcp_core::transport::http::HttpConfig;
-use mcp_redis::Redis;
-use mcp_redis::testing::{RedisServer, RoundRobinProxy, free_port, keys};
+use typed_mcp::client::{Client, ElicitationModes, ProtocolEra, TaskStart, elicitation_fn};
+use typed_mcp::prelude::*;
+use typed_mcp::protocol::{ElicitResult, SubscriptionFilter, TaskStatus};
+use typed_mcp::task::{TaskRecord, TaskStore};
+use typed_mcp::testing::ToolResultExt;
+use typed_mcp::transport::http::HttpConfig;
+use typed_mcp_redis::Redis;
+use typed_mcp_redis::testing::{RedisServer, RoundRobinProxy, free_port, keys};
 use serde_json::json;
 use tests::interop::example_binary;
 use tests::stdio::within;
@@ -36,7 +36,7 @@ use crate::support::tasks::{Dropped, completion_notice, poll_until, stoppable};
 async fn the_redis_store_keeps_the_task_store_contract() {
     let server = RedisServer::start();
     let redis = Redis::connect(&server.url()).unwrap().with_prefix("c");
-    mcp_core::testing::assert_task_store_contract(&redis.task_store()).await;
+    typed_mcp::testing::assert_task_store_contract(&redis.task_store()).await;
     assert!(keys(&server.url(), "c:*").await.is_empty(), "the contract deletes what it made");
 }
 
@@ -60,7 +60,7 @@ async fn task_records_expire_in_redis_with_the_task() {
     let mut record = TaskRecord::new("kept".into(), None, Some(400), None);
     store.create(&record).await.unwrap();
     tokio::time::sleep(Duration::from_millis(200)).await;
-    record.status = mcp_core::protocol::TaskStatus::Completed;
+    record.status = typed_mcp::protocol::TaskStatus::Completed;
     store.put(&record).await.unwrap();
     tokio::time::sleep(Duration::from_millis(300)).await;
     assert!(store.get("kept").await.unwrap().is_none(), "the record expired 400 ms after its creation");
@@ -69,7 +69,7 @@ async fn task_records_expire_in_redis_with_the_task() {
 
 #[tokio::test]
 async fn the_redis_store_tells_a_live_instance_from_a_lapsed_one() {
-    use mcp_core::transport::http::SessionRegistry;
+    use typed_mcp::transport::http::SessionRegistry;
     let server = RedisServer::start();
     let redis = Redis::connect(&server.url()).unwrap().with_prefix("h");
     let store = redis.task_store();
@@ -134,7 +134,7 @@ impl Drop for Instance {
 }
 
 /// A user who confirms every deployment.
-fn confirming() -> impl mcp_core::client::ElicitationHandler {
+fn confirming() -> impl typed_mcp::client::ElicitationHandler {
     elicitation_fn(ElicitationModes::FORM, |request| async move {
         request.as_form().map_or_else(ElicitResult::decline, |form| {
             let mut content = form.defaults();

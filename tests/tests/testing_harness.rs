@@ -1,14 +1,14 @@
-//! `mcp_core::testing` used the way a server author would: tools equivalent to those of the
+//! `typed_mcp::testing` used the way a server author would: tools equivalent to those of the
 //! `elicitation` example, tested in process with scripted answers, a few lines per test.
 
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 
-use mcp_core::client::{ClientError, ElicitationModes, ElicitationRequest, ProtocolEra};
-use mcp_core::prelude::*;
-use mcp_core::protocol::ElicitResult;
-use mcp_core::server::SessionKey;
-use mcp_core::testing::{self, ElicitationScript, ToolResultExt};
+use typed_mcp::client::{ClientError, ElicitationModes, ElicitationRequest, ProtocolEra};
+use typed_mcp::prelude::*;
+use typed_mcp::protocol::ElicitResult;
+use typed_mcp::server::SessionKey;
+use typed_mcp::testing::{self, ElicitationScript, ToolResultExt};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
@@ -286,7 +286,7 @@ async fn flip_flop(ctx: Context, runs: State<Runs>) -> Result<String, String> {
     Ok(format!("{side}: {first}, {second}"))
 }
 
-fn shop(effects: &testing::Effects) -> mcp_core::ServerBuilder {
+fn shop(effects: &testing::Effects) -> typed_mcp::ServerBuilder {
     Server::builder("shop", "1").enable_elicitation().state(effects.clone()).state(Runs::default())
 }
 

@@ -7,7 +7,7 @@
 
 use std::sync::atomic::{AtomicI64, Ordering};
 
-use mcp_core::prelude::*;
+use typed_mcp::prelude::*;
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -460,7 +460,7 @@ async fn long_deploy() -> &'static str {
 
 #[test]
 fn the_task_option_sets_whether_the_tool_runs_as_a_task() {
-    use mcp_core::protocol::TaskSupport;
+    use typed_mcp::protocol::TaskSupport;
     let tools = tools![long_build, long_deploy, add];
     assert_eq!(tools[0].task_mode(), TaskSupport::Optional);
     assert_eq!(tools[1].task_mode(), TaskSupport::Required);

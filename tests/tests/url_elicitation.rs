@@ -1,8 +1,8 @@
 //! URL-mode elicitation in process: ids, capability checks, completion routed to the owning
 //! session only, and the -32042 error.
 
-use mcp_core::prelude::*;
-use mcp_core::server::CompleteError;
+use typed_mcp::prelude::*;
+use typed_mcp::server::CompleteError;
 use serde_json::{Value, json};
 use tests::stdio::{LineClient, within};
 use tokio::sync::mpsc;
@@ -34,12 +34,12 @@ async fn finish(ctx: Context, id: String) -> String {
 
 /// Reports this session's key on the side channel and returns a fresh id it owns.
 #[tool]
-fn mint(ctx: Context, keys: State<mpsc::UnboundedSender<mcp_core::server::SessionKey>>) -> String {
+fn mint(ctx: Context, keys: State<mpsc::UnboundedSender<typed_mcp::server::SessionKey>>) -> String {
     let _ = keys.send(ctx.session_key());
     ctx.new_url_elicitation_id()
 }
 
-fn server() -> (Server, mpsc::UnboundedReceiver<mcp_core::server::SessionKey>) {
+fn server() -> (Server, mpsc::UnboundedReceiver<typed_mcp::server::SessionKey>) {
     let (tx, rx) = mpsc::unbounded_channel();
     let server = Server::builder("url-tests", "1.0.0")
         .enable_elicitation()

@@ -1,5 +1,5 @@
 //! A client for the client scenarios of the official MCP conformance suite
-//! (`@modelcontextprotocol/conformance`), written with `mcp_core::client`.
+//! (`@modelcontextprotocol/conformance`), written with `typed_mcp::client`.
 //!
 //! The suite starts a test server for a scenario and runs this program with the server's URL as
 //! the last argument and the scenario's name in `MCP_CONFORMANCE_SCENARIO`:
@@ -27,9 +27,9 @@
 use std::error::Error;
 use std::process::ExitCode;
 
-use mcp_core::client::oauth::{ClientCredentials, OAuth, OAuthError, authorizer_fn};
-use mcp_core::client::{Client, ClientBuilder, ElicitationModes, ProtocolEra, elicitation_fn, sampling_fn};
-use mcp_core::protocol::{
+use typed_mcp::client::oauth::{ClientCredentials, OAuth, OAuthError, authorizer_fn};
+use typed_mcp::client::{Client, ClientBuilder, ElicitationModes, ProtocolEra, elicitation_fn, sampling_fn};
+use typed_mcp::protocol::{
     CreateMessageResult, ElicitResult, Role, Root, SamplingContent, SamplingMessageContent, stateless,
 };
 use serde_json::{Value, json};
@@ -74,7 +74,7 @@ fn context() -> Value {
 }
 
 /// Arguments that fit a tool's input schema: a value of each property's type.
-fn arguments_for(schema: &mcp_core::protocol::JsonObject) -> Value {
+fn arguments_for(schema: &typed_mcp::protocol::JsonObject) -> Value {
     let mut arguments = serde_json::Map::new();
     if let Some(properties) = schema.get("properties").and_then(Value::as_object) {
         for (name, property) in properties {

@@ -17,10 +17,10 @@
 
 use std::time::Duration;
 
-use mcp_core::prelude::*;
-use mcp_core::protocol::{CreateMessageParams, JsonObject, SamplingMessage};
-use mcp_core::server::{ChangeError, ClientRequestError};
-use mcp_core::tool::{ToolCall, ToolDef};
+use typed_mcp::prelude::*;
+use typed_mcp::protocol::{CreateMessageParams, JsonObject, SamplingMessage};
+use typed_mcp::server::{ChangeError, ClientRequestError};
+use typed_mcp::tool::{ToolCall, ToolDef};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
@@ -114,7 +114,7 @@ async fn test_tool_with_logging(ctx: Context) -> &'static str {
 /// # Arguments
 /// * `prompt` - The prompt to send to the LLM.
 #[tool]
-async fn test_sampling(ctx: Context, prompt: String) -> Result<String, mcp_core::server::ClientRequestError> {
+async fn test_sampling(ctx: Context, prompt: String) -> Result<String, typed_mcp::server::ClientRequestError> {
     let answer = ctx.sample(CreateMessageParams::new(vec![SamplingMessage::user(prompt)], 100)).await?;
     Ok(format!("LLM response: {}", answer.text().unwrap_or_default()))
 }
@@ -359,7 +359,7 @@ async fn test_elicitation_sep1330_enums(ctx: Context) -> Result<String, ElicitEr
 //
 // Written like any tool that asks the user or the client's model: in a 2025-era session each
 // question is a request to the client; in the 2026 era it becomes an `input_required` result and
-// the client's retry runs the tool again with the answers (see `mcp_core::multi_round`).
+// the client's retry runs the tool again with the answers (see `typed_mcp::multi_round`).
 
 /// A name.
 #[derive(Debug, Deserialize, JsonSchema, Elicit)]
@@ -578,7 +578,7 @@ fn test_header_param(region: String) -> String {
 // ---- Tasks (the 2026-07-28 tasks extension) ----
 //
 // A tool declared with `task = "optional"` or `"required"` is answered with a task when the
-// client negotiated the extension; the handler is written like any other (see `mcp_core::task`).
+// client negotiated the extension; the handler is written like any other (see `typed_mcp::task`).
 
 /// Greets someone, at once: never a task.
 ///
@@ -707,7 +707,7 @@ fn json_schema_2020_12_tool() -> ToolDef {
     .description("Tool with JSON Schema 2020-12 features")
 }
 
-fn server() -> Result<Server, mcp_core::BuildError> {
+fn server() -> Result<Server, typed_mcp::BuildError> {
     Server::builder("conformance", env!("CARGO_PKG_VERSION"))
         .title("MCP conformance test server")
         .enable_elicitation()

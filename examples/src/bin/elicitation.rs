@@ -19,7 +19,7 @@
 //!
 //! The same tools serve 2026-07-28 clients, which send each request on its own: a question
 //! becomes an `input_required` result that the client answers by retrying the call (see
-//! `mcp_core::multi_round`). Such a request has no session, so the authorization `protected_action`
+//! `typed_mcp::multi_round`). Such a request has no session, so the authorization `protected_action`
 //! asks for lasts for the request that asked; its `UrlElicitationRequired` error becomes a URL
 //! input request, and the retry succeeds once the user has been to the page.
 
@@ -29,8 +29,8 @@ use std::sync::{Arc, Mutex};
 use axum::extract::{Form, Query, State as Extract};
 use axum::http::StatusCode;
 use axum::response::Html;
-use mcp_core::prelude::*;
-use mcp_core::server::{CompleteError, SessionKey, UrlElicitations, UrlFlowState};
+use typed_mcp::prelude::*;
+use typed_mcp::server::{CompleteError, SessionKey, UrlElicitations, UrlFlowState};
 use schemars::JsonSchema;
 use serde::Deserialize;
 

@@ -10,9 +10,9 @@
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 
-use mcp_core::prelude::*;
-use mcp_core::protocol::{CreateMessageParams, SamplingMessage};
-use mcp_core::server::{ClientRequestError, CompletionCall};
+use typed_mcp::prelude::*;
+use typed_mcp::protocol::{CreateMessageParams, SamplingMessage};
+use typed_mcp::server::{ClientRequestError, CompletionCall};
 
 /// The notes, by name.
 #[derive(Default)]

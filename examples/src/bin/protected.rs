@@ -18,9 +18,9 @@
 use std::collections::HashMap;
 use std::sync::Mutex;
 
-use mcp_core::auth::{Authorization, JwtVerifier};
-use mcp_core::prelude::*;
-use mcp_core::transport::http::HttpConfig;
+use typed_mcp::auth::{Authorization, JwtVerifier};
+use typed_mcp::prelude::*;
+use typed_mcp::transport::http::HttpConfig;
 use schemars::JsonSchema;
 use serde::Deserialize;
 

@@ -182,8 +182,8 @@ pub trait TokenVerifier: Send + Sync + 'static {
 ///
 /// ```
 /// # #[cfg(feature = "auth")] {
-/// use mcp_core::auth::{Authorization, JwtVerifier};
-/// use mcp_core::transport::http::HttpConfig;
+/// use typed_mcp::auth::{Authorization, JwtVerifier};
+/// use typed_mcp::transport::http::HttpConfig;
 ///
 /// let issuer = "https://auth.example.com";
 /// let config = HttpConfig::default().authorization(

@@ -297,8 +297,8 @@ pub fn fill_defaults(schema: &JsonObject, content: &mut JsonObject) {
 /// client declares the modes [`modes`](Self::modes) returns. Implement it with `async fn`:
 ///
 /// ```
-/// use mcp_core::client::{ElicitationHandler, ElicitationModes, ElicitationRequest};
-/// use mcp_core::protocol::ElicitResult;
+/// use typed_mcp::client::{ElicitationHandler, ElicitationModes, ElicitationRequest};
+/// use typed_mcp::protocol::ElicitResult;
 ///
 /// struct AlwaysDefaults;
 ///

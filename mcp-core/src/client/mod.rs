@@ -9,10 +9,10 @@
 //! ([`connect_in_process`](ClientBuilder::connect_in_process)).
 //!
 //! ```no_run
-//! use mcp_core::client::{Client, ElicitationModes, elicitation_fn};
-//! use mcp_core::protocol::ElicitResult;
+//! use typed_mcp::client::{Client, ElicitationModes, elicitation_fn};
+//! use typed_mcp::protocol::ElicitResult;
 //!
-//! # async fn run() -> Result<(), mcp_core::client::ClientError> {
+//! # async fn run() -> Result<(), typed_mcp::client::ClientError> {
 //! let client = Client::builder("my-app", "1.0.0")
 //!     .elicitation(elicitation_fn(ElicitationModes::FORM, |request| async move {
 //!         // Show `request.message()` and the form to the user…
@@ -60,7 +60,7 @@ mod notifications;
 pub mod oauth;
 mod round_trip;
 pub(crate) mod service;
-#[cfg(any(feature = "http-client", feature = "fuzzing"))]
+#[cfg(any(feature = "http-client", fuzzing))]
 pub(crate) mod sse;
 mod tasks;
 

@@ -120,7 +120,7 @@ impl SseParser {
 /// Parses `data` whole and in chunks (their lengths read from the data), with a limit read from
 /// its first byte, and panics unless both give the same events, event id and retry delay, and
 /// what the parser keeps stays within the limit.
-#[cfg(any(test, feature = "fuzzing"))]
+#[cfg(any(test, fuzzing))]
 pub(crate) fn check_chunking(data: &[u8]) {
     let Some((&first, text)) = data.split_first() else { return };
     let max = 16 + usize::from(first) * 4;

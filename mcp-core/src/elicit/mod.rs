@@ -26,7 +26,7 @@ pub use error::ElicitError;
 pub use form::{FormField, type_schema};
 pub use form::{FormTransform, form_schema_for, form_settings};
 #[cfg(feature = "macros")]
-pub use mcp_macros::Elicit;
+pub use typed_mcp_macros::Elicit;
 pub(crate) use url::url_mode_not_declared;
 pub use url::{UrlElicitation, UrlElicitationRequired};
 pub use validate::{ContentError, SchemaError};
@@ -155,7 +155,7 @@ pub trait ElicitField: Send + 'static {
 /// generates, through [`FormTransform`] into MCP's restricted subset.
 ///
 /// ```
-/// use mcp_core::elicit::Elicit;
+/// use typed_mcp::elicit::Elicit;
 /// use schemars::JsonSchema;
 /// use serde::Deserialize;
 ///

@@ -40,10 +40,10 @@ impl Completer {
     /// A completer run by `f`, which returns `Vec<String>` or a [`Completion`].
     ///
     /// ```
-    /// use mcp_core::server::{Completer, CompletionCall};
+    /// use typed_mcp::server::{Completer, CompletionCall};
     /// let languages = Completer::new(|call: CompletionCall| async move {
     ///     let all = ["python", "rust", "typescript"];
-    ///     Ok::<_, mcp_core::ErrorObject>(all.iter().filter(|l| l.starts_with(&call.value)).map(|l| l.to_string()).collect::<Vec<_>>())
+    ///     Ok::<_, typed_mcp::ErrorObject>(all.iter().filter(|l| l.starts_with(&call.value)).map(|l| l.to_string()).collect::<Vec<_>>())
     /// });
     /// ```
     pub fn new<F, Fut, C>(f: F) -> Self

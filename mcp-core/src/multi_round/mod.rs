@@ -50,7 +50,7 @@
 //! give the question a stable key of its own, which takes no place in the order:
 //!
 //! ```no_run
-//! # async fn f(ctx: mcp_core::Context) -> Result<(), mcp_core::ElicitError> {
+//! # async fn f(ctx: typed_mcp::Context) -> Result<(), typed_mcp::ElicitError> {
 //! let ok = ctx.confirm("Delete the draft too?").key("delete-draft").await?;
 //! let name = ctx.elicit_value::<String>("New name?").key("name").await?;
 //! let flow = ctx.elicit_url("https://example.com/connect?flow={elicitationId}", "Connect").key("connect").await?;

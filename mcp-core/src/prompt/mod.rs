@@ -50,11 +50,11 @@ impl PromptDef {
     /// before the handler runs.
     ///
     /// ```
-    /// use mcp_core::prompt::{PromptCall, PromptDef};
-    /// use mcp_core::protocol::PromptMessage;
+    /// use typed_mcp::prompt::{PromptCall, PromptDef};
+    /// use typed_mcp::protocol::PromptMessage;
     /// let prompt = PromptDef::new("greet", |call: PromptCall| async move {
     ///     let name = call.arguments.get("name").cloned().unwrap_or_default();
-    ///     Ok::<_, mcp_core::ErrorObject>(vec![PromptMessage::user(format!("Say hello to {name}."))])
+    ///     Ok::<_, typed_mcp::ErrorObject>(vec![PromptMessage::user(format!("Say hello to {name}."))])
     /// })
     /// .description("Greets someone.")
     /// .argument("name", Some("Who to greet."), true);
@@ -181,7 +181,7 @@ macro_rules! prompts {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be an argument of a `#[prompt]` function",
     label = "not a prompt argument",
-    note = "prompt arguments are strings on the wire: take `String`, a number, `bool`, `char`, `Option` of one of these, or a type implementing `mcp_core::ArgumentValue`; or let the server inject `mcp_core::Context` or `mcp_core::State<T>`"
+    note = "prompt arguments are strings on the wire: take `String`, a number, `bool`, `char`, `Option` of one of these, or a type implementing `typed_mcp::ArgumentValue`; or let the server inject `typed_mcp::Context` or `typed_mcp::State<T>`"
 )]
 pub trait PromptArg: Sized + Send {
     /// Adds this argument to the prompt's list (injected arguments add nothing).

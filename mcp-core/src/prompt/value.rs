@@ -10,7 +10,7 @@ use std::path::PathBuf;
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be parsed from a prompt argument or URI-template variable",
     label = "not parsed from a string",
-    note = "prompt arguments and URI-template variables are strings on the wire; take `String`, a number, `bool`, `char`, `PathBuf`, `Option` of one of these, or implement `mcp_core::ArgumentValue` for your type"
+    note = "prompt arguments and URI-template variables are strings on the wire; take `String`, a number, `bool`, `char`, `PathBuf`, `Option` of one of these, or implement `typed_mcp::ArgumentValue` for your type"
 )]
 pub trait ArgumentValue: Sized + Send {
     /// Parses the value; the error says what was expected.

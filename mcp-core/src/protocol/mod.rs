@@ -1,20 +1,5 @@
 //! Wire types only: the JSON-RPC envelope, MCP messages and error codes. Nothing here does I/O.
 
-/// Standard base64, as MCP uses for binary data.
-#[deprecated(since = "0.1.0", note = "use the `base64` crate (`base64::engine::general_purpose::STANDARD`)")]
-pub mod base64 {
-    use ::base64::Engine as _;
-
-    /// Encodes bytes as padded standard base64.
-    pub fn encode(bytes: &[u8]) -> String {
-        ::base64::engine::general_purpose::STANDARD.encode(bytes)
-    }
-
-    /// Decodes standard or URL-safe base64, padded or not. `None` when the text is not base64.
-    pub fn decode(text: &str) -> Option<Vec<u8>> {
-        super::decode_base64_lenient(text)
-    }
-}
 pub mod completion;
 pub mod elicitation;
 pub mod jsonrpc;

@@ -1,7 +1,7 @@
 //! Why authorizing with a protected server failed: what was wrong in the documents and
 //! redirects of the OAuth 2.1 exchange (pure data, no I/O; the flow is the client's).
 
-/// Why the client's OAuth flow (`mcp_core::client::oauth`, feature `http-client`) could not
+/// Why the client's OAuth flow (`typed_mcp::client::oauth`, feature `http-client`) could not
 /// give it an access token (or the server still refused the one it got).
 ///
 /// Every problem found in what a server, an authorization server or the redirect sent is one of

@@ -79,9 +79,9 @@ impl ResourceDef {
     /// A resource at `uri`, read by `handler`.
     ///
     /// ```
-    /// use mcp_core::resource::{ResourceCall, ResourceDef};
+    /// use typed_mcp::resource::{ResourceCall, ResourceDef};
     /// let readme = ResourceDef::new("file:///README.md", "readme", |_: ResourceCall| async {
-    ///     Ok::<_, mcp_core::ErrorObject>("# Hello")
+    ///     Ok::<_, typed_mcp::ErrorObject>("# Hello")
     /// })
     /// .mime_type("text/markdown");
     /// assert_eq!(readme.uri(), "file:///README.md");
@@ -115,9 +115,9 @@ impl ResourceDef {
     /// [`ServerBuilder::build`](crate::server::ServerBuilder::build) fail.
     ///
     /// ```
-    /// use mcp_core::resource::{ResourceCall, ResourceDef};
+    /// use typed_mcp::resource::{ResourceCall, ResourceDef};
     /// let user = ResourceDef::template("users://{id}/profile", "user", |call: ResourceCall| async move {
-    ///     Ok::<_, mcp_core::ErrorObject>(format!("user {}", call.variables["id"]))
+    ///     Ok::<_, typed_mcp::ErrorObject>(format!("user {}", call.variables["id"]))
     /// });
     /// assert_eq!(user.uri(), "users://{id}/profile");
     /// ```
@@ -292,7 +292,7 @@ macro_rules! resources {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot hold a URI-template variable",
     label = "not parsed from a URI-template variable",
-    note = "URI-template variables are strings: take `String`, a number, `bool`, `char`, `PathBuf`, `Option` of one of these, or a type implementing `mcp_core::ArgumentValue`"
+    note = "URI-template variables are strings: take `String`, a number, `bool`, `char`, `PathBuf`, `Option` of one of these, or a type implementing `typed_mcp::ArgumentValue`"
 )]
 pub trait ResourceVariable: Sized + Send {
     /// Takes the variable out of the call.
@@ -328,7 +328,7 @@ impl<T: ArgumentValue> ResourceVariable for Option<T> {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not supplied by the server, so this argument must be a variable of the URI template",
     label = "not a template variable, and not injected",
-    note = "every argument of a `#[resource]` function is either a variable of its URI template, with the same name (`{{id}}` and `id: String`), or injected by the server (`mcp_core::Context`, `mcp_core::State<T>`, `mcp_core::resource::ResourceUri`)"
+    note = "every argument of a `#[resource]` function is either a variable of its URI template, with the same name (`{{id}}` and `id: String`), or injected by the server (`typed_mcp::Context`, `typed_mcp::State<T>`, `typed_mcp::resource::ResourceUri`)"
 )]
 pub trait ResourceInjected: Sized + Send {
     /// Supplies the argument.

@@ -151,8 +151,8 @@ impl Context {
     /// Asks the user to fill in the form `T` and returns their answer.
     ///
     /// ```no_run
-    /// # use mcp_core::prelude::*;
-    /// # use mcp_core::elicit::{Elicit, Elicitation};
+    /// # use typed_mcp::prelude::*;
+    /// # use typed_mcp::elicit::{Elicit, Elicitation};
     /// #[derive(serde::Deserialize, schemars::JsonSchema, Elicit)]
     /// struct Details {
     ///     /// Your name.
@@ -160,7 +160,7 @@ impl Context {
     /// }
     ///
     /// #[tool]
-    /// async fn greet(ctx: Context) -> Result<String, mcp_core::elicit::ElicitError> {
+    /// async fn greet(ctx: Context) -> Result<String, typed_mcp::elicit::ElicitError> {
     ///     Ok(match ctx.elicit::<Details>("Who are you?").await? {
     ///         Elicitation::Accept(d) => format!("Hello, {}!", d.name),
     ///         Elicitation::Decline | Elicitation::Cancel => "Hello, stranger!".into(),

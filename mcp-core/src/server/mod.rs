@@ -41,9 +41,6 @@ pub use crate::protocol::{PROTOCOL_VERSION_2026_07_28, supported_versions};
 pub use elicit::{DEFAULT_ELICITATION_TIMEOUT, ElicitRequest};
 pub use rev_2026_07_28::{CacheHint, CacheScope};
 pub use tasks::{DEFAULT_TASK_POLL_INTERVAL, DEFAULT_TASK_TTL};
-/// The revision of stateless requests: [`PROTOCOL_VERSION_2026_07_28`], under the name it had.
-#[deprecated(since = "0.1.0", note = "named after what it is: use `protocol::PROTOCOL_VERSION_2026_07_28`")]
-pub const MODERN_PROTOCOL_VERSION: &str = PROTOCOL_VERSION_2026_07_28;
 pub use registry::ChangeError;
 pub use sampling::{ClientRequestError, DEFAULT_SAMPLING_TIMEOUT, ROOTS_TIMEOUT, SessionHandle};
 #[cfg(feature = "tracing-bridge")]

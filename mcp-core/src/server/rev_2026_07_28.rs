@@ -547,12 +547,6 @@ impl Context {
         self.session_state().rounds.is_some()
     }
 
-    /// [`is_multi_round_trip`](Self::is_multi_round_trip), under the name it had.
-    #[deprecated(since = "0.1.0", note = "renamed `is_multi_round_trip`")]
-    pub fn is_modern(&self) -> bool {
-        self.is_multi_round_trip()
-    }
-
     /// In the 2026 era, an id of this request that is the same in every round of it (each
     /// retry runs the handler again, see [`crate::multi_round`]) and new for every other request: 128
     /// random bits, hex. Use it as the idempotency key of a side effect that must happen once

@@ -134,10 +134,10 @@ impl Context {
     /// cancellation or after the server's sampling timeout.
     ///
     /// ```no_run
-    /// # use mcp_core::prelude::*;
-    /// use mcp_core::protocol::{CreateMessageParams, SamplingMessage};
+    /// # use typed_mcp::prelude::*;
+    /// use typed_mcp::protocol::{CreateMessageParams, SamplingMessage};
     /// #[tool]
-    /// async fn haiku(ctx: Context, topic: String) -> Result<String, mcp_core::server::ClientRequestError> {
+    /// async fn haiku(ctx: Context, topic: String) -> Result<String, typed_mcp::server::ClientRequestError> {
     ///     let params = CreateMessageParams::new(vec![SamplingMessage::user(format!("A haiku about {topic}"))], 100);
     ///     Ok(ctx.sample(params).await?.text().unwrap_or_default())
     /// }

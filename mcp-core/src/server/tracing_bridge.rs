@@ -59,7 +59,7 @@ impl<S: Subscriber> Layer<S> for ClientLogLayer {
     fn on_event(&self, event: &Event<'_>, _: LayerContext<'_, S>) {
         let Some(tx) = &self.tx else { return };
         let meta = event.metadata();
-        if meta.target().starts_with("mcp_core") {
+        if meta.target().starts_with("typed_mcp") {
             return;
         }
         let mut fields = Fields::default();

@@ -415,8 +415,8 @@ impl Context {
     /// `{elicitationId}` in `url` with it, so the page can tell which flow it serves:
     ///
     /// ```no_run
-    /// # async fn f(ctx: mcp_core::Context) -> Result<(), mcp_core::ElicitError> {
-    /// use mcp_core::Elicitation;
+    /// # async fn f(ctx: typed_mcp::Context) -> Result<(), typed_mcp::ElicitError> {
+    /// use typed_mcp::Elicitation;
     /// match ctx.elicit_url("https://example.com/connect?flow={elicitationId}", "Connect your calendar").await? {
     ///     Elicitation::Accept(id) => println!("the user is completing flow {id}"),
     ///     Elicitation::Decline | Elicitation::Cancel => println!("the user refused"),

@@ -59,7 +59,7 @@
 //! returned, at each status change and when the task ends, and `tasks/get` reads it. The
 //! default, [`MemoryTaskStore`], keeps them in the process; a store shared by a deployment's
 //! instances lets any of them answer `tasks/get`
-//! ([`ServerBuilder::task_store`](crate::ServerBuilder::task_store); `mcp_redis::RedisTaskStore`
+//! ([`ServerBuilder::task_store`](crate::ServerBuilder::task_store); `typed_mcp_redis::RedisTaskStore`
 //! keeps them in Redis). The handler itself runs on the instance that created the task. On a
 //! server that is one instance of a deployment (a Streamable HTTP backplane with a message
 //! bus), the record names that instance ([`TaskRecord::runner`]): a `tasks/update` or

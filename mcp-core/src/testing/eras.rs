@@ -4,7 +4,7 @@
 //! In a session (2025-11-25) a handler that asks the user something waits for the answer and
 //! runs once. In the stateless era (2026-07-28) the question goes back in an `input_required`
 //! result and the handler runs again from the start when the client retries with the answer
-//! (see [`crate::mrtr`]): code before a question runs once per round. A tool whose side effect
+//! (see [`crate::multi_round`]): code before a question runs once per round. A tool whose side effect
 //! comes before a question passes a session-only test and charges the card twice in
 //! production. [`compare_eras`] runs the same script in both eras and reports such a tool.
 
@@ -150,8 +150,8 @@ where
 /// agree; else every difference, with advice.
 ///
 /// ```
-/// use mcp_core::prelude::*;
-/// use mcp_core::testing::{self, Effects, ElicitationScript, ToolResultExt};
+/// use typed_mcp::prelude::*;
+/// use typed_mcp::testing::{self, Effects, ElicitationScript, ToolResultExt};
 /// use serde_json::json;
 ///
 /// /// Sends a message after asking whether to.

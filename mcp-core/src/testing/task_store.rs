@@ -12,7 +12,7 @@ use crate::task::{TaskRecord, TaskStore, TaskStoreError, now_ms};
 ///
 /// ```
 /// # #[tokio::main(flavor = "current_thread")] async fn main() {
-/// mcp_core::testing::assert_task_store_contract(&mcp_core::task::MemoryTaskStore::new()).await;
+/// typed_mcp::testing::assert_task_store_contract(&typed_mcp::task::MemoryTaskStore::new()).await;
 /// # }
 /// ```
 ///

@@ -19,7 +19,7 @@ use crate::protocol::ErrorObject;
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be an argument of a `#[tool]` function",
     label = "not a tool argument",
-    note = "a tool argument is either a JSON value (a type implementing `serde::Deserialize` and `schemars::JsonSchema`, e.g. `i64`, `String`, `Option<T>`, `Vec<T>` or a struct deriving both), `Params<T>` of such a struct (its fields become the tool's arguments), or injected by the server (`mcp_core::Context`, `mcp_core::State<T>`)"
+    note = "a tool argument is either a JSON value (a type implementing `serde::Deserialize` and `schemars::JsonSchema`, e.g. `i64`, `String`, `Option<T>`, `Vec<T>` or a struct deriving both), `Params<T>` of such a struct (its fields become the tool's arguments), or injected by the server (`typed_mcp::Context`, `typed_mcp::State<T>`)"
 )]
 pub trait ToolArgument: Sized + Send {
     /// Adds this argument to the input schema (injected arguments add nothing).
@@ -57,8 +57,8 @@ where
 /// parameter struct: `{"city": "Paris", "days": 3}` rather than `{"query": {"city": …}}`.
 ///
 /// ```
-/// use mcp_core::prelude::*;
-/// use mcp_core::tool::{Params, ToolFn};
+/// use typed_mcp::prelude::*;
+/// use typed_mcp::tool::{Params, ToolFn};
 /// use schemars::JsonSchema;
 /// use serde::Deserialize;
 ///

@@ -24,7 +24,7 @@ use crate::protocol::JsonObject;
 /// [`deserialize`](Self::deserialize), or as a JSON object with [`to_object`](Self::to_object).
 ///
 /// ```
-/// use mcp_core::tool::Arguments;
+/// use typed_mcp::tool::Arguments;
 /// let args = Arguments::from_json(r#"{"text": "hi", "times": 3}"#).unwrap();
 /// assert_eq!(args.get::<String>("text").unwrap().as_deref(), Some("hi"));
 /// assert_eq!(args.get::<u8>("times").unwrap(), Some(3));
@@ -477,7 +477,7 @@ fn value_end(bytes: &[u8], at: usize) -> Option<usize> {
 /// `Some(empty)` for `null`; `None` for anything else, or for text that is not JSON. The
 /// scanner above must agree with it on every input (unit tests, and the `arguments` fuzz
 /// target).
-#[cfg(any(test, feature = "fuzzing"))]
+#[cfg(any(test, fuzzing))]
 pub(crate) fn members_by_serde(text: &str) -> Option<Vec<(String, String)>> {
     use serde::de::{Deserializer as _, MapAccess, Visitor};
     struct Members;
@@ -523,7 +523,7 @@ pub(crate) fn members_by_serde(text: &str) -> Option<Vec<(String, String)>> {
 }
 
 /// Checks the scanner against serde_json on `text`; panics, saying how, when they disagree.
-#[cfg(any(test, feature = "fuzzing"))]
+#[cfg(any(test, fuzzing))]
 pub(crate) fn check_against_serde(text: &str) {
     let expected = members_by_serde(text);
     let scanned = Arguments::from_json(text).ok().map(|a| {

@@ -16,7 +16,7 @@ use std::sync::Arc;
 /// Re-exported from [`crate::handler`], where it is defined.
 pub use crate::handler::State;
 pub use args::{Params, ToolArgument};
-#[cfg(feature = "fuzzing")]
+#[cfg(fuzzing)]
 pub(crate) use arguments::check_against_serde;
 pub use arguments::{Arguments, ArgumentsError};
 pub(crate) use arguments::{Key, Members, unescaped_str, without_position};
@@ -68,10 +68,10 @@ impl ToolDef {
     /// a result with `isError: true` carrying the message, so the model can correct its call.
     ///
     /// ```
-    /// use mcp_core::tool::{ToolCall, ToolDef};
+    /// use typed_mcp::tool::{ToolCall, ToolDef};
     /// let tool = ToolDef::new("shout", serde_json::json!({"type": "object"}).as_object().unwrap().clone(), |call: ToolCall| async move {
-    ///     let text: Option<String> = call.arguments.get("text").map_err(|e| mcp_core::ErrorObject::invalid_params(e.to_string()))?;
-    ///     Ok::<_, mcp_core::ErrorObject>(text.unwrap_or_default().to_uppercase())
+    ///     let text: Option<String> = call.arguments.get("text").map_err(|e| typed_mcp::ErrorObject::invalid_params(e.to_string()))?;
+    ///     Ok::<_, typed_mcp::ErrorObject>(text.unwrap_or_default().to_uppercase())
     /// });
     /// assert_eq!(tool.name(), "shout");
     /// ```
@@ -109,10 +109,10 @@ impl ToolDef {
     /// blocks, belongs in [`new`](Self::new) with `spawn_blocking`.
     ///
     /// ```
-    /// use mcp_core::tool::{ToolCall, ToolDef};
+    /// use typed_mcp::tool::{ToolCall, ToolDef};
     /// let tool = ToolDef::new_sync("shout", serde_json::json!({"type": "object"}).as_object().unwrap().clone(), |call: ToolCall| {
-    ///     let text: Option<String> = call.arguments.get("text").map_err(|e| mcp_core::ErrorObject::invalid_params(e.to_string()))?;
-    ///     Ok::<_, mcp_core::ErrorObject>(text.unwrap_or_default().to_uppercase())
+    ///     let text: Option<String> = call.arguments.get("text").map_err(|e| typed_mcp::ErrorObject::invalid_params(e.to_string()))?;
+    ///     Ok::<_, typed_mcp::ErrorObject>(text.unwrap_or_default().to_uppercase())
     /// });
     /// assert_eq!(tool.name(), "shout");
     /// ```

@@ -156,8 +156,8 @@ impl IntoToolResult for CallToolResult {
 /// `{"type": "object", "properties": {"result": <schema of T>}, "required": ["result"]}`:
 ///
 /// ```
-/// use mcp_core::prelude::*;
-/// use mcp_core::tool::IntoToolResult;
+/// use typed_mcp::prelude::*;
+/// use typed_mcp::tool::IntoToolResult;
 ///
 /// let result = Json(vec![1, 2, 3]).into_tool_result().unwrap();
 /// assert_eq!(result.structured_content, Some(serde_json::json!({"result": [1, 2, 3]})));

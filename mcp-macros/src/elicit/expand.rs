@@ -1,4 +1,4 @@
-//! Code generation for `#[derive(Elicit)]`: calls into `mcp_core::__private_v0_1`'s form builder.
+//! Code generation for `#[derive(Elicit)]`: calls into `typed_mcp::__private_v0_1`'s form builder.
 
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned};
@@ -14,7 +14,7 @@ fn style_tokens(style: Option<&str>) -> TokenStream {
         Some("enum_names") => quote!(EnumNames),
         _ => quote!(Auto),
     };
-    quote!(::mcp_core::__private_v0_1::OptionStyle::#variant)
+    quote!(::typed_mcp::__private_v0_1::OptionStyle::#variant)
 }
 
 /// A type as the user wrote it, spaced the way rustfmt would (`Option<Vec<Size>>`), for
@@ -93,7 +93,7 @@ pub(crate) fn field_checks(field: &Field) -> TokenStream {
         }
     }
     let kind = quote_spanned! {ty.span()=>
-        <#ty as ::mcp_core::__private_v0_1::ElicitField>::KIND
+        <#ty as ::typed_mcp::__private_v0_1::ElicitField>::KIND
     };
     // Bounds beyond what the type holds would let the client send a number serde then refuses.
     let mut range_checks = Vec::new();
@@ -112,7 +112,7 @@ pub(crate) fn field_checks(field: &Field) -> TokenStream {
     }
     let range = (!range_checks.is_empty()).then(|| {
         let range = quote_spanned! {ty.span()=>
-            <#ty as ::mcp_core::__private_v0_1::ElicitField>::RANGE
+            <#ty as ::typed_mcp::__private_v0_1::ElicitField>::RANGE
         };
         quote! {
             const __RANGE: (f64, f64) = #range;
@@ -121,7 +121,7 @@ pub(crate) fn field_checks(field: &Field) -> TokenStream {
     });
     quote! {
         const _: () = {
-            const __KIND: ::mcp_core::__private_v0_1::FieldKind = #kind;
+            const __KIND: ::typed_mcp::__private_v0_1::FieldKind = #kind;
             #(#checks)*
             #range
         };
@@ -135,11 +135,11 @@ pub(crate) fn field_checks(field: &Field) -> TokenStream {
 pub(crate) fn form_field(field: &Field, wire: &str) -> TokenStream {
     let ty = &field.ty;
     let style = style_tokens(field.options.style.as_ref().map(|s| s.value.as_str()));
-    let field_trait = quote_spanned!(ty.span()=> <#ty as ::mcp_core::__private_v0_1::ElicitField>);
+    let field_trait = quote_spanned!(ty.span()=> <#ty as ::typed_mcp::__private_v0_1::ElicitField>);
     quote!(#field_trait::form_field(#wire, #style))
 }
 
-/// `impl Elicit` for a struct: schemars' schema through mcp-core's form transform, built and
+/// `impl Elicit` for a struct: schemars' schema through typed-mcp's form transform, built and
 /// checked once.
 pub(crate) fn struct_impl(
     ident: &Ident,
@@ -152,11 +152,11 @@ pub(crate) fn struct_impl(
     }
     let body = match fields {
         Some(fields) => quote! {
-            static SCHEMA: ::mcp_core::__private_v0_1::OnceLock<
-                ::core::result::Result<::mcp_core::__private_v0_1::FormSchema, ::mcp_core::__private_v0_1::SchemaError>,
-            > = ::mcp_core::__private_v0_1::OnceLock::new();
+            static SCHEMA: ::typed_mcp::__private_v0_1::OnceLock<
+                ::core::result::Result<::typed_mcp::__private_v0_1::FormSchema, ::typed_mcp::__private_v0_1::SchemaError>,
+            > = ::typed_mcp::__private_v0_1::OnceLock::new();
             SCHEMA
-                .get_or_init(|| ::mcp_core::__private_v0_1::form_schema_for::<Self>(&[#(#fields),*]))
+                .get_or_init(|| ::typed_mcp::__private_v0_1::form_schema_for::<Self>(&[#(#fields),*]))
                 .as_ref()
         },
         None => quote!(::core::unreachable!()),
@@ -166,10 +166,10 @@ pub(crate) fn struct_impl(
             #checks
 
             #[automatically_derived]
-            impl ::mcp_core::__private_v0_1::Elicit for #ident {
+            impl ::typed_mcp::__private_v0_1::Elicit for #ident {
                 fn form_schema() -> ::core::result::Result<
-                    &'static ::mcp_core::__private_v0_1::FormSchema,
-                    &'static ::mcp_core::__private_v0_1::SchemaError,
+                    &'static ::typed_mcp::__private_v0_1::FormSchema,
+                    &'static ::typed_mcp::__private_v0_1::SchemaError,
                 > {
                     #body
                 }
@@ -190,7 +190,7 @@ pub(crate) fn enum_impl(ident: &Ident, variants: &[(&Variant, String)], style: O
             }
             (None, true) => quote!(::core::option::Option::None),
         };
-        quote!(::mcp_core::__private_v0_1::ChoiceOption { value: #wire, title: #title })
+        quote!(::typed_mcp::__private_v0_1::ChoiceOption { value: #wire, title: #title })
     });
     let arms = variants.iter().map(|(v, wire)| {
         let vi = &v.ident;
@@ -200,11 +200,11 @@ pub(crate) fn enum_impl(ident: &Ident, variants: &[(&Variant, String)], style: O
     quote! {
         const _: () = {
             #[automatically_derived]
-            impl ::mcp_core::__private_v0_1::ElicitOptions for #ident {
-                fn options() -> &'static [::mcp_core::__private_v0_1::ChoiceOption] {
+            impl ::typed_mcp::__private_v0_1::ElicitOptions for #ident {
+                fn options() -> &'static [::typed_mcp::__private_v0_1::ChoiceOption] {
                     &[#(#options),*]
                 }
-                fn style() -> ::mcp_core::__private_v0_1::OptionStyle {
+                fn style() -> ::typed_mcp::__private_v0_1::OptionStyle {
                     #style
                 }
                 fn value(&self) -> &'static str {
@@ -213,14 +213,14 @@ pub(crate) fn enum_impl(ident: &Ident, variants: &[(&Variant, String)], style: O
             }
 
             #[automatically_derived]
-            impl ::mcp_core::__private_v0_1::ElicitField for #ident {
-                const KIND: ::mcp_core::__private_v0_1::FieldKind = ::mcp_core::__private_v0_1::FieldKind::SingleSelect;
-                fn field_schema(style: ::mcp_core::__private_v0_1::OptionStyle) -> ::mcp_core::__private_v0_1::JsonObject {
-                    ::mcp_core::__private_v0_1::single_select_schema::<Self>(style)
+            impl ::typed_mcp::__private_v0_1::ElicitField for #ident {
+                const KIND: ::typed_mcp::__private_v0_1::FieldKind = ::typed_mcp::__private_v0_1::FieldKind::SingleSelect;
+                fn field_schema(style: ::typed_mcp::__private_v0_1::OptionStyle) -> ::typed_mcp::__private_v0_1::JsonObject {
+                    ::typed_mcp::__private_v0_1::single_select_schema::<Self>(style)
                 }
-                fn default_json(&self) -> ::core::option::Option<::mcp_core::__private_v0_1::serde_json::Value> {
-                    ::core::option::Option::Some(::mcp_core::__private_v0_1::serde_json::Value::from(
-                        <Self as ::mcp_core::__private_v0_1::ElicitOptions>::value(self),
+                fn default_json(&self) -> ::core::option::Option<::typed_mcp::__private_v0_1::serde_json::Value> {
+                    ::core::option::Option::Some(::typed_mcp::__private_v0_1::serde_json::Value::from(
+                        <Self as ::typed_mcp::__private_v0_1::ElicitOptions>::value(self),
                     ))
                 }
             }

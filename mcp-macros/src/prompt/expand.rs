@@ -1,5 +1,5 @@
-//! Code generation for `#[prompt]`. Generated code only calls into `::mcp_core::__private_v0_1`;
-//! the logic lives in `mcp-core`'s traits. Calls that may fail a trait bound are spanned at the
+//! Code generation for `#[prompt]`. Generated code only calls into `::typed_mcp::__private_v0_1`;
+//! the logic lives in `typed-mcp`'s traits. Calls that may fail a trait bound are spanned at the
 //! user's type: a wrong argument type is reported at the argument, a wrong return type at the
 //! `-> Type`.
 
@@ -19,7 +19,7 @@ fn describe(p: &Param, list: &Ident) -> TokenStream {
     let (first, last) = span_range(ty);
     let args = group(Delimiter::Parenthesis, last, quote!(&mut #list, #name, #description));
     quote_spanned! {first=>
-        <#ty as ::mcp_core::__private_v0_1::PromptArg>::describe #args;
+        <#ty as ::typed_mcp::__private_v0_1::PromptArg>::describe #args;
     }
 }
 
@@ -30,7 +30,7 @@ fn extract(p: &Param, call: &Ident) -> TokenStream {
     let (first, last) = span_range(ty);
     let args = group(Delimiter::Parenthesis, last, quote!(&mut #call, #name));
     quote_spanned! {first=>
-        let #ident = <#ty as ::mcp_core::__private_v0_1::PromptArg>::extract #args?;
+        let #ident = <#ty as ::typed_mcp::__private_v0_1::PromptArg>::extract #args?;
     }
 }
 
@@ -56,13 +56,13 @@ pub(crate) fn definition(f: &PromptFn) -> TokenStream {
         quote! {
             async move {
                 #(#extracts)*
-                ::core::result::Result::Ok::<_, ::mcp_core::__private_v0_1::ErrorObject>(#call)
+                ::core::result::Result::Ok::<_, ::typed_mcp::__private_v0_1::ErrorObject>(#call)
             }
         },
     );
-    let closure = quote_spanned!(first=> move |mut #call_arg: ::mcp_core::__private_v0_1::PromptCall| #body);
+    let closure = quote_spanned!(first=> move |mut #call_arg: ::typed_mcp::__private_v0_1::PromptCall| #body);
     let args = group(Delimiter::Parenthesis, last, quote!(#name, #handler));
-    let new = quote_spanned!(first=> ::mcp_core::__private_v0_1::PromptDef::new #args);
+    let new = quote_spanned!(first=> ::typed_mcp::__private_v0_1::PromptDef::new #args);
     let mut setters = vec![quote!(.arguments(#list))];
     if let Some(d) = &f.description {
         setters.push(quote!(.description(#d)));
@@ -71,7 +71,7 @@ pub(crate) fn definition(f: &PromptFn) -> TokenStream {
         setters.push(quote!(.title(#t)));
     }
     quote! {{
-        let mut #list = ::mcp_core::__private_v0_1::Vec::<::mcp_core::__private_v0_1::PromptArgument>::new();
+        let mut #list = ::typed_mcp::__private_v0_1::Vec::<::typed_mcp::__private_v0_1::PromptArgument>::new();
         #(#describes)*
         let #handler = #closure;
         #new

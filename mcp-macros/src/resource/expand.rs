@@ -1,5 +1,5 @@
-//! Code generation for `#[resource]`. Generated code only calls into `::mcp_core::__private_v0_1`;
-//! the logic lives in `mcp-core`'s traits. An argument named like a template variable is
+//! Code generation for `#[resource]`. Generated code only calls into `::typed_mcp::__private_v0_1`;
+//! the logic lives in `typed-mcp`'s traits. An argument named like a template variable is
 //! parsed from it (`ResourceVariable`); any other argument must be supplied by the server
 //! (`ResourceInjected`), and a wrong type is reported at the argument.
 
@@ -20,12 +20,12 @@ fn extract(p: &Param, call: &Ident, vars: &[String]) -> TokenStream {
     if vars.contains(&name) {
         let args = group(Delimiter::Parenthesis, last, quote!(&mut #call, #name));
         quote_spanned! {first=>
-            let #ident = <#ty as ::mcp_core::__private_v0_1::ResourceVariable>::extract #args?;
+            let #ident = <#ty as ::typed_mcp::__private_v0_1::ResourceVariable>::extract #args?;
         }
     } else {
         let args = group(Delimiter::Parenthesis, last, quote!(&#call));
         quote_spanned! {first=>
-            let #ident = <#ty as ::mcp_core::__private_v0_1::ResourceInjected>::inject #args?;
+            let #ident = <#ty as ::typed_mcp::__private_v0_1::ResourceInjected>::inject #args?;
         }
     }
 }
@@ -51,14 +51,14 @@ pub(crate) fn definition(f: &ResourceFn, vars: &[String]) -> TokenStream {
         quote! {
             async move {
                 #(#extracts)*
-                ::core::result::Result::Ok::<_, ::mcp_core::__private_v0_1::ErrorObject>(#call)
+                ::core::result::Result::Ok::<_, ::typed_mcp::__private_v0_1::ErrorObject>(#call)
             }
         },
     );
-    let closure = quote_spanned!(first=> move |mut #call_arg: ::mcp_core::__private_v0_1::ResourceCall| #body);
+    let closure = quote_spanned!(first=> move |mut #call_arg: ::typed_mcp::__private_v0_1::ResourceCall| #body);
     let constructor = if vars.is_empty() { quote!(new) } else { quote!(template) };
     let args = group(Delimiter::Parenthesis, last, quote!(#uri, #name, #handler));
-    let new = quote_spanned!(first=> ::mcp_core::__private_v0_1::ResourceDef::#constructor #args);
+    let new = quote_spanned!(first=> ::typed_mcp::__private_v0_1::ResourceDef::#constructor #args);
     let mut setters = Vec::new();
     if let Some(d) = &f.description {
         setters.push(quote!(.description(#d)));

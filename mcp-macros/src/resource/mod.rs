@@ -31,8 +31,8 @@ pub(crate) fn expand(args: TokenStream, input: TokenStream) -> TokenStream {
         hidden_definition(
             &spec.sig.ident,
             &item.vis,
-            quote!(::mcp_core::__private_v0_1::ResourceFn),
-            quote!(::mcp_core::__private_v0_1::ResourceDef),
+            quote!(::typed_mcp::__private_v0_1::ResourceFn),
+            quote!(::typed_mcp::__private_v0_1::ResourceDef),
             body,
         )
     };

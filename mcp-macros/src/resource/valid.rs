@@ -13,7 +13,7 @@ pub(crate) fn resource_name(f: &ResourceFn) -> String {
     }
 }
 
-/// The variables of a URI template (RFC 6570 as `mcp-core` matches it), or what is wrong.
+/// The variables of a URI template (RFC 6570 as `typed-mcp` matches it), or what is wrong.
 pub(crate) fn template_variables(template: &str) -> Result<Vec<String>, String> {
     let mut vars: Vec<String> = Vec::new();
     let mut rest = template;

@@ -1,5 +1,5 @@
 //! Code generation for `#[tool]` and `#[toolbox]`. Generated code only calls into
-//! `::mcp_core::__private_v0_1`; the logic lives in `mcp-core`'s traits.
+//! `::typed_mcp::__private_v0_1`; the logic lives in `typed-mcp`'s traits.
 //!
 //! The generated locals (`__schema`, `__call`, …) have mixed-site hygiene, so they can never
 //! clash with the user's argument names. Calls that may fail a trait bound are spanned at the
@@ -44,7 +44,7 @@ fn describe(p: &Param, schema: &Ident) -> TokenStream {
     let (first, last) = span_range(ty);
     let args = group(Delimiter::Parenthesis, last, quote!(&mut #schema, #name, #description));
     quote_spanned! {first=>
-        <#ty as ::mcp_core::__private_v0_1::ToolArgument>::describe #args;
+        <#ty as ::typed_mcp::__private_v0_1::ToolArgument>::describe #args;
     }
 }
 
@@ -56,7 +56,7 @@ fn extract(p: &Param, call: &Ident) -> TokenStream {
     let (first, last) = span_range(ty);
     let args = group(Delimiter::Parenthesis, last, quote!(&mut #call, #name));
     quote_spanned! {first=>
-        let #ident = <#ty as ::mcp_core::__private_v0_1::ToolArgument>::extract #args?;
+        let #ident = <#ty as ::typed_mcp::__private_v0_1::ToolArgument>::extract #args?;
     }
 }
 
@@ -79,7 +79,7 @@ pub(crate) fn definition(f: &ToolFn, callee: Callee<'_>) -> TokenStream {
     // otherwise take the one every tool of the box shares); an async tool's future needs one
     // more, cloned per call.
     let capture = match callee {
-        Callee::Method(this) => quote!(let #this = ::mcp_core::__private_v0_1::Arc::clone(&#this);),
+        Callee::Method(this) => quote!(let #this = ::typed_mcp::__private_v0_1::Arc::clone(&#this);),
         _ => quote!(),
     };
     // `ToolDef::new` requires the handler's output to be a tool result. The handler and the
@@ -89,7 +89,7 @@ pub(crate) fn definition(f: &ToolFn, callee: Callee<'_>) -> TokenStream {
         ReturnType::Default => span_range(&f.sig.ident),
     };
     let handler = Ident::new("__handler", Span::mixed_site().located_at(first));
-    let result = quote!(::core::result::Result::Ok::<_, ::mcp_core::__private_v0_1::ErrorObject>);
+    let result = quote!(::core::result::Result::Ok::<_, ::typed_mcp::__private_v0_1::ErrorObject>);
     // A function that is not `async` is called as soon as the call is read: no future.
     let body = if is_async {
         quote! {
@@ -106,12 +106,12 @@ pub(crate) fn definition(f: &ToolFn, callee: Callee<'_>) -> TokenStream {
         }
     };
     let body = group(Delimiter::Brace, last, body);
-    let closure = quote_spanned!(first=> move |mut #call_arg: ::mcp_core::__private_v0_1::ToolCall| #body);
+    let closure = quote_spanned!(first=> move |mut #call_arg: ::typed_mcp::__private_v0_1::ToolCall| #body);
     let args = group(Delimiter::Parenthesis, last, quote!(#name, #schema.finish(), #handler));
     let new = if is_async {
-        quote_spanned!(first=> ::mcp_core::__private_v0_1::ToolDef::new #args)
+        quote_spanned!(first=> ::typed_mcp::__private_v0_1::ToolDef::new #args)
     } else {
-        quote_spanned!(first=> ::mcp_core::__private_v0_1::ToolDef::new_sync #args)
+        quote_spanned!(first=> ::typed_mcp::__private_v0_1::ToolDef::new_sync #args)
     };
     let mut setters = Vec::new();
     if let Some(d) = &f.description {
@@ -125,10 +125,10 @@ pub(crate) fn definition(f: &ToolFn, callee: Callee<'_>) -> TokenStream {
     }
     match f.attr.task {
         Some(super::parse::TaskMode::Optional) => {
-            setters.push(quote!(.task_support(::mcp_core::__private_v0_1::TaskSupport::Optional)));
+            setters.push(quote!(.task_support(::typed_mcp::__private_v0_1::TaskSupport::Optional)));
         }
         Some(super::parse::TaskMode::Required) => {
-            setters.push(quote!(.task_support(::mcp_core::__private_v0_1::TaskSupport::Required)));
+            setters.push(quote!(.task_support(::typed_mcp::__private_v0_1::TaskSupport::Required)));
         }
         None => {}
     }
@@ -136,7 +136,7 @@ pub(crate) fn definition(f: &ToolFn, callee: Callee<'_>) -> TokenStream {
     if a.read_only.is_some() || a.destructive.is_some() || a.idempotent.is_some() || a.open_world.is_some() {
         let (r, d, i, o) = (hint(a.read_only), hint(a.destructive), hint(a.idempotent), hint(a.open_world));
         setters.push(quote! {
-            .annotations(::mcp_core::__private_v0_1::ToolAnnotations {
+            .annotations(::typed_mcp::__private_v0_1::ToolAnnotations {
                 read_only_hint: #r,
                 destructive_hint: #d,
                 idempotent_hint: #i,
@@ -147,7 +147,7 @@ pub(crate) fn definition(f: &ToolFn, callee: Callee<'_>) -> TokenStream {
     }
     let mutability = (!f.params.is_empty()).then(|| quote!(mut));
     quote! {{
-        let #mutability #schema = ::mcp_core::__private_v0_1::InputSchema::new();
+        let #mutability #schema = ::typed_mcp::__private_v0_1::InputSchema::new();
         #(#describes)*
         #capture
         let #handler = #closure;
@@ -163,8 +163,8 @@ pub(crate) fn free_items(f: &ToolFn, vis: &syn::Visibility, body: Option<TokenSt
     crate::codegen::hidden_definition(
         &f.sig.ident,
         vis,
-        quote!(::mcp_core::__private_v0_1::ToolFn),
-        quote!(::mcp_core::__private_v0_1::ToolDef),
+        quote!(::typed_mcp::__private_v0_1::ToolFn),
+        quote!(::typed_mcp::__private_v0_1::ToolDef),
         body,
     )
 }

@@ -17,7 +17,7 @@ use crate::common::Errors;
 use expand::Callee;
 use valid::Site;
 
-/// Whether an attribute is `#[tool]` (also when spelled `#[mcp_core::tool]`).
+/// Whether an attribute is `#[tool]` (also when spelled `#[typed_mcp::tool]`).
 fn is_tool_attr(attr: &Attribute) -> bool {
     attr.path().segments.last().is_some_and(|s| s.ident == "tool")
 }
@@ -162,7 +162,7 @@ pub(crate) fn expand_toolbox(args: TokenStream, input: TokenStream) -> TokenStre
     let self_ty = &item.self_ty;
     let (impl_generics, _, where_clause) = item.generics.split_for_impl();
     let body = if errors.is_empty() {
-        quote!(::mcp_core::__private_v0_1::vec![#(#definitions),*])
+        quote!(::typed_mcp::__private_v0_1::vec![#(#definitions),*])
     } else {
         quote!(::core::unreachable!())
     };
@@ -172,8 +172,8 @@ pub(crate) fn expand_toolbox(args: TokenStream, input: TokenStream) -> TokenStre
 
         const _: () = {
             #[automatically_derived]
-            impl #impl_generics ::mcp_core::__private_v0_1::ToolBox for #self_ty #where_clause {
-                fn tools(self: ::mcp_core::__private_v0_1::Arc<Self>) -> ::mcp_core::__private_v0_1::Vec<::mcp_core::__private_v0_1::ToolDef> {
+            impl #impl_generics ::typed_mcp::__private_v0_1::ToolBox for #self_ty #where_clause {
+                fn tools(self: ::typed_mcp::__private_v0_1::Arc<Self>) -> ::typed_mcp::__private_v0_1::Vec<::typed_mcp::__private_v0_1::ToolDef> {
                     let #this = self;
                     #body
                 }

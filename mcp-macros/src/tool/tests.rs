@@ -41,27 +41,27 @@ fn free_async_tool() {
         pub struct add {}
         const _: () = {
             #[automatically_derived]
-            impl ::mcp_core::__private_v0_1::ToolFn for add {
-                fn definition() -> ::mcp_core::__private_v0_1::ToolDef {
+            impl ::typed_mcp::__private_v0_1::ToolFn for add {
+                fn definition() -> ::typed_mcp::__private_v0_1::ToolDef {
                     {
-                        let mut __schema = ::mcp_core::__private_v0_1::InputSchema::new();
-                        <i64 as ::mcp_core::__private_v0_1::ToolArgument>::describe(
+                        let mut __schema = ::typed_mcp::__private_v0_1::InputSchema::new();
+                        <i64 as ::typed_mcp::__private_v0_1::ToolArgument>::describe(
                             &mut __schema, "a", ::core::option::Option::Some("The first addend.")
                         );
-                        <Option<i64> as ::mcp_core::__private_v0_1::ToolArgument>::describe(
+                        <Option<i64> as ::typed_mcp::__private_v0_1::ToolArgument>::describe(
                             &mut __schema, "second", ::core::option::Option::Some("The second addend.")
                         );
-                        let __handler = move |mut __call: ::mcp_core::__private_v0_1::ToolCall| {
+                        let __handler = move |mut __call: ::typed_mcp::__private_v0_1::ToolCall| {
                             async move {
-                                let a = <i64 as ::mcp_core::__private_v0_1::ToolArgument>::extract(&mut __call, "a")?;
-                                let b = <Option<i64> as ::mcp_core::__private_v0_1::ToolArgument>::extract(&mut __call, "second")?;
-                                ::core::result::Result::Ok::<_, ::mcp_core::__private_v0_1::ErrorObject>(add(a, b).await)
+                                let a = <i64 as ::typed_mcp::__private_v0_1::ToolArgument>::extract(&mut __call, "a")?;
+                                let b = <Option<i64> as ::typed_mcp::__private_v0_1::ToolArgument>::extract(&mut __call, "second")?;
+                                ::core::result::Result::Ok::<_, ::typed_mcp::__private_v0_1::ErrorObject>(add(a, b).await)
                             }
                         };
-                        ::mcp_core::__private_v0_1::ToolDef::new("add", __schema.finish(), __handler)
+                        ::typed_mcp::__private_v0_1::ToolDef::new("add", __schema.finish(), __handler)
                             .description("Adds two integers.")
                             .title("Addition")
-                            .annotations(::mcp_core::__private_v0_1::ToolAnnotations {
+                            .annotations(::typed_mcp::__private_v0_1::ToolAnnotations {
                                 read_only_hint: ::core::option::Option::Some(true),
                                 destructive_hint: ::core::option::Option::None,
                                 idempotent_hint: ::core::option::Option::None,
@@ -82,7 +82,7 @@ fn raw_identifiers_and_sync_tools() {
     let text = out.to_string();
     assert!(text.contains(r#"describe (& mut __schema , "type" , :: core :: option :: Option :: None)"#), "{text}");
     assert!(text.contains(r#"let r#type = < String as"#), "{text}");
-    assert!(text.contains("Ok :: < _ , :: mcp_core :: __private_v0_1 :: ErrorObject > (kind (r#type))"), "{text}");
+    assert!(text.contains("Ok :: < _ , :: typed_mcp :: __private_v0_1 :: ErrorObject > (kind (r#type))"), "{text}");
     assert!(!text.contains(".description"), "no doc comment, no description: {text}");
     // Not `async`: called as soon as the call is read, with no future around it.
     assert!(text.contains("ToolDef :: new_sync (\"kind\""), "{text}");
@@ -121,30 +121,30 @@ fn toolbox() {
 
         const _: () = {
             #[automatically_derived]
-            impl<T: Send + Sync + 'static> ::mcp_core::__private_v0_1::ToolBox for Counter<T> {
-                fn tools(self: ::mcp_core::__private_v0_1::Arc<Self>) -> ::mcp_core::__private_v0_1::Vec<::mcp_core::__private_v0_1::ToolDef> {
+            impl<T: Send + Sync + 'static> ::typed_mcp::__private_v0_1::ToolBox for Counter<T> {
+                fn tools(self: ::typed_mcp::__private_v0_1::Arc<Self>) -> ::typed_mcp::__private_v0_1::Vec<::typed_mcp::__private_v0_1::ToolDef> {
                     let __this = self;
-                    ::mcp_core::__private_v0_1::vec![
+                    ::typed_mcp::__private_v0_1::vec![
                         {
-                            let mut __schema = ::mcp_core::__private_v0_1::InputSchema::new();
-                            <i64 as ::mcp_core::__private_v0_1::ToolArgument>::describe(&mut __schema, "n", ::core::option::Option::None);
-                            let __this = ::mcp_core::__private_v0_1::Arc::clone(&__this);
-                            let __handler = move |mut __call: ::mcp_core::__private_v0_1::ToolCall| {
-                                let __this = ::mcp_core::__private_v0_1::Arc::clone(&__this);
+                            let mut __schema = ::typed_mcp::__private_v0_1::InputSchema::new();
+                            <i64 as ::typed_mcp::__private_v0_1::ToolArgument>::describe(&mut __schema, "n", ::core::option::Option::None);
+                            let __this = ::typed_mcp::__private_v0_1::Arc::clone(&__this);
+                            let __handler = move |mut __call: ::typed_mcp::__private_v0_1::ToolCall| {
+                                let __this = ::typed_mcp::__private_v0_1::Arc::clone(&__this);
                                 async move {
-                                    let n = <i64 as ::mcp_core::__private_v0_1::ToolArgument>::extract(&mut __call, "n")?;
-                                    ::core::result::Result::Ok::<_, ::mcp_core::__private_v0_1::ErrorObject>(__this.add(n).await)
+                                    let n = <i64 as ::typed_mcp::__private_v0_1::ToolArgument>::extract(&mut __call, "n")?;
+                                    ::core::result::Result::Ok::<_, ::typed_mcp::__private_v0_1::ErrorObject>(__this.add(n).await)
                                 }
                             };
-                            ::mcp_core::__private_v0_1::ToolDef::new("bump", __schema.finish(), __handler)
+                            ::typed_mcp::__private_v0_1::ToolDef::new("bump", __schema.finish(), __handler)
                                 .description("Adds `n` to the start.")
                         },
                         {
-                            let __schema = ::mcp_core::__private_v0_1::InputSchema::new();
-                            let __handler = move |mut __call: ::mcp_core::__private_v0_1::ToolCall| {
-                                ::core::result::Result::Ok::<_, ::mcp_core::__private_v0_1::ErrorObject>(Self::version())
+                            let __schema = ::typed_mcp::__private_v0_1::InputSchema::new();
+                            let __handler = move |mut __call: ::typed_mcp::__private_v0_1::ToolCall| {
+                                ::core::result::Result::Ok::<_, ::typed_mcp::__private_v0_1::ErrorObject>(Self::version())
                             };
-                            ::mcp_core::__private_v0_1::ToolDef::new_sync("version", __schema.finish(), __handler)
+                            ::typed_mcp::__private_v0_1::ToolDef::new_sync("version", __schema.finish(), __handler)
                                 .description("The version.")
                         }
                     ]
@@ -161,7 +161,7 @@ fn errors_come_with_stubs() {
     let text = out.to_string();
     // The function and a stub definition are still emitted, so `tools![f]` keeps compiling…
     assert!(text.contains("fn f < T > (value : T) -> String"), "{text}");
-    assert!(text.contains("impl :: mcp_core :: __private_v0_1 :: ToolFn for f"), "{text}");
+    assert!(text.contains("impl :: typed_mcp :: __private_v0_1 :: ToolFn for f"), "{text}");
     assert!(text.contains(":: core :: unreachable ! ()"), "{text}");
     assert!(!text.contains("ToolDef :: new"), "{text}");
     // …beside one `compile_error!` per mistake, all from one pass.
@@ -182,7 +182,7 @@ fn toolbox_errors_come_with_a_stub_impl() {
         },
     );
     let text = out.to_string();
-    assert!(text.contains("impl :: mcp_core :: __private_v0_1 :: ToolBox for Calc"), "{text}");
+    assert!(text.contains("impl :: typed_mcp :: __private_v0_1 :: ToolBox for Calc"), "{text}");
     assert!(text.contains(":: core :: unreachable ! ()"), "{text}");
     assert!(text.contains("duplicate tool name `add`"), "{text}");
     assert!(text.contains("`add` is first defined here"), "{text}");

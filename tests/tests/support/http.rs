@@ -9,8 +9,8 @@ use std::pin::Pin;
 use std::sync::atomic::{AtomicI64, Ordering};
 
 use futures_util::{Stream, StreamExt};
-use mcp_core::Server;
-use mcp_core::transport::http::{HttpConfig, StreamableHttp};
+use typed_mcp::Server;
+use typed_mcp::transport::http::{HttpConfig, StreamableHttp};
 use reqwest::header::{ACCEPT, CONTENT_TYPE};
 use reqwest::{RequestBuilder, Response, StatusCode};
 use serde_json::{Value, json};

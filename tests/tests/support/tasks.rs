@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use mcp_core::prelude::*;
+use typed_mcp::prelude::*;
 
 /// Whether the handler of `stoppable` was dropped before it finished.
 #[derive(Default)]
@@ -34,14 +34,14 @@ pub async fn stoppable(dropped: State<Dropped>) -> &'static str {
 /// Waits for the `notifications/tasks` that says task `id` completed, and returns its params;
 /// a notification about another task fails the test.
 pub async fn completion_notice(
-    notifications: &mut tokio::sync::broadcast::Receiver<mcp_core::client::ServerNotification>,
+    notifications: &mut tokio::sync::broadcast::Receiver<typed_mcp::client::ServerNotification>,
     id: &str,
     what: &str,
 ) -> serde_json::Value {
     tests::stdio::within(what, async {
         loop {
             match notifications.recv().await.unwrap() {
-                mcp_core::client::ServerNotification::Other { method, params: Some(params) }
+                typed_mcp::client::ServerNotification::Other { method, params: Some(params) }
                     if method == "notifications/tasks" =>
                 {
                     assert_eq!(params["taskId"], id, "{params}");
@@ -58,11 +58,11 @@ pub async fn completion_notice(
 
 /// Polls `tasks/get` until `done` holds for the task (at most `patience`).
 pub async fn poll_until(
-    client: &mcp_core::client::Client,
+    client: &typed_mcp::client::Client,
     id: &str,
     patience: Duration,
-    done: impl Fn(&mcp_core::protocol::Task) -> bool,
-) -> mcp_core::protocol::Task {
+    done: impl Fn(&typed_mcp::protocol::Task) -> bool,
+) -> typed_mcp::protocol::Task {
     let started = std::time::Instant::now();
     loop {
         let task = client.get_task(id).await.unwrap();

@@ -1,6 +1,6 @@
 use std::collections::HashMap;
 
-use mcp_core::prelude::*;
+use typed_mcp::prelude::*;
 use schemars::JsonSchema;
 use serde::Deserialize;
 

@@ -1,5 +1,5 @@
 //! A form that does not derive `JsonSchema`: one error, at the derive.
-use mcp_core::prelude::*;
+use typed_mcp::prelude::*;
 use serde::Deserialize;
 
 #[derive(Deserialize, Elicit)]

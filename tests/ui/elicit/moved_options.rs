@@ -1,5 +1,5 @@
 //! The field options that schemars and serde now say: each names the attribute to write.
-use mcp_core::prelude::*;
+use typed_mcp::prelude::*;
 use schemars::JsonSchema;
 use serde::Deserialize;
 

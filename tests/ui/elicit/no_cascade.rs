@@ -2,7 +2,7 @@
 //! provides its traits, so the only errors are the ones below, not "trait not implemented"
 //! wherever the type is used.
 
-use mcp_core::prelude::*;
+use typed_mcp::prelude::*;
 use schemars::JsonSchema;
 use serde::Deserialize;
 

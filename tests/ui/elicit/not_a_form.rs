@@ -1,5 +1,5 @@
 //! Asking for a type that is not a form: `Elicit` explains what to derive.
-use mcp_core::prelude::*;
+use typed_mcp::prelude::*;
 use serde::Deserialize;
 
 #[derive(Deserialize)]

@@ -1,6 +1,6 @@
 //! In a crate outside the workspace: a nested struct, a `Vec<String>` and a `regex` each fail
 //! at their field.
-use mcp_core::elicit::Elicit;
+use typed_mcp::elicit::Elicit;
 use schemars::JsonSchema;
 use serde::Deserialize;
 

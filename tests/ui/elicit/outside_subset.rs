@@ -1,5 +1,5 @@
 //! schemars attributes whose keys MCP forms cannot carry are errors at the attribute.
-use mcp_core::prelude::*;
+use typed_mcp::prelude::*;
 use schemars::JsonSchema;
 use serde::Deserialize;
 

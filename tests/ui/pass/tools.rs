@@ -5,7 +5,7 @@
 
 /// Public tools, in a documented module.
 pub mod calc {
-    use mcp_core::prelude::*;
+    use typed_mcp::prelude::*;
     use schemars::JsonSchema;
     use serde::{Deserialize, Serialize};
 
@@ -91,7 +91,7 @@ pub mod calc {
 
 /// A toolbox over any displayable prefix.
 pub mod prefixes {
-    use mcp_core::prelude::*;
+    use typed_mcp::prelude::*;
 
     /// Prefixes texts.
     #[derive(Debug)]
@@ -136,7 +136,7 @@ pub mod prefixes {
 }
 
 fn main() {
-    let server = mcp_core::Server::builder("pass", "1.0.0")
+    let server = typed_mcp::Server::builder("pass", "1.0.0")
         .tools(calc::all())
         .toolbox(prefixes::Prefixer { prefix: ">" })
         .state(calc::Totals::default())

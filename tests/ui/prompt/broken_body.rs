@@ -1,4 +1,4 @@
-use mcp_core::prelude::*;
+use typed_mcp::prelude::*;
 
 /// A prompt whose body does not parse: only the compiler's syntax error is reported (the macro
 /// reads the signature, not the body), and the prompt still registers.

@@ -1,4 +1,4 @@
-use mcp_core::prelude::*;
+use typed_mcp::prelude::*;
 
 /// A resource whose body does not parse: only the compiler's syntax error is reported (the
 /// macro reads the signature, not the body), and the resource still registers.

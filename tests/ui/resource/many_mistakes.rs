@@ -1,4 +1,4 @@
-use mcp_core::prelude::*;
+use typed_mcp::prelude::*;
 
 /// One item.
 #[resource("test://{org}/items/{id}", nme = "x", title = 1)]

@@ -1,4 +1,4 @@
-use mcp_core::prelude::*;
+use typed_mcp::prelude::*;
 
 /// A resource whose option is misspelt.
 #[resource("x://y", mime_tipe = "text/plain")]

@@ -1,4 +1,4 @@
-use mcp_core::prelude::*;
+use typed_mcp::prelude::*;
 
 /// One item.
 #[resource("test://items/{id}", mimetype = "text/plain")]

@@ -1,4 +1,4 @@
-use mcp_core::prelude::*;
+use typed_mcp::prelude::*;
 
 /// The readme.
 #[resource("test://readme", name = "a", name = "b")]

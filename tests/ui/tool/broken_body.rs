@@ -1,4 +1,4 @@
-use mcp_core::prelude::*;
+use typed_mcp::prelude::*;
 
 /// A tool whose body does not parse: only the compiler's syntax error is reported, and the
 /// tool still registers.

@@ -1,4 +1,4 @@
-use mcp_core::prelude::*;
+use typed_mcp::prelude::*;
 
 struct Counter {
     start: i64,

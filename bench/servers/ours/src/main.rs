@@ -1,4 +1,4 @@
-//! The benchmark server, written with mcp-core: `echo {text}` and `form`, which elicits a
+//! The benchmark server, written with typed-mcp: `echo {text}` and `form`, which elicits a
 //! three-field form and returns what the user entered.
 //!
 //! `ours-server` serves stdio; `ours-server --http 0` serves Streamable HTTP on a free loopback
@@ -7,8 +7,8 @@
 //! as an issuer would, mints an access token for the endpoint, and prints it after the port on
 //! the same line, for the driver to send.
 
-use mcp_core::prelude::*;
-use mcp_core::transport::http::HttpConfig;
+use typed_mcp::prelude::*;
+use typed_mcp::transport::http::HttpConfig;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -89,10 +89,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             if jwt {
                 let issuer = "https://issuer.bench";
                 let resource = format!("http://{address}/mcp");
-                let verifier = mcp_core::auth::JwtVerifier::new(issuer).jwks_uri(publish_keys().await?);
+                let verifier = typed_mcp::auth::JwtVerifier::new(issuer).jwks_uri(publish_keys().await?);
                 // Every session of the driver is the same user, with the one token printed here.
                 config = config
-                    .authorization(mcp_core::auth::Authorization::new(verifier).resource(&resource))
+                    .authorization(typed_mcp::auth::Authorization::new(verifier).resource(&resource))
                     .max_sessions_per_subject(1000);
                 let mut header = jsonwebtoken::Header::new(jsonwebtoken::Algorithm::ES256);
                 header.kid = Some("bench".into());
@@ -105,7 +105,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                 println!("{}", address.port());
             }
             if let Some(url) = args.iter().position(|a| a == "--redis").and_then(|i| args.get(i + 1)) {
-                let redis = mcp_redis::Redis::connect(url)?;
+                let redis = typed_mcp_redis::Redis::connect(url)?;
                 config = config.backplane(redis.backplane(format!("http://{address}/mcp")));
             }
             server.streamable_http(config).serve(listener, std::future::pending()).await?;

@@ -85,7 +85,7 @@ impl fmt::Debug for ClientCredentials {
 /// [`ClientBuilder::oauth`](crate::client::ClientBuilder::oauth).
 ///
 /// ```
-/// use mcp_core::client::oauth::{OAuth, OAuthError, authorizer_fn};
+/// use typed_mcp::client::oauth::{OAuth, OAuthError, authorizer_fn};
 ///
 /// let oauth = OAuth::new(authorizer_fn("http://127.0.0.1:8765/callback", |url| async move {
 ///     println!("Open {url} and paste the address you land on:");

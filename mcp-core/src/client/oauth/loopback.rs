@@ -31,8 +31,8 @@ type Opener = Arc<dyn Fn(&str) + Send + Sync>;
 /// authorization, are answered 404/400 and ignored: only the real redirect ends the wait.
 ///
 /// ```no_run
-/// use mcp_core::client::Client;
-/// use mcp_core::client::oauth::{LoopbackAuthorizer, OAuth};
+/// use typed_mcp::client::Client;
+/// use typed_mcp::client::oauth::{LoopbackAuthorizer, OAuth};
 ///
 /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
 /// let authorizer = LoopbackAuthorizer::bind().await?;

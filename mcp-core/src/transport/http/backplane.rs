@@ -159,7 +159,7 @@ pub trait MessageBus: Send + Sync + 'static {
 /// instance whose endpoint is closed ([`StreamableHttp::close_all`](super::StreamableHttp::close_all))
 /// leaves the registry at once, so its sessions are taken over without that wait.
 ///
-/// Each part is a trait, so a deployment can keep it where it likes; the `mcp-redis` crate
+/// Each part is a trait, so a deployment can keep it where it likes; the `typed-mcp-redis` crate
 /// implements them on Redis. Without [`HttpConfig::backplane`](super::HttpConfig::backplane) a
 /// server keeps everything in its own process, as before.
 #[derive(Clone)]

@@ -3,7 +3,7 @@
 
 #![deny(warnings, missing_docs, unused_qualifications)]
 
-use mcp_core::prelude::*;
+use typed_mcp::prelude::*;
 use schemars::JsonSchema;
 use serde::Deserialize;
 

@@ -1,8 +1,8 @@
 //! A crate outside the workspace (trybuild builds each case as its own package, depending on
-//! mcp-core by path) writes a form with schemars and serde attributes, and its schema says what
+//! typed-mcp by path) writes a form with schemars and serde attributes, and its schema says what
 //! they ask for. trybuild runs this `main`: a wrong schema fails the test.
 
-use mcp_core::elicit::Elicit;
+use typed_mcp::elicit::Elicit;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;

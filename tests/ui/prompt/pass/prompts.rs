@@ -1,7 +1,7 @@
 //! Every supported shape of `#[prompt]`, compiled under strict lints.
 #![deny(warnings, missing_docs)]
 
-use mcp_core::prelude::*;
+use typed_mcp::prelude::*;
 
 /// Shared settings.
 pub struct Settings {
@@ -42,7 +42,7 @@ pub fn fixed() -> GetPromptResult {
 }
 
 /// Builds the server.
-pub fn server() -> Result<Server, mcp_core::BuildError> {
+pub fn server() -> Result<Server, typed_mcp::BuildError> {
     Server::builder("p", "1")
         .state(Settings { style: "plain".into() })
         .prompts(prompts![review, write_prompt, fixed])

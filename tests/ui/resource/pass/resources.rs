@@ -1,8 +1,8 @@
 //! Every supported shape of `#[resource]`, compiled under strict lints.
 #![deny(warnings, missing_docs)]
 
-use mcp_core::prelude::*;
-use mcp_core::resource::ResourceUri;
+use typed_mcp::prelude::*;
+use typed_mcp::resource::ResourceUri;
 use serde::Serialize;
 
 /// Shared storage.
@@ -47,7 +47,7 @@ pub fn file(path: std::path::PathBuf) -> Vec<ResourceContents> {
 }
 
 /// Builds the server.
-pub fn server() -> Result<Server, mcp_core::BuildError> {
+pub fn server() -> Result<Server, typed_mcp::BuildError> {
     Server::builder("r", "1").state(Store).resources(resources![readme, logo, profile, file]).build()
 }
 
