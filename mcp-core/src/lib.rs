@@ -38,6 +38,10 @@
 //! 11. [`server`]: builder, routing, sessions of both eras, URL flows, tasks; runs on the transports.
 //! 12. [`client`]: client, handlers of server requests, its transports (stdio, Streamable HTTP).
 //! 13. [`testing`]: a client connected to a server in process, with scripted answers.
+//!
+//! Beside them, `tls` (feature `rustls`, on by default, with `http-client`, `auth` or
+//! `http-tls`) holds the TLS settings of the HTTP client, the token verifiers and the HTTP
+//! server: extra roots to trust, the server's certificate. It imports from none of the layers.
 
 pub mod protocol;
 
@@ -65,6 +69,9 @@ pub mod auth;
 pub mod client;
 
 pub mod testing;
+
+#[cfg(all(feature = "rustls", any(feature = "http-client", feature = "auth", feature = "http-tls")))]
+pub mod tls;
 
 #[cfg(fuzzing)]
 #[doc(hidden)]

@@ -10,20 +10,44 @@ use super::TokenError;
 /// The largest document accepted from an authorization server.
 const MAX_DOCUMENT: usize = 1024 * 1024;
 
-/// The HTTP client the verifiers use.
-pub(crate) fn client(timeout: Duration) -> reqwest::Client {
-    reqwest::Client::builder()
-        .timeout(timeout)
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .unwrap_or_else(|_| reqwest::Client::new())
+/// The roots a verifier trusts besides the platform's (none without the `rustls` feature).
+#[cfg(feature = "rustls")]
+pub(crate) type Roots = Option<crate::tls::RootCertificates>;
+/// The roots a verifier trusts besides the platform's (none without the `rustls` feature).
+#[cfg(not(feature = "rustls"))]
+pub(crate) type Roots = Option<std::convert::Infallible>;
+
+/// The HTTP client the verifiers use, trusting `roots` besides the platform's certificate store.
+pub(crate) fn client(timeout: Duration, roots: &Roots) -> reqwest::Client {
+    let builder = reqwest::Client::builder().timeout(timeout).redirect(reqwest::redirect::Policy::none());
+    #[cfg(feature = "rustls")]
+    let builder = match roots {
+        Some(roots) => roots.apply(builder),
+        None => builder,
+    };
+    #[cfg(not(feature = "rustls"))]
+    let _ = roots;
+    builder.build().unwrap_or_else(|e| {
+        tracing::error!(error = %e, "cannot build the HTTP client of the token verifier; using a default one");
+        reqwest::Client::new()
+    })
+}
+
+/// The error for a request that failed before an answer arrived.
+fn send_error(error: &reqwest::Error) -> TokenError {
+    let url = error.url().map(|u| u.to_string()).unwrap_or_default();
+    #[cfg(feature = "rustls")]
+    if let Some(reason) = crate::tls::untrusted_certificate(error) {
+        return TokenError::Unavailable(format!("the TLS certificate of {url} was not trusted: {reason}"));
+    }
+    TokenError::Unavailable(format!("request to {url} failed: {error}"))
 }
 
 /// Sends `request` and reads a JSON body of at most [`MAX_DOCUMENT`] bytes. `Ok(None)` for a
 /// 404 (a well-known path the server does not have).
 pub(crate) async fn json<T: DeserializeOwned>(request: reqwest::RequestBuilder) -> Result<Option<T>, TokenError> {
     let unavailable = |what: String| TokenError::Unavailable(what);
-    let mut response = request.send().await.map_err(|e| unavailable(format!("request failed: {e}")))?;
+    let mut response = request.send().await.map_err(|e| send_error(&e))?;
     let url = response.url().to_string();
     if response.status() == reqwest::StatusCode::NOT_FOUND {
         return Ok(None);

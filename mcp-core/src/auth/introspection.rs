@@ -42,7 +42,7 @@ impl IntrospectionVerifier {
             issuer: None,
             require_audience: true,
             cache_ttl: DEFAULT_CACHE_TTL,
-            client: fetch::client(Duration::from_secs(10)),
+            client: fetch::client(Duration::from_secs(10), &None),
             cache: Arc::new(TokenCache::new()),
         }
     }
@@ -50,6 +50,15 @@ impl IntrospectionVerifier {
     /// The resource server's own client credentials, sent with HTTP Basic authentication.
     pub fn client_credentials(mut self, client_id: impl Into<String>, client_secret: impl Into<String>) -> Self {
         self.credentials = Some((client_id.into(), client_secret.into()));
+        self
+    }
+
+    /// Trusts `roots` for the requests to the introspection endpoint, besides the platform's
+    /// certificate store: for an authorization server whose certificate comes from a private CA
+    /// (feature `rustls`).
+    #[cfg(feature = "rustls")]
+    pub fn root_certificates(mut self, roots: crate::tls::RootCertificates) -> Self {
+        self.client = fetch::client(Duration::from_secs(10), &Some(roots));
         self
     }
 

@@ -65,6 +65,18 @@ struct Inner {
     cache: TokenCache,
 }
 
+impl Inner {
+    fn new(roots: &fetch::Roots) -> Self {
+        Inner {
+            jwks_uri: RwLock::new(None),
+            client: fetch::client(Duration::from_secs(10), roots),
+            keys: RwLock::default(),
+            fetched: tokio::sync::Mutex::new(None),
+            cache: TokenCache::new(),
+        }
+    }
+}
+
 impl std::fmt::Debug for JwtVerifier {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("JwtVerifier").field("issuer", &self.issuer).finish_non_exhaustive()
@@ -133,14 +145,17 @@ impl JwtVerifier {
             refetch_interval: Duration::from_secs(60),
             leeway: DEFAULT_LEEWAY,
             cache_ttl: DEFAULT_CACHE_TTL,
-            inner: Arc::new(Inner {
-                jwks_uri: RwLock::new(None),
-                client: fetch::client(Duration::from_secs(10)),
-                keys: RwLock::default(),
-                fetched: tokio::sync::Mutex::new(None),
-                cache: TokenCache::new(),
-            }),
+            inner: Arc::new(Inner::new(&None)),
         }
+    }
+
+    /// Trusts `roots` for the fetches of the issuer's metadata and keys, besides the platform's
+    /// certificate store: for an issuer whose certificate comes from a private CA (feature
+    /// `rustls`).
+    #[cfg(feature = "rustls")]
+    pub fn root_certificates(mut self, roots: crate::tls::RootCertificates) -> Self {
+        self.inner = Arc::new(Inner::new(&Some(roots)));
+        self
     }
 
     /// Where the issuer's keys are, instead of finding out from its metadata.

@@ -89,6 +89,17 @@ pub enum ClientError {
     /// failed, or the server still refuses the token it obtained.
     #[error("authorization: {0}")]
     Authorization(OAuthError),
+    /// The server was reached over TLS but its certificate was not trusted: it is not issued
+    /// by an authority of the platform's store or of the configured root certificates, is not
+    /// valid for the server's host name, or has expired. Add the authority that issued it with
+    /// `HttpClientConfig::root_certificates` (feature `rustls`) if it is to be trusted.
+    #[error("the TLS certificate of {url} was not trusted: {reason}")]
+    UntrustedCertificate {
+        /// Where the request went.
+        url: String,
+        /// What is wrong with the certificate.
+        reason: String,
+    },
 }
 
 impl ClientError {
@@ -131,6 +142,7 @@ impl From<PeerError> for ClientError {
             PeerError::Codec(m) => ClientError::Codec(m),
             PeerError::Transport(m) => ClientError::Transport(m),
             PeerError::Authorization(e) => ClientError::Authorization(*e),
+            PeerError::UntrustedCertificate { url, reason } => ClientError::UntrustedCertificate { url, reason },
         }
     }
 }

@@ -12,9 +12,31 @@
 //! after the delay the server asked for with `retry:` (a few times at most); the `GET` stream is
 //! reopened the same way when it ends.
 //!
-//! The transport uses [`reqwest`] without TLS: `http://` endpoints (a local server) work as
-//! they are; for `https://`, enable a TLS feature of `reqwest` in the application and pass a
-//! client built with it to [`HttpClientConfig::http_client`].
+//! # TLS
+//!
+//! With the feature `rustls` (on by default) `https://` endpoints work as they are, trusting
+//! the platform's certificate store; a server whose certificate comes from a private CA is
+//! trusted once the CA is added with [`HttpClientConfig::root_certificates`]. A certificate
+//! that is not trusted fails the connection with [`ClientError::UntrustedCertificate`].
+//!
+//! ```no_run
+//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+//! use typed_mcp::client::{Client, http::HttpClientConfig};
+//! # #[cfg(feature = "rustls")]
+//! use typed_mcp::tls::RootCertificates;
+//!
+//! let config = HttpClientConfig::default();
+//! # #[cfg(feature = "rustls")]
+//! let config = config.root_certificates(RootCertificates::from_pem_file("ca.pem")?);
+//! let client = Client::builder("my-app", "1.0.0").connect_http_with("https://mcp.example.com/mcp", config).await?;
+//! # client.close().await;
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! Without the `rustls` feature the transport has no TLS of its own: `http://` endpoints work,
+//! and for `https://` the application passes a `reqwest::Client` built with a TLS backend of
+//! its choice to [`HttpClientConfig::http_client`].
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -51,6 +73,8 @@ const DELETE_TIMEOUT: Duration = Duration::from_secs(5);
 #[derive(Debug, Clone)]
 pub struct HttpClientConfig {
     client: Option<reqwest::Client>,
+    #[cfg(feature = "rustls")]
+    roots: Option<crate::tls::RootCertificates>,
     headers: HeaderMap,
     standalone_stream: bool,
     max_message_size: usize,
@@ -62,6 +86,8 @@ impl Default for HttpClientConfig {
     fn default() -> Self {
         HttpClientConfig {
             client: None,
+            #[cfg(feature = "rustls")]
+            roots: None,
             headers: HeaderMap::new(),
             standalone_stream: true,
             max_message_size: crate::transport::DEFAULT_MAX_LINE,
@@ -87,10 +113,89 @@ impl HttpClientConfig {
         Ok(self.header(reqwest::header::AUTHORIZATION, value))
     }
 
-    /// Uses `client` for every HTTP request (its TLS, proxy and timeout settings).
+    /// Uses `client` for every HTTP request (its TLS, proxy and timeout settings). Connecting
+    /// fails when [`root_certificates`](Self::root_certificates) are also set: add them to
+    /// `client` instead.
     pub fn http_client(mut self, client: reqwest::Client) -> Self {
         self.client = Some(client);
         self
+    }
+
+    /// Trusts `roots` for `https://` besides the platform's certificate store: the MCP server's
+    /// and, unless [`OAuth`] is given other roots or a client of its own, the authorization
+    /// server's certificates may be issued by them (feature `rustls`).
+    #[cfg(feature = "rustls")]
+    pub fn root_certificates(mut self, roots: crate::tls::RootCertificates) -> Self {
+        self.roots = Some(roots);
+        self
+    }
+
+    /// The HTTP client of the connection: the application's, or one of ours.
+    fn build_client(&self) -> Result<reqwest::Client, ClientError> {
+        #[cfg(feature = "rustls")]
+        if self.client.is_some() && self.roots.is_some() {
+            return Err(ClientError::Transport(
+                "root certificates are configured along with an HTTP client of the application's: \
+                 add them to that client instead"
+                    .into(),
+            ));
+        }
+        if let Some(client) = &self.client {
+            return Ok(client.clone());
+        }
+        #[cfg(feature = "rustls")]
+        return new_client(self.roots.as_ref());
+        #[cfg(not(feature = "rustls"))]
+        new_client()
+    }
+}
+
+/// A client of ours, trusting `roots` besides the platform's roots.
+#[cfg(feature = "rustls")]
+pub(crate) fn new_client(roots: Option<&crate::tls::RootCertificates>) -> Result<reqwest::Client, ClientError> {
+    let builder = reqwest::Client::builder().connect_timeout(Duration::from_secs(10));
+    let builder = match roots {
+        Some(roots) => roots.apply(builder),
+        None => builder,
+    };
+    builder.build().map_err(|e| ClientError::Transport(format!("cannot build the HTTP client: {e}")))
+}
+
+/// A client of ours (plain HTTP).
+#[cfg(not(feature = "rustls"))]
+pub(crate) fn new_client() -> Result<reqwest::Client, ClientError> {
+    reqwest::Client::builder()
+        .connect_timeout(Duration::from_secs(10))
+        .build()
+        .map_err(|e| ClientError::Transport(format!("cannot build the HTTP client: {e}")))
+}
+
+/// The error for a request to `url` that got no answer: a certificate that was not trusted,
+/// or any other failure to reach the server.
+fn unreached(url: &reqwest::Url, error: &reqwest::Error) -> PeerError {
+    #[cfg(feature = "rustls")]
+    if let Some(reason) = crate::tls::untrusted_certificate(error) {
+        return PeerError::UntrustedCertificate { url: url.to_string(), reason };
+    }
+    transport_error(format!("could not reach {url}: {error}"))
+}
+
+impl HttpClientConfig {
+    /// The settings for the OAuth flow's own client: `Some` when the flow needs one (roots of
+    /// its own), with the connection's roots as well.
+    fn oauth_client(&self, oauth: &OAuth) -> Result<Option<reqwest::Client>, ClientError> {
+        #[cfg(feature = "rustls")]
+        if oauth.http.is_none() {
+            if let Some(extra) = &oauth.roots {
+                let roots = match &self.roots {
+                    Some(mine) => mine.merged(extra),
+                    None => extra.clone(),
+                };
+                return new_client(Some(&roots)).map(Some);
+            }
+        }
+        let _ = oauth;
+        Ok(None)
     }
 
     /// Whether to open the session's `GET` stream after initialization (default true).
@@ -155,20 +260,20 @@ impl HttpConnection {
         if !matches!(url.scheme(), "http" | "https") {
             return Err(ClientError::Transport(format!("{url} is not an http:// or https:// URL")));
         }
-        let http = match &config.client {
-            Some(c) => c.clone(),
-            None => reqwest::Client::builder()
-                .connect_timeout(Duration::from_secs(10))
-                .build()
-                .map_err(|e| ClientError::Transport(format!("cannot build the HTTP client: {e}")))?,
-        };
+        let http = config.build_client()?;
         if oauth.is_some() && config.headers.contains_key(reqwest::header::AUTHORIZATION) {
             return Err(ClientError::Transport(
                 "an `Authorization` header is configured and OAuth is enabled: use one or the other".into(),
             ));
         }
         let max_step_ups = oauth.as_ref().map_or(0, |o| o.max_step_ups);
-        let oauth = oauth.map(|o| OAuthSession::new(o, http.clone(), url.clone()));
+        let oauth = match oauth {
+            Some(o) => {
+                let flow_http = config.oauth_client(&o)?.unwrap_or_else(|| http.clone());
+                Some(OAuthSession::new(o, flow_http, url.clone()))
+            }
+            None => None,
+        };
         let shared = Arc::new(Shared {
             http,
             url,
@@ -374,7 +479,7 @@ impl Shared {
     /// authorization flow (or a refresh) once and a 403 `insufficient_scope` steps up (a few
     /// times at most) before the message is sent again.
     async fn post(&self, body: String) -> Option<Result<Response, PeerError>> {
-        let unreachable = |e: reqwest::Error| transport_error(format!("could not reach {}: {e}", self.url));
+        let unreachable = |e: reqwest::Error| unreached(&self.url, &e);
         let Some(oauth) = &self.oauth else {
             return self.post_once(body, None).await.map(|r| r.map_err(unreachable));
         };

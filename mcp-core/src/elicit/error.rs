@@ -58,6 +58,7 @@ impl ElicitError {
             PeerError::Codec(reason) => ElicitError::InvalidResponse { field: None, reason },
             PeerError::Transport(reason) => ElicitError::Client(ErrorObject::internal(reason)),
             PeerError::Authorization(e) => ElicitError::Client(ErrorObject::internal(e.to_string())),
+            e @ PeerError::UntrustedCertificate { .. } => ElicitError::Client(ErrorObject::internal(e.to_string())),
         }
     }
 }

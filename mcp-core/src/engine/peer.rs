@@ -46,6 +46,15 @@ pub enum PeerError {
     /// refused what it obtained).
     #[error("authorization failed: {0}")]
     Authorization(Box<crate::protocol::OAuthError>),
+    /// The transport reached the peer over TLS, but the peer's certificate was not trusted
+    /// (not issued by a trusted authority, not valid for the host name, expired…).
+    #[error("the TLS certificate of {url} was not trusted: {reason}")]
+    UntrustedCertificate {
+        /// Where the request went.
+        url: String,
+        /// What is wrong with the certificate.
+        reason: String,
+    },
 }
 
 type Slot = oneshot::Sender<Result<Box<RawValue>, PeerError>>;

@@ -25,6 +25,15 @@ pub enum OAuthError {
         /// Why it failed.
         reason: String,
     },
+    /// An HTTP request of the flow reached a server over TLS whose certificate was not trusted
+    /// (not issued by a trusted authority, not valid for the host name, expired…).
+    #[error("the TLS certificate of {url} was not trusted: {reason}")]
+    UntrustedCertificate {
+        /// Where the request went.
+        url: String,
+        /// What is wrong with the certificate.
+        reason: String,
+    },
     /// A metadata document (protected resource or authorization server) is not what the
     /// specifications describe.
     #[error("malformed metadata at {url}: {reason}")]

@@ -60,15 +60,17 @@ impl Server {
         StreamableHttp::new(self, config)
     }
 
-    /// Serves Streamable HTTP at `http://{addr}/mcp` until Ctrl-C. On a loopback address only
-    /// loopback `Host`s are accepted; on any other, `Host` is not checked unless configured.
+    /// Serves Streamable HTTP at `http://{addr}/mcp` (`https://` when the configuration has a
+    /// TLS certificate, feature `http-tls`) until Ctrl-C. On a loopback address only loopback
+    /// `Host`s are accepted; on any other, `Host` is not checked unless configured.
     pub async fn serve_http(&self, addr: SocketAddr, config: Option<HttpConfig>) -> io::Result<()> {
         let config = config.unwrap_or_else(|| {
             let default = HttpConfig::default();
             if addr.ip().is_loopback() { default } else { default.disable_host_checks() }
         });
         let listener = tokio::net::TcpListener::bind(addr).await?;
-        tracing::info!(address = %listener.local_addr()?, "serving MCP over Streamable HTTP at /mcp");
+        let scheme = if config.is_tls() { "https" } else { "http" };
+        tracing::info!(address = %listener.local_addr()?, scheme, "serving MCP over Streamable HTTP at /mcp");
         let shutdown = async {
             let _ = tokio::signal::ctrl_c().await;
         };

@@ -106,6 +106,8 @@ pub struct OAuth {
     pub(crate) max_step_ups: u32,
     pub(crate) offline_access: bool,
     pub(crate) http: Option<reqwest::Client>,
+    #[cfg(feature = "rustls")]
+    pub(crate) roots: Option<crate::tls::RootCertificates>,
 }
 
 impl fmt::Debug for OAuth {
@@ -136,6 +138,8 @@ impl OAuth {
             max_step_ups: DEFAULT_MAX_STEP_UPS,
             offline_access: true,
             http: None,
+            #[cfg(feature = "rustls")]
+            roots: None,
         }
     }
 
@@ -182,6 +186,17 @@ impl OAuth {
     /// connection's HTTP client.
     pub fn http_client(mut self, client: reqwest::Client) -> Self {
         self.http = Some(client);
+        self
+    }
+
+    /// Trusts `roots` for the flow's requests (metadata, registration, tokens) besides the
+    /// platform's certificate store and the connection's
+    /// [`root_certificates`](crate::client::http::HttpClientConfig::root_certificates): for an
+    /// authorization server whose certificate comes from another private CA than the MCP
+    /// server's (feature `rustls`). Not used with [`http_client`](Self::http_client).
+    #[cfg(feature = "rustls")]
+    pub fn root_certificates(mut self, roots: crate::tls::RootCertificates) -> Self {
+        self.roots = Some(roots);
         self
     }
 }

@@ -374,7 +374,7 @@ impl OAuthSession {
             Url::parse(url).map_err(|e| OAuthError::InvalidUrl { url: url.to_owned(), reason: e.to_string() })?;
         let request = self.http.get(parsed).header(ACCEPT, "application/json").timeout(REQUEST_TIMEOUT);
         let response =
-            request.send().await.map_err(|e| OAuthError::Http { url: url.to_owned(), reason: e.to_string() })?;
+            request.send().await.map_err(|e| http_error(url, &e))?;
         if !response.status().is_success() {
             tracing::debug!(%url, status = %response.status(), "no metadata here");
             return Ok(None);
@@ -455,7 +455,7 @@ impl OAuthSession {
             .body(body.to_string())
             .send()
             .await
-            .map_err(|e| OAuthError::Http { url: endpoint.to_owned(), reason: e.to_string() })?;
+            .map_err(|e| http_error(endpoint, &e))?;
         let status = response.status();
         let body = read_limited(endpoint, response).await?;
         let document: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
@@ -603,7 +603,7 @@ impl OAuthSession {
             .body(body)
             .send()
             .await
-            .map_err(|e| OAuthError::Http { url: endpoint.clone(), reason: e.to_string() })?;
+            .map_err(|e| http_error(&endpoint, &e))?;
         let status = response.status();
         let body = read_limited(endpoint, response).await?;
         let document: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
@@ -769,11 +769,21 @@ fn random_token() -> Result<String, OAuthError> {
     Ok(URL_SAFE_NO_PAD.encode(bytes))
 }
 
+/// The error for a request to `url` that failed before an answer arrived: a certificate that
+/// was not trusted, or any other failure to reach the server.
+fn http_error(url: &str, error: &reqwest::Error) -> OAuthError {
+    #[cfg(feature = "rustls")]
+    if let Some(reason) = crate::tls::untrusted_certificate(error) {
+        return OAuthError::UntrustedCertificate { url: url.to_owned(), reason };
+    }
+    OAuthError::Http { url: url.to_owned(), reason: error.to_string() }
+}
+
 /// Reads a body of at most [`MAX_DOCUMENT`] bytes.
 async fn read_limited(url: &str, mut response: reqwest::Response) -> Result<Vec<u8>, OAuthError> {
     let mut body = Vec::new();
     while let Some(chunk) =
-        response.chunk().await.map_err(|e| OAuthError::Http { url: url.to_owned(), reason: e.to_string() })?
+        response.chunk().await.map_err(|e| http_error(url, &e))?
     {
         if body.len() + chunk.len() > MAX_DOCUMENT {
             return Err(OAuthError::MalformedMetadata {

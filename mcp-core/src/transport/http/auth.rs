@@ -33,16 +33,16 @@ impl Guard {
     }
 
     /// Sets the resource identifier from the address served, unless one was configured.
-    pub(crate) fn default_resource(&self, addr: std::net::SocketAddr) {
+    pub(crate) fn default_resource(&self, scheme: &str, addr: std::net::SocketAddr) {
         if self.resource.get().is_none() {
             if addr.ip().is_unspecified() {
                 tracing::warn!(
                     %addr,
                     "serving a protected endpoint on an unspecified address without `Authorization::resource`: \
-                     tokens must then name http://{addr}/mcp as their audience"
+                     tokens must then name {scheme}://{addr}/mcp as their audience"
                 );
             }
-            let _ = self.resource.set(format!("http://{addr}/mcp"));
+            let _ = self.resource.set(format!("{scheme}://{addr}/mcp"));
         }
     }
 

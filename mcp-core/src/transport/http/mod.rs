@@ -16,6 +16,11 @@
 //! So does a request whose stream lost its reader when nobody resumes it within
 //! [`HttpConfig::resume_window`].
 //!
+//! [`Server::serve_http`](crate::Server::serve_http) and [`StreamableHttp::serve`] speak
+//! `https://` when the configuration has a certificate (`HttpConfig::tls` with a
+//! `typed_mcp::tls::ServerCertificate`, feature `http-tls`); otherwise plain HTTP, with no TLS
+//! code on the way.
+//!
 //! In stateless mode ([`HttpConfig::stateless`]) there are no session ids: every POST is served
 //! by a fresh session, so server-to-client requests (elicitation, sampling, roots) cannot be
 //! made — the client declared no capabilities to that session — and `GET`/`DELETE` answer 405.
@@ -84,6 +89,8 @@ pub struct HttpConfig {
     pub(crate) max_sessions_per_subject: usize,
     pub(crate) request_read_timeout: Duration,
     pub(crate) backplane: Option<Backplane>,
+    #[cfg(feature = "http-tls")]
+    pub(crate) tls: Option<crate::tls::ServerCertificate>,
 }
 
 impl std::fmt::Debug for HttpConfig {
@@ -101,6 +108,7 @@ impl std::fmt::Debug for HttpConfig {
             .field("max_sessions_per_subject", &self.max_sessions_per_subject)
             .field("request_read_timeout", &self.request_read_timeout)
             .field("backplane", &self.backplane)
+            .field("tls", &self.is_tls())
             .finish_non_exhaustive()
     }
 }
@@ -121,6 +129,8 @@ impl Default for HttpConfig {
             max_sessions_per_subject: DEFAULT_MAX_SESSIONS_PER_SUBJECT,
             request_read_timeout: Duration::from_secs(10),
             backplane: None,
+            #[cfg(feature = "http-tls")]
+            tls: None,
         }
     }
 }
@@ -231,6 +241,37 @@ impl HttpConfig {
     pub fn event_store(mut self, store: Arc<dyn EventStore>) -> Self {
         self.event_store = store;
         self
+    }
+
+    /// Serves `https://` with `certificate` (feature `http-tls`): [`StreamableHttp::serve`] and
+    /// [`Server::serve_http`](crate::Server::serve_http) then accept TLS connections only, and
+    /// the default resource identifier of a protected endpoint is its `https://` URL. The TLS
+    /// handshake must complete within [`request_read_timeout`](Self::request_read_timeout).
+    /// A router mounted in an application ([`StreamableHttp::router`]) is served by the
+    /// application's own server, which does its own TLS.
+    ///
+    /// ```no_run
+    /// # async fn run(server: typed_mcp::Server) -> Result<(), Box<dyn std::error::Error>> {
+    /// use typed_mcp::tls::ServerCertificate;
+    /// use typed_mcp::transport::http::HttpConfig;
+    ///
+    /// let certificate = ServerCertificate::from_pem_files("fullchain.pem", "key.pem")?;
+    /// server.serve_http("0.0.0.0:8443".parse()?, Some(HttpConfig::default().tls(certificate))).await?;
+    /// # Ok(())
+    /// # }
+    /// ```
+    #[cfg(feature = "http-tls")]
+    pub fn tls(mut self, certificate: crate::tls::ServerCertificate) -> Self {
+        self.tls = Some(certificate);
+        self
+    }
+
+    /// Whether the endpoint is served over TLS (`HttpConfig::tls`, feature `http-tls`).
+    pub fn is_tls(&self) -> bool {
+        #[cfg(feature = "http-tls")]
+        return self.tls.is_some();
+        #[cfg(not(feature = "http-tls"))]
+        false
     }
 
     /// Makes this endpoint one instance of a shared deployment: sessions are recorded in the
@@ -395,14 +436,16 @@ impl StreamableHttp {
     }
 
     /// Serves the endpoint at `/mcp` on `listener` until `shutdown` completes, then closes
-    /// every session.
+    /// every session. Speaks `https://` when the configuration has a certificate
+    /// (`HttpConfig::tls`, feature `http-tls`).
     pub async fn serve(
         &self,
         listener: tokio::net::TcpListener,
         shutdown: impl std::future::Future<Output = ()> + Send + 'static,
     ) -> io::Result<()> {
+        let scheme = if self.shared.config.is_tls() { "https" } else { "http" };
         if let Some(guard) = &self.shared.guard {
-            guard.default_resource(listener.local_addr()?);
+            guard.default_resource(scheme, listener.local_addr()?);
         }
         let token = self.shared.closing.clone();
         let this = self.clone();
@@ -410,19 +453,35 @@ impl StreamableHttp {
             shutdown.await;
             this.close_all().await;
         });
-        serve_connections(listener, self.router_at("/mcp"), self.shared.config.request_read_timeout, token).await
+        let accept = Accept {
+            #[cfg(feature = "http-tls")]
+            tls: self.shared.config.tls.as_ref().map(crate::tls::ServerCertificate::acceptor),
+            header_timeout: self.shared.config.request_read_timeout,
+        };
+        serve_connections(listener, self.router_at("/mcp"), accept, token).await
     }
 }
 
+/// How accepted connections are served.
+struct Accept {
+    /// TLS, when the endpoint serves `https://`.
+    #[cfg(feature = "http-tls")]
+    tls: Option<tokio_rustls::TlsAcceptor>,
+    /// How long a request's headers (and the TLS handshake) may take.
+    header_timeout: Duration,
+}
+
 /// Accepts connections until `closing`, each served by hyper's HTTP/1 with a limit on the time
-/// its request headers may take; then waits a little for the open ones to finish.
+/// its request headers may take (over TLS when configured, the handshake taking no longer);
+/// then waits a little for the open ones to finish.
 async fn serve_connections(
     listener: tokio::net::TcpListener,
     router: axum::Router,
-    header_timeout: Duration,
+    accept: Accept,
     closing: CancellationToken,
 ) -> io::Result<()> {
     use hyper_util::rt::{TokioIo, TokioTimer};
+    let header_timeout = accept.header_timeout;
     let graceful = hyper_util::server::graceful::GracefulShutdown::new();
     loop {
         let accepted = tokio::select! {
@@ -442,6 +501,28 @@ async fn serve_connections(
         let service = hyper_util::service::TowerToHyperService::new(router.clone());
         let mut builder = hyper::server::conn::http1::Builder::new();
         builder.timer(TokioTimer::new()).header_read_timeout(header_timeout);
+        #[cfg(feature = "http-tls")]
+        if let Some(acceptor) = &accept.tls {
+            // The handshake runs in the connection's task, so that a slow client holds up no
+            // other; the watcher keeps shutdown waiting for the connection once it is served.
+            let (acceptor, watcher, closing) = (acceptor.clone(), graceful.watcher(), closing.clone());
+            tokio::spawn(async move {
+                let handshake = tokio::time::timeout(header_timeout, acceptor.accept(stream));
+                let stream = tokio::select! {
+                    done = handshake => match done {
+                        Ok(Ok(stream)) => stream,
+                        Ok(Err(e)) => return tracing::debug!(error = %e, "a TLS handshake failed"),
+                        Err(_) => return tracing::debug!("a TLS handshake took too long"),
+                    },
+                    () = closing.cancelled() => return,
+                };
+                let connection = watcher.watch(builder.serve_connection(TokioIo::new(stream), service));
+                if let Err(e) = connection.await {
+                    tracing::debug!(error = %e, "an HTTPS connection ended with an error");
+                }
+            });
+            continue;
+        }
         let connection = graceful.watch(builder.serve_connection(TokioIo::new(stream), service));
         tokio::spawn(async move {
             if let Err(e) = connection.await {
