@@ -156,14 +156,14 @@ impl RootCertificates {
 pub(crate) fn untrusted_certificate(error: &(dyn std::error::Error + 'static)) -> Option<String> {
     let mut next = Some(error);
     while let Some(e) = next {
-        // `io::Error::source` skips the error it wraps, so look inside it too.
-        let inner = e.downcast_ref::<std::io::Error>().and_then(|io| io.get_ref()).map(|i| i as &(dyn std::error::Error + 'static));
-        for candidate in [Some(e), inner].into_iter().flatten() {
-            if let Some(rustls::Error::InvalidCertificate(why)) = candidate.downcast_ref::<rustls::Error>() {
-                return Some(describe(why));
-            }
+        if let Some(rustls::Error::InvalidCertificate(why)) = e.downcast_ref::<rustls::Error>() {
+            return Some(describe(why));
         }
-        next = e.source();
+        // `io::Error::source` skips the error it wraps: step into it instead.
+        next = match e.downcast_ref::<std::io::Error>().and_then(|io| io.get_ref()) {
+            Some(inner) => Some(inner as &(dyn std::error::Error + 'static)),
+            None => e.source(),
+        };
     }
     None
 }
@@ -243,6 +243,17 @@ mod tests {
         assert!(matches!(certificates(b"nothing here"), Err(TlsError::NoCertificate)));
         let garbage = b"-----BEGIN CERTIFICATE-----\nnot base64!\n-----END CERTIFICATE-----\n";
         assert!(matches!(certificates(garbage), Err(TlsError::Pem(_))));
+    }
+
+    #[cfg(any(feature = "http-client", feature = "auth"))]
+    #[test]
+    fn a_certificate_error_is_found_inside_nested_io_errors() {
+        let tls = rustls::Error::InvalidCertificate(rustls::CertificateError::UnknownIssuer);
+        let nested = std::io::Error::other(std::io::Error::new(std::io::ErrorKind::InvalidData, tls));
+        let reason = untrusted_certificate(&nested).expect("found");
+        assert!(reason.contains("not signed by a trusted certificate authority"), "{reason}");
+        let unrelated = std::io::Error::other(std::io::Error::from(std::io::ErrorKind::ConnectionRefused));
+        assert_eq!(untrusted_certificate(&unrelated), None);
     }
 
     #[cfg(any(feature = "http-client", feature = "auth"))]

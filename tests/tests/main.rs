@@ -45,6 +45,7 @@ mod subscriptions;
 mod tasks;
 mod tasks_redis;
 mod testing_harness;
+mod tls;
 mod tool_macro;
 mod ui;
 mod ui_elicit;

@@ -1,6 +1,7 @@
 //! Helpers shared by the integration tests.
 
 pub mod http;
+pub mod pki;
 pub mod tasks;
 
 /// Does what a user does on the `elicitation` example's authorization page at `page`: opens it
