@@ -134,4 +134,3 @@ pub mod __private_v0_1 {
     pub use std::vec;
     pub use std::vec::Vec;
 }
-

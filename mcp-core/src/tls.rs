@@ -82,9 +82,8 @@ fn read(path: &Path) -> Result<Vec<u8>, TlsError> {
 
 /// Every `CERTIFICATE` block of `pem`, in order (other blocks are skipped).
 fn certificates(pem: &[u8]) -> Result<Vec<CertificateDer<'static>>, TlsError> {
-    let certs = CertificateDer::pem_slice_iter(pem)
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| TlsError::Pem(e.to_string()))?;
+    let certs =
+        CertificateDer::pem_slice_iter(pem).collect::<Result<Vec<_>, _>>().map_err(|e| TlsError::Pem(e.to_string()))?;
     if certs.is_empty() {
         return Err(TlsError::NoCertificate);
     }

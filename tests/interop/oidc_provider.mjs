@@ -1,7 +1,10 @@
 // A real OAuth 2.1 / OpenID Connect authorization server for the tests: `oidc-provider`
 // (OpenID-certified), pinned in package.json, on 127.0.0.1.
 //
-//   node oidc_provider.mjs <port> <resource>
+//   node oidc_provider.mjs <port> <resource> [<cert.pem> <key.pem>]
+//
+// With a certificate chain and its key (PEM), it serves https:// (node's https module), and
+// its issuer is https://127.0.0.1:<port>.
 //
 // It issues JWT access tokens (RFC 9068, ES256, keys made at start-up and published in its
 // JWKS) for <resource> (resource indicators, RFC 8707) with the scopes `notes:read` and
@@ -10,15 +13,18 @@
 // its own interaction pages (`/interaction/<uid>`): any login name is accepted, and consent
 // grants what was asked. Prints `listening <issuer>` once it accepts connections.
 
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:https';
 import Provider from 'oidc-provider';
 import { exportJWK, generateKeyPair } from 'jose';
 
-const [port, resource] = process.argv.slice(2);
-if (!port || !resource) {
-  console.error('usage: node oidc_provider.mjs <port> <resource>');
+const [port, resource, certFile, keyFile] = process.argv.slice(2);
+if (!port || !resource || Boolean(certFile) !== Boolean(keyFile)) {
+  console.error('usage: node oidc_provider.mjs <port> <resource> [<cert.pem> <key.pem>]');
   process.exit(2);
 }
-const issuer = `http://127.0.0.1:${port}`;
+const tls = certFile ? { cert: readFileSync(certFile), key: readFileSync(keyFile) } : null;
+const issuer = `${tls ? 'https' : 'http'}://127.0.0.1:${port}`;
 
 const { privateKey } = await generateKeyPair('ES256', { extractable: true });
 const signing = { ...(await exportJWK(privateKey)), kid: 'test-es256', alg: 'ES256', use: 'sig' };
@@ -78,9 +84,10 @@ provider.use(async (ctx, next) => {
   await next();
 });
 
-const server = provider.listen(Number(port), '127.0.0.1', () => {
-  console.log(`listening ${issuer}`);
-});
+const listening = () => console.log(`listening ${issuer}`);
+const server = tls
+  ? createServer(tls, provider.callback()).listen(Number(port), '127.0.0.1', listening)
+  : provider.listen(Number(port), '127.0.0.1', listening);
 const stop = () => server.close(() => process.exit(0));
 process.on('SIGTERM', stop);
 process.on('SIGINT', stop);

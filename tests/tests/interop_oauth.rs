@@ -12,22 +12,22 @@
 //! in, consent) always goes through the provider's own interaction pages. The pinned packages
 //! are installed on first use (`tests::provision`).
 
-use typed_mcp_redis::testing::free_port;
 use std::fs::File;
 use std::io::{BufRead, BufReader};
 use std::net::{Ipv4Addr, TcpStream};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::thread;
 use std::time::{Duration, Instant};
+use typed_mcp_redis::testing::free_port;
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
+use tests::interop::{example_binary, interop_dir, require_node_package, run_with_deadline};
 use typed_mcp::client::oauth::{LoopbackAuthorizer, MemoryTokenStore, OAuth, StoredTokens, TokenStore};
 use typed_mcp::client::{Client, ElicitationModes, ProtocolEra, elicitation_fn};
 use typed_mcp::protocol::ElicitResult;
-use tests::interop::{example_binary, interop_dir, require_node_package, run_with_deadline};
 
 const SCRIPT_DEADLINE: Duration = Duration::from_secs(120);
 const STARTUP: Duration = Duration::from_secs(30);
@@ -87,12 +87,19 @@ fn node22() -> PathBuf {
 
 /// oidc-provider on a free port, issuing tokens for `resource`; returns it and its issuer.
 fn start_provider(resource: &str) -> (Running, String) {
+    start_provider_with(resource, &[])
+}
+
+/// oidc-provider on a free port, issuing tokens for `resource`, with `tls` (its certificate
+/// chain and key, PEM files: it then serves https); returns it and its issuer.
+fn start_provider_with(resource: &str, tls: &[&Path]) -> (Running, String) {
     let port = free_port();
     let (log, file) = log_file("oidc-provider", port);
     let child = Command::new(node22())
         .arg("oidc_provider.mjs")
         .arg(port.to_string())
         .arg(resource)
+        .args(tls)
         .current_dir(interop_dir())
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -113,10 +120,16 @@ fn start_provider(resource: &str) -> (Running, String) {
 
 /// The `protected` example on `port`, trusting `issuer`.
 fn start_protected(port: u16, issuer: &str) -> Running {
+    start_protected_with(port, issuer, &[])
+}
+
+/// The `protected` example on `port`, trusting `issuer`, with more arguments.
+fn start_protected_with(port: u16, issuer: &str, more: &[&std::ffi::OsStr]) -> Running {
     let binary = example_binary("protected");
     let (log, file) = log_file("protected", port);
     let child = Command::new(&binary)
         .args(["--port", &port.to_string(), "--issuer", issuer])
+        .args(more)
         .env("RUST_LOG", "info,typed_mcp=debug")
         .stdin(Stdio::null())
         .stdout(Stdio::null())
@@ -159,11 +172,15 @@ const USER: &str = "alice";
 /// Goes through the authorization server's pages from `start` as a browser would: follows
 /// redirects with its cookies, logs in as `login` and consents on the provider's interaction
 /// forms, and finally visits the client's redirect URI (`redirect_prefix`), which ends the
-/// flow at the client's loopback listener.
-async fn browse(start: String, redirect_prefix: String, login: &str) -> Result<(), String> {
+/// flow at the client's loopback listener. With `ca` (PEM), the browser trusts that CA too.
+async fn browse(start: String, redirect_prefix: String, login: &str, ca: Option<&str>) -> Result<(), String> {
     use reqwest::header::{CONTENT_TYPE, COOKIE, LOCATION, SET_COOKIE};
-    let http =
-        reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().map_err(|e| e.to_string())?;
+    let mut builder = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none());
+    if let Some(ca) = ca {
+        // The browser's own trust store, so to speak (reqwest's TLS comes with the SDK's `rustls`).
+        builder = builder.tls_certs_merge([reqwest::Certificate::from_pem(ca.as_bytes()).map_err(|e| e.to_string())?]);
+    }
+    let http = builder.build().map_err(|e| e.to_string())?;
     let mut jar: BTreeMap<String, String> = BTreeMap::new();
     let mut url = reqwest::Url::parse(&start).map_err(|e| e.to_string())?;
     let mut form: Option<String> = None;
@@ -239,14 +256,24 @@ async fn person(
     failures: Arc<Mutex<Vec<String>>>,
     delay: Duration,
 ) -> LoopbackAuthorizer {
+    person_trusting(opened, failures, delay, None).await
+}
+
+/// [`person`], whose browser trusts the CA `ca` (PEM) besides the platform's roots.
+async fn person_trusting(
+    opened: Arc<Mutex<Vec<String>>>,
+    failures: Arc<Mutex<Vec<String>>>,
+    delay: Duration,
+    ca: Option<String>,
+) -> LoopbackAuthorizer {
     let authorizer = LoopbackAuthorizer::bind().await.expect("a loopback listener");
     let prefix = format!("http://127.0.0.1:{}/callback", authorizer.port());
     authorizer.timeout(Duration::from_secs(60)).on_open(move |url| {
         opened.lock().unwrap().push(url.to_owned());
-        let (url, prefix, failures) = (url.to_owned(), prefix.clone(), failures.clone());
+        let (url, prefix, failures, ca) = (url.to_owned(), prefix.clone(), failures.clone(), ca.clone());
         tokio::spawn(async move {
             tokio::time::sleep(delay).await;
-            if let Err(e) = browse(url, prefix, USER).await {
+            if let Err(e) = browse(url, prefix, USER, ca.as_deref()).await {
                 failures.lock().unwrap().push(e);
             }
         });
@@ -388,6 +415,127 @@ fn our_client_authorizes_with_oidc_provider_steps_up_and_refreshes() {
     if let Err(e) = outcome {
         panic!(
             "our client failed against protected + oidc-provider: {e}\n--- protected ---\n{}\n--- oidc-provider ---\n{}",
+            protected.log_text(),
+            provider.log_text()
+        );
+    }
+    assert!(protected.log_text().contains("fetched the issuer's keys"), "{}", protected.log_text());
+}
+
+/// The whole flow over https: the `protected` example serves TLS with a certificate of one
+/// test CA, oidc-provider serves https with a certificate of another, and the example trusts
+/// the provider's CA for the issuer's metadata and keys. Our client, given only the MCP
+/// server's CA, is stopped by the authorization server's certificate with a typed error before
+/// anyone is sent to log in; given the provider's CA for its OAuth flow as well, it authorizes
+/// and calls `whoami` in both eras. A `JwtVerifier` checks the token it got against the keys
+/// fetched over https only when it trusts the provider's CA.
+#[test]
+fn our_client_authorizes_over_https_with_oidc_provider_and_a_tls_protected_server() {
+    use std::ffi::OsStr;
+    use typed_mcp::auth::{JwtVerifier, TokenError, TokenVerifier};
+    use typed_mcp::client::http::HttpClientConfig;
+    use typed_mcp::client::oauth::OAuthError;
+
+    use crate::support::pki::TestCa;
+
+    println!("node {}", require_node_package("oidc-provider"));
+    let port = free_port();
+    let server_ca = TestCa::new("typed-mcp test CA (MCP server)");
+    let provider_ca = TestCa::new("typed-mcp test CA (authorization server)");
+    let (_, server_cert, server_key) = server_ca.write_files(&format!("interop-oauth-mcp-{port}"));
+    let (provider_ca_file, provider_cert, provider_key) =
+        provider_ca.write_files(&format!("interop-oauth-provider-{port}"));
+    let resource = format!("https://127.0.0.1:{port}/mcp");
+    let (provider, issuer) = start_provider_with(&resource, &[&provider_cert, &provider_key]);
+    assert!(issuer.starts_with("https://"), "{issuer}");
+    let protected = start_protected_with(
+        port,
+        &issuer,
+        &[
+            OsStr::new("--tls-cert"),
+            server_cert.as_os_str(),
+            OsStr::new("--tls-key"),
+            server_key.as_os_str(),
+            OsStr::new("--issuer-ca"),
+            provider_ca_file.as_os_str(),
+        ],
+    );
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    let outcome = runtime.block_on(async {
+        let opened = Arc::new(Mutex::new(Vec::new()));
+        let failures = Arc::new(Mutex::new(Vec::new()));
+        let browser_ca = Some(provider_ca.pem.clone());
+        let config = || HttpClientConfig::default().root_certificates(server_ca.roots());
+
+        // The MCP server is trusted, the authorization server is not.
+        let oauth =
+            OAuth::new(person_trusting(opened.clone(), failures.clone(), Duration::ZERO, browser_ca.clone()).await);
+        let refused = Client::builder("interop-protected-rust-tls", "1.0.0")
+            .oauth(oauth)
+            .connect_http_with(&resource, config())
+            .await
+            .err()
+            .ok_or("connected although the authorization server's certificate is not trusted")?;
+        match refused.authorization() {
+            Some(OAuthError::UntrustedCertificate { url, reason }) => {
+                assert!(url.starts_with(&issuer), "{url} is not the authorization server's");
+                assert!(reason.contains("not signed by a trusted certificate authority"), "{reason}");
+            }
+            _ => return Err(format!("expected OAuthError::UntrustedCertificate, got {refused:?}")),
+        }
+        assert!(
+            opened.lock().unwrap().is_empty(),
+            "nobody is sent to an untrusted server: {:?}",
+            opened.lock().unwrap()
+        );
+
+        // Trusting the provider's CA for the flow: the whole authorization over https.
+        let store = Arc::new(MemoryTokenStore::default());
+        let oauth =
+            OAuth::new(person_trusting(opened.clone(), failures.clone(), Duration::ZERO, browser_ca.clone()).await)
+                .client_name("mcp-sdk interop over TLS (Rust)")
+                .root_certificates(provider_ca.roots())
+                .token_store(store.clone());
+        let client = Client::builder("interop-protected-rust-tls", "1.0.0")
+            .oauth(oauth)
+            .connect_http_with(&resource, config())
+            .await
+            .map_err(|e| format!("connecting over https: {e}; browser: {:?}", failures.lock().unwrap()))?;
+        let whoami = client.call_tool("whoami", serde_json::json!({})).await.map_err(|e| format!("whoami: {e}"))?;
+        assert_eq!(whoami.content[0].as_text(), Some(USER), "{whoami:?}");
+        assert_eq!(opened.lock().unwrap().len(), 1, "one authorization: {:?}", opened.lock().unwrap());
+        client.close().await;
+
+        // The stateless era, with the stored token.
+        let oauth = OAuth::new(person_trusting(opened.clone(), failures.clone(), Duration::ZERO, browser_ca).await)
+            .root_certificates(provider_ca.roots())
+            .token_store(store.clone());
+        let client = Client::builder("interop-protected-rust-tls", "1.0.0")
+            .protocol_era(ProtocolEra::Stateless)
+            .oauth(oauth)
+            .connect_http_with(&resource, config())
+            .await
+            .map_err(|e| format!("connecting over https, stateless: {e}"))?;
+        let whoami = client.call_tool("whoami", serde_json::json!({})).await.map_err(|e| format!("whoami: {e}"))?;
+        assert_eq!(whoami.content[0].as_text(), Some(USER), "{whoami:?}");
+        assert_eq!(opened.lock().unwrap().len(), 1, "the stored token served: {:?}", opened.lock().unwrap());
+        client.close().await;
+        assert!(failures.lock().unwrap().is_empty(), "browser: {:?}", failures.lock().unwrap());
+
+        // The resource server's side: the provider's keys over https, with and without its CA.
+        let token = store.load(&resource).await?.ok_or("no tokens were stored")?.access_token;
+        match JwtVerifier::new(issuer.clone()).verify(&token, &resource).await {
+            Err(TokenError::Unavailable(why)) if why.contains("was not trusted") => {}
+            other => return Err(format!("a verifier without the provider's CA: {other:?}")),
+        }
+        let verifier = JwtVerifier::new(issuer.clone()).root_certificates(provider_ca.roots());
+        let info = verifier.verify(&token, &resource).await.map_err(|e| format!("verifying with the CA: {e}"))?;
+        assert_eq!(info.subject(), USER);
+        Ok::<_, String>(())
+    });
+    if let Err(e) = outcome {
+        panic!(
+            "our client failed over https against protected + oidc-provider: {e}\n--- protected ---\n{}\n--- oidc-provider ---\n{}",
             protected.log_text(),
             provider.log_text()
         );

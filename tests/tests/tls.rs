@@ -146,10 +146,7 @@ fn bad_pem_is_a_typed_error() {
     let bundle = format!("{}{}", ca.pem, TestCa::new("second CA").pem);
     assert_eq!(RootCertificates::from_pem(bundle.as_bytes()).expect("a bundle of two").len(), 2);
     let leaf = ca.leaf();
-    assert!(matches!(
-        ServerCertificate::from_pem(leaf.chain_pem.as_bytes(), b"no key"),
-        Err(TlsError::NoPrivateKey)
-    ));
+    assert!(matches!(ServerCertificate::from_pem(leaf.chain_pem.as_bytes(), b"no key"), Err(TlsError::NoPrivateKey)));
     // A key that is not the certificate's.
     let other = ca.leaf();
     let mismatched = ServerCertificate::from_pem(leaf.chain_pem.as_bytes(), other.key_pem.as_bytes());

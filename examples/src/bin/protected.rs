@@ -14,15 +14,21 @@
 //! - `write_note` (needs `notes:write`): asks the user to confirm with a form, then keeps the
 //!   note for that user. A token without the scope gets `403 insufficient_scope`, naming the
 //!   scope, so that the client can ask the user for it and retry.
+//!
+//! Over TLS: `--tls-cert FILE --tls-key FILE` (PEM: the certificate chain, and its key) serve
+//! `https://127.0.0.1:N/mcp` instead, which is then the resource identifier. `--issuer-ca FILE` (PEM)
+//! trusts that CA, besides the platform's roots, when fetching the issuer's metadata and keys
+//! (an issuer whose certificate comes from a private CA).
 
 use std::collections::HashMap;
 use std::sync::Mutex;
 
-use typed_mcp::auth::{Authorization, JwtVerifier};
-use typed_mcp::prelude::*;
-use typed_mcp::transport::http::HttpConfig;
 use schemars::JsonSchema;
 use serde::Deserialize;
+use typed_mcp::auth::{Authorization, JwtVerifier};
+use typed_mcp::prelude::*;
+use typed_mcp::tls::{RootCertificates, ServerCertificate};
+use typed_mcp::transport::http::HttpConfig;
 
 /// The notes written so far, by user.
 #[derive(Default)]
@@ -75,19 +81,33 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .state(Notes::default())
         .build()?;
 
+    let mut config = HttpConfig::default();
+    let scheme = match (examples::option("tls-cert", "TLS_CERT"), examples::option("tls-key", "TLS_KEY")) {
+        (Some(cert), Some(key)) => {
+            config = config.tls(ServerCertificate::from_pem_files(cert, key)?);
+            "https"
+        }
+        (None, None) => "http",
+        _ => return Err("--tls-cert and --tls-key go together".into()),
+    };
+    let mut verifier = JwtVerifier::new(issuer.clone());
+    if let Some(ca) = examples::option("issuer-ca", "ISSUER_CA") {
+        verifier = verifier.root_certificates(RootCertificates::from_pem_file(ca)?);
+    }
+
     let listener = examples::bind(port, "--port / PORT").await;
     let address = listener.local_addr()?;
-    // The resource identifier defaults to http://{address}/mcp, the URL clients use.
-    let authorization = Authorization::new(JwtVerifier::new(issuer.clone()))
+    // The resource identifier defaults to {scheme}://{address}/mcp, the URL clients use.
+    let authorization = Authorization::new(verifier)
         .authorization_server(issuer.clone())
         .scopes_supported(["notes:read", "notes:write"])
         // Clients ask for reading first, and for writing when they first write.
         .initial_scopes(["notes:read"])
         .resource_name("Protected notes");
-    tracing::info!(%issuer, "serving MCP at http://{address}/mcp, protected by OAuth");
+    tracing::info!(%issuer, "serving MCP at {scheme}://{address}/mcp, protected by OAuth");
     let shutdown = async {
         let _ = tokio::signal::ctrl_c().await;
     };
-    server.streamable_http(HttpConfig::default().authorization(authorization)).serve(listener, shutdown).await?;
+    server.streamable_http(config.authorization(authorization)).serve(listener, shutdown).await?;
     Ok(())
 }

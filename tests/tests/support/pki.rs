@@ -31,7 +31,8 @@ impl TestCa {
         let mut params = CertificateParams::new(Vec::<String>::new()).expect("CA parameters");
         params.distinguished_name.push(DnType::CommonName, name);
         params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
-        params.key_usages = vec![KeyUsagePurpose::KeyCertSign, KeyUsagePurpose::CrlSign, KeyUsagePurpose::DigitalSignature];
+        params.key_usages =
+            vec![KeyUsagePurpose::KeyCertSign, KeyUsagePurpose::CrlSign, KeyUsagePurpose::DigitalSignature];
         let key = KeyPair::generate().expect("a CA key");
         let cert = params.self_signed(&key).expect("a self-signed CA certificate");
         TestCa { pem: cert.pem(), issuer: Issuer::new(params, key) }

@@ -373,8 +373,7 @@ impl OAuthSession {
         let parsed =
             Url::parse(url).map_err(|e| OAuthError::InvalidUrl { url: url.to_owned(), reason: e.to_string() })?;
         let request = self.http.get(parsed).header(ACCEPT, "application/json").timeout(REQUEST_TIMEOUT);
-        let response =
-            request.send().await.map_err(|e| http_error(url, &e))?;
+        let response = request.send().await.map_err(|e| http_error(url, &e))?;
         if !response.status().is_success() {
             tracing::debug!(%url, status = %response.status(), "no metadata here");
             return Ok(None);
@@ -599,11 +598,7 @@ impl OAuthSession {
             _ => form.push(("client_id", registration.client_id.clone())),
         }
         let body = form_urlencoded::Serializer::new(String::new()).extend_pairs(form.iter()).finish();
-        let response = request
-            .body(body)
-            .send()
-            .await
-            .map_err(|e| http_error(&endpoint, &e))?;
+        let response = request.body(body).send().await.map_err(|e| http_error(&endpoint, &e))?;
         let status = response.status();
         let body = read_limited(endpoint, response).await?;
         let document: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
@@ -782,9 +777,7 @@ fn http_error(url: &str, error: &reqwest::Error) -> OAuthError {
 /// Reads a body of at most [`MAX_DOCUMENT`] bytes.
 async fn read_limited(url: &str, mut response: reqwest::Response) -> Result<Vec<u8>, OAuthError> {
     let mut body = Vec::new();
-    while let Some(chunk) =
-        response.chunk().await.map_err(|e| http_error(url, &e))?
-    {
+    while let Some(chunk) = response.chunk().await.map_err(|e| http_error(url, &e))? {
         if body.len() + chunk.len() > MAX_DOCUMENT {
             return Err(OAuthError::MalformedMetadata {
                 url: url.to_owned(),
