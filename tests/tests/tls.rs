@@ -99,8 +99,7 @@ async fn a_certificate_the_client_does_not_trust_is_refused_with_a_clear_error()
     let other = TestCa::new("another CA");
     let error = connect(&url, ProtocolEra::Session, HttpClientConfig::default().root_certificates(other.roots()))
         .await
-        .err()
-        .expect("a certificate of another CA is refused");
+        .expect_err("a certificate of another CA is refused");
     assert!(error.to_string().contains("was not trusted"), "{error}");
     untrusted(Err(error), &url);
 
@@ -114,8 +113,7 @@ async fn a_certificate_the_client_does_not_trust_is_refused_with_a_clear_error()
     // Plain HTTP to a TLS endpoint fails at once, as a transport error, not a hang.
     let plain = connect(&format!("http://127.0.0.1:{port}/mcp"), ProtocolEra::Session, HttpClientConfig::default())
         .await
-        .err()
-        .expect("plain HTTP is not served");
+        .expect_err("plain HTTP is not served");
     assert!(matches!(plain, ClientError::Transport(_)), "{plain:?}");
 }
 
@@ -135,7 +133,7 @@ async fn a_certificate_for_another_name_is_refused() {
 async fn roots_and_an_application_client_together_are_refused() {
     let ca = TestCa::new("typed-mcp test CA");
     let config = HttpClientConfig::default().root_certificates(ca.roots()).http_client(reqwest::Client::new());
-    let error = connect("https://127.0.0.1:1/mcp", ProtocolEra::Session, config).await.err().expect("refused");
+    let error = connect("https://127.0.0.1:1/mcp", ProtocolEra::Session, config).await.expect_err("refused");
     assert!(error.to_string().contains("add them to that client"), "{error}");
 }
 
@@ -151,7 +149,7 @@ fn bad_pem_is_a_typed_error() {
     let other = ca.leaf();
     let mismatched = ServerCertificate::from_pem(leaf.chain_pem.as_bytes(), other.key_pem.as_bytes());
     assert!(matches!(mismatched, Err(TlsError::Invalid(_))), "{mismatched:?}");
-    let missing = RootCertificates::from_pem_file("/nonexistent/ca.pem").err().expect("no such file");
+    let missing = RootCertificates::from_pem_file("/nonexistent/ca.pem").expect_err("no such file");
     assert!(missing.to_string().contains("/nonexistent/ca.pem"), "{missing}");
 }
 
@@ -183,7 +181,6 @@ async fn a_protected_server_over_tls_names_its_https_url_as_its_resource() {
         HttpClientConfig::default().root_certificates(ca.roots()),
     )
     .await
-    .err()
-    .expect("no token, no session");
+    .expect_err("no token, no session");
     assert!(refused.authorization().is_some(), "{refused:?}");
 }

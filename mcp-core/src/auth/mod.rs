@@ -12,7 +12,11 @@
 //!   resource identifier, the authorization servers, the scopes, and the [`TokenVerifier`].
 //! - Two verifiers are shipped with the `auth` feature: `JwtVerifier` (JWT access tokens,
 //!   RFC 9068, checked against the keys the issuer publishes) and `IntrospectionVerifier`
-//!   (RFC 7662).
+//!   (RFC 7662). They reach the authorization server over `https://` with the default
+//!   feature `rustls`, trusting the platform's roots; an issuer whose certificate comes from a
+//!   private CA is trusted with their `root_certificates` (`typed_mcp::tls::RootCertificates`).
+//!   A certificate that is not trusted makes the check fail as `TokenError::Unavailable`
+//!   (`503`), saying so.
 //! - A tool, prompt or resource may require scopes ([`ToolDef::scopes`](crate::ToolDef::scopes));
 //!   a call whose token lacks them is answered `403` with `error="insufficient_scope"` and the
 //!   scopes to ask for, so the client can step up.

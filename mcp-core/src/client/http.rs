@@ -16,7 +16,7 @@
 //!
 //! With the feature `rustls` (on by default) `https://` endpoints work as they are, trusting
 //! the platform's certificate store; a server whose certificate comes from a private CA is
-//! trusted once the CA is added with [`HttpClientConfig::root_certificates`]. A certificate
+//! trusted once the CA is added with `HttpClientConfig::root_certificates`. A certificate
 //! that is not trusted fails the connection with [`ClientError::UntrustedCertificate`].
 //!
 //! ```no_run
@@ -114,7 +114,7 @@ impl HttpClientConfig {
     }
 
     /// Uses `client` for every HTTP request (its TLS, proxy and timeout settings). Connecting
-    /// fails when [`root_certificates`](Self::root_certificates) are also set: add them to
+    /// fails when `root_certificates` (feature `rustls`) are also set: add them to
     /// `client` instead.
     pub fn http_client(mut self, client: reqwest::Client) -> Self {
         self.client = Some(client);

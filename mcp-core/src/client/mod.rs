@@ -4,7 +4,8 @@
 //! ([`ElicitationHandler`], [`SamplingHandler`], [`RootsHandler`]) — the capabilities declared
 //! in `initialize` follow from them — and connected over a child process's stdio
 //! ([`connect_stdio`](ClientBuilder::connect_stdio)), Streamable HTTP
-//! (`ClientBuilder::connect_http`, with the feature `http-client`), any reader/writer
+//! (`ClientBuilder::connect_http`, with the feature `http-client`; `https://` works out of
+//! the box with the default feature `rustls`, see `client::http`), any reader/writer
 //! pair ([`connect_io`](ClientBuilder::connect_io)), or to a [`Server`](crate::Server) in this process
 //! ([`connect_in_process`](ClientBuilder::connect_in_process)).
 //!

@@ -598,7 +598,7 @@ impl OAuthSession {
             _ => form.push(("client_id", registration.client_id.clone())),
         }
         let body = form_urlencoded::Serializer::new(String::new()).extend_pairs(form.iter()).finish();
-        let response = request.body(body).send().await.map_err(|e| http_error(&endpoint, &e))?;
+        let response = request.body(body).send().await.map_err(|e| http_error(endpoint, &e))?;
         let status = response.status();
         let body = read_limited(endpoint, response).await?;
         let document: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
