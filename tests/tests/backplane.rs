@@ -40,6 +40,11 @@ use std::net::Ipv4Addr;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::json;
+use tests::interop::{example_binary, interop_dir, require_node_package, require_python_package, run_with_deadline};
+use tests::stdio::within;
 use typed_mcp::client::{Client, ElicitationModes, ProtocolEra, ServerNotification, elicitation_fn};
 use typed_mcp::prelude::*;
 use typed_mcp::protocol::ElicitResult;
@@ -48,11 +53,6 @@ use typed_mcp::testing::ToolResultExt;
 use typed_mcp::transport::http::{HttpConfig, SessionRegistry, StreamableHttp};
 use typed_mcp_redis::Redis;
 use typed_mcp_redis::testing::{RedisServer, RoundRobinProxy, free_port};
-use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::json;
-use tests::interop::{example_binary, interop_dir, require_node_package, require_python_package, run_with_deadline};
-use tests::stdio::within;
 
 /// An example process serving Streamable HTTP, killed when dropped.
 struct Instance {
@@ -189,7 +189,9 @@ async fn events_are_written_behind_to_redis_bounded_and_restored_elsewhere() {
     owner.forget("gone");
     // Written behind: within moments, and trimmed to the newest three, with an expiry.
     let deadline = Instant::now() + Duration::from_secs(5);
-    while typed_mcp_redis::testing::query::<Vec<String>>(&server.url(), &["LRANGE", "t:events:s", "0", "-1"]).await.last()
+    while typed_mcp_redis::testing::query::<Vec<String>>(&server.url(), &["LRANGE", "t:events:s", "0", "-1"])
+        .await
+        .last()
         != Some(&"1-4\n{\"n\":4}".to_owned())
     {
         assert!(Instant::now() < deadline, "the events did not reach Redis");
@@ -987,7 +989,7 @@ async fn three_hundred_sessions_over_three_instances_each_get_their_own_answer()
     let mut urls = Vec::new();
     let mut tasks = Vec::new();
     for _ in 0..3 {
-        let server = Server::builder("t", "1").enable_elicitation().tools(tools![ask]).build().unwrap();
+        let server = Server::builder("t", "1").tools(tools![ask]).build().unwrap();
         let listener = tokio::net::TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).await.unwrap();
         let url = format!("http://{}/mcp", listener.local_addr().unwrap());
         let http = server.streamable_http(HttpConfig::default().backplane(redis.backplane(url.clone())));

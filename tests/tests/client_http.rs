@@ -5,18 +5,18 @@
 
 use std::time::Duration;
 
-use typed_mcp::client::http::HttpClientConfig;
-use typed_mcp::client::{CancellationToken, Client, ClientError, ElicitationModes, ServerNotification, elicitation_fn};
-use typed_mcp::prelude::*;
-use typed_mcp::protocol::ElicitResult;
-use typed_mcp::testing::{ElicitationScript, ToolResultExt};
-use typed_mcp::transport::http::{HttpConfig, StreamableHttp};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
 use tests::interop::example_binary;
 use tests::stdio::within;
 use tokio::sync::oneshot;
+use typed_mcp::client::http::HttpClientConfig;
+use typed_mcp::client::{CancellationToken, Client, ClientError, ElicitationModes, ServerNotification, elicitation_fn};
+use typed_mcp::prelude::*;
+use typed_mcp::protocol::ElicitResult;
+use typed_mcp::testing::{ElicitationScript, ToolResultExt};
+use typed_mcp::transport::http::{HttpConfig, StreamableHttp};
 
 #[derive(Deserialize, JsonSchema, Elicit)]
 struct Name {
@@ -90,7 +90,6 @@ impl Drop for Served {
 async fn serve(config: HttpConfig) -> Served {
     let (signal, dropped) = tokio::sync::mpsc::unbounded_channel::<()>();
     let server = Server::builder("http-test", "1.0.0")
-        .enable_elicitation()
         .tools(tools![add, greet, busy, hold])
         .state(signal)
         .dynamic_tools()

@@ -10,6 +10,11 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use serde::Deserialize;
+use serde_json::json;
+use tests::interop::example_binary;
+use tests::stdio::within;
+use tokio::process::Command;
 use typed_mcp::client::{
     Client, ClientBuilder, ClientError, ElicitationHandler, ElicitationModes, ElicitationRequest, ProtocolEra,
     ServerNotification, TaskStart,
@@ -18,11 +23,6 @@ use typed_mcp::prelude::*;
 use typed_mcp::protocol::{ElicitResult, SubscriptionFilter, TaskStatus};
 use typed_mcp::server::{CacheHint, CacheScope};
 use typed_mcp::testing::ToolResultExt;
-use serde::Deserialize;
-use serde_json::json;
-use tests::interop::example_binary;
-use tests::stdio::within;
-use tokio::process::Command;
 
 use super::client_http::elicitation_example;
 
@@ -189,7 +189,7 @@ async fn many_steps(ctx: Context, n: u32) -> Result<String, String> {
 
 #[tokio::test]
 async fn rounds_are_bounded_and_timeouts_apply_to_the_whole_call() {
-    let server = Server::builder("steps", "1").enable_elicitation().tools(tools![many_steps]).build().unwrap();
+    let server = Server::builder("steps", "1").tools(tools![many_steps]).build().unwrap();
     let answering = typed_mcp::client::elicitation_fn(ElicitationModes::FORM, |request| async move {
         let n = request.message().trim_start_matches("Step ").trim_end_matches('?').to_owned();
         ElicitResult::accept(json!({"value": n}).as_object().unwrap().clone())
@@ -350,7 +350,7 @@ async fn everything_at_once(ctx: Context) -> Result<String, String> {
 async fn sampling_roots_and_a_form_are_answered_in_one_round_concurrently() {
     use typed_mcp::protocol::{CreateMessageResult, Root, SamplingContent, SamplingMessageContent};
 
-    let server = Server::builder("all", "1").enable_elicitation().tools(tools![everything_at_once]).build().unwrap();
+    let server = Server::builder("all", "1").tools(tools![everything_at_once]).build().unwrap();
     // Each handler waits until the other two have started: answered one after the other, the
     // round would never finish.
     let started = Arc::new(tokio::sync::Barrier::new(3));

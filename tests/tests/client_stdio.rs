@@ -4,13 +4,13 @@
 
 use std::time::Duration;
 
-use typed_mcp::client::{Client, ClientError, ElicitationModes, elicitation_fn};
-use typed_mcp::protocol::ElicitResult;
-use typed_mcp::testing::{ElicitationScript, ToolResultExt};
 use serde_json::json;
 use tests::interop::example_binary;
 use tests::stdio::within;
 use tokio::process::Command;
+use typed_mcp::client::{Client, ClientError, ElicitationModes, elicitation_fn};
+use typed_mcp::protocol::ElicitResult;
+use typed_mcp::testing::{ElicitationScript, ToolResultExt};
 
 fn example(name: &str) -> Command {
     let mut command = Command::new(example_binary(name));

@@ -18,6 +18,9 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
+use serde_json::json;
+use tests::interop::example_binary;
+use tests::stdio::within;
 use typed_mcp::client::{Client, ElicitationModes, ProtocolEra, TaskStart, elicitation_fn};
 use typed_mcp::prelude::*;
 use typed_mcp::protocol::{ElicitResult, SubscriptionFilter, TaskStatus};
@@ -26,9 +29,6 @@ use typed_mcp::testing::ToolResultExt;
 use typed_mcp::transport::http::HttpConfig;
 use typed_mcp_redis::Redis;
 use typed_mcp_redis::testing::{RedisServer, RoundRobinProxy, free_port, keys};
-use serde_json::json;
-use tests::interop::example_binary;
-use tests::stdio::within;
 
 use crate::support::tasks::{Dropped, completion_notice, poll_until, stoppable};
 
@@ -244,7 +244,6 @@ async fn ask(ctx: Context) -> Result<String, ElicitError> {
 /// An in-process instance sharing sessions and tasks through `redis`.
 async fn in_process(redis: &Redis, dropped: Arc<Dropped>) -> (String, tokio::task::JoinHandle<()>) {
     let server = Server::builder("t", "1")
-        .enable_elicitation()
         .task_store(redis.task_store())
         .task_poll_interval(Duration::from_millis(20))
         .state_arc(dropped)

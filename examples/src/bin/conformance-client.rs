@@ -27,12 +27,12 @@
 use std::error::Error;
 use std::process::ExitCode;
 
+use serde_json::{Value, json};
 use typed_mcp::client::oauth::{ClientCredentials, OAuth, OAuthError, authorizer_fn};
 use typed_mcp::client::{Client, ClientBuilder, ElicitationModes, ProtocolEra, elicitation_fn, sampling_fn};
 use typed_mcp::protocol::{
     CreateMessageResult, ElicitResult, Role, Root, SamplingContent, SamplingMessageContent, stateless,
 };
-use serde_json::{Value, json};
 
 /// The client: the era the suite asks for, and every capability (forms are accepted with their
 /// defaults, a boolean `confirmed` set; the model answers "ok"; one root).

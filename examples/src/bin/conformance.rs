@@ -17,13 +17,13 @@
 
 use std::time::Duration;
 
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::json;
 use typed_mcp::prelude::*;
 use typed_mcp::protocol::{CreateMessageParams, JsonObject, SamplingMessage};
 use typed_mcp::server::{ChangeError, ClientRequestError};
 use typed_mcp::tool::{ToolCall, ToolDef};
-use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::json;
 
 /// Where the server listens when no port is given.
 const DEFAULT_PORT: u16 = 3001;
@@ -710,7 +710,6 @@ fn json_schema_2020_12_tool() -> ToolDef {
 fn server() -> Result<Server, typed_mcp::BuildError> {
     Server::builder("conformance", env!("CARGO_PKG_VERSION"))
         .title("MCP conformance test server")
-        .enable_elicitation()
         .tools(tools![
             test_simple_text,
             test_image_content,

@@ -29,10 +29,10 @@ use std::sync::{Arc, Mutex};
 use axum::extract::{Form, Query, State as Extract};
 use axum::http::StatusCode;
 use axum::response::Html;
-use typed_mcp::prelude::*;
-use typed_mcp::server::{CompleteError, SessionKey, UrlElicitations, UrlFlowState};
 use schemars::JsonSchema;
 use serde::Deserialize;
+use typed_mcp::prelude::*;
+use typed_mcp::server::{CompleteError, SessionKey, UrlElicitations, UrlFlowState};
 
 /// The page's port when none is configured.
 const DEFAULT_URL_PORT: u16 = 8931;
@@ -282,7 +282,6 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     let builder = Server::builder("elicitation", env!("CARGO_PKG_VERSION"))
         .title("Elicitation examples")
-        .enable_elicitation()
         .tools(tools![create_project, create_project_from, process_data, auth_via_url, protected_action, deploy])
         .state_arc(page.clone());
     let server = examples::shared_state_key(builder).await.build()?;

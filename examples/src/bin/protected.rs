@@ -18,11 +18,11 @@
 use std::collections::HashMap;
 use std::sync::Mutex;
 
+use schemars::JsonSchema;
+use serde::Deserialize;
 use typed_mcp::auth::{Authorization, JwtVerifier};
 use typed_mcp::prelude::*;
 use typed_mcp::transport::http::HttpConfig;
-use schemars::JsonSchema;
-use serde::Deserialize;
 
 /// The notes written so far, by user.
 #[derive(Default)]
@@ -70,7 +70,6 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     let server = Server::builder("protected", env!("CARGO_PKG_VERSION"))
         .title("Protected notes")
-        .enable_elicitation()
         .tools(tools![whoami, write_note])
         .state(Notes::default())
         .build()?;

@@ -3,9 +3,9 @@
 //! Run it with `cargo run -p examples --bin quickstart` and point any MCP host at that command,
 //! or add `-- --port 8080` to serve Streamable HTTP at `http://127.0.0.1:8080/mcp`.
 
-use typed_mcp::prelude::*;
 use schemars::JsonSchema;
 use serde::Serialize;
+use typed_mcp::prelude::*;
 
 /// Adds two integers and returns the sum.
 ///
