@@ -6,11 +6,11 @@
 // Most forms here exist for their schema; their fields are never read.
 #![allow(dead_code)]
 
-use typed_mcp::elicit::{Elicit, FormSchema};
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
+use typed_mcp::elicit::{Elicit, FormSchema};
 
 /// The schema of `T`, which must build.
 fn schema_of<T: Elicit>() -> &'static FormSchema {

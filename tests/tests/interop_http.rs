@@ -7,13 +7,13 @@
 //! The scripts exit non-zero on the first failed check. The pinned clients are installed
 //! on first use (`tests::provision`).
 
-use typed_mcp_redis::testing::free_port;
 use std::fs::File;
 use std::net::{Ipv4Addr, TcpStream};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::thread;
 use std::time::{Duration, Instant};
+use typed_mcp_redis::testing::free_port;
 
 use tests::interop::{example_binary, interop_dir, require_node_package, require_python_package, run_with_deadline};
 

@@ -12,7 +12,6 @@
 //! in, consent) always goes through the provider's own interaction pages. The pinned packages
 //! are installed on first use (`tests::provision`).
 
-use typed_mcp_redis::testing::free_port;
 use std::fs::File;
 use std::io::{BufRead, BufReader};
 use std::net::{Ipv4Addr, TcpStream};
@@ -20,14 +19,15 @@ use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::thread;
 use std::time::{Duration, Instant};
+use typed_mcp_redis::testing::free_port;
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
+use tests::interop::{example_binary, interop_dir, require_node_package, run_with_deadline};
 use typed_mcp::client::oauth::{LoopbackAuthorizer, MemoryTokenStore, OAuth, StoredTokens, TokenStore};
 use typed_mcp::client::{Client, ElicitationModes, ProtocolEra, elicitation_fn};
 use typed_mcp::protocol::ElicitResult;
-use tests::interop::{example_binary, interop_dir, require_node_package, run_with_deadline};
 
 const SCRIPT_DEADLINE: Duration = Duration::from_secs(120);
 const STARTUP: Duration = Duration::from_secs(30);
