@@ -181,11 +181,11 @@ async function formMode(session) {
   check(text.includes("framework"), "a missing framework (required) is refused, naming the field", text);
 
   // The server checks accepted content against the schema it sent.
-  answer(() => ({ action: "accept", content: { projectName: "" } }));
+  answer(() => ({ action: "accept", content: { projectName: "", framework: "vue" } }));
   text = errorText(await call("create_project"));
   check(text.includes("projectName"), "an empty projectName (minLength 1) is refused, naming the field", text);
 
-  answer(() => ({ action: "accept", content: { projectName: "p", framework: "svelte" } }));
+  answer(() => ({ action: "accept", content: { projectName: "p", framework: "ember" } }));
   text = errorText(await call("create_project"));
   check(text.includes("framework"), "a framework outside the enum is refused, naming the field", text);
 

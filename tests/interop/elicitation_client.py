@@ -71,6 +71,12 @@ NOTIFICATION_WAIT = 10.0
 
 Answer = Callable[[ElicitRequestParams], ElicitResult | Awaitable[ElicitResult]]
 
+# Which server the shared checks (`rounds_by_hand`, `process_data`, `url_flows`) drive: the
+# `elicitation` example (`"example"`), or the `combined` test server (`"combined"`), whose
+# `create_project` asks the earlier form (`includeTests`, optional framework) and whose
+# `process_data` asks for `proceed`. `http_client.py` sets it to `"combined"`.
+SURFACE = "example"
+
 
 class CheckFailed(Exception):
     pass
@@ -211,6 +217,39 @@ def check_project_schema(params: ElicitRequestParams) -> None:
     )
 
 
+def check_combined_project_schema(params: ElicitRequestParams) -> None:
+    check(isinstance(params, ElicitRequestFormParams), "create_project asks with a form", params)
+    assert isinstance(params, ElicitRequestFormParams)
+    check(params.message == "Please provide the project details.", "create_project's message", params.message)
+    schema = params.requested_schema
+    check(schema.get("type") == "object", "requestedSchema is an object", schema)
+    properties = schema.get("properties", {})
+    check(
+        set(properties) == {"projectName", "framework", "includeTests"},
+        "properties are projectName, framework, includeTests",
+        sorted(properties),
+    )
+    check(schema.get("required") == ["projectName"], "only projectName is required", schema.get("required"))
+    name, framework, tests = properties["projectName"], properties["framework"], properties["includeTests"]
+    check(name.get("type") == "string" and name.get("minLength") == 1, "projectName is a string with minLength 1", name)
+    options = framework.get("enum") or [option.get("const") for option in framework.get("oneOf", [])]
+    check(framework.get("type") == "string", "framework is a string", framework)
+    check(options == ["react", "vue", "angular", "none"], "framework offers react, vue, angular, none", framework)
+    check(
+        tests.get("type") == "boolean" and tests.get("default") is True,
+        "includeTests is a boolean defaulting to true",
+        tests,
+    )
+
+
+def check_form(params: ElicitRequestParams) -> None:
+    """Checks `create_project`'s form as the server under test (`SURFACE`) asks it."""
+    if SURFACE == "combined":
+        check_combined_project_schema(params)
+    else:
+        check_project_schema(params)
+
+
 async def form_mode(client: Client, script: Script) -> None:
     print("form mode: create_project")
     asked = len(script.requests)
@@ -315,15 +354,16 @@ async def rounds_by_hand(client: Client, script: Script) -> None:
     request = requests["input-0"]
     check(request.method == "elicitation/create", "it is an elicitation", request.method)
     check(isinstance(request.params, ElicitRequestFormParams), "it is a form", request.params)
-    check_project_schema(request.params)
+    check_form(request.params)
     check(bool(first.request_state), "it carries requestState", first.request_state)
     answer = ElicitResult(action="accept", content={"projectName": "by-hand", "framework": "vue"})
     done = await client.session.call_tool(
         "create_project", {}, input_responses={"input-0": answer}, request_state=first.request_state
     )
-    check(
-        ok_text(done) == "Created project 'by-hand' with framework: vue (JavaScript)", "the retry completes the call", done
-    )
+    created = "Created project 'by-hand' with framework: vue"
+    if SURFACE == "example":
+        created += " (JavaScript)"
+    check(ok_text(done) == created, "the retry completes the call", done)
     check(not script.requests, "the callback was not involved", script.requests)
 
 
@@ -335,8 +375,9 @@ async def process_data(client: Client, script: Script) -> None:
     check(len(script.requests) == asked, "short data is processed without a question", len(script.requests) - asked)
 
     data = "x" * 150
+    field = "proceed" if SURFACE == "combined" else "confirm"
     for proceed, expected in ((True, "Processed 150 characters"), (False, "Processing cancelled by the user.")):
-        script.answer(lambda _, proceed=proceed: ElicitResult(action="accept", content={"confirm": proceed}))
+        script.answer(lambda _, proceed=proceed: ElicitResult(action="accept", content={field: proceed}))
         text = ok_text(await client.call_tool("process_data", {"data": data}))
         check(len(script.requests) == asked + 1, "long data asks one question", len(script.requests) - asked)
         asked += 1
@@ -348,9 +389,9 @@ async def process_data(client: Client, script: Script) -> None:
             "the question names the length",
             params.message,
         )
-        confirm_field = params.requested_schema.get("properties", {}).get("confirm", {})
-        check(confirm_field.get("type") == "boolean", "the form asks for a boolean `confirm`", params.requested_schema)
-        check(text == expected, f"confirm={proceed}: {expected}", text)
+        asked_field = params.requested_schema.get("properties", {}).get(field, {})
+        check(asked_field.get("type") == "boolean", f"the form asks for a boolean `{field}`", params.requested_schema)
+        check(text == expected, f"{field}={proceed}: {expected}", text)
 
 
 def visiting(script: Script, statuses: list[int]) -> Answer:
