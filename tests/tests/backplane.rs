@@ -245,12 +245,26 @@ async fn three_instances_serve_one_session_and_answer_elicitations_through_each_
         let created = within("create_project", client.call_tool("create_project", ())).await.unwrap();
         assert_eq!(created.text(), "Created project 'spread'");
     }
-    // Calls that tie nothing to the session's owner are served where they land.
+    // A session's calls run on the instance that owns it, wherever they land.
     let mut answered_by = std::collections::BTreeSet::new();
     for _ in 0..6 {
         answered_by.insert(within("served_by", client.call_tool("served_by", ())).await.unwrap().text());
     }
-    assert!(answered_by.len() > 1, "every call was served by one instance: {answered_by:?}");
+    assert_eq!(answered_by.len(), 1, "the session's calls ran on more than one instance: {answered_by:?}");
+    // A 2026-07-28 request has no session: it is served where it lands.
+    let stateless =
+        within("connecting", Client::builder("t", "1").protocol_era(ProtocolEra::Stateless).connect_http(&url))
+            .await
+            .unwrap();
+    let mut landed_on = std::collections::BTreeSet::new();
+    for _ in 0..30 {
+        landed_on.insert(within("served_by", stateless.call_tool("served_by", ())).await.unwrap().text());
+        if landed_on.len() == 3 {
+            break;
+        }
+    }
+    assert_eq!(landed_on.len(), 3, "2026-07-28 requests are served where they land: {landed_on:?}");
+    within("closing", stateless.close()).await;
     let served = proxy.served();
     for instance in 0..3 {
         assert!(served.contains(&instance), "instance {instance} served nothing: {served:?}");

@@ -21,7 +21,9 @@
 //!   `tasks/update`, and a finished task's result outlives the instance that ran it;
 //! - the key sealing 2026-07-28 `requestState`, so a retry may land on any instance.
 //!
-//! `served_by` says which instance answered. Without `--redis` the program is a lone instance.
+//! `served_by` says which instance ran the call: for a 2025-era session always the instance
+//! that owns it (its calls take one hop there), for 2026-07-28 requests, which have no session,
+//! the instance each one landed on. Without `--redis` the program is a lone instance.
 
 use std::time::Duration;
 
@@ -35,7 +37,7 @@ use typed_mcp_redis::Redis;
 /// This instance's address, as clients reach it.
 struct Address(String);
 
-/// Says which instance served this call.
+/// Says which instance ran this call.
 #[tool(read_only)]
 fn served_by(address: State<Address>) -> String {
     let Address(address) = &*address;
