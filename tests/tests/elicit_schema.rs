@@ -732,7 +732,7 @@ enum Framework {
     Plain,
 }
 
-/// What `create_project` asks for (as declared in `examples/src/bin/elicitation.rs`).
+/// What `create_project` asks for (as declared in `tests/src/bin/combined.rs`).
 #[derive(Debug, Deserialize, JsonSchema, Elicit)]
 #[serde(rename_all = "camelCase")]
 struct ProjectDetails {

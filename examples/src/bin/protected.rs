@@ -14,12 +14,16 @@
 //! - `write_note` (needs `notes:write`): asks the user to confirm with a form, then keeps the
 //!   note for that user. A token without the scope gets `403 insufficient_scope`, naming the
 //!   scope, so that the client can ask the user for it and retry.
+//!
+//! Logs go to stderr (`RUST_LOG`, default `info`).
 
 use std::collections::HashMap;
+use std::io::IsTerminal;
 use std::sync::Mutex;
 
 use schemars::JsonSchema;
 use serde::Deserialize;
+use tracing_subscriber::EnvFilter;
 use typed_mcp::auth::{Authorization, JwtVerifier};
 use typed_mcp::prelude::*;
 use typed_mcp::transport::http::HttpConfig;
@@ -62,11 +66,22 @@ async fn write_note(ctx: Context, notes: State<Notes>, title: String, body: Stri
     Ok(format!("Wrote note \"{title}\" for {user} ({} in all)", mine.len()))
 }
 
+/// The value after `flag` on the command line, else the environment variable `env`.
+fn option(flag: &str, env: &str) -> Option<String> {
+    let mut args = std::env::args();
+    args.position(|arg| arg == flag).and_then(|_| args.next()).or_else(|| std::env::var(env).ok())
+}
+
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    examples::init_logging();
-    let port = examples::port_option("port", "PORT", None)?.ok_or("--port N (or PORT) is required")?;
-    let issuer = examples::option("issuer", "ISSUER").ok_or("--issuer URL (or ISSUER) is required")?;
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
+        .with_env_filter(EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info")))
+        .init();
+    let port = option("--port", "PORT").ok_or("--port N (or PORT) is required")?;
+    let port: u16 = port.parse().map_err(|_| format!("--port: `{port}` is not a port number"))?;
+    let issuer = option("--issuer", "ISSUER").ok_or("--issuer URL (or ISSUER) is required")?;
 
     let server = Server::builder("protected", env!("CARGO_PKG_VERSION"))
         .title("Protected notes")
@@ -74,7 +89,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .state(Notes::default())
         .build()?;
 
-    let listener = examples::bind(port, "--port / PORT").await;
+    let listener = tokio::net::TcpListener::bind(("127.0.0.1", port))
+        .await
+        .map_err(|e| format!("cannot listen on 127.0.0.1:{port} (--port): {e}"))?;
     let address = listener.local_addr()?;
     // The resource identifier defaults to http://{address}/mcp, the URL clients use.
     let authorization = Authorization::new(JwtVerifier::new(issuer.clone()))

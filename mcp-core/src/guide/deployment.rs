@@ -96,13 +96,13 @@
 //! ```sh
 //! redis-server --port 6379 --save '' --appendonly no &
 //! for i in 1 2 3; do
-//!   cargo run -p examples --bin elicitation -- --port 800$i --url-port 810$i --redis redis://127.0.0.1:6379/ &
+//!   cargo run -p examples --bin shared -- --port 800$i --redis redis://127.0.0.1:6379/ &
 //! done
 //! ```
 //!
-//! With `--redis`, the examples keep their tasks in that Redis too.
-//! `examples/src/bin/notes.rs` takes `--redis` (or `REDIS_URL`) as well. `tests/tests/backplane.rs`
-//! runs these scenarios against a `redis-server` of its own and example processes behind a
+//! The `shared` example keeps its tasks and the `requestState` key in that Redis too.
+//! `tests/tests/backplane.rs` runs these scenarios against a `redis-server` of its own and
+//! server processes behind a
 //! round-robin proxy: an elicitation asked on one instance answered through another, a URL flow
 //! completed from another instance's page, a resource update reaching a subscriber elsewhere, the
 //! owner killed mid-call, a stream resumed on another instance after its owner was killed, an

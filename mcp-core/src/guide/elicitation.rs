@@ -78,4 +78,4 @@
 //!   `elicitation.url`, and no completion notification. Never put secrets in a URL, and on your
 //!   page check that the person completing the flow is the user it was created for, and complete
 //!   it only when they press a button (a POST): a link previewer fetches the page on its own (see
-//!   `examples/src/bin/elicitation.rs`).
+//!   `examples/src/bin/url_elicitation.rs`).

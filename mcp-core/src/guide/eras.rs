@@ -102,4 +102,5 @@
 //!   `Mcp-Param-Region` header (`x-mcp-header`), which the server checks against the body.
 //!
 //! `tests/tests/modern.rs` shows all of it in raw JSON-RPC; the interop tests run the pinned
-//! Python client against the `elicitation` example in both eras, over stdio and HTTP.
+//! Python client against the `elicitation` and `url_elicitation` examples in both eras, over stdio
+//! and HTTP.

@@ -12,7 +12,7 @@
 //! For the quickstart's `add` (`#[tool(read_only, idempotent)] async fn add(a: i64, b: i64) ->
 //! Result<i64, String>`), the tool part of that output is (`format!` left unexpanded):
 //!
-//! ```rust,ignore
+//! ```rust
 //! /// Adds two integers and returns the sum.
 //! ///
 //! /// # Arguments
@@ -90,7 +90,15 @@
 //! A form, `#[derive(Deserialize, JsonSchema, Elicit)] struct Signup { /// Your name.
 //! #[schemars(length(min = 1))] name: String, /// Send the newsletter. newsletter: bool }`:
 //!
-//! ```rust,ignore
+//! ```rust
+//! # #[derive(serde::Deserialize, schemars::JsonSchema)]
+//! # struct Signup {
+//! #     /// Your name.
+//! #     #[schemars(length(min = 1))]
+//! #     name: String,
+//! #     /// Send the newsletter.
+//! #     newsletter: bool,
+//! # }
 //! const _: () = {
 //!     const _: () = {
 //!         const __KIND: ::typed_mcp::__private_v0_1::FieldKind = <String as ::typed_mcp::__private_v0_1::ElicitField>::KIND;

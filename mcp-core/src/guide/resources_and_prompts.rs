@@ -71,4 +71,4 @@
 //!   `dynamic_prompts()` and `dynamic_resources()` declare `listChanged` and allow
 //!   `server.add_tool(…)`, `remove_prompt(…)`, `add_resource(…)`… at run time, each announced to
 //!   every session. Capabilities follow what is registered. Without macros: `PromptDef::new`,
-//!   `ResourceDef::new` and `ResourceDef::template`. See `examples/src/bin/notes.rs`.
+//!   `ResourceDef::new` and `ResourceDef::template`. The `notes` example shows all of it.

@@ -93,9 +93,9 @@
 //! # }
 //! ```
 //!
-//! The `elicitation` example's `deploy` tool runs as a task and asks for a confirmation
+//! The `tasks` example's `deploy` tool runs as a task and asks for a confirmation
 //! half-way; `tests/tests/tasks.rs` drives it through `input_required` → `tasks/update` →
 //! `completed` with this client, `tests/tests/tasks_redis.rs` does the same over three instances
 //! sharing a real Redis behind a round-robin proxy (and kills the instance running a task, and
-//! restarts one), and the `conformance` example passes the suite's ten `tasks-*`
+//! restarts one), and the `conformance` test server passes the suite's ten `tasks-*`
 //! scenarios.

@@ -20,6 +20,7 @@ mod session_context;
 #[cfg(feature = "http")]
 mod task_routing;
 mod tasks;
+mod terminal;
 #[cfg(feature = "tracing-bridge")]
 mod tracing_bridge;
 mod url;
@@ -199,7 +200,16 @@ impl Server {
     }
 
     /// Serves one session over stdin/stdout until stdin ends.
+    ///
+    /// A host starts a stdio server with pipes. When standard input is a terminal instead (a
+    /// person ran the program by hand), this first prints to stderr that the program waits for
+    /// an MCP client, how to try it with the MCP Inspector, and the entry for a desktop host's
+    /// server list; stdout carries nothing but JSON-RPC either way. To serve stdin and stdout
+    /// without that note, pass them to [`serve_io`](Self::serve_io).
     pub async fn serve_stdio(&self) -> io::Result<()> {
+        if std::io::IsTerminal::is_terminal(&std::io::stdin()) {
+            eprint!("{}", terminal::note(&self.inner.info.name, &std::env::args().collect::<Vec<_>>()));
+        }
         let (stdin, stdout) = crate::transport::stdio::stdio();
         // Served from a task, not from the caller's future: `#[tokio::main]` runs that on a
         // thread outside the runtime's workers, and every time stdin became readable a worker

@@ -2,7 +2,7 @@
 //! (`@modelcontextprotocol/conformance`) asks a server for, under the exact names its server
 //! scenarios call.
 //!
-//! Run it with `cargo run -p examples --bin conformance`; it always speaks Streamable HTTP, at
+//! Run it with `cargo run -p tests --bin conformance`; it always speaks Streamable HTTP, at
 //! `http://127.0.0.1:3001/mcp` unless `--port N` (or `PORT`) says otherwise. Then point the
 //! suite at it:
 //!
@@ -767,9 +767,9 @@ fn server() -> Result<Server, typed_mcp::BuildError> {
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    examples::init_logging();
-    let port = examples::port_option("port", "PORT", Some(DEFAULT_PORT))?.unwrap_or(DEFAULT_PORT);
-    let listener = examples::bind(port, "--port / PORT").await;
-    examples::serve_http_on(&server()?, listener).await?;
+    tests::programs::init_logging();
+    let port = tests::programs::port_option("port", "PORT", Some(DEFAULT_PORT))?.unwrap_or(DEFAULT_PORT);
+    let listener = tests::programs::bind(port, "--port / PORT").await;
+    tests::programs::serve_http_on(&server()?, listener).await?;
     Ok(())
 }

@@ -6,7 +6,7 @@
 //!
 //! ```sh
 //! npx @modelcontextprotocol/conformance client --scenario tools_call \
-//!     --command "cargo run -q -p examples --bin conformance-client"
+//!     --command "cargo run -q -p tests --bin conformance-client"
 //! ```
 //!
 //! The suite names the revision under test in `MCP_CONFORMANCE_PROTOCOL_VERSION`: `2026-07-28`
@@ -279,7 +279,7 @@ async fn run(scenario: &str, url: &str) -> Result<(), Box<dyn Error>> {
 
 #[tokio::main]
 async fn main() -> ExitCode {
-    examples::init_logging();
+    tests::programs::init_logging();
     let Some(url) = std::env::args().skip(1).last() else {
         eprintln!("usage: conformance-client <server-url>   (with MCP_CONFORMANCE_SCENARIO set)");
         return ExitCode::from(2);
