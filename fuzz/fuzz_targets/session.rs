@@ -127,7 +127,6 @@ fn file(path: String) -> String {
 /// 2026-era requests live for minutes) changes what the next one does.
 fn server() -> Server {
     Server::builder("fuzz", "0.0.0")
-        .enable_elicitation()
         .tools(tools![add, form, pair, visit, protected, ask_model])
         .prompts(prompts![greeting])
         .resources(resources![readme, profile, file])

@@ -1,6 +1,6 @@
 //! # typed-mcp
 //!
-//! Typed [Model Context Protocol](https://modelcontextprotocol.io) servers in Rust.
+//! Typed [Model Context Protocol](https://modelcontextprotocol.io) servers and clients in Rust.
 //!
 //! Annotate functions with `#[tool]`, register them on a [`Server`], and serve it over stdio:
 //!
@@ -21,6 +21,51 @@
 //! }
 //! ```
 //!
+//! A tool asks the user for more input in the middle of a call with a form that is a Rust type
+//! ([`elicit`] has the whole story):
+//!
+//! ```
+//! use typed_mcp::prelude::*;
+//! use schemars::JsonSchema;
+//! use serde::Deserialize;
+//!
+//! /// The details of a new project.
+//! #[derive(Deserialize, JsonSchema, Elicit)]
+//! struct ProjectDetails {
+//!     /// The project's name.
+//!     name: String,
+//!     /// Set up TypeScript.
+//!     typescript: bool,
+//! }
+//!
+//! /// Creates a project, asking the user for its details.
+//! #[tool]
+//! async fn create_project(ctx: Context) -> Result<String, ElicitError> {
+//!     Ok(match ctx.elicit::<ProjectDetails>("Please provide the project details.").await? {
+//!         Elicitation::Accept(details) => format!("Created {}", details.name),
+//!         Elicitation::Decline => "No project was created.".to_owned(),
+//!         Elicitation::Cancel => "Cancelled.".to_owned(),
+//!     })
+//! }
+//! # let _ = Server::builder("projects", "1.0.0").tools(tools![create_project]).build().unwrap();
+//! ```
+//!
+//! **The [`guide`]** takes it from there, one chapter a topic: tools in detail, elicitation,
+//! resources and prompts, HTTP, authorization, the two protocol eras, tasks, the client,
+//! several instances, testing, and what the macros generate.
+//!
+//! # Features
+//!
+//! | feature | default | what it adds |
+//! | --- | :---: | --- |
+//! | `macros` | yes | `#[tool]`, `#[toolbox]`, `#[prompt]`, `#[resource]`, `#[derive(Elicit)]` (from `typed-mcp-macros`) |
+//! | `http` | | the Streamable HTTP server transport (`transport::http`) |
+//! | `http-client` | | the client's Streamable HTTP transport, with OAuth 2.1 (`client::oauth`) |
+//! | `auth` | | token verifiers for protected HTTP servers ([`auth`]) |
+//! | `rustls` | yes | `https://` for the HTTP client and the token verifiers: rustls, with the platform's certificate store (`tls`) |
+//! | `http-tls` | | serving Streamable HTTP over TLS yourself (`HttpConfig::tls`) |
+//! | `tracing-bridge` | | forwards the application's `tracing` events to clients as log messages |
+//!
 //! # Layers
 //!
 //! Bottom up; a module imports only from the modules above it in this list.
@@ -36,12 +81,16 @@
 //! 9. [`task`]: tasks (the 2026-07-28 tasks extension): the task store, and a task's run.
 //! 10. [`transport`]: stdio lines and the Streamable HTTP server side, serving sessions it opens through a trait.
 //! 11. [`server`]: builder, routing, sessions of both eras, URL flows, tasks; runs on the transports.
-//! 12. [`client`]: client, handlers of server requests, its transports (stdio, Streamable HTTP).
-//! 13. [`testing`]: a client connected to a server in process, with scripted answers.
+//! 12. [`auth`]: the resource server's side of OAuth 2.1: verifying access tokens, per-tool scopes.
+//! 13. [`client`]: client, handlers of server requests, its transports (stdio, Streamable HTTP).
+//! 14. [`testing`]: a client connected to a server in process, with scripted answers.
 //!
 //! Beside them, `tls` (feature `rustls`, on by default, with `http-client`, `auth` or
 //! `http-tls`) holds the TLS settings of the HTTP client, the token verifiers and the HTTP
 //! server: extra roots to trust, the server's certificate. It imports from none of the layers.
+//! [`guide`] holds no code: it is the guide, as documentation.
+
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub mod protocol;
 
@@ -73,6 +122,8 @@ pub mod testing;
 #[cfg(all(feature = "rustls", any(feature = "http-client", feature = "auth", feature = "http-tls")))]
 pub mod tls;
 
+pub mod guide;
+
 #[cfg(fuzzing)]
 #[doc(hidden)]
 pub mod fuzzing;
@@ -88,11 +139,6 @@ pub use tool::{Json, ToolDef};
 
 #[cfg(feature = "macros")]
 pub use typed_mcp_macros::{prompt, resource, tool, toolbox};
-
-/// The README's examples, compiled as doctests so they cannot rot.
-#[cfg(doctest)]
-#[doc = include_str!("../../README.md")]
-pub struct ReadmeDoctests;
 
 /// The names most servers need.
 pub mod prelude {

@@ -25,7 +25,7 @@
 //!
 //! # #[tokio::main(flavor = "current_thread")]
 //! # async fn main() {
-//! let server = Server::builder("greeter", "1.0.0").enable_elicitation().tools(tools![greet]).build().unwrap();
+//! let server = Server::builder("greeter", "1.0.0").tools(tools![greet]).build().unwrap();
 //! let script = ElicitationScript::new().accept(json!({"name": "Ada"})).decline();
 //! let client = testing::connect_with(&server, &script).await;
 //!

@@ -30,28 +30,29 @@ const _: () = {
                 ::typed_mcp::__private_v0_1::Arc::clone(& __this); let __handler = move |
                 mut __call : ::typed_mcp::__private_v0_1::ToolCall | { let __this =
                 ::typed_mcp::__private_v0_1::Arc::clone(& __this); async move { let n = <
-                i64 as ::typed_mcp::__private_v0_1::ToolArgument > ::extract(& mut __call,
-                "n") ?; ::core::result::Result::Ok:: < _,
+                i64 as ::typed_mcp::__private_v0_1::ToolArgument > ::extract(& mut
+                __call, "n") ?; ::core::result::Result::Ok:: < _,
                 ::typed_mcp::__private_v0_1::ErrorObject > (__this.bump(n). await) } };
                 ::typed_mcp::__private_v0_1::ToolDef::new("counter.add", __schema
                 .finish(), __handler).description("Adds `n` to the total.") }, { let
                 __schema = ::typed_mcp::__private_v0_1::InputSchema::new(); let __this =
                 ::typed_mcp::__private_v0_1::Arc::clone(& __this); let __handler = move |
                 mut __call : ::typed_mcp::__private_v0_1::ToolCall | {
-                ::core::result::Result::Ok:: < _, ::typed_mcp::__private_v0_1::ErrorObject
-                > (__this.get()) }; ::typed_mcp::__private_v0_1::ToolDef::new_sync("get",
-                __schema.finish(), __handler).description("The current total.")
-                .annotations(::typed_mcp::__private_v0_1::ToolAnnotations { read_only_hint
-                : ::core::option::Option::Some(true), destructive_hint :
+                ::core::result::Result::Ok:: < _,
+                ::typed_mcp::__private_v0_1::ErrorObject > (__this.get()) };
+                ::typed_mcp::__private_v0_1::ToolDef::new_sync("get", __schema.finish(),
+                __handler).description("The current total.")
+                .annotations(::typed_mcp::__private_v0_1::ToolAnnotations {
+                read_only_hint : ::core::option::Option::Some(true), destructive_hint :
                 ::core::option::Option::None, idempotent_hint :
                 ::core::option::Option::None, open_world_hint :
                 ::core::option::Option::None, .. ::core::default::Default::default() })
                 }, { let __schema = ::typed_mcp::__private_v0_1::InputSchema::new(); let
                 __handler = move | mut __call : ::typed_mcp::__private_v0_1::ToolCall | {
-                ::core::result::Result::Ok:: < _, ::typed_mcp::__private_v0_1::ErrorObject
-                > (Self::unit()) }; ::typed_mcp::__private_v0_1::ToolDef::new_sync("unit",
-                __schema.finish(), __handler)
-                .description("The unit, from an associated function.") }
+                ::core::result::Result::Ok:: < _,
+                ::typed_mcp::__private_v0_1::ErrorObject > (Self::unit()) };
+                ::typed_mcp::__private_v0_1::ToolDef::new_sync("unit", __schema.finish(),
+                __handler).description("The unit, from an associated function.") }
             ]
         }
     }

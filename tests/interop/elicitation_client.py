@@ -1,17 +1,20 @@
-"""Drive the elicitation server with the official Python MCP client over stdio.
+"""Drive the elicitation examples with the official Python MCP client over stdio.
 
-Usage: python elicitation_client.py [--mode legacy|auto|2026-07-28|both] SERVER_COMMAND [ARGS...]
+Usage: python elicitation_client.py [--mode legacy|auto|2026-07-28|both] --part forms|url SERVER_COMMAND [ARGS...]
 
 The client answers the server's elicitation requests from its `elicitation_callback` (which
 makes it declare both form and URL mode) and sees server notifications through its
-`message_handler`. In every mode it checks `create_project` (accept, decline, cancel, with the
-requested schema) and `process_data` (short data without a question; long data with proceed
-true and false).
+`message_handler`.
 
-`legacy` connects with the `initialize` handshake: the server sends `elicitation/create`
-requests. It checks the URL-mode round trip of `auth_via_url` (accept, visit the URL with
-urllib, wait for `notifications/elicitation/complete` with the same id) and the -32042 error of
-`protected_action`, whose URL it visits before retrying.
+`--part forms` drives the `elicitation` example: in every mode it checks `create_project`
+(accept, decline, cancel, with the requested schema) and `process_data` (short data without a
+question; long data with the confirmation true and false).
+
+`--part url` drives the `url_elicitation` example. `legacy` connects with the `initialize`
+handshake: the server sends `elicitation/create` requests. It checks the URL-mode round trip of
+`auth_via_url` (accept, visit the URL with urllib, wait for `notifications/elicitation/complete`
+with the same id) and the -32042 error of `protected_action`, whose URL it visits before
+retrying.
 
 `auto` (the client's default) probes `server/discover` and, as our server answers it, continues
 in the 2026-07-28 era, like `2026-07-28`: the server answers a call that asks the user with an
@@ -67,6 +70,12 @@ REQUEST_TIMEOUT = 30.0
 NOTIFICATION_WAIT = 10.0
 
 Answer = Callable[[ElicitRequestParams], ElicitResult | Awaitable[ElicitResult]]
+
+# Which server the shared checks (`rounds_by_hand`, `process_data`, `url_flows`) drive: the
+# `elicitation` example (`"example"`), or the `combined` test server (`"combined"`), whose
+# `create_project` asks the earlier form (`includeTests`, optional framework) and whose
+# `process_data` asks for `proceed`. `http_client.py` sets it to `"combined"`.
+SURFACE = "example"
 
 
 class CheckFailed(Exception):
@@ -189,6 +198,33 @@ def check_project_schema(params: ElicitRequestParams) -> None:
     check(schema.get("type") == "object", "requestedSchema is an object", schema)
     properties = schema.get("properties", {})
     check(
+        set(properties) == {"projectName", "description", "framework", "typescript"},
+        "properties are projectName, description, framework, typescript",
+        sorted(properties),
+    )
+    required = sorted(schema.get("required", []))
+    check(required == ["framework", "projectName"], "projectName and framework are required", required)
+    name, framework, typescript = properties["projectName"], properties["framework"], properties["typescript"]
+    check(name.get("type") == "string" and name.get("minLength") == 1, "projectName is a string with minLength 1", name)
+    check(properties["description"].get("type") == "string", "description is a string", properties["description"])
+    options = framework.get("enum") or [option.get("const") for option in framework.get("oneOf", [])]
+    check(framework.get("type") == "string", "framework is a string", framework)
+    check(options == ["react", "vue", "angular", "svelte"], "framework offers react, vue, angular, svelte", framework)
+    check(
+        typescript.get("type") == "boolean" and typescript.get("default") is False,
+        "typescript is a boolean defaulting to false",
+        typescript,
+    )
+
+
+def check_combined_project_schema(params: ElicitRequestParams) -> None:
+    check(isinstance(params, ElicitRequestFormParams), "create_project asks with a form", params)
+    assert isinstance(params, ElicitRequestFormParams)
+    check(params.message == "Please provide the project details.", "create_project's message", params.message)
+    schema = params.requested_schema
+    check(schema.get("type") == "object", "requestedSchema is an object", schema)
+    properties = schema.get("properties", {})
+    check(
         set(properties) == {"projectName", "framework", "includeTests"},
         "properties are projectName, framework, includeTests",
         sorted(properties),
@@ -206,6 +242,14 @@ def check_project_schema(params: ElicitRequestParams) -> None:
     )
 
 
+def check_form(params: ElicitRequestParams) -> None:
+    """Checks `create_project`'s form as the server under test (`SURFACE`) asks it."""
+    if SURFACE == "combined":
+        check_combined_project_schema(params)
+    else:
+        check_project_schema(params)
+
+
 async def form_mode(client: Client, script: Script) -> None:
     print("form mode: create_project")
     asked = len(script.requests)
@@ -213,11 +257,18 @@ async def form_mode(client: Client, script: Script) -> None:
     text = ok_text(await client.call_tool("create_project", {}))
     check(len(script.requests) == asked + 1, "create_project sent one elicitation request", len(script.requests) - asked)
     check_project_schema(script.requests[-1])
-    check(text == "Created project 'demo' with framework: angular", "accept returns the exact creation text", text)
+    check(
+        text == "Created project 'demo' with framework: angular (JavaScript)", "accept returns the exact creation text", text
+    )
 
-    script.answer(lambda _: ElicitResult(action="accept", content={"projectName": "bare", "includeTests": False}))
+    content = {"projectName": "full", "framework": "svelte", "typescript": True, "description": "a blog"}
+    script.answer(lambda _: ElicitResult(action="accept", content=content))
     text = ok_text(await client.call_tool("create_project", {}))
-    check(text == "Created project 'bare' with framework: none", "accept without a framework says none", text)
+    check(text == "Created project 'full' with framework: svelte (TypeScript): a blog", "every field is used", text)
+
+    script.answer(lambda _: ElicitResult(action="accept", content={"projectName": "bare"}))
+    text = error_text(await client.call_tool("create_project", {}))
+    check("framework" in text, "accepting without the required framework is refused, naming it", text)
 
     script.answer(lambda _: ElicitResult(action="decline"))
     text = ok_text(await client.call_tool("create_project", {}))
@@ -303,13 +354,16 @@ async def rounds_by_hand(client: Client, script: Script) -> None:
     request = requests["input-0"]
     check(request.method == "elicitation/create", "it is an elicitation", request.method)
     check(isinstance(request.params, ElicitRequestFormParams), "it is a form", request.params)
-    check_project_schema(request.params)
+    check_form(request.params)
     check(bool(first.request_state), "it carries requestState", first.request_state)
     answer = ElicitResult(action="accept", content={"projectName": "by-hand", "framework": "vue"})
     done = await client.session.call_tool(
         "create_project", {}, input_responses={"input-0": answer}, request_state=first.request_state
     )
-    check(ok_text(done) == "Created project 'by-hand' with framework: vue", "the retry completes the call", done)
+    created = "Created project 'by-hand' with framework: vue"
+    if SURFACE == "example":
+        created += " (JavaScript)"
+    check(ok_text(done) == created, "the retry completes the call", done)
     check(not script.requests, "the callback was not involved", script.requests)
 
 
@@ -321,8 +375,9 @@ async def process_data(client: Client, script: Script) -> None:
     check(len(script.requests) == asked, "short data is processed without a question", len(script.requests) - asked)
 
     data = "x" * 150
+    field = "proceed" if SURFACE == "combined" else "confirm"
     for proceed, expected in ((True, "Processed 150 characters"), (False, "Processing cancelled by the user.")):
-        script.answer(lambda _, proceed=proceed: ElicitResult(action="accept", content={"proceed": proceed}))
+        script.answer(lambda _, proceed=proceed: ElicitResult(action="accept", content={field: proceed}))
         text = ok_text(await client.call_tool("process_data", {"data": data}))
         check(len(script.requests) == asked + 1, "long data asks one question", len(script.requests) - asked)
         asked += 1
@@ -334,9 +389,9 @@ async def process_data(client: Client, script: Script) -> None:
             "the question names the length",
             params.message,
         )
-        proceed_field = params.requested_schema.get("properties", {}).get("proceed", {})
-        check(proceed_field.get("type") == "boolean", "the form asks for a boolean `proceed`", params.requested_schema)
-        check(text == expected, f"proceed={proceed}: {expected}", text)
+        asked_field = params.requested_schema.get("properties", {}).get(field, {})
+        check(asked_field.get("type") == "boolean", f"the form asks for a boolean `{field}`", params.requested_schema)
+        check(text == expected, f"{field}={proceed}: {expected}", text)
 
 
 def visiting(script: Script, statuses: list[int]) -> Answer:
@@ -429,9 +484,11 @@ async def modern_protected_action(client: Client, script: Script) -> None:
     check(len(script.requests) == asked + 2, "the declined flow was asked once", len(script.requests) - asked)
 
 
-async def session(mode: str, server: list[str] | str, scenario: Callable[[Client, Script], Any]) -> None:
-    """Connects in `mode` to `server` (a command, over stdio; or a Streamable HTTP URL) and runs
-    `scenario`."""
+async def session(
+    mode: str, server: list[str] | str, name: str, scenario: Callable[[Client, Script], Any]
+) -> None:
+    """Connects in `mode` to `server` (a command, over stdio; or a Streamable HTTP URL), checks
+    that it is named `name`, and runs `scenario`."""
     target = server if isinstance(server, str) else StdioServerParameters(command=server[0], args=server[1:])
     client_info = Implementation(name="interop-python-elicitation", version="0")
     script = Script()
@@ -449,7 +506,7 @@ async def session(mode: str, server: list[str] | str, scenario: Callable[[Client
         if mode == "2026-07-28" and info is None:
             meta = (await client.list_tools()).meta or {}
             info = Implementation.model_validate(meta.get("io.modelcontextprotocol/serverInfo") or {}) if meta else None
-        check(info is not None and info.name == "elicitation", "server name is elicitation", info)
+        check(info is not None and info.name == name, f"server name is {name}", info)
         await scenario(client, script)
         check(not script.unexpected, "no unexpected elicitation request arrived", script.unexpected)
         check(not script.answers, "every scripted answer was used", len(script.answers))
@@ -468,22 +525,28 @@ async def url_flows(mode: str, client: Client, script: Script) -> None:
         await modern_protected_action(client, script)
 
 
-async def run(mode: str, command: list[str]) -> None:
-    print(f"[python mcp {version('mcp')}, mode={mode}] {' '.join(command)}")
+async def run(mode: str, part: str, command: list[str]) -> None:
+    print(f"[python mcp {version('mcp')}, mode={mode}, part={part}] {' '.join(command)}")
 
-    async def scenario(client: Client, script: Script) -> None:
+    async def forms(client: Client, script: Script) -> None:
         if mode != "legacy":
             await rounds_by_hand(client, script)
         await form_mode(client, script)
         await process_data(client, script)
+
+    async def urls(client: Client, script: Script) -> None:
         await url_flows(mode, client, script)
 
-    await session(mode, command, scenario)
+    if part == "forms":
+        await session(mode, command, "elicitation", forms)
+    else:
+        await session(mode, command, "url_elicitation", urls)
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mode", choices=[*MODES, "both"], default="both")
+    parser.add_argument("--part", choices=["forms", "url"], required=True, help="which example is driven")
     parser.add_argument("command", nargs=argparse.REMAINDER, help="server command and arguments")
     args = parser.parse_args()
     if not args.command:
@@ -491,13 +554,13 @@ def main() -> int:
     modes = MODES if args.mode == "both" else [args.mode]
     for mode in modes:
         try:
-            asyncio.run(run(mode, args.command))
+            asyncio.run(run(mode, args.part, args.command))
         except Exception as error:  # any client or transport error is a failed interop run
             for leaf in leaves(error):
                 reason = str(leaf) if isinstance(leaf, CheckFailed) else f"{type(leaf).__name__}: {leaf}"
                 print(f"FAILED (mode={mode}): {reason}", file=sys.stderr)
             return 1
-    print(f"python elicitation client: all checks passed ({', '.join(modes)})")
+    print(f"python elicitation client: all {args.part} checks passed ({', '.join(modes)})")
     return 0
 
 

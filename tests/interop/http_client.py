@@ -2,8 +2,8 @@
 
 Usage: python http_client.py [--mode legacy|auto|2026-07-28|both] ELICITATION_URL QUICKSTART_URL
 
-Both servers must already be listening (for example `elicitation --port N --url-port 0` and
-`quickstart --port M`). For each mode (`legacy`: the initialize handshake and a session;
+Both servers must already be listening (for example the `combined` test server, named
+`elicitation`, with `--port N --url-port 0`, and the `quickstart` example with `--port M`). For each mode (`legacy`: the initialize handshake and a session;
 `auto`, the client's default: a `server/discover` probe first, then stateless 2026-07-28
 requests; `2026-07-28` from the start):
 
@@ -29,6 +29,9 @@ from typing import Any
 import elicitation_client
 from mcp import Client
 from mcp.types import ElicitRequestFormParams, ElicitResult, Implementation, TextContent
+
+# The checks borrowed from `elicitation_client.py` drive the `combined` test server here.
+elicitation_client.SURFACE = "combined"
 
 # What each connection mode negotiates with our server: `legacy` uses the `initialize`
 # handshake; `auto` (the client's default) probes `server/discover`, which the server answers,
@@ -137,7 +140,7 @@ async def modern_elicitation(mode: str, url: str) -> None:
         await elicitation_client.process_data(client, script)
         await elicitation_client.url_flows(mode, client, script)
 
-    await elicitation_client.session(mode, url, scenario)
+    await elicitation_client.session(mode, url, "elicitation", scenario)
 
 
 async def run(mode: str, elicitation_url: str, quickstart_url: str) -> None:

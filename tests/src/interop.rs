@@ -25,6 +25,25 @@ pub fn workspace_root() -> PathBuf {
         .to_path_buf()
 }
 
+/// The workspace's target directory as cargo resolves it (`CARGO_TARGET_DIR`,
+/// `build.target-dir`, or `target/`), asked of `cargo metadata` once per test process.
+pub fn target_dir() -> PathBuf {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| env!("CARGO").into());
+        let output = Command::new(&cargo)
+            .args(["metadata", "--format-version", "1", "--no-deps"])
+            .current_dir(workspace_root())
+            .stdin(Stdio::null())
+            .output()
+            .expect("cargo metadata runs");
+        assert!(output.status.success(), "cargo metadata failed: {}", String::from_utf8_lossy(&output.stderr));
+        let metadata: serde_json::Value = serde_json::from_slice(&output.stdout).expect("cargo metadata prints JSON");
+        PathBuf::from(metadata["target_directory"].as_str().expect("cargo metadata names the target directory"))
+    })
+    .clone()
+}
+
 /// `tests/interop/`: the client scripts and their pinned dependencies.
 pub fn interop_dir() -> PathBuf {
     workspace_root().join("tests").join("interop")

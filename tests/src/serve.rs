@@ -1,7 +1,7 @@
 //! Serving a [`Server`] in this process and talking to it through a [`LineClient`].
 
-use typed_mcp::Server;
 use serde_json::{Value, json};
+use typed_mcp::Server;
 
 use crate::stdio::LineClient;
 

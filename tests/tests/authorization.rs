@@ -11,12 +11,12 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use base64::Engine as _;
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
-use typed_mcp::auth::{Authorization, JwtVerifier};
-use typed_mcp::prelude::*;
-use typed_mcp::transport::http::HttpConfig;
 use reqwest::StatusCode;
 use reqwest::header::{ACCEPT, CONTENT_TYPE};
 use serde_json::{Value, json};
+use typed_mcp::auth::{Authorization, JwtVerifier};
+use typed_mcp::prelude::*;
+use typed_mcp::transport::http::HttpConfig;
 
 use crate::support::http::{ACCEPT_BOTH, Endpoint, PROTOCOL, json_body, serve_router, text_of};
 

@@ -5,12 +5,13 @@
 //!
 //! - The registry itself: owners recorded, found, forgotten; an instance whose heartbeat
 //!   lapsed is reported gone.
-//! - Three `elicitation` example processes on one `--redis`, our client through the proxy: a
+//! - Three `shared` example processes on one `--redis`, our client through the proxy: a
 //!   session opened on one instance is served by all three, and form elicitations asked on one
 //!   instance are answered through the others. Without `--redis` the same spread is not served
 //!   (the answer is lost), which shows the proxy really spreads the session.
-//! - A URL-mode flow asked on one instance is completed by its page on another: the owner's
-//!   session gets the completion notification.
+//! - A URL-mode flow asked on one instance (of the `combined` test server, which serves the
+//!   page) is completed by its page on another: the owner's session gets the completion
+//!   notification.
 //! - A resource updated on one instance reaches a subscriber whose session is on another, and a
 //!   2026-era `subscriptions/listen` stream there.
 //! - The owner of a session killed (SIGKILL) while a call waits on its user: the call ends
@@ -18,7 +19,8 @@
 //!   takes the session over from its state in Redis and serves it, elicitations included.
 //! - `GET` with `Last-Event-ID`, and `DELETE`, on an instance that does not hold the session.
 //! - The pinned TypeScript and Python SDK clients run their Streamable HTTP checks through the
-//!   proxy, in front of three `elicitation` and three `quickstart` instances.
+//!   proxy, in front of three `combined` and three quickstart instances (test servers of
+//!   `tests/src/bin/`).
 //! - Load: 300 sessions over three instances, each eliciting at once, every answer posted to a
 //!   random instance: every call gets its own answer, and once the sessions are deleted nothing
 //!   of them is left in Redis.
@@ -40,6 +42,11 @@ use std::net::Ipv4Addr;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::json;
+use tests::interop::{example_binary, interop_dir, require_node_package, require_python_package, run_with_deadline};
+use tests::stdio::within;
 use typed_mcp::client::{Client, ElicitationModes, ProtocolEra, ServerNotification, elicitation_fn};
 use typed_mcp::prelude::*;
 use typed_mcp::protocol::ElicitResult;
@@ -48,30 +55,37 @@ use typed_mcp::testing::ToolResultExt;
 use typed_mcp::transport::http::{HttpConfig, SessionRegistry, StreamableHttp};
 use typed_mcp_redis::Redis;
 use typed_mcp_redis::testing::{RedisServer, RoundRobinProxy, free_port};
-use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::json;
-use tests::interop::{example_binary, interop_dir, require_node_package, require_python_package, run_with_deadline};
-use tests::stdio::within;
 
-/// An example process serving Streamable HTTP, killed when dropped.
+/// A server process serving Streamable HTTP, killed when dropped: the `shared` example, the
+/// `combined` test server, or the `backplane-server` test server with surface `quickstart`
+/// or `notes` (named `backplane-quickstart`, `backplane-notes` here).
 struct Instance {
     child: Child,
     base: String,
-    /// The port of the `elicitation` example's authorization page.
+    /// The port of the `combined` server's authorization page.
     page_port: u16,
 }
 
 impl Instance {
     fn start(name: &str, redis: Option<&str>) -> Instance {
-        let binary = example_binary(name);
+        let binary = match name {
+            "combined" => std::path::PathBuf::from(crate::support::servers::COMBINED),
+            "backplane-quickstart" | "backplane-notes" => {
+                std::path::PathBuf::from(crate::support::servers::BACKPLANE_SERVER)
+            }
+            example => example_binary(example),
+        };
         let port = free_port();
         let page_port = free_port();
         let mut command = Command::new(&binary);
         command.args(["--port", &port.to_string()]).env("RUST_LOG", "warn").env_remove("REDIS_URL");
-        if name == "elicitation" {
-            command.args(["--url-port", &page_port.to_string()]);
-        }
+        let extra = match name {
+            "combined" => vec!["--url-port".to_owned(), page_port.to_string()],
+            "backplane-quickstart" => vec!["--surface".to_owned(), "quickstart".to_owned()],
+            "backplane-notes" => vec!["--surface".to_owned(), "notes".to_owned()],
+            _ => Vec::new(),
+        };
+        command.args(extra);
         if let Some(url) = redis {
             command.args(["--redis", url]);
         }
@@ -189,7 +203,9 @@ async fn events_are_written_behind_to_redis_bounded_and_restored_elsewhere() {
     owner.forget("gone");
     // Written behind: within moments, and trimmed to the newest three, with an expiry.
     let deadline = Instant::now() + Duration::from_secs(5);
-    while typed_mcp_redis::testing::query::<Vec<String>>(&server.url(), &["LRANGE", "t:events:s", "0", "-1"]).await.last()
+    while typed_mcp_redis::testing::query::<Vec<String>>(&server.url(), &["LRANGE", "t:events:s", "0", "-1"])
+        .await
+        .last()
         != Some(&"1-4\n{\"n\":4}".to_owned())
     {
         assert!(Instant::now() < deadline, "the events did not reach Redis");
@@ -220,15 +236,35 @@ async fn events_are_written_behind_to_redis_bounded_and_restored_elsewhere() {
 #[tokio::test]
 async fn three_instances_serve_one_session_and_answer_elicitations_through_each_other() {
     let redis = RedisServer::start();
-    let instances: Vec<Instance> = (0..3).map(|_| Instance::start("elicitation", Some(&redis.url()))).collect();
+    let instances: Vec<Instance> = (0..3).map(|_| Instance::start("shared", Some(&redis.url()))).collect();
     let proxy = RoundRobinProxy::start(instances.iter().map(|i| i.base.clone()).collect()).await;
     let url = format!("{}/mcp", proxy.url());
     let client =
         within("connecting", Client::builder("t", "1").elicitation(user("spread")).connect_http(&url)).await.unwrap();
     for _ in 0..4 {
         let created = within("create_project", client.call_tool("create_project", ())).await.unwrap();
-        assert_eq!(created.text(), "Created project 'spread' with framework: none");
+        assert_eq!(created.text(), "Created project 'spread'");
     }
+    // A session's calls run on the instance that owns it, wherever they land.
+    let mut answered_by = std::collections::BTreeSet::new();
+    for _ in 0..6 {
+        answered_by.insert(within("served_by", client.call_tool("served_by", ())).await.unwrap().text());
+    }
+    assert_eq!(answered_by.len(), 1, "the session's calls ran on more than one instance: {answered_by:?}");
+    // A 2026-07-28 request has no session: it is served where it lands.
+    let stateless =
+        within("connecting", Client::builder("t", "1").protocol_era(ProtocolEra::Stateless).connect_http(&url))
+            .await
+            .unwrap();
+    let mut landed_on = std::collections::BTreeSet::new();
+    for _ in 0..30 {
+        landed_on.insert(within("served_by", stateless.call_tool("served_by", ())).await.unwrap().text());
+        if landed_on.len() == 3 {
+            break;
+        }
+    }
+    assert_eq!(landed_on.len(), 3, "2026-07-28 requests are served where they land: {landed_on:?}");
+    within("closing", stateless.close()).await;
     let served = proxy.served();
     for instance in 0..3 {
         assert!(served.contains(&instance), "instance {instance} served nothing: {served:?}");
@@ -243,7 +279,7 @@ async fn without_a_backplane_another_instance_does_not_know_the_session() {
     // to the others (what the backplane tests show served is not served by accident). Each
     // instance is addressed directly, so the outcome does not depend on how a client's
     // concurrent requests happen to be spread.
-    let instances: Vec<Instance> = (0..3).map(|_| Instance::start("elicitation", None)).collect();
+    let instances: Vec<Instance> = (0..3).map(|_| Instance::start("shared", None)).collect();
     let urls: Vec<String> = instances.iter().map(|i| format!("{}/mcp", i.base)).collect();
     let (status, session, body) = post(&urls[0], None, initialize()).await;
     assert_eq!(status, 200, "{body}");
@@ -582,7 +618,7 @@ async fn expect_notification(
 #[tokio::test]
 async fn a_url_flow_asked_on_one_instance_completes_from_another_instances_page() {
     let redis = RedisServer::start();
-    let instances: Vec<Instance> = (0..3).map(|_| Instance::start("elicitation", Some(&redis.url()))).collect();
+    let instances: Vec<Instance> = (0..3).map(|_| Instance::start("combined", Some(&redis.url()))).collect();
     let proxy = RoundRobinProxy::start(instances.iter().map(|i| i.base.clone()).collect()).await;
     let (pages, mut page) = tokio::sync::mpsc::unbounded_channel();
     let user = elicitation_fn(ElicitationModes::URL, move |request| {
@@ -621,15 +657,14 @@ async fn a_url_flow_asked_on_one_instance_completes_from_another_instances_page(
 
 #[tokio::test]
 async fn a_resource_updated_on_one_instance_reaches_a_subscriber_on_another() {
-    let redis = RedisServer::start();
-    let a = Instance::start("notes", Some(&redis.url()));
-    let b = Instance::start("notes", Some(&redis.url()));
-    let subscriber =
-        within("connecting to A", Client::builder("t", "1").connect_http(&format!("{}/mcp", a.base))).await.unwrap();
+    let redis_server = RedisServer::start();
+    let redis = Redis::connect(&redis_server.url()).unwrap();
+    let (a, a_task) = notes_instance(&redis).await;
+    let (b, b_task) = notes_instance(&redis).await;
+    let subscriber = within("connecting to A", Client::builder("t", "1").connect_http(&a)).await.unwrap();
     let mut events = subscriber.notifications();
     within("subscribing", subscriber.subscribe_resource("notes://shared")).await.unwrap();
-    let writer =
-        within("connecting to B", Client::builder("t", "1").connect_http(&format!("{}/mcp", b.base))).await.unwrap();
+    let writer = within("connecting to B", Client::builder("t", "1").connect_http(&b)).await.unwrap();
     let written =
         within("write_note", writer.call_tool("write_note", json!({"name": "shared", "text": "hi"}))).await.unwrap();
     assert_eq!(written.text(), "saved `shared`");
@@ -642,7 +677,7 @@ async fn a_resource_updated_on_one_instance_reaches_a_subscriber_on_another() {
     // A 2026-era subscription (`subscriptions/listen`) on A hears it too.
     let listener = within(
         "a 2026-era client on A",
-        Client::builder("t", "1").protocol_era(ProtocolEra::Stateless).connect_http(&format!("{}/mcp", a.base)),
+        Client::builder("t", "1").protocol_era(ProtocolEra::Stateless).connect_http(&a),
     )
     .await
     .unwrap();
@@ -661,12 +696,51 @@ async fn a_resource_updated_on_one_instance_reaches_a_subscriber_on_another() {
     within("closing", listener.close()).await;
     within("closing", subscriber.close()).await;
     within("closing", writer.close()).await;
+    a_task.abort();
+    b_task.abort();
+}
+
+/// Announces that note `name` changed (the notes themselves are kept nowhere: only the
+/// announcements cross instances).
+///
+/// # Arguments
+/// * `name` - The note.
+/// * `text` - Its new text.
+#[tool]
+async fn write_note(ctx: Context, name: String, text: String) -> String {
+    let _ = text;
+    ctx.server_handle().notify_resource_updated(&format!("notes://{name}")).await;
+    format!("saved `{name}`")
+}
+
+/// A note (its text is its name).
+#[resource("notes://{name}", name = "note", mime_type = "text/plain")]
+fn note(name: String) -> Option<String> {
+    Some(name)
+}
+
+/// An in-process notes server (resource subscriptions, `write_note`) on a loopback port,
+/// sharing sessions through `redis`; returns its URL and its serving task.
+async fn notes_instance(redis: &Redis) -> (String, tokio::task::JoinHandle<()>) {
+    let server = Server::builder("notes", "1")
+        .tools(tools![write_note])
+        .resources(resources![note])
+        .resource_subscriptions()
+        .build()
+        .unwrap();
+    let listener = tokio::net::TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let http = server.streamable_http(HttpConfig::default().backplane(redis.backplane(url.clone())));
+    let task = tokio::spawn(async move {
+        let _ = http.serve(listener, std::future::pending()).await;
+    });
+    (url, task)
 }
 
 #[tokio::test]
 async fn when_the_owner_is_killed_its_call_fails_and_another_instance_takes_the_session_over() {
     let redis = RedisServer::start();
-    let mut instances: Vec<Instance> = (0..3).map(|_| Instance::start("elicitation", Some(&redis.url()))).collect();
+    let mut instances: Vec<Instance> = (0..3).map(|_| Instance::start("shared", Some(&redis.url()))).collect();
     let proxy = RoundRobinProxy::start(instances.iter().map(|i| i.base.clone()).collect()).await;
     // The first question is held until the owner is dead; later ones are answered at once.
     let (asked, mut question) = tokio::sync::mpsc::unbounded_channel::<()>();
@@ -703,10 +777,9 @@ async fn when_the_owner_is_killed_its_call_fails_and_another_instance_takes_the_
     // The heartbeat lapses (6 s by default); then any instance takes the session over.
     let deadline = Instant::now() + Duration::from_secs(20);
     loop {
-        let details = json!({"projectName": "taken", "includeTests": false});
-        match tokio::time::timeout(Duration::from_secs(5), client.call_tool("create_project_from", details)).await {
+        match tokio::time::timeout(Duration::from_secs(5), client.call_tool("served_by", ())).await {
             Ok(Ok(done)) => {
-                assert_eq!(done.text(), "Created project 'taken' with framework: none");
+                assert!(done.text().starts_with("Served by http://127.0.0.1:"), "{}", done.text());
                 break;
             }
             other => assert!(Instant::now() < deadline, "the session was not taken over: {other:?}"),
@@ -715,7 +788,7 @@ async fn when_the_owner_is_killed_its_call_fails_and_another_instance_takes_the_
     }
     // The client's capabilities came along: the new owner can ask it questions.
     let created = within("create_project after the takeover", client.call_tool("create_project", ())).await.unwrap();
-    assert_eq!(created.text(), "Created project 'after' with framework: none");
+    assert_eq!(created.text(), "Created project 'after'");
     within("closing", client.close()).await;
 }
 
@@ -816,8 +889,8 @@ fn events_of(text: &str) -> Vec<(Option<String>, String)> {
 #[tokio::test]
 async fn a_stream_resumes_on_another_instance_after_its_owner_was_killed() {
     let redis = RedisServer::start();
-    let mut a = Instance::start("notes", Some(&redis.url()));
-    let b = Instance::start("notes", Some(&redis.url()));
+    let mut a = Instance::start("backplane-notes", Some(&redis.url()));
+    let b = Instance::start("backplane-notes", Some(&redis.url()));
     let (a_url, b_url) = (format!("{}/mcp", a.base), format!("{}/mcp", b.base));
     let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
@@ -987,7 +1060,7 @@ async fn three_hundred_sessions_over_three_instances_each_get_their_own_answer()
     let mut urls = Vec::new();
     let mut tasks = Vec::new();
     for _ in 0..3 {
-        let server = Server::builder("t", "1").enable_elicitation().tools(tools![ask]).build().unwrap();
+        let server = Server::builder("t", "1").tools(tools![ask]).build().unwrap();
         let listener = tokio::net::TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).await.unwrap();
         let url = format!("http://{}/mcp", listener.local_addr().unwrap());
         let http = server.streamable_http(HttpConfig::default().backplane(redis.backplane(url.clone())));
@@ -1026,12 +1099,13 @@ async fn three_hundred_sessions_over_three_instances_each_get_their_own_answer()
     }
 }
 
-/// Three instances each of `elicitation` and `quickstart` on one Redis, each trio behind a
+/// Three instances each of `combined` and `backplane-quickstart` on one Redis, each trio behind a
 /// round-robin proxy, and runs `script` (one of the interop clients) against the two proxies.
 async fn interop_through_proxies(program: std::path::PathBuf, script: &'static [&'static str], passed: &str) {
     let redis = RedisServer::start();
-    let elicitation: Vec<Instance> = (0..3).map(|_| Instance::start("elicitation", Some(&redis.url()))).collect();
-    let quickstart: Vec<Instance> = (0..3).map(|_| Instance::start("quickstart", Some(&redis.url()))).collect();
+    let elicitation: Vec<Instance> = (0..3).map(|_| Instance::start("combined", Some(&redis.url()))).collect();
+    let quickstart: Vec<Instance> =
+        (0..3).map(|_| Instance::start("backplane-quickstart", Some(&redis.url()))).collect();
     let front = RoundRobinProxy::start(elicitation.iter().map(|i| i.base.clone()).collect()).await;
     let back = RoundRobinProxy::start(quickstart.iter().map(|i| i.base.clone()).collect()).await;
     let urls = [format!("{}/mcp", front.url()), format!("{}/mcp", back.url())];

@@ -1202,8 +1202,7 @@ async fn as_user(endpoint: &Endpoint, user: Option<&str>, id: i64, method: &str,
 
 #[tokio::test]
 async fn another_users_task_is_unknown_to_them() {
-    let server =
-        typed_mcp::Server::builder("tasks", "1").enable_elicitation().tools(typed_mcp::tools![awaiting]).build().unwrap();
+    let server = typed_mcp::Server::builder("tasks", "1").tools(typed_mcp::tools![awaiting]).build().unwrap();
     let endpoint = Endpoint::serve_with(&server, typed_mcp::transport::http::HttpConfig::default(), |router| {
         router.layer(axum::middleware::from_fn(principal_from_header))
     })

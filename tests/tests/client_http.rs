@@ -5,18 +5,18 @@
 
 use std::time::Duration;
 
-use typed_mcp::client::http::HttpClientConfig;
-use typed_mcp::client::{CancellationToken, Client, ClientError, ElicitationModes, ServerNotification, elicitation_fn};
-use typed_mcp::prelude::*;
-use typed_mcp::protocol::ElicitResult;
-use typed_mcp::testing::{ElicitationScript, ToolResultExt};
-use typed_mcp::transport::http::{HttpConfig, StreamableHttp};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
 use tests::interop::example_binary;
 use tests::stdio::within;
 use tokio::sync::oneshot;
+use typed_mcp::client::http::HttpClientConfig;
+use typed_mcp::client::{CancellationToken, Client, ClientError, ElicitationModes, ServerNotification, elicitation_fn};
+use typed_mcp::prelude::*;
+use typed_mcp::protocol::ElicitResult;
+use typed_mcp::testing::{ElicitationScript, ToolResultExt};
+use typed_mcp::transport::http::{HttpConfig, StreamableHttp};
 
 #[derive(Deserialize, JsonSchema, Elicit)]
 struct Name {
@@ -90,7 +90,6 @@ impl Drop for Served {
 async fn serve(config: HttpConfig) -> Served {
     let (signal, dropped) = tokio::sync::mpsc::unbounded_channel::<()>();
     let server = Server::builder("http-test", "1.0.0")
-        .enable_elicitation()
         .tools(tools![add, greet, busy, hold])
         .state(signal)
         .dynamic_tools()
@@ -241,7 +240,7 @@ async fn extra_headers_reach_the_server() {
     assert!(matches!(refused, Err(ClientError::Rpc(ref e)) if e.code == -32600), "{refused:?}");
 }
 
-/// The `elicitation` example served over HTTP, killed when dropped (also used by `client_stateless`).
+/// A server process serving Streamable HTTP, killed when dropped (also used by `client_stateless`).
 pub(crate) struct Example {
     pub(crate) child: std::process::Child,
     pub(crate) url: String,
@@ -254,12 +253,20 @@ impl Drop for Example {
     }
 }
 
-pub(crate) async fn elicitation_example() -> Example {
-    let binary = example_binary("elicitation");
+/// The `combined` test server (forms, URL mode and a task in one server, named `elicitation`)
+/// over HTTP.
+pub(crate) async fn combined_server() -> Example {
+    http_server(std::path::Path::new(crate::support::servers::COMBINED), &["--url-port", "0"]).await
+}
+
+/// `binary` started with `--port <free port>` and `args`, once it listens.
+pub(crate) async fn http_server(binary: &std::path::Path, args: &[&str]) -> Example {
     for _ in 0..5 {
         let port = std::net::TcpListener::bind(("127.0.0.1", 0)).unwrap().local_addr().unwrap().port();
-        let child = std::process::Command::new(&binary)
-            .args(["--port", &port.to_string(), "--url-port", "0"])
+        let child = std::process::Command::new(binary)
+            .arg("--port")
+            .arg(port.to_string())
+            .args(args)
             .env("RUST_LOG", "warn")
             .stdin(std::process::Stdio::null())
             .stdout(std::process::Stdio::null())
@@ -277,29 +284,36 @@ pub(crate) async fn elicitation_example() -> Example {
         }
         let _ = example.child.kill();
     }
-    panic!("the elicitation example did not start");
+    panic!("{} did not start", binary.display());
 }
 
 #[tokio::test]
-async fn elicitation_example_over_http() {
-    let example = elicitation_example().await;
-    let user = elicitation_fn(ElicitationModes::ALL, |request| async move {
-        match request.as_url() {
-            Some(url) => {
-                let page = url.url.clone();
-                tokio::spawn(async move { crate::support::press_authorize(&page).await });
-                ElicitResult::accept_url()
+async fn the_url_elicitation_and_shared_examples_over_http() {
+    let url_example = http_server(&example_binary("url_elicitation"), &["--url-port", "0"]).await;
+    let shared = http_server(&example_binary("shared"), &[]).await;
+    let user = || {
+        elicitation_fn(ElicitationModes::ALL, |request| async move {
+            match request.as_url() {
+                Some(url) => {
+                    let page = url.url.clone();
+                    tokio::spawn(async move { crate::support::press_authorize(&page).await });
+                    ElicitResult::accept_url()
+                }
+                None => request.as_form().map_or_else(ElicitResult::decline, |form| {
+                    let mut content = form.defaults();
+                    content.insert("projectName".into(), json!("over-http"));
+                    form.accept(content).unwrap_or_else(|_| ElicitResult::cancel())
+                }),
             }
-            None => request.as_form().map_or_else(ElicitResult::decline, |form| {
-                let mut content = form.defaults();
-                content.insert("projectName".into(), json!("over-http"));
-                form.accept(content).unwrap_or_else(|_| ElicitResult::cancel())
-            }),
-        }
-    });
-    let client = Client::builder("http-test", "1").elicitation(user).connect_http(&example.url).await.unwrap();
-    let created = client.call_tool("create_project", ()).await.unwrap();
-    assert_eq!(created.text(), "Created project 'over-http' with framework: none");
+        })
+    };
+    let forms = Client::builder("http-test", "1").elicitation(user()).connect_http(&shared.url).await.unwrap();
+    let created = forms.call_tool("create_project", ()).await.unwrap();
+    assert_eq!(created.text(), "Created project 'over-http'");
+    forms.close().await;
+    let client = Client::builder("http-test", "1").elicitation(user()).connect_http(&url_example.url).await.unwrap();
+    let started = within("auth_via_url", client.call_tool("auth_via_url", ())).await.unwrap();
+    assert!(started.text().starts_with("Authorization flow "), "{}", started.text());
     let done = within("the URL flow", client.call_tool_with_url_elicitation("protected_action", ())).await.unwrap();
     assert_eq!(done.text(), "Protected action completed: you are authorized.");
     client.close().await;

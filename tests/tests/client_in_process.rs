@@ -6,6 +6,11 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+use tests::stdio::within;
+use tokio::sync::{Notify, mpsc};
 use typed_mcp::client::{
     CancellationToken, Client, ClientError, ElicitationModes, ElicitationRequest, ServerNotification, elicitation_fn,
     sampling_fn, typed_elicitation,
@@ -19,11 +24,6 @@ use typed_mcp::protocol::{
 use typed_mcp::resource::ResourceCall;
 use typed_mcp::server::{Completer, SessionKey, UrlElicitations};
 use typed_mcp::testing::{self, ElicitationScript, ToolResultExt};
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
-use serde_json::json;
-use tests::stdio::within;
-use tokio::sync::{Notify, mpsc};
 
 #[derive(Debug, PartialEq, Deserialize, Serialize, JsonSchema, Elicit)]
 #[serde(rename_all = "camelCase")]
@@ -156,7 +156,6 @@ fn fixture() -> Fixture {
     .complete("name", Completer::values(["Ada", "Alan", "Grace"]));
     let server = Server::builder("in-process", "1.0.0")
         .instructions("Use the tools.")
-        .enable_elicitation()
         .tools(tools![add, ask_profile, ask_url, protected, steps, chatty, forever, ask_model, list_roots])
         .resource(readme)
         .resource(item)
@@ -450,12 +449,8 @@ fn signs_in(flows: UrlElicitations, authorized: Arc<Authorized>) -> impl typed_m
 async fn url_elicitation_required_then_complete_then_retry() {
     let authorized = Arc::new(Authorized::default());
     let f = fixture();
-    let server = Server::builder("url", "1.0.0")
-        .enable_elicitation()
-        .tools(tools![protected])
-        .state_arc(authorized.clone())
-        .build()
-        .unwrap();
+    let server =
+        Server::builder("url", "1.0.0").tools(tools![protected]).state_arc(authorized.clone()).build().unwrap();
     drop(f);
     let client = testing::client()
         .elicitation(signs_in(server.url_elicitations().clone(), authorized.clone()))

@@ -4,11 +4,11 @@
 
 use std::time::Duration;
 
+use serde_json::{Value, json};
+use tests::stdio::{LineClient, within};
 use typed_mcp::client::{CancellationToken, Client, ClientBuilder, ClientError, ElicitationModes, ServerNotification};
 use typed_mcp::protocol::ElicitResult;
 use typed_mcp::testing::ElicitationScript;
-use serde_json::{Value, json};
-use tests::stdio::{LineClient, within};
 
 /// A scripted server end, and the client connected to it.
 struct Wire {

@@ -1,15 +1,21 @@
-//! Our client in the stateless era (2026-07-28) against the `elicitation` example, over stdio
-//! and Streamable HTTP: the example's questions come back as `input_required` results, the
+//! Our client in the stateless era (2026-07-28) against the `elicitation` and
+//! `url_elicitation` examples over stdio, and the `combined` test server (the same tools in one
+//! server) over Streamable HTTP: the questions come back as `input_required` results, the
 //! client's handlers (the same as in a session) answer them, and the client retries until the
-//! tool completes: a form (`create_project`), a form asked only for large data
+//! tool completes: a form (`create_project`), a confirmation asked only for large data
 //! (`process_data`), and a URL flow the user completes in the browser (`protected_action`).
 //! Also: `ProtocolEra::Auto` chooses the stateless era with a server that speaks it, the
 //! limits on rounds, `subscriptions/listen`, list results kept under caching hints, and the
-//! example's `deploy` run as a task (the tasks extension) over HTTP.
+//! `tasks` example's `deploy` run as a task (the tasks extension) over HTTP.
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use serde::Deserialize;
+use serde_json::json;
+use tests::interop::example_binary;
+use tests::stdio::within;
+use tokio::process::Command;
 use typed_mcp::client::{
     Client, ClientBuilder, ClientError, ElicitationHandler, ElicitationModes, ElicitationRequest, ProtocolEra,
     ServerNotification, TaskStart,
@@ -18,13 +24,8 @@ use typed_mcp::prelude::*;
 use typed_mcp::protocol::{ElicitResult, SubscriptionFilter, TaskStatus};
 use typed_mcp::server::{CacheHint, CacheScope};
 use typed_mcp::testing::ToolResultExt;
-use serde::Deserialize;
-use serde_json::json;
-use tests::interop::example_binary;
-use tests::stdio::within;
-use tokio::process::Command;
 
-use super::client_http::elicitation_example;
+use super::client_http::{combined_server, http_server};
 
 /// The user: fills in forms (a project named `stateless`; proceeds with large data), consents
 /// to URLs, opens the example's page and presses its button (which completes the flow).
@@ -74,14 +75,14 @@ fn stateless_client(user: &User) -> ClientBuilder {
     Client::builder("stateless-test", "1").protocol_era(ProtocolEra::Stateless).elicitation(user.clone())
 }
 
-/// Every flow of the example, checked: each question is asked once, however many rounds.
-async fn drive_elicitation_example(client: &Client, user: &User) {
+/// The form flows, checked: each question is asked once, however many rounds.
+async fn drive_forms(client: &Client, user: &User) {
     assert_eq!(client.era(), ProtocolEra::Stateless);
     assert_eq!(client.protocol_version(), "2026-07-28");
     assert_eq!(client.server_info().name, "elicitation");
 
     let created = within("create_project", client.call_tool("create_project", ())).await.unwrap();
-    assert_eq!(created.text(), "Created project 'stateless' with framework: vue");
+    assert!(created.text().starts_with("Created project 'stateless' with framework: vue"), "{}", created.text());
     assert_eq!(user.asked(), ["Please provide the project details."]);
 
     let short = within("process_data", client.call_tool("process_data", json!({"data": "short"}))).await.unwrap();
@@ -90,36 +91,50 @@ async fn drive_elicitation_example(client: &Client, user: &User) {
     let long = within("process_data", client.call_tool("process_data", json!({"data": "x".repeat(150)}))).await;
     assert_eq!(long.unwrap().text(), "Processed 150 characters");
     assert_eq!(user.asked()[1], "The data is 150 characters long. Process it anyway?");
+}
 
+/// The URL flow, checked: the question is asked once, and the retry succeeds once the user has
+/// been to the page.
+async fn drive_url_flow(client: &Client, user: &User) {
+    let before = user.asked().len();
     let done = within("protected_action", client.call_tool("protected_action", ())).await.unwrap();
     assert_eq!(done.text(), "Protected action completed: you are authorized.");
     let asked = user.asked();
-    assert_eq!(asked.len(), 3, "{asked:?}");
-    assert_eq!(asked[2], "Authorize the example app before using this action.");
+    assert_eq!(asked.len(), before + 1, "{asked:?}");
+    assert_eq!(asked[before], "Authorize the example app before using this action.");
 }
 
 #[tokio::test]
-async fn elicitation_example_stateless_over_stdio() {
+async fn elicitation_examples_stateless_over_stdio() {
     let user = User::default();
     let mut command = Command::new(example_binary("elicitation"));
+    command.env("RUST_LOG", "warn");
+    let client = within("connecting", stateless_client(&user).connect_stdio(command)).await.unwrap();
+    drive_forms(&client, &user).await;
+    within("closing", client.close()).await;
+
+    let user = User::default();
+    let mut command = Command::new(example_binary("url_elicitation"));
     command.args(["--url-port", "0"]).env("RUST_LOG", "warn");
     let client = within("connecting", stateless_client(&user).connect_stdio(command)).await.unwrap();
-    drive_elicitation_example(&client, &user).await;
+    assert_eq!(client.server_info().name, "url_elicitation");
+    drive_url_flow(&client, &user).await;
     within("closing", client.close()).await;
 }
 
 #[tokio::test]
-async fn elicitation_example_stateless_over_http() {
-    let example = elicitation_example().await;
+async fn elicitation_stateless_over_http() {
+    let server = combined_server().await;
     let user = User::default();
-    let client = within("connecting", stateless_client(&user).connect_http(&example.url)).await.unwrap();
-    drive_elicitation_example(&client, &user).await;
+    let client = within("connecting", stateless_client(&user).connect_http(&server.url)).await.unwrap();
+    drive_forms(&client, &user).await;
+    drive_url_flow(&client, &user).await;
     within("closing", client.close()).await;
 }
 
 #[tokio::test]
-async fn the_elicitation_examples_deploy_runs_as_a_task_over_http() {
-    let example = elicitation_example().await;
+async fn the_tasks_examples_deploy_runs_as_a_task_over_http() {
+    let example = http_server(&example_binary("tasks"), &[]).await;
     let user = User::default();
     let client = within("connecting", stateless_client(&user).connect_http(&example.url)).await.unwrap();
     assert!(client.server_capabilities().has_extension(typed_mcp::protocol::TASKS_EXTENSION));
@@ -153,7 +168,7 @@ async fn the_elicitation_examples_deploy_runs_as_a_task_over_http() {
 
 #[tokio::test]
 async fn auto_chooses_the_stateless_era_when_the_server_speaks_it() {
-    let example = elicitation_example().await;
+    let example = combined_server().await;
     let user = User::default();
     let client = Client::builder("auto-test", "1")
         .protocol_era(ProtocolEra::Auto)
@@ -189,7 +204,7 @@ async fn many_steps(ctx: Context, n: u32) -> Result<String, String> {
 
 #[tokio::test]
 async fn rounds_are_bounded_and_timeouts_apply_to_the_whole_call() {
-    let server = Server::builder("steps", "1").enable_elicitation().tools(tools![many_steps]).build().unwrap();
+    let server = Server::builder("steps", "1").tools(tools![many_steps]).build().unwrap();
     let answering = typed_mcp::client::elicitation_fn(ElicitationModes::FORM, |request| async move {
         let n = request.message().trim_start_matches("Step ").trim_end_matches('?').to_owned();
         ElicitResult::accept(json!({"value": n}).as_object().unwrap().clone())
@@ -350,7 +365,7 @@ async fn everything_at_once(ctx: Context) -> Result<String, String> {
 async fn sampling_roots_and_a_form_are_answered_in_one_round_concurrently() {
     use typed_mcp::protocol::{CreateMessageResult, Root, SamplingContent, SamplingMessageContent};
 
-    let server = Server::builder("all", "1").enable_elicitation().tools(tools![everything_at_once]).build().unwrap();
+    let server = Server::builder("all", "1").tools(tools![everything_at_once]).build().unwrap();
     // Each handler waits until the other two have started: answered one after the other, the
     // round would never finish.
     let started = Arc::new(tokio::sync::Barrier::new(3));

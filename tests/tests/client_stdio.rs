@@ -1,16 +1,16 @@
 //! Our client against our example servers started as child processes (stdio): the quickstart
-//! tools, the elicitation example's form and URL flows (the test plays the user and opens the
-//! example's page), and servers that fail to start or exit early.
+//! tools, the `elicitation` example's forms, the `url_elicitation` example's URL flows (the test
+//! plays the user and opens the example's page), and servers that fail to start or exit early.
 
 use std::time::Duration;
 
-use typed_mcp::client::{Client, ClientError, ElicitationModes, elicitation_fn};
-use typed_mcp::protocol::ElicitResult;
-use typed_mcp::testing::{ElicitationScript, ToolResultExt};
 use serde_json::json;
 use tests::interop::example_binary;
 use tests::stdio::within;
 use tokio::process::Command;
+use typed_mcp::client::{Client, ClientError, ElicitationModes, elicitation_fn};
+use typed_mcp::protocol::ElicitResult;
+use typed_mcp::testing::{ElicitationScript, ToolResultExt};
 
 fn example(name: &str) -> Command {
     let mut command = Command::new(example_binary(name));
@@ -38,12 +38,12 @@ async fn quickstart_over_stdio() {
 
 #[tokio::test]
 async fn elicitation_example_forms_over_stdio() {
-    let script = ElicitationScript::new().accept(json!({"projectName": "demo", "framework": "react"})).decline();
-    let mut command = example("elicitation");
-    command.args(["--url-port", "0"]);
+    let details = json!({"projectName": "demo", "framework": "react", "typescript": true, "description": "a blog"});
+    let script = ElicitationScript::new().accept(details).decline();
+    let command = example("elicitation");
     let client = Client::builder("stdio-test", "1").elicitation(script.clone()).connect_stdio(command).await.unwrap();
     let created = client.call_tool("create_project", ()).await.unwrap();
-    assert_eq!(created.text(), "Created project 'demo' with framework: react");
+    assert_eq!(created.text(), "Created project 'demo' with framework: react (TypeScript): a blog");
     let declined = client.call_tool("create_project", ()).await.unwrap();
     assert!(declined.text().contains("declined"), "{declined:?}");
     let asked = script.requests();
@@ -54,7 +54,7 @@ async fn elicitation_example_forms_over_stdio() {
 }
 
 #[tokio::test]
-async fn elicitation_example_url_flow_over_stdio() {
+async fn url_elicitation_example_over_stdio() {
     // The user: consents, opens the page and presses its button (which completes the flow).
     let user = elicitation_fn(ElicitationModes::ALL, |request| async move {
         let Some(url) = request.as_url() else { return ElicitResult::decline() };
@@ -66,7 +66,7 @@ async fn elicitation_example_url_flow_over_stdio() {
         });
         ElicitResult::accept_url()
     });
-    let mut command = example("elicitation");
+    let mut command = example("url_elicitation");
     command.args(["--url-port", "0"]);
     let client = Client::builder("stdio-test", "1").elicitation(user).connect_stdio(command).await.unwrap();
 

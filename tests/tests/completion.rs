@@ -1,11 +1,11 @@
 //! Completion end to end, in process: suggestions for prompt arguments and template
 //! variables from registered completers, the 100-value limit, errors, and the capability.
 
-use typed_mcp::prelude::*;
-use typed_mcp::server::CompletionCall;
 use serde_json::{Value, json};
 use tests::serve::{connect, connect_with};
 use tests::stdio::error_code;
+use typed_mcp::prelude::*;
+use typed_mcp::server::CompletionCall;
 
 /// Translates text.
 ///

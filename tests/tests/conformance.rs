@@ -1,5 +1,5 @@
 //! The official MCP conformance suite (`@modelcontextprotocol/conformance`, pinned in
-//! `tests/conformance/`) against the `conformance` example, served over Streamable HTTP.
+//! `tests/conformance/`) against the `conformance` test server, served over Streamable HTTP.
 //!
 //! Three runs, each a test judged against its own expected-failures baseline:
 //! - 0.1.16, the stable release, with its active suite (`baseline-0.1.16.yml`);
@@ -9,7 +9,7 @@
 //!   stateless requests, `server/discover`, multi round-trip requests, `subscriptions/listen`
 //!   (`baseline-2026-07-28.yml`).
 //!
-//! Each test starts the example on a free loopback port, runs `tests/conformance/run.sh` for its
+//! Each test starts the server on a free loopback port, runs `tests/conformance/run.sh` for its
 //! suite and stops the server. It passes iff every scenario outside the baseline passes and
 //! every baselined scenario still fails: the suite checks that for the scenarios it scores, and
 //! this test checks it again from the per-scenario results for every scenario that ran (the
@@ -28,7 +28,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use tests::interop::{example_binary, run_with_deadline, workspace_root};
+use tests::interop::{run_with_deadline, workspace_root};
 
 /// What to do when `tests/conformance/` does not hold what its pins say.
 const REINSTALL_HINT: &str = "delete tests/conformance/.provisioned and run the tests again to reinstall";
@@ -37,7 +37,7 @@ const REINSTALL_HINT: &str = "delete tests/conformance/.provisioned and run the 
 /// hung run from hanging `cargo test`.
 const SUITE_DEADLINE: Duration = Duration::from_secs(600);
 
-/// How long the example may take to answer its first HTTP request.
+/// How long the server may take to answer its first HTTP request.
 const STARTUP_DEADLINE: Duration = Duration::from_secs(30);
 
 fn conformance_dir() -> PathBuf {
@@ -100,7 +100,7 @@ fn require_installation() {
     }
 }
 
-/// The `conformance` example, running; killed when dropped.
+/// The `conformance` test server, running; killed when dropped.
 struct ExampleServer {
     child: Child,
     url: String,
@@ -108,9 +108,9 @@ struct ExampleServer {
 }
 
 impl ExampleServer {
-    /// Starts the example on a free loopback port and waits until it answers HTTP.
+    /// Starts the server on a free loopback port and waits until it answers HTTP.
     fn start(log: PathBuf) -> Self {
-        let binary = example_binary("conformance");
+        let binary = std::path::PathBuf::from(crate::support::servers::CONFORMANCE);
         // The port is free when picked, but another process may take it before the server
         // binds it; then the server exits and another port is tried.
         for _ in 0..5 {
@@ -132,10 +132,7 @@ impl ExampleServer {
                 return server;
             }
         }
-        panic!(
-            "the conformance example did not start; its log:\n{}",
-            std::fs::read_to_string(&log).unwrap_or_default()
-        );
+        panic!("the conformance server did not start; its log:\n{}", std::fs::read_to_string(&log).unwrap_or_default());
     }
 
     /// Whether the server answers an HTTP request (any status) before the deadline; false when
@@ -147,12 +144,12 @@ impl ExampleServer {
                 return false;
             }
             if let Some(status) = http_status(port) {
-                println!("the conformance example answers at {} (GET: HTTP {status})", self.url);
+                println!("the conformance server answers at {} (GET: HTTP {status})", self.url);
                 return true;
             }
             std::thread::sleep(Duration::from_millis(50));
         }
-        panic!("the conformance example did not answer at {} within {STARTUP_DEADLINE:?}", self.url);
+        panic!("the conformance server did not answer at {} within {STARTUP_DEADLINE:?}", self.url);
     }
 
     fn log(&self) -> String {
@@ -290,7 +287,7 @@ fn results(dir: &Path) -> BTreeMap<String, Vec<String>> {
     results
 }
 
-/// Runs one suite of `tests/conformance/run.sh` against a fresh example server.
+/// Runs one suite of `tests/conformance/run.sh` against a fresh conformance server.
 fn run_suite(suite: &str) {
     require_installation();
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("conformance-{suite}"));

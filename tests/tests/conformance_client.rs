@@ -1,5 +1,5 @@
 //! The official MCP conformance suite's client scenarios (`@modelcontextprotocol/conformance`,
-//! pinned in `tests/conformance/`) against our client, the `conformance-client` example.
+//! pinned in `tests/conformance/`) against our client, the `conformance-client` test program.
 //!
 //! Three runs, each a test (all through `tests/conformance/run-client.sh`):
 //! - 0.1.16, one run per scenario: `initialize`, `tools_call`,
@@ -10,7 +10,7 @@
 //!   still fail; `auth/*` extensions the revision does not score (client credentials,
 //!   enterprise-managed authorization, DPoP, workload identity) are reported only;
 //! - 0.2.0-alpha.12 with `client --requirements 2026-07-28`: the stateless revision (the
-//!   example speaks it when the suite says so), judged the same way against
+//!   client speaks it when the suite says so), judged the same way against
 //!   `tests/conformance/client-baseline-2026-07-28.yml` (empty as well).
 //!
 //! The suite and the Node.js 22 it needs are installed on first use (`tests::provision`).
@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use tests::interop::{example_binary, run_with_deadline, workspace_root};
+use tests::interop::{run_with_deadline, workspace_root};
 
 /// What to do when `tests/conformance/` does not hold what its pins say.
 const REINSTALL_HINT: &str = "delete tests/conformance/.provisioned and run the tests again to reinstall";
@@ -170,7 +170,7 @@ fn baseline(path: &Path) -> BTreeSet<String> {
 /// Runs one suite of `run-client.sh`; returns the per-scenario results and the suite's verdict.
 fn run_suite(suite: &str) -> (BTreeMap<String, Vec<String>>, Result<(), String>, String) {
     require_installation();
-    let client = example_binary("conformance-client");
+    let client = std::path::PathBuf::from(crate::support::servers::CONFORMANCE_CLIENT);
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("conformance-client-{suite}"));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("a results directory");

@@ -6,11 +6,11 @@
 // Most forms here exist for their schema; their fields are never read.
 #![allow(dead_code)]
 
-use typed_mcp::elicit::{Elicit, FormSchema};
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
+use typed_mcp::elicit::{Elicit, FormSchema};
 
 /// The schema of `T`, which must build.
 fn schema_of<T: Elicit>() -> &'static FormSchema {
@@ -732,7 +732,7 @@ enum Framework {
     Plain,
 }
 
-/// What `create_project` asks for (as declared in `examples/src/bin/elicitation.rs`).
+/// What `create_project` asks for (as declared in `tests/src/bin/combined.rs`).
 #[derive(Debug, Deserialize, JsonSchema, Elicit)]
 #[serde(rename_all = "camelCase")]
 struct ProjectDetails {

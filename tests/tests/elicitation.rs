@@ -3,14 +3,14 @@
 
 use std::time::Duration;
 
-use typed_mcp::elicit::{Elicit, ElicitError, Elicitation};
-use typed_mcp::prelude::*;
-use typed_mcp::protocol::{ElicitRequestParams, JsonObject};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use tests::stdio::{LineClient, within};
 use tokio::sync::mpsc;
+use typed_mcp::elicit::{Elicit, ElicitError, Elicitation};
+use typed_mcp::prelude::*;
+use typed_mcp::protocol::{ElicitRequestParams, JsonObject};
 
 #[derive(Debug, Deserialize, JsonSchema, Elicit)]
 #[serde(rename_all = "lowercase")]
@@ -119,14 +119,12 @@ async fn raw(ctx: Context, schema: JsonObject) -> String {
     format!("{:?}", ctx.elicit_raw(params, None).await.map(|r| (r.action, r.content)))
 }
 
-fn server(enable: bool) -> (Server, mpsc::UnboundedReceiver<String>) {
+/// The test server: nothing but its tools and their channel, no elicitation set-up.
+fn server() -> (Server, mpsc::UnboundedReceiver<String>) {
     let (tx, rx) = mpsc::unbounded_channel();
-    let mut builder = Server::builder("elicit-tests", "1.0.0")
+    let builder = Server::builder("elicit-tests", "1.0.0")
         .tools(tools![project, impatient, watched, tagged, confirm, number, choose, can_elicit, raw])
         .state(tx);
-    if enable {
-        builder = builder.enable_elicitation();
-    }
     (builder.build().expect("valid server"), rx)
 }
 
@@ -148,7 +146,7 @@ async fn connect(server: Server, version: &str, capabilities: Value) -> LineClie
 }
 
 async fn form_client() -> (LineClient, mpsc::UnboundedReceiver<String>) {
-    let (server, rx) = server(true);
+    let (server, rx) = server();
     (connect(server, "2025-11-25", json!({"elicitation": {}})).await, rx)
 }
 
@@ -212,7 +210,7 @@ async fn the_request_carries_the_derived_schema_and_the_mode_of_the_revision() {
     tool_text(&mut client).await;
 
     // 2025-06-18 knows only forms, without `mode`.
-    let (server, _) = server(true);
+    let (server, _) = server();
     let mut old = connect(server, "2025-06-18", json!({"elicitation": {}})).await;
     call(&mut old, "project", json!({})).await;
     let request = elicitation(&mut old).await;
@@ -262,7 +260,7 @@ async fn a_client_error_keeps_its_code_and_message() {
 #[tokio::test]
 async fn without_the_capability_nothing_is_sent() {
     for capabilities in [json!({}), json!({"elicitation": {"url": {}}}), json!({"sampling": {}})] {
-        let (server, _) = server(true);
+        let (server, _) = server();
         let mut client = connect(server, "2025-11-25", capabilities.clone()).await;
         // `request` fails if anything but the response arrives first.
         let response = client.request("tools/call", json!({"name": "project", "arguments": {}})).await;
@@ -278,12 +276,16 @@ async fn without_the_capability_nothing_is_sent() {
     assert_eq!(response["result"]["content"][0]["text"], "form=true url=false");
 }
 
+/// A tool that calls `ctx.elicit` needs no switch on the builder: the question goes out and
+/// its answer comes back, with the default timeout.
 #[tokio::test]
-async fn a_server_without_elicitation_enabled_sends_nothing() {
-    let (server, _) = server(false);
+async fn a_server_with_no_elicitation_set_up_asks() {
+    let (server, _) = server();
     let mut client = connect(server, "2025-11-25", json!({"elicitation": {}})).await;
-    let response = client.request("tools/call", json!({"name": "project", "arguments": {}})).await;
-    assert_eq!(response["result"]["content"][0]["text"], "error NotEnabled");
+    call(&mut client, "project", json!({})).await;
+    let request = elicitation(&mut client).await;
+    assert_eq!(request["params"]["mode"], "form", "{request}");
+    assert!(request["params"]["requestedSchema"]["properties"].is_object(), "{request}");
 }
 
 #[tokio::test]

@@ -11,9 +11,6 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use typed_mcp::prelude::*;
-use typed_mcp::transport::http::HttpConfig;
-use typed_mcp::{Peer, Server};
 use reqwest::StatusCode;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -22,6 +19,9 @@ use support::http::{Endpoint, Reply, text_of};
 use tests::stdio::{LineClient, error_code, within};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::sync::mpsc;
+use typed_mcp::prelude::*;
+use typed_mcp::transport::http::HttpConfig;
+use typed_mcp::{Peer, Server};
 
 /// What the tools report: how their waits ended, and the peer they ran with.
 #[derive(Default)]
@@ -140,7 +140,6 @@ fn add(a: i64, b: i64) -> i64 {
 fn server() -> (Server, Arc<Reports>) {
     let reports = Arc::new(Reports::default());
     let server = Server::builder("faults", "1.0.0")
-        .enable_elicitation()
         .default_log_level(LoggingLevel::Info)
         .tools(tools![ask, visit, ask_briefly, echo, chatter, boom, boom_later, add])
         .state_arc(reports.clone())

@@ -8,13 +8,13 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use futures_util::{Stream, StreamExt};
-use typed_mcp::prelude::*;
-use typed_mcp::transport::http::{HttpConfig, MemoryEventStore, Principal, StreamableHttp};
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HOST, ORIGIN};
 use reqwest::{RequestBuilder, Response, StatusCode};
 use serde_json::{Value, json};
 use tests::stdio::within;
 use tokio::sync::oneshot;
+use typed_mcp::prelude::*;
+use typed_mcp::transport::http::{HttpConfig, MemoryEventStore, Principal, StreamableHttp};
 
 const PROTOCOL: &str = "2025-11-25";
 const ACCEPT_BOTH: &str = "application/json, text/event-stream";
@@ -88,7 +88,6 @@ fn whoami(ctx: Context) -> String {
 
 fn server() -> Server {
     Server::builder("http-tests", "1.0.0")
-        .enable_elicitation()
         .tools(tools![add, chatty, ask, start_flow, nap, wait_forever, whoami, raw_log])
         .build()
         .expect("the test server builds")

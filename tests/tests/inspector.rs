@@ -1,5 +1,5 @@
 //! The MCP Inspector (`@modelcontextprotocol/inspector`, pinned in `tests/interop/`) against the
-//! examples.
+//! examples (and the `conformance` test server).
 //!
 //! - Every command of the README's "Try it" section runs as written: `npx <inspector>` becomes the
 //!   pinned Inspector on its pinned Node.js, `target/debug/NAME` the example binary, and
@@ -208,10 +208,10 @@ fn strict_tools_list(inspector: &Inspector, target: &[String]) -> serde_json::Va
 struct HttpExample(Child, String);
 
 impl HttpExample {
-    fn start(name: &str) -> HttpExample {
+    fn start(name: &str, binary: &Path) -> HttpExample {
         let port =
             TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).and_then(|l| l.local_addr()).expect("a free port").port();
-        let child = Command::new(example_binary(name))
+        let child = Command::new(binary)
             .args(["--port", &port.to_string()])
             .env("RUST_LOG", "warn")
             .stdin(Stdio::null())
@@ -238,9 +238,17 @@ impl Drop for HttpExample {
 #[test]
 fn strict_mode_finds_no_portability_problem_in_any_example() {
     let inspector = Inspector::new();
-    let stdio = ["quickstart", "elicitation", "notes"].map(|name| (name, vec![path(&example_binary(name))]));
-    let conformance = HttpExample::start("conformance");
-    let http = [("conformance", vec![conformance.1.clone()])];
+    let stdio = ["quickstart", "elicitation", "notes", "url_elicitation", "tasks"].map(|name| {
+        let mut command = vec![path(&example_binary(name))];
+        if name == "url_elicitation" {
+            // Its page on any free port, so that tests running at once never collide.
+            command.extend(["--url-port".to_owned(), "0".to_owned()]);
+        }
+        (name, command)
+    });
+    let shared = HttpExample::start("shared", &example_binary("shared"));
+    let conformance = HttpExample::start("conformance", Path::new(crate::support::servers::CONFORMANCE));
+    let http = [("shared", vec![shared.1.clone()]), ("conformance", vec![conformance.1.clone()])];
     for (name, target) in stdio.iter().chain(http.iter()) {
         let envelope = strict_tools_list(&inspector, target);
         let tools = envelope["result"]["tools"].as_array().map_or(0, Vec::len);

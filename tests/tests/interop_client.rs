@@ -9,16 +9,16 @@
 use std::process::Stdio;
 use std::time::Duration;
 
-use typed_mcp::client::{
-    Client, ClientBuilder, ClientError, ElicitationModes, ElicitationRequest, ProtocolEra, elicitation_fn, sampling_fn,
-};
-use typed_mcp::protocol::{CreateMessageResult, ElicitResult, Role, Root, SamplingContent, SamplingMessageContent};
-use typed_mcp::testing::ToolResultExt;
 use serde_json::{Value, json};
 use tests::interop::{interop_dir, require_node_package};
 use tests::stdio::within;
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::Command;
+use typed_mcp::client::{
+    Client, ClientBuilder, ClientError, ElicitationModes, ElicitationRequest, ProtocolEra, elicitation_fn, sampling_fn,
+};
+use typed_mcp::protocol::{CreateMessageResult, ElicitResult, Role, Root, SamplingContent, SamplingMessageContent};
+use typed_mcp::testing::ToolResultExt;
 
 fn server_script() -> Command {
     require_node_package("@modelcontextprotocol/sdk");

@@ -1,19 +1,19 @@
 //! The official TypeScript and Python MCP clients, at the versions pinned in `tests/interop/`,
-//! drive the example servers over Streamable HTTP.
+//! drive our servers over Streamable HTTP.
 //!
-//! Each test starts the `elicitation` example (`--port P --url-port 0`) and the `quickstart`
-//! example (`--port Q`) on 127.0.0.1, then runs `tests/interop/http_client.mjs` or
+//! Each test starts the `combined` test server (forms, URL mode and a task in one server, named
+//! `elicitation`; `--port P --url-port 0`) and the `quickstart` example (`--port Q`) on 127.0.0.1, then runs `tests/interop/http_client.mjs` or
 //! `tests/interop/http_client.py` against `http://127.0.0.1:P/mcp` and `http://127.0.0.1:Q/mcp`.
 //! The scripts exit non-zero on the first failed check. The pinned clients are installed
 //! on first use (`tests::provision`).
 
-use typed_mcp_redis::testing::free_port;
 use std::fs::File;
 use std::net::{Ipv4Addr, TcpStream};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::thread;
 use std::time::{Duration, Instant};
+use typed_mcp_redis::testing::free_port;
 
 use tests::interop::{example_binary, interop_dir, require_node_package, require_python_package, run_with_deadline};
 
@@ -34,7 +34,10 @@ impl Running {
     /// Starts example `name` with `--port <free port>` and `extra` arguments, and waits until
     /// it accepts connections.
     fn start(name: &str, extra: &[&str]) -> Running {
-        let binary = example_binary(name);
+        let binary = match name {
+            "combined" => PathBuf::from(crate::support::servers::COMBINED),
+            example => example_binary(example),
+        };
         let port = free_port();
         let log = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("interop-http-{name}-{port}.log"));
         let stderr = File::create(&log).unwrap_or_else(|e| panic!("cannot create {}: {e}", log.display()));
@@ -77,7 +80,7 @@ impl Drop for Running {
 }
 
 fn servers() -> (Running, Running) {
-    (Running::start("elicitation", &["--url-port", "0"]), Running::start("quickstart", &[]))
+    (Running::start("combined", &["--url-port", "0"]), Running::start("quickstart", &[]))
 }
 
 fn logs(servers: &[&Running]) -> String {

@@ -8,9 +8,6 @@ use crate::support;
 use std::collections::HashSet;
 use std::time::Duration;
 
-use typed_mcp::prelude::*;
-use typed_mcp::server::CompleteError;
-use typed_mcp::transport::http::{HttpConfig, Principal};
 use reqwest::StatusCode;
 use reqwest::header::{ACCEPT, CONTENT_TYPE};
 use schemars::JsonSchema;
@@ -19,6 +16,9 @@ use serde_json::{Value, json};
 use support::http::{Endpoint, Sse, json_body, text_of};
 use tests::serve::connect_with;
 use tests::stdio::{LineClient, error_code, within};
+use typed_mcp::prelude::*;
+use typed_mcp::server::CompleteError;
+use typed_mcp::transport::http::{HttpConfig, Principal};
 
 #[derive(Deserialize, JsonSchema, Elicit)]
 struct Name {
@@ -60,7 +60,6 @@ async fn visit(ctx: Context) -> Result<String, String> {
 
 fn server() -> Server {
     Server::builder("isolation", "1.0.0")
-        .enable_elicitation()
         .tools(tools![ask, start_flow, mint, visit])
         .build()
         .expect("the server builds")

@@ -9,14 +9,14 @@ use crate::support;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use typed_mcp::prelude::*;
-use typed_mcp::transport::http::HttpConfig;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
 use support::http::{Endpoint, text_of};
 use tests::stdio::within;
 use tokio::sync::Barrier;
+use typed_mcp::prelude::*;
+use typed_mcp::transport::http::HttpConfig;
 
 #[derive(Deserialize, JsonSchema, Elicit)]
 struct Name {
@@ -48,7 +48,7 @@ fn resident_bytes() -> Option<u64> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn many_sessions_elicit_at_once_and_each_gets_its_own_answer() {
     let n = sessions();
-    let server = Server::builder("load", "1.0.0").enable_elicitation().tools(tools![ask]).build().unwrap();
+    let server = Server::builder("load", "1.0.0").tools(tools![ask]).build().unwrap();
     let endpoint = Arc::new(Endpoint::serve(&server, HttpConfig::default()).await);
     let http = endpoint.transport().clone();
     let before = resident_bytes();

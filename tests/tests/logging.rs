@@ -2,10 +2,10 @@
 //! or above the level (nothing before a level is set, unless the server chose a default),
 //! broadcasts from the application, and turning logging off.
 
-use typed_mcp::prelude::*;
 use serde_json::{Value, json};
 use tests::serve::{connect, connect_with};
 use tests::stdio::{LineClient, error_code};
+use typed_mcp::prelude::*;
 
 /// Logs one message at each level, then answers.
 #[tool]

@@ -35,6 +35,7 @@ mod load;
 mod logging;
 mod modern;
 mod oauth_client;
+mod packaging;
 mod param_headers;
 mod prompts;
 mod resources;

@@ -9,11 +9,6 @@ use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use typed_mcp::ServerBuilder;
-use typed_mcp::multi_round::state::StateKey;
-use typed_mcp::prelude::*;
-use typed_mcp::server::{CacheHint, CacheScope, CompletionCall, SessionKey};
-use typed_mcp::transport::http::{HttpConfig, Principal};
 use reqwest::StatusCode;
 use reqwest::header::{ACCEPT, CONTENT_TYPE};
 use schemars::JsonSchema;
@@ -22,6 +17,11 @@ use serde_json::{Value, json};
 use tests::serve::serve;
 use tests::stdio::{LineClient, error_code, error_message, within};
 use tokio::sync::oneshot;
+use typed_mcp::ServerBuilder;
+use typed_mcp::multi_round::state::StateKey;
+use typed_mcp::prelude::*;
+use typed_mcp::server::{CacheHint, CacheScope, CompletionCall, SessionKey};
+use typed_mcp::transport::http::{HttpConfig, Principal};
 
 const VERSION: &str = "2026-07-28";
 const META_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
@@ -238,7 +238,6 @@ fn fixture_with(configure: impl FnOnce(ServerBuilder) -> ServerBuilder) -> Fixtu
     let runs = Arc::new(Runs::default());
     let authorized = Arc::new(Authorized::default());
     let builder = Server::builder("modern-tests", "2.0.0")
-        .enable_elicitation()
         .state_arc(runs.clone())
         .state_arc(authorized.clone())
         .state(Ledger::default())

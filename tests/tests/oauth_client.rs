@@ -13,9 +13,9 @@ use axum::body::Body;
 use axum::extract::{Request, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::Response;
+use serde_json::{Value, json};
 use typed_mcp::client::oauth::{ClientCredentials, OAuth, OAuthError, authorizer_fn};
 use typed_mcp::client::{Client, ClientError, ProtocolEra};
-use serde_json::{Value, json};
 
 use crate::support::http::serve_router;
 

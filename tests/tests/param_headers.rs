@@ -2,15 +2,15 @@
 //! Streamable HTTP: the header must come with the argument and agree with it, plain or
 //! Base64-encoded; invalid annotations are refused when the server is built.
 
-use typed_mcp::prelude::*;
-use typed_mcp::tool::{ToolCall, header_params};
-use typed_mcp::transport::http::HttpConfig;
-use typed_mcp::{BuildError, ServerBuilder};
 use reqwest::StatusCode;
 use reqwest::header::{ACCEPT, CONTENT_TYPE};
 use serde_json::{Value, json};
 use tests::stdio::within;
 use tokio::sync::oneshot;
+use typed_mcp::prelude::*;
+use typed_mcp::tool::{ToolCall, header_params};
+use typed_mcp::transport::http::HttpConfig;
+use typed_mcp::{BuildError, ServerBuilder};
 
 const VERSION: &str = "2026-07-28";
 

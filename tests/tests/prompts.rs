@@ -1,11 +1,11 @@
 //! Prompts end to end, in process: listing with arguments, getting text, image and embedded
 //! resource messages, argument errors, run-time list changes and pagination.
 
-use typed_mcp::prelude::*;
-use typed_mcp::prompt::PromptCall;
 use serde_json::json;
 use tests::serve::{connect, connect_with};
 use tests::stdio::error_code;
+use typed_mcp::prelude::*;
+use typed_mcp::prompt::PromptCall;
 
 /// Asks for a code review.
 ///

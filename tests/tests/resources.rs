@@ -1,11 +1,11 @@
 //! Resources end to end, in process: listing, templates, reading text and blobs, unknown URIs,
 //! subscriptions with updates, run-time list changes, pagination and capabilities.
 
-use typed_mcp::prelude::*;
-use typed_mcp::resource::{ResourceCall, ResourceUri};
 use serde_json::{Value, json};
 use tests::serve::{connect, connect_with, serve};
 use tests::stdio::{LineClient, error_code};
+use typed_mcp::prelude::*;
+use typed_mcp::resource::{ResourceCall, ResourceUri};
 
 /// The project's readme.
 #[resource("test://static/readme", name = "readme", mime_type = "text/markdown")]

@@ -2,13 +2,13 @@
 //! requests to the client only when it declared the capability, and the application hears of
 //! `notifications/roots/list_changed` through its callback.
 
-use typed_mcp::prelude::*;
-use typed_mcp::protocol::{CreateMessageParams, SamplingMessage, Tool, ToolChoiceMode};
-use typed_mcp::server::SessionHandle;
 use serde_json::{Value, json};
 use tests::serve::connect_with;
 use tests::stdio::{LineClient, within};
 use tokio::sync::mpsc;
+use typed_mcp::prelude::*;
+use typed_mcp::protocol::{CreateMessageParams, SamplingMessage, Tool, ToolChoiceMode};
+use typed_mcp::server::SessionHandle;
 
 /// Asks the client's model for a haiku.
 #[tool]

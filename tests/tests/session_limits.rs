@@ -12,12 +12,12 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use typed_mcp::prelude::*;
-use typed_mcp::transport::http::{HttpConfig, Principal};
 use reqwest::StatusCode;
 use serde_json::json;
 use support::http::{Endpoint, PROTOCOL, Session, text_of};
 use tests::stdio::{ServerProcess, example_binary};
+use typed_mcp::prelude::*;
+use typed_mcp::transport::http::{HttpConfig, Principal};
 
 /// Answers after `ms` milliseconds.
 #[tool]

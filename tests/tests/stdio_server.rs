@@ -4,11 +4,11 @@
 use std::io;
 use std::time::{Duration, Instant};
 
-use typed_mcp::prelude::*;
 use serde_json::{Value, json};
 use tests::stdio::{LineClient, ServerProcess, error_code, error_message, within};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
+use typed_mcp::prelude::*;
 
 const INVALID_REQUEST: i64 = -32600;
 

@@ -7,14 +7,14 @@
 use std::time::Duration;
 
 use futures_util::StreamExt;
-use typed_mcp::prelude::*;
-use typed_mcp::transport::http::HttpConfig;
 use reqwest::StatusCode;
 use reqwest::header::{ACCEPT, CONTENT_TYPE};
 use serde_json::{Value, json};
 use tests::serve::serve;
 use tests::stdio::{LineClient, error_code, within};
 use tokio::sync::oneshot;
+use typed_mcp::prelude::*;
+use typed_mcp::transport::http::HttpConfig;
 
 const VERSION: &str = "2026-07-28";
 const SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";

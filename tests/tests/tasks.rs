@@ -7,12 +7,12 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
+use serde_json::json;
+use tests::stdio::within;
 use typed_mcp::client::{ClientError, ProtocolEra, TaskStart};
 use typed_mcp::prelude::*;
 use typed_mcp::protocol::{TASKS_EXTENSION, TaskStatus};
 use typed_mcp::testing::{ElicitationScript, ToolResultExt, connect_in_era};
-use serde_json::json;
-use tests::stdio::within;
 
 use crate::support::tasks::{Dropped, completion_notice, poll_until, stoppable};
 
@@ -64,7 +64,6 @@ fn quick() -> &'static str {
 
 fn server(dropped: Arc<Dropped>) -> Server {
     Server::builder("tasks", "1.0.0")
-        .enable_elicitation()
         .task_poll_interval(Duration::from_millis(20))
         .state_arc(dropped)
         .tools(tools![deploy, reindex, stoppable, batch, quick])

@@ -3,7 +3,7 @@
 //!
 //! - `RedisTaskStore` keeps the task store contract, expires its records with the task's
 //!   `ttlMs`, and tells a live instance from one whose heartbeat lapsed.
-//! - Three `elicitation` example processes on one `--redis`, behind a round-robin proxy: our
+//! - Three `shared` example processes on one `--redis`, behind a round-robin proxy: our
 //!   client drives the `deploy` task through input_required → tasks/update → completed while
 //!   its requests land on every instance, raw and followed.
 //! - Two in-process instances: `tasks/update` and `tasks/cancel` sent to the instance that does
@@ -18,6 +18,9 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
+use serde_json::json;
+use tests::interop::example_binary;
+use tests::stdio::within;
 use typed_mcp::client::{Client, ElicitationModes, ProtocolEra, TaskStart, elicitation_fn};
 use typed_mcp::prelude::*;
 use typed_mcp::protocol::{ElicitResult, SubscriptionFilter, TaskStatus};
@@ -26,9 +29,6 @@ use typed_mcp::testing::ToolResultExt;
 use typed_mcp::transport::http::HttpConfig;
 use typed_mcp_redis::Redis;
 use typed_mcp_redis::testing::{RedisServer, RoundRobinProxy, free_port, keys};
-use serde_json::json;
-use tests::interop::example_binary;
-use tests::stdio::within;
 
 use crate::support::tasks::{Dropped, completion_notice, poll_until, stoppable};
 
@@ -84,7 +84,7 @@ async fn the_redis_store_tells_a_live_instance_from_a_lapsed_one() {
     assert!(!store.runner_alive("a").await.unwrap(), "its heartbeat lapsed");
 }
 
-/// An `elicitation` example process serving Streamable HTTP with `--redis`, killed when dropped.
+/// A `shared` example process serving Streamable HTTP with `--redis`, killed when dropped.
 struct Instance {
     child: Child,
     base: String,
@@ -96,9 +96,9 @@ impl Instance {
     }
 
     fn start_on(port: u16, redis: &str) -> Instance {
-        let binary = example_binary("elicitation");
+        let binary = example_binary("shared");
         let child = Command::new(&binary)
-            .args(["--port", &port.to_string(), "--url-port", "0", "--redis", redis])
+            .args(["--port", &port.to_string(), "--redis", redis])
             .env("RUST_LOG", "warn")
             .env_remove("REDIS_URL")
             .stdin(Stdio::null())
@@ -109,9 +109,9 @@ impl Instance {
         let started = Instant::now();
         while std::net::TcpStream::connect((Ipv4Addr::LOCALHOST, port)).is_err() {
             if let Ok(Some(status)) = instance.child.try_wait() {
-                panic!("the elicitation example exited ({status}) before listening");
+                panic!("the shared example exited ({status}) before listening");
             }
-            assert!(started.elapsed() < Duration::from_secs(20), "the elicitation example did not listen within 20 s");
+            assert!(started.elapsed() < Duration::from_secs(20), "the shared example did not listen within 20 s");
             std::thread::sleep(Duration::from_millis(20));
         }
         instance
@@ -244,7 +244,6 @@ async fn ask(ctx: Context) -> Result<String, ElicitError> {
 /// An in-process instance sharing sessions and tasks through `redis`.
 async fn in_process(redis: &Redis, dropped: Arc<Dropped>) -> (String, tokio::task::JoinHandle<()>) {
     let server = Server::builder("t", "1")
-        .enable_elicitation()
         .task_store(redis.task_store())
         .task_poll_interval(Duration::from_millis(20))
         .state_arc(dropped)

@@ -4,14 +4,14 @@
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::json;
 use typed_mcp::client::{ClientError, ElicitationModes, ElicitationRequest, ProtocolEra};
 use typed_mcp::prelude::*;
 use typed_mcp::protocol::ElicitResult;
 use typed_mcp::server::SessionKey;
 use typed_mcp::testing::{self, ElicitationScript, ToolResultExt};
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
-use serde_json::json;
 
 #[derive(Debug, Deserialize, Serialize, JsonSchema, Elicit)]
 #[serde(rename_all = "lowercase")]
@@ -103,7 +103,6 @@ async fn protected_action(ctx: Context, authorized: State<Authorized>) -> Result
 
 fn server() -> Server {
     Server::builder("elicitation", "1.0.0")
-        .enable_elicitation()
         .tools(tools![create_project, process_data, auth_via_url, protected_action])
         .state(Authorized::default())
         .build()
@@ -181,7 +180,6 @@ async fn auth_via_url_needs_a_client_with_url_mode() {
 async fn protected_action_after_the_flow_completes() {
     let authorized = Arc::new(Authorized::default());
     let server = Server::builder("elicitation", "1.0.0")
-        .enable_elicitation()
         .tools(tools![protected_action])
         .state_arc(authorized.clone())
         .build()
@@ -217,7 +215,7 @@ async fn guarded(ctx: Context) -> Result<String, String> {
 #[tokio::test]
 async fn a_scripted_answer_that_does_not_fit_the_form_fails_the_test_at_once() {
     use futures_util::FutureExt;
-    let server = Server::builder("guarded", "1.0.0").enable_elicitation().tools(tools![guarded]).build().unwrap();
+    let server = Server::builder("guarded", "1.0.0").tools(tools![guarded]).build().unwrap();
     // The right field: the tool goes ahead.
     let script = ElicitationScript::new().accept(json!({"confirm": true}));
     let client = testing::connect_with(&server, &script).await;
@@ -287,7 +285,7 @@ async fn flip_flop(ctx: Context, runs: State<Runs>) -> Result<String, String> {
 }
 
 fn shop(effects: &testing::Effects) -> typed_mcp::ServerBuilder {
-    Server::builder("shop", "1").enable_elicitation().state(effects.clone()).state(Runs::default())
+    Server::builder("shop", "1").state(effects.clone()).state(Runs::default())
 }
 
 #[tokio::test]

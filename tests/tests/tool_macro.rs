@@ -7,11 +7,11 @@
 
 use std::sync::atomic::{AtomicI64, Ordering};
 
-use typed_mcp::prelude::*;
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines};
+use typed_mcp::prelude::*;
 
 /// Adds two integers.
 ///

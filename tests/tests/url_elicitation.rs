@@ -1,11 +1,11 @@
 //! URL-mode elicitation in process: ids, capability checks, completion routed to the owning
 //! session only, and the -32042 error.
 
-use typed_mcp::prelude::*;
-use typed_mcp::server::CompleteError;
 use serde_json::{Value, json};
 use tests::stdio::{LineClient, within};
 use tokio::sync::mpsc;
+use typed_mcp::prelude::*;
+use typed_mcp::server::CompleteError;
 
 /// Asks the user to open a page whose URL carries the elicitation id.
 #[tool]
@@ -42,7 +42,6 @@ fn mint(ctx: Context, keys: State<mpsc::UnboundedSender<typed_mcp::server::Sessi
 fn server() -> (Server, mpsc::UnboundedReceiver<typed_mcp::server::SessionKey>) {
     let (tx, rx) = mpsc::unbounded_channel();
     let server = Server::builder("url-tests", "1.0.0")
-        .enable_elicitation()
         .tools(tools![open_page, open_page_with_id, needs_flow, finish, mint])
         .state(tx)
         .build()

@@ -2,14 +2,15 @@
 //! a prompt with argument completion, tools that change notes and announce it, logging, and
 //! requests to the client (sampling its model, listing its roots).
 //!
-//! Run it with `cargo run -p examples --bin notes` (stdio) or `-- --port 8080` (Streamable
-//! HTTP), then point any MCP host at it. With `--redis URL` (or `REDIS_URL`) too, several
-//! copies on different ports serve any session between them; the notes themselves are kept by
-//! each process (a real server would keep them in a shared database).
+//! Run it with `cargo run -p examples --bin notes` (stdio), or add `-- --port 8080` (or set
+//! `PORT`) to serve Streamable HTTP at `http://127.0.0.1:8080/mcp`; then point any MCP host at
+//! it. The notes live in the process's memory. Logs go to stderr (`RUST_LOG`, default `info`).
 
 use std::collections::BTreeMap;
+use std::io::IsTerminal;
 use std::sync::Mutex;
 
+use tracing_subscriber::EnvFilter;
 use typed_mcp::prelude::*;
 use typed_mcp::protocol::{CreateMessageParams, SamplingMessage};
 use typed_mcp::server::{ClientRequestError, CompletionCall};
@@ -116,10 +117,15 @@ fn note_names() -> Completer {
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    examples::init_logging();
+    // Logs go to stderr: over stdio, stdout carries the protocol.
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
+        .with_env_filter(EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info")))
+        .init();
     let notes = Notes::default();
     notes.write("welcome", "# Welcome\n\nWrite notes with `write_note`.".into());
-    let builder = Server::builder("notes", env!("CARGO_PKG_VERSION"))
+    let server = Server::builder("notes", env!("CARGO_PKG_VERSION"))
         .title("Notes")
         .instructions("Notes as resources (`notes://{name}`); write them with `write_note`.")
         .state(notes)
@@ -130,7 +136,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .complete_prompt_argument("summarize", "name", note_names())
         .complete_prompt_argument("summarize", "style", Completer::values(["bullets", "prose"]))
         .complete_template_variable("notes://{name}", "name", note_names())
-        .default_log_level(LoggingLevel::Info);
-    let server = examples::shared_state_key(builder).await.build()?;
-    examples::serve(server).await
+        .default_log_level(LoggingLevel::Info)
+        .build()?;
+    // `--port N` (or `PORT`): Streamable HTTP at http://127.0.0.1:N/mcp; otherwise stdio.
+    server.serve_stdio_or_http().await?;
+    Ok(())
 }

@@ -19,12 +19,16 @@
 //! `https://127.0.0.1:N/mcp` instead, which is then the resource identifier. `--issuer-ca FILE` (PEM)
 //! trusts that CA, besides the platform's roots, when fetching the issuer's metadata and keys
 //! (an issuer whose certificate comes from a private CA).
+//!
+//! Logs go to stderr (`RUST_LOG`, default `info`).
 
 use std::collections::HashMap;
+use std::io::IsTerminal;
 use std::sync::Mutex;
 
 use schemars::JsonSchema;
 use serde::Deserialize;
+use tracing_subscriber::EnvFilter;
 use typed_mcp::auth::{Authorization, JwtVerifier};
 use typed_mcp::prelude::*;
 use typed_mcp::tls::{RootCertificates, ServerCertificate};
@@ -68,21 +72,31 @@ async fn write_note(ctx: Context, notes: State<Notes>, title: String, body: Stri
     Ok(format!("Wrote note \"{title}\" for {user} ({} in all)", mine.len()))
 }
 
+/// The value after `flag` on the command line, else the environment variable `env`.
+fn option(flag: &str, env: &str) -> Option<String> {
+    let mut args = std::env::args();
+    args.position(|arg| arg == flag).and_then(|_| args.next()).or_else(|| std::env::var(env).ok())
+}
+
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    examples::init_logging();
-    let port = examples::port_option("port", "PORT", None)?.ok_or("--port N (or PORT) is required")?;
-    let issuer = examples::option("issuer", "ISSUER").ok_or("--issuer URL (or ISSUER) is required")?;
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
+        .with_env_filter(EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info")))
+        .init();
+    let port = option("--port", "PORT").ok_or("--port N (or PORT) is required")?;
+    let port: u16 = port.parse().map_err(|_| format!("--port: `{port}` is not a port number"))?;
+    let issuer = option("--issuer", "ISSUER").ok_or("--issuer URL (or ISSUER) is required")?;
 
     let server = Server::builder("protected", env!("CARGO_PKG_VERSION"))
         .title("Protected notes")
-        .enable_elicitation()
         .tools(tools![whoami, write_note])
         .state(Notes::default())
         .build()?;
 
     let mut config = HttpConfig::default();
-    let scheme = match (examples::option("tls-cert", "TLS_CERT"), examples::option("tls-key", "TLS_KEY")) {
+    let scheme = match (option("--tls-cert", "TLS_CERT"), option("--tls-key", "TLS_KEY")) {
         (Some(cert), Some(key)) => {
             config = config.tls(ServerCertificate::from_pem_files(cert, key)?);
             "https"
@@ -91,11 +105,13 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         _ => return Err("--tls-cert and --tls-key go together".into()),
     };
     let mut verifier = JwtVerifier::new(issuer.clone());
-    if let Some(ca) = examples::option("issuer-ca", "ISSUER_CA") {
+    if let Some(ca) = option("--issuer-ca", "ISSUER_CA") {
         verifier = verifier.root_certificates(RootCertificates::from_pem_file(ca)?);
     }
 
-    let listener = examples::bind(port, "--port / PORT").await;
+    let listener = tokio::net::TcpListener::bind(("127.0.0.1", port))
+        .await
+        .map_err(|e| format!("cannot listen on 127.0.0.1:{port} (--port): {e}"))?;
     let address = listener.local_addr()?;
     // The resource identifier defaults to {scheme}://{address}/mcp, the URL clients use.
     let authorization = Authorization::new(verifier)

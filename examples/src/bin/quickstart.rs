@@ -1,11 +1,15 @@
-//! The quickstart server: three small tools over stdio.
+//! The quickstart server: three small tools, over stdio or Streamable HTTP.
 //!
 //! Run it with `cargo run -p examples --bin quickstart` and point any MCP host at that command,
-//! or add `-- --port 8080` to serve Streamable HTTP at `http://127.0.0.1:8080/mcp`.
+//! or add `-- --port 8080` (or set `PORT`) to serve Streamable HTTP at
+//! `http://127.0.0.1:8080/mcp` instead. Logs go to stderr (`RUST_LOG`, default `info`).
 
-use typed_mcp::prelude::*;
+use std::io::IsTerminal;
+
 use schemars::JsonSchema;
 use serde::Serialize;
+use tracing_subscriber::EnvFilter;
+use typed_mcp::prelude::*;
 
 /// Adds two integers and returns the sum.
 ///
@@ -52,11 +56,18 @@ fn stats(text: String) -> Json<TextStats> {
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    examples::init_logging();
+    // Logs go to stderr: over stdio, stdout carries the protocol.
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
+        .with_env_filter(EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info")))
+        .init();
     let server = Server::builder("quickstart", env!("CARGO_PKG_VERSION"))
         .title("Quickstart")
         .instructions("Arithmetic and text helpers: `add`, `echo` and `text_stats`.")
         .tools(tools![add, echo, stats])
         .build()?;
-    examples::serve(server).await
+    // `--port N` (or `PORT`): Streamable HTTP at http://127.0.0.1:N/mcp; otherwise stdio.
+    server.serve_stdio_or_http().await?;
+    Ok(())
 }

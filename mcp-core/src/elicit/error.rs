@@ -14,9 +14,6 @@ pub enum ElicitError {
     /// There is no client session to ask (for example, a context made outside a session).
     #[error("no active session to elicit through")]
     NoSession,
-    /// The server was built without elicitation.
-    #[error("elicitation is not enabled on this server; call `ServerBuilder::enable_elicitation`")]
-    NotEnabled,
     /// The client did not declare the capability for this mode; nothing was sent.
     #[error("the client does not support {mode}-mode elicitation")]
     NotSupported {

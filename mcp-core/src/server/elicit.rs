@@ -127,17 +127,16 @@ fn finish_choice(answer: Elicitation<JsonObject>) -> Result<Elicitation<String>,
 }
 
 impl Context {
-    /// Whether this request may elicit a form: the server enabled elicitation and the client
-    /// declared form-mode support. Use it to degrade gracefully.
+    /// Whether this request may elicit a form: the client declared form-mode support. Use it
+    /// to degrade gracefully.
     pub fn can_elicit(&self) -> bool {
-        self.elicitation_enabled()
-            && self.client_capabilities().and_then(|c| c.elicitation.as_ref()).is_some_and(|e| e.supports_form())
+        self.client_capabilities().and_then(|c| c.elicitation.as_ref()).is_some_and(|e| e.supports_form())
     }
 
-    /// Whether this request may elicit in URL mode: the server enabled elicitation, the client
-    /// declared URL-mode support and the session's revision has URL mode (2025-11-25 or later).
+    /// Whether this request may elicit in URL mode: the client declared URL-mode support and
+    /// the session's revision has URL mode (2025-11-25 or later).
     pub fn can_elicit_url(&self) -> bool {
-        self.elicitation_enabled() && self.client_supports_url_mode()
+        self.client_supports_url_mode()
     }
 
     /// Whether the client may be sent a URL-mode request. Before 2025-11-25 `elicitation/create`
@@ -278,15 +277,11 @@ impl Context {
         }
     }
 
-    fn elicitation_enabled(&self) -> bool {
-        self.server().elicitation_timeout.is_some()
-    }
-
-    /// Checks that elicitation is enabled and the client declared `mode` (`form` or `url`), and
+    /// Checks that the client declared `mode` (`form` or `url`), and
     /// returns the server's default timeout. When the client did not declare it, notes the
     /// missing capability (2026 era) and fails.
     fn ready_for(&self, mode: &'static str) -> Result<Duration, ElicitError> {
-        let default_timeout = self.server().elicitation_timeout.ok_or(ElicitError::NotEnabled)?;
+        let default_timeout = self.server().elicitation_timeout;
         let capabilities = self.client_capabilities().ok_or(ElicitError::NoSession)?;
         let supported = match mode {
             "form" => capabilities.elicitation.as_ref().is_some_and(|e| e.supports_form()),

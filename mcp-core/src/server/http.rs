@@ -1,7 +1,7 @@
 //! The server behind the Streamable HTTP transport.
 
 use std::io;
-use std::net::SocketAddr;
+use std::net::{Ipv4Addr, SocketAddr};
 use std::sync::Arc;
 
 use super::Server;
@@ -75,5 +75,104 @@ impl Server {
             let _ = tokio::signal::ctrl_c().await;
         };
         self.streamable_http(config).serve(listener, shutdown).await
+    }
+
+    /// Serves Streamable HTTP at `http://127.0.0.1:PORT/mcp` until Ctrl-C when the program was
+    /// started with `--port PORT` (or `--port=PORT`) or the environment variable `PORT` is set
+    /// (`0` picks a free port; the address is logged), and one session over stdio
+    /// ([`serve_stdio`](Self::serve_stdio)) otherwise. Other command-line arguments are left
+    /// to the program.
+    ///
+    /// One `main` then serves both a host that starts the program and a client that connects
+    /// to it:
+    ///
+    /// ```no_run
+    /// use typed_mcp::prelude::*;
+    ///
+    /// /// Returns the text it is given.
+    /// #[tool]
+    /// fn echo(text: String) -> String {
+    ///     text
+    /// }
+    ///
+    /// #[tokio::main]
+    /// async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    ///     let server = Server::builder("echo", "1.0.0").tools(tools![echo]).build()?;
+    ///     // `echo` speaks stdio; `echo --port 8080` serves http://127.0.0.1:8080/mcp.
+    ///     server.serve_stdio_or_http().await?;
+    ///     Ok(())
+    /// }
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// A port that is not a number ([`io::ErrorKind::InvalidInput`]) or cannot be listened on
+    /// (most often [`io::ErrorKind::AddrInUse`]) is an error whose message names the port and
+    /// `--port`; so is any error of the transport.
+    pub async fn serve_stdio_or_http(&self) -> io::Result<()> {
+        let Some(port) = port_option(std::env::args().skip(1), std::env::var("PORT").ok())? else {
+            return self.serve_stdio().await;
+        };
+        let listener = tokio::net::TcpListener::bind((Ipv4Addr::LOCALHOST, port)).await.map_err(|e| {
+            let hint = if e.kind() == io::ErrorKind::AddrInUse {
+                " (choose another with --port; 0 picks a free one)"
+            } else {
+                ""
+            };
+            io::Error::new(e.kind(), format!("cannot listen on 127.0.0.1:{port} (--port / PORT): {e}{hint}"))
+        })?;
+        tracing::info!(address = %listener.local_addr()?, "serving MCP over Streamable HTTP at /mcp");
+        let shutdown = async {
+            let _ = tokio::signal::ctrl_c().await;
+        };
+        self.streamable_http(HttpConfig::default()).serve(listener, shutdown).await
+    }
+}
+
+/// The port of `--port N` or `--port=N` among `args`, else of `env` (the value of `PORT`); an
+/// empty `PORT` counts as unset.
+fn port_option(args: impl IntoIterator<Item = String>, env: Option<String>) -> io::Result<Option<u16>> {
+    let mut args = args.into_iter();
+    let mut given = None;
+    while let Some(arg) = args.next() {
+        if arg == "--port" {
+            given = Some(args.next().unwrap_or_default());
+            break;
+        }
+        if let Some(value) = arg.strip_prefix("--port=") {
+            given = Some(value.to_owned());
+            break;
+        }
+    }
+    let Some(value) = given.or(env.filter(|v| !v.is_empty())) else { return Ok(None) };
+    value.trim().parse().map(Some).map_err(|_| {
+        io::Error::new(io::ErrorKind::InvalidInput, format!("--port / PORT: `{value}` is not a port number"))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::port_option;
+
+    fn args(words: &[&str]) -> Vec<String> {
+        words.iter().map(|w| (*w).to_owned()).collect()
+    }
+
+    #[test]
+    fn the_port_comes_from_the_flag_then_the_environment() {
+        assert_eq!(port_option(args(&["--port", "8080"]), Some("9000".into())).unwrap(), Some(8080));
+        assert_eq!(port_option(args(&["--redis", "x", "--port=0"]), None).unwrap(), Some(0));
+        assert_eq!(port_option(args(&["--url-port", "7"]), Some("9000".into())).unwrap(), Some(9000));
+        assert_eq!(port_option(args(&[]), Some(String::new())).unwrap(), None);
+        assert_eq!(port_option(args(&["--ports", "1"]), None).unwrap(), None);
+    }
+
+    #[test]
+    fn a_port_that_is_not_a_number_is_an_error_naming_the_flag() {
+        for (words, env) in [(&["--port", "http"][..], None), (&["--port"][..], None), (&[][..], Some("-1"))] {
+            let error = port_option(args(words), env.map(str::to_owned)).unwrap_err();
+            assert_eq!(error.kind(), std::io::ErrorKind::InvalidInput);
+            assert!(error.to_string().contains("--port"), "{error}");
+        }
     }
 }

@@ -20,6 +20,7 @@ mod session_context;
 #[cfg(feature = "http")]
 mod task_routing;
 mod tasks;
+mod terminal;
 #[cfg(feature = "tracing-bridge")]
 mod tracing_bridge;
 mod url;
@@ -39,10 +40,10 @@ pub use crate::protocol::codes::{HEADER_MISMATCH, MISSING_REQUIRED_CLIENT_CAPABI
 /// Re-exported from [`crate::protocol`], where they are defined.
 pub use crate::protocol::{PROTOCOL_VERSION_2026_07_28, supported_versions};
 pub use elicit::{DEFAULT_ELICITATION_TIMEOUT, ElicitRequest};
-pub use rev_2026_07_28::{CacheHint, CacheScope};
-pub use tasks::{DEFAULT_TASK_POLL_INTERVAL, DEFAULT_TASK_TTL};
 pub use registry::ChangeError;
+pub use rev_2026_07_28::{CacheHint, CacheScope};
 pub use sampling::{ClientRequestError, DEFAULT_SAMPLING_TIMEOUT, ROOTS_TIMEOUT, SessionHandle};
+pub use tasks::{DEFAULT_TASK_POLL_INTERVAL, DEFAULT_TASK_TTL};
 #[cfg(feature = "tracing-bridge")]
 pub use tracing_bridge::ClientLogLayer;
 pub use url::{CompleteError, Completed, SessionKey, UrlElicitRequest, UrlElicitations, UrlFlowState};
@@ -136,8 +137,8 @@ pub(crate) struct ServerInner {
     /// Prompts, resources, logging, completion, sampling, and the live sessions.
     pub(crate) surface: registry::Registry,
     pub(crate) state: HashMap<TypeId, Arc<dyn Any + Send + Sync>>,
-    /// `Some(default timeout)` when elicitation is enabled.
-    pub(crate) elicitation_timeout: Option<Duration>,
+    /// How long a user has to answer a question, unless the question says otherwise.
+    pub(crate) elicitation_timeout: Duration,
     pub(crate) url_elicitations: UrlElicitations,
     /// Seals the `requestState` of 2026-era multi round-trip requests.
     pub(crate) request_state: crate::multi_round::state::Sealer,
@@ -170,7 +171,7 @@ impl Server {
             tools: Vec::new(),
             surface: registry::RegistryBuilder::default(),
             state: HashMap::new(),
-            elicitation_timeout: None,
+            elicitation_timeout: DEFAULT_ELICITATION_TIMEOUT,
             rev_2026: rev_2026_07_28::Settings2026::default(),
             request_state_key: None,
             request_state_ttl: crate::multi_round::state::DEFAULT_STATE_TTL,
@@ -199,7 +200,16 @@ impl Server {
     }
 
     /// Serves one session over stdin/stdout until stdin ends.
+    ///
+    /// A host starts a stdio server with pipes. When standard input is a terminal instead (a
+    /// person ran the program by hand), this first prints to stderr that the program waits for
+    /// an MCP client, how to try it with the MCP Inspector, and the entry for a desktop host's
+    /// server list; stdout carries nothing but JSON-RPC either way. To serve stdin and stdout
+    /// without that note, pass them to [`serve_io`](Self::serve_io).
     pub async fn serve_stdio(&self) -> io::Result<()> {
+        if std::io::IsTerminal::is_terminal(&std::io::stdin()) {
+            eprint!("{}", terminal::note(&self.inner.info.name, &std::env::args().collect::<Vec<_>>()));
+        }
         let (stdin, stdout) = crate::transport::stdio::stdio();
         // Served from a task, not from the caller's future: `#[tokio::main]` runs that on a
         // thread outside the runtime's workers, and every time stdin became readable a worker
@@ -232,7 +242,7 @@ pub struct ServerBuilder {
     tools: Vec<ToolDef>,
     surface: registry::RegistryBuilder,
     state: HashMap<TypeId, Arc<dyn Any + Send + Sync>>,
-    elicitation_timeout: Option<Duration>,
+    elicitation_timeout: Duration,
     rev_2026: rev_2026_07_28::Settings2026,
     request_state_key: Option<crate::multi_round::state::StateKey>,
     request_state_ttl: Duration,
@@ -306,17 +316,12 @@ impl ServerBuilder {
         self
     }
 
-    /// Lets tools ask the user for input ([`Context::elicit`] and friends), with answers
-    /// awaited for at most [`DEFAULT_ELICITATION_TIMEOUT`] unless configured otherwise.
-    /// Requests are still sent only to clients that declared the `elicitation` capability.
-    pub fn enable_elicitation(mut self) -> Self {
-        self.elicitation_timeout.get_or_insert(DEFAULT_ELICITATION_TIMEOUT);
-        self
-    }
-
-    /// Enables elicitation with `timeout` as the default time a user has to answer.
+    /// How long a user has to answer a tool's question ([`Context::elicit`] and friends)
+    /// when the question does not set its own timeout: [`DEFAULT_ELICITATION_TIMEOUT`] unless
+    /// set here. Tools may ask without any set-up; questions are sent only to clients that
+    /// declared the `elicitation` capability.
     pub fn elicitation_timeout(mut self, timeout: Duration) -> Self {
-        self.elicitation_timeout = Some(timeout);
+        self.elicitation_timeout = timeout;
         self
     }
 

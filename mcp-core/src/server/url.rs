@@ -400,9 +400,6 @@ impl Context {
     }
 
     fn check_url_capability(&self) -> Result<(), ElicitError> {
-        if self.server().elicitation_timeout.is_none() {
-            return Err(ElicitError::NotEnabled);
-        }
         self.client_capabilities().ok_or(ElicitError::NoSession)?;
         if self.client_supports_url_mode() {
             return Ok(());

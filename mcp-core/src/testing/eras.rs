@@ -168,7 +168,7 @@ where
 /// # async fn main() {
 /// let outcome = testing::compare_eras(
 ///     |effects| {
-///         let server = Server::builder("mail", "1").enable_elicitation().state(effects.clone());
+///         let server = Server::builder("mail", "1").state(effects.clone());
 ///         (server.tools(tools![send]).build().unwrap(), ElicitationScript::new().accept(json!({"confirm": true})))
 ///     },
 ///     |client| async move { client.call_tool("send", ()).await.unwrap().text() },

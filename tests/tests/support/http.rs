@@ -9,13 +9,13 @@ use std::pin::Pin;
 use std::sync::atomic::{AtomicI64, Ordering};
 
 use futures_util::{Stream, StreamExt};
-use typed_mcp::Server;
-use typed_mcp::transport::http::{HttpConfig, StreamableHttp};
 use reqwest::header::{ACCEPT, CONTENT_TYPE};
 use reqwest::{RequestBuilder, Response, StatusCode};
 use serde_json::{Value, json};
 use tests::stdio::within;
 use tokio::sync::oneshot;
+use typed_mcp::Server;
+use typed_mcp::transport::http::{HttpConfig, StreamableHttp};
 
 /// The 2025-era revision the sessions here negotiate.
 pub const PROTOCOL: &str = "2025-11-25";

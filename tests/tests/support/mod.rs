@@ -4,6 +4,20 @@ pub mod http;
 pub mod pki;
 pub mod tasks;
 
+/// The test servers of this package (`tests/src/bin/`), built by cargo with the test binary.
+pub mod servers {
+    /// The whole former surface of the `elicitation` example: forms, URL mode, a task, over
+    /// stdio or HTTP, alone or with `--redis` (`src/bin/combined.rs`).
+    pub const COMBINED: &str = env!("CARGO_BIN_EXE_combined");
+    /// Small surfaces (`--surface quickstart|notes`) as instances of a Redis deployment
+    /// (`src/bin/backplane-server.rs`).
+    pub const BACKPLANE_SERVER: &str = env!("CARGO_BIN_EXE_backplane-server");
+    /// Everything the conformance suite asks a server for (`src/bin/conformance.rs`).
+    pub const CONFORMANCE: &str = env!("CARGO_BIN_EXE_conformance");
+    /// The client of the conformance suite's client scenarios (`src/bin/conformance-client.rs`).
+    pub const CONFORMANCE_CLIENT: &str = env!("CARGO_BIN_EXE_conformance-client");
+}
+
 /// Does what a user does on the `elicitation` example's authorization page at `page`: opens it
 /// (a GET, which completes nothing) and presses its button (a POST of the flow's id). Returns
 /// the status of the POST.

@@ -75,7 +75,7 @@ async fn publish_keys() -> std::io::Result<String> {
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let server = Server::builder("bench-ours", "0.0.0").enable_elicitation().tools(tools![echo, form]).build()?;
+    let server = Server::builder("bench-ours", "0.0.0").tools(tools![echo, form]).build()?;
     let args: Vec<String> = std::env::args().skip(1).collect();
     let jwt = args.iter().any(|a| a == "--jwt");
     let port = args.iter().position(|a| a == "--http").and_then(|i| args.get(i + 1));

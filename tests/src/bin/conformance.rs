@@ -2,7 +2,7 @@
 //! (`@modelcontextprotocol/conformance`) asks a server for, under the exact names its server
 //! scenarios call.
 //!
-//! Run it with `cargo run -p examples --bin conformance`; it always speaks Streamable HTTP, at
+//! Run it with `cargo run -p tests --bin conformance`; it always speaks Streamable HTTP, at
 //! `http://127.0.0.1:3001/mcp` unless `--port N` (or `PORT`) says otherwise. Then point the
 //! suite at it:
 //!
@@ -17,13 +17,13 @@
 
 use std::time::Duration;
 
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::json;
 use typed_mcp::prelude::*;
 use typed_mcp::protocol::{CreateMessageParams, JsonObject, SamplingMessage};
 use typed_mcp::server::{ChangeError, ClientRequestError};
 use typed_mcp::tool::{ToolCall, ToolDef};
-use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::json;
 
 /// Where the server listens when no port is given.
 const DEFAULT_PORT: u16 = 3001;
@@ -710,7 +710,6 @@ fn json_schema_2020_12_tool() -> ToolDef {
 fn server() -> Result<Server, typed_mcp::BuildError> {
     Server::builder("conformance", env!("CARGO_PKG_VERSION"))
         .title("MCP conformance test server")
-        .enable_elicitation()
         .tools(tools![
             test_simple_text,
             test_image_content,
@@ -768,9 +767,9 @@ fn server() -> Result<Server, typed_mcp::BuildError> {
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    examples::init_logging();
-    let port = examples::port_option("port", "PORT", Some(DEFAULT_PORT))?.unwrap_or(DEFAULT_PORT);
-    let listener = examples::bind(port, "--port / PORT").await;
-    examples::serve_http_on(&server()?, listener).await?;
+    tests::programs::init_logging();
+    let port = tests::programs::port_option("port", "PORT", Some(DEFAULT_PORT))?.unwrap_or(DEFAULT_PORT);
+    let listener = tests::programs::bind(port, "--port / PORT").await;
+    tests::programs::serve_http_on(&server()?, listener).await?;
     Ok(())
 }

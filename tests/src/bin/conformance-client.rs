@@ -6,7 +6,7 @@
 //!
 //! ```sh
 //! npx @modelcontextprotocol/conformance client --scenario tools_call \
-//!     --command "cargo run -q -p examples --bin conformance-client"
+//!     --command "cargo run -q -p tests --bin conformance-client"
 //! ```
 //!
 //! The suite names the revision under test in `MCP_CONFORMANCE_PROTOCOL_VERSION`: `2026-07-28`
@@ -27,12 +27,12 @@
 use std::error::Error;
 use std::process::ExitCode;
 
+use serde_json::{Value, json};
 use typed_mcp::client::oauth::{ClientCredentials, OAuth, OAuthError, authorizer_fn};
 use typed_mcp::client::{Client, ClientBuilder, ElicitationModes, ProtocolEra, elicitation_fn, sampling_fn};
 use typed_mcp::protocol::{
     CreateMessageResult, ElicitResult, Role, Root, SamplingContent, SamplingMessageContent, stateless,
 };
-use serde_json::{Value, json};
 
 /// The client: the era the suite asks for, and every capability (forms are accepted with their
 /// defaults, a boolean `confirmed` set; the model answers "ok"; one root).
@@ -279,7 +279,7 @@ async fn run(scenario: &str, url: &str) -> Result<(), Box<dyn Error>> {
 
 #[tokio::main]
 async fn main() -> ExitCode {
-    examples::init_logging();
+    tests::programs::init_logging();
     let Some(url) = std::env::args().skip(1).last() else {
         eprintln!("usage: conformance-client <server-url>   (with MCP_CONFORMANCE_SCENARIO set)");
         return ExitCode::from(2);

@@ -1,0 +1,112 @@
+//! One server run as several instances behind a load balancer, sharing their sessions through
+//! Redis: any instance serves any request of any session.
+//!
+//! Start a Redis, then two or more instances on different ports with the same `--redis URL`
+//! (or `REDIS_URL`), and put any HTTP load balancer in front of them (no sticky sessions
+//! needed):
+//!
+//! ```sh
+//! redis-server --port 6379 &
+//! cargo run -p examples --bin shared -- --port 8081 --redis redis://127.0.0.1:6379 &
+//! cargo run -p examples --bin shared -- --port 8082 --redis redis://127.0.0.1:6379 &
+//! ```
+//!
+//! Each serves Streamable HTTP at `http://127.0.0.1:PORT/mcp`. What they share:
+//!
+//! - sessions (the backplane): a request landing on an instance that does not hold its session
+//!   is handed to the instance that holds it, and its answer streams back;
+//!   an instance that dies is replaced by another once its heartbeat lapses;
+//! - questions: `create_project` asks for a form, and the answer may reach any instance;
+//! - tasks: `deploy` runs as a task kept in Redis, so any instance answers `tasks/get` and
+//!   `tasks/update`, and a finished task's result outlives the instance that ran it;
+//! - the key sealing 2026-07-28 `requestState`, so a retry may land on any instance.
+//!
+//! `served_by` says which instance ran the call: for a 2025-era session always the instance
+//! that owns it (its calls take one hop there), for 2026-07-28 requests, which have no session,
+//! the instance each one landed on. Without `--redis` the program is a lone instance.
+
+use std::time::Duration;
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use typed_mcp::multi_round::state::StateKey;
+use typed_mcp::prelude::*;
+use typed_mcp::transport::http::HttpConfig;
+use typed_mcp_redis::Redis;
+
+/// This instance's address, as clients reach it.
+struct Address(String);
+
+/// Says which instance ran this call.
+#[tool(read_only)]
+fn served_by(address: State<Address>) -> String {
+    let Address(address) = &*address;
+    format!("Served by {address}")
+}
+
+/// What `create_project` asks for.
+#[derive(Deserialize, JsonSchema, Elicit)]
+#[serde(rename_all = "camelCase")]
+struct NewProject {
+    /// Name of the project.
+    #[schemars(length(min = 1))]
+    project_name: String,
+}
+
+/// Creates a project, asking the user for its name.
+#[tool]
+async fn create_project(ctx: Context) -> Result<String, String> {
+    match ctx.elicit::<NewProject>("Please provide the project details.").await {
+        Ok(Elicitation::Accept(project)) => Ok(format!("Created project '{}'", project.project_name)),
+        Ok(_) => Ok("No project was created.".into()),
+        Err(e) => Err(format!("Could not ask for the project details: {e}")),
+    }
+}
+
+/// Builds a service, asks the user to confirm once it is built, then deploys it.
+///
+/// # Arguments
+/// * `service` - The service to deploy.
+#[tool(destructive, task = "optional")]
+async fn deploy(ctx: Context, service: String) -> Result<String, ElicitError> {
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    if !ctx.confirm(format!("{service} is built. Deploy it to production?")).key("deploy").await? {
+        return Ok(format!("{service} was built but not deployed."));
+    }
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    Ok(format!("Deployed {service} to production."))
+}
+
+/// The value after `flag` on the command line, else the environment variable `env`.
+fn option(flag: &str, env: &str) -> Option<String> {
+    let mut args = std::env::args();
+    args.position(|arg| arg == flag).and_then(|_| args.next()).or_else(|| std::env::var(env).ok())
+}
+
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let port = option("--port", "PORT").ok_or("--port N (or PORT) is required")?;
+    let port: u16 = port.parse().map_err(|_| format!("--port: `{port}` is not a port number"))?;
+    let listener = tokio::net::TcpListener::bind(("127.0.0.1", port))
+        .await
+        .map_err(|e| format!("cannot listen on 127.0.0.1:{port} (--port): {e}"))?;
+    let address = format!("http://{}/mcp", listener.local_addr()?);
+
+    let mut builder = Server::builder("shared", env!("CARGO_PKG_VERSION"))
+        .tools(tools![served_by, create_project, deploy])
+        .state(Address(address.clone()));
+    let mut config = HttpConfig::default();
+    if let Some(url) = option("--redis", "REDIS_URL") {
+        let redis = Redis::connect(&url).map_err(|e| format!("--redis: {e}"))?;
+        let key = redis.shared_secret("request-state").await.map_err(|e| format!("--redis: {e}"))?;
+        builder = builder.task_store(redis.task_store()).request_state_key(StateKey::from_bytes(key));
+        config = config.backplane(redis.backplane(address.clone()));
+    }
+    let server = builder.build()?;
+    eprintln!("serving MCP at {address}");
+    let shutdown = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    server.streamable_http(config).serve(listener, shutdown).await?;
+    Ok(())
+}

@@ -1,0 +1,37 @@
+//! The guide: everything past the first server, one chapter a topic.
+//!
+//! The [crate docs](crate) and the README show a first server and a first elicitation. These
+//! chapters go further; each is a page of prose around code that compiles (every sample here is
+//! a doctest, run by `cargo test -p typed-mcp`). Read them in order the first time, or jump to
+//! the one you need:
+//!
+//! | chapter | what it covers |
+//! | --- | --- |
+//! | [`tools`] | `#[tool]` and `#[toolbox]`: arguments, results, errors, annotations, tools without macros |
+//! | [`elicitation`] | asking the user mid-call: typed forms, shorthands, URL mode, what is checked |
+//! | [`resources_and_prompts`] | resources and templates, prompts, logging, completion, sampling, roots, dynamic lists |
+//! | [`http`] | Streamable HTTP: serving, mounting in axum, HTTPS, limits |
+//! | [`authorization`] | a protected server: OAuth 2.1 resource server, token verifiers, scopes per tool |
+//! | [`eras`] | one handler for 2025-11-25 sessions and 2026-07-28 stateless requests |
+//! | [`tasks`] | long-running tools that outlive their request |
+//! | [`client`] | using servers from Rust: transports, handlers of the server's questions, OAuth |
+//! | [`deployment`] | several instances behind a load balancer, sharing sessions through Redis |
+//! | [`testing`] | testing tools in process, with scripted answers, in both eras |
+//! | [`macros`] | what the macros generate, and how to read it |
+//! | [`examples`] | the example programs, and what each one shows |
+//!
+//! The guide is part of the API documentation (`cargo doc -p typed-mcp --open`), so it is
+//! always the guide of the version you depend on.
+
+pub mod authorization;
+pub mod client;
+pub mod deployment;
+pub mod elicitation;
+pub mod eras;
+pub mod examples;
+pub mod http;
+pub mod macros;
+pub mod resources_and_prompts;
+pub mod tasks;
+pub mod testing;
+pub mod tools;
