@@ -34,13 +34,12 @@ impl Errors {
 pub(crate) fn doc_text(attrs: &[Attribute]) -> String {
     let mut lines = Vec::new();
     for attr in attrs {
-        if let Meta::NameValue(nv) = &attr.meta {
-            if nv.path.is_ident("doc") {
-                if let Expr::Lit(ExprLit { lit: Lit::Str(s), .. }) = &nv.value {
-                    let line = s.value();
-                    lines.push(line.strip_prefix(' ').map(str::to_owned).unwrap_or(line));
-                }
-            }
+        if let Meta::NameValue(nv) = &attr.meta
+            && nv.path.is_ident("doc")
+            && let Expr::Lit(ExprLit { lit: Lit::Str(s), .. }) = &nv.value
+        {
+            let line = s.value();
+            lines.push(line.strip_prefix(' ').map(str::to_owned).unwrap_or(line));
         }
     }
     lines.join("\n").trim().to_owned()
@@ -137,10 +136,10 @@ pub(crate) fn closest<'a>(word: &str, candidates: &[&'a str]) -> Option<&'a str>
     if let Some(c) = candidates.iter().find(|c| normal(c) == word_normal) {
         return Some(c);
     }
-    if word_normal.chars().count() >= 3 {
-        if let Some(c) = candidates.iter().find(|c| normal(c).starts_with(&word_normal)) {
-            return Some(c);
-        }
+    if word_normal.chars().count() >= 3
+        && let Some(c) = candidates.iter().find(|c| normal(c).starts_with(&word_normal))
+    {
+        return Some(c);
     }
     let limit = (word.chars().count() / 3).max(1);
     candidates

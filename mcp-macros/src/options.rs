@@ -339,15 +339,11 @@ pub(crate) fn check_signature(f: &FnParts, attr: &str, methods: bool, errors: &m
     if let Some(v) = &sig.variadic {
         errors.spanned(v, format!("`#[{attr}]` functions cannot be variadic"));
     }
-    if !methods {
-        if let Receiver::Shared(r) | Receiver::Unsupported(r) = &f.receiver {
-            errors.spanned(
-                r,
-                format!(
-                    "`#[{attr}]` applies to free functions; take what the {attr} needs as arguments instead of `self`"
-                ),
-            );
-        }
+    if !methods && let Receiver::Shared(r) | Receiver::Unsupported(r) = &f.receiver {
+        errors.spanned(
+            r,
+            format!("`#[{attr}]` applies to free functions; take what the {attr} needs as arguments instead of `self`"),
+        );
     }
     let mut seen: HashMap<String, TokenStream> = HashMap::new();
     for p in &f.params {
@@ -374,10 +370,10 @@ pub(crate) fn check_signature(f: &FnParts, attr: &str, methods: bool, errors: &m
             ),
             _ => {}
         }
-        if let Some(lit) = &p.rename {
-            if lit.value().is_empty() {
-                errors.spanned(lit, "`#[arg(rename = …)]` cannot be empty");
-            }
+        if let Some(lit) = &p.rename
+            && lit.value().is_empty()
+        {
+            errors.spanned(lit, "`#[arg(rename = …)]` cannot be empty");
         }
         let name = p.wire_name();
         let here = match &p.rename {

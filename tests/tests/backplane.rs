@@ -297,7 +297,7 @@ async fn without_a_backplane_another_instance_does_not_know_the_session() {
 /// Posts a JSON-RPC message to `url` in session `session` (when given); returns the status, the
 /// session id the response names and the body.
 async fn post(url: &str, session: Option<&str>, body: serde_json::Value) -> (u16, Option<String>, String) {
-    let http = reqwest::Client::new();
+    let http = crate::support::http_client();
     let mut request = http
         .post(url)
         .header("content-type", "application/json")
@@ -529,7 +529,7 @@ async fn redis_stopped_and_restarted_under_load_is_no_outage() {
         .map(|c| {
             let (urls, sessions, stop, ids) = (urls.clone(), sessions.clone(), stop.clone(), ids.clone());
             tokio::spawn(async move {
-                let http = reqwest::Client::new();
+                let http = crate::support::http_client();
                 let mut outcomes = Vec::new();
                 let mut n = c;
                 while !stop.load(Ordering::Relaxed) {
@@ -552,7 +552,7 @@ async fn redis_stopped_and_restarted_under_load_is_no_outage() {
     let restarted = Instant::now();
     // Back in full: every session answered through both instances, and new sessions open.
     let deadline = Instant::now() + Duration::from_secs(15);
-    let http = reqwest::Client::new();
+    let http = crate::support::http_client();
     let mut id = 1_000_000;
     let recovered = loop {
         let mut all = true;
@@ -803,7 +803,7 @@ async fn a_stream_resumes_and_a_session_ends_through_another_instance() {
     let (status, session, _) = post(&a, None, init).await;
     assert_eq!(status, 200);
     let session = session.expect("a session id");
-    let http = reqwest::Client::new();
+    let http = crate::support::http_client();
     let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
         "params": {"name": "steps", "arguments": {}, "_meta": {"progressToken": "p"}}});
     let mut response = within(
@@ -903,7 +903,7 @@ async fn a_stream_resumes_on_another_instance_after_its_owner_was_killed() {
     let subscribe =
         json!({"jsonrpc": "2.0", "id": 2, "method": "resources/subscribe", "params": {"uri": "notes://kept"}});
     assert_eq!(post(&a_url, Some(&session), subscribe).await.0, 200);
-    let http = reqwest::Client::new();
+    let http = crate::support::http_client();
     let get = |url: &str, last: Option<&str>| {
         let mut request = http
             .get(url)
@@ -1007,7 +1007,7 @@ impl Dice {
 /// One session's run: initialize, a call that elicits, the answer, the result, DELETE, each at
 /// the instance `at` picks.
 async fn one_session(urls: &[String], at: [usize; 4], n: usize) {
-    let http = reqwest::Client::new();
+    let http = crate::support::http_client();
     let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2025-11-25", "capabilities": {"elicitation": {"form": {}}},
         "clientInfo": {"name": "load", "version": "1"}}});

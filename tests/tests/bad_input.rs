@@ -1,6 +1,6 @@
 //! The bad-input catalog: malformed and hostile input, one table, sent to real servers over
-//! real transports: the `quickstart` and `elicitation` example binaries over their stdio, and
-//! the `elicitation` binary over Streamable HTTP on loopback. Each case is checked for the
+//! real transports: the `quickstart` example and the `combined` test server (forms, URL mode
+//! and a task in one server) over their stdio, and `combined` over Streamable HTTP on loopback. Each case is checked for the
 //! answer it must get (error code and id, HTTP status), or for getting none where the spec
 //! says to ignore it; after each one, the server must still answer a normal tool call, with
 //! nothing else in between.
@@ -81,7 +81,7 @@ type Flow = for<'a> fn(&'a mut Conn) -> Pin<Box<dyn Future<Output = ()> + Send +
 struct Case {
     name: &'static str,
     stage: Stage,
-    /// The tools it needs: `Some(true)` the `elicitation` example's, `Some(false)` the
+    /// The tools it needs: `Some(true)` the `combined` server's, `Some(false)` the
     /// `quickstart` example's (`add`), `None` any.
     elicitation: Option<bool>,
     /// A word the error message must contain.
@@ -178,7 +178,7 @@ impl Case {
     }
 }
 
-/// `_meta` of a 2026-era request that declares what the `elicitation` example needs.
+/// `_meta` of a 2026-era request that declares what the `combined` server needs.
 fn meta() -> Value {
     json!({
         "io.modelcontextprotocol/protocolVersion": MODERN,
@@ -1111,7 +1111,8 @@ async fn quickstart_over_stdio() {
 
 #[tokio::test]
 async fn elicitation_over_stdio() {
-    let mut p = ServerProcess::spawn(&example_binary("elicitation"), &[("ELICITATION_URL_PORT", "0")]);
+    let mut p =
+        ServerProcess::spawn(std::path::Path::new(crate::support::servers::COMBINED), &[("ELICITATION_URL_PORT", "0")]);
     let mut conn =
         Conn::Stdio { client: std::mem::replace(&mut p.client, placeholder()), probes: 0, elicitation: true };
     let ran = run_catalog(&mut conn).await;
@@ -1125,14 +1126,14 @@ async fn elicitation_over_stdio() {
 
 #[tokio::test]
 async fn elicitation_over_http() {
-    let mut child = tokio::process::Command::new(example_binary("elicitation"))
+    let mut child = tokio::process::Command::new(crate::support::servers::COMBINED)
         .envs([("PORT", "0"), ("ELICITATION_URL_PORT", "0"), ("RUST_LOG", "info")])
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .kill_on_drop(true)
         .spawn()
-        .expect("start the elicitation example");
+        .expect("start the combined test server");
     // The port it chose is in its log: `... serving MCP over Streamable HTTP at /mcp address=127.0.0.1:N`.
     let mut stderr = BufReader::new(child.stderr.take().expect("piped stderr")).lines();
     let port = within("the server to log its address", async {

@@ -134,10 +134,10 @@ impl IntrospectionVerifier {
         if answer.get("nbf").and_then(|v| v.as_u64()).is_some_and(|nbf| nbf > now + leeway) {
             return Err(invalid("the token is not valid yet"));
         }
-        if let (Some(expected), Some(iss)) = (&self.issuer, answer.get("iss").and_then(|v| v.as_str())) {
-            if expected.trim_end_matches('/') != iss.trim_end_matches('/') {
-                return Err(invalid("the token is from another issuer"));
-            }
+        if let (Some(expected), Some(iss)) = (&self.issuer, answer.get("iss").and_then(|v| v.as_str()))
+            && expected.trim_end_matches('/') != iss.trim_end_matches('/')
+        {
+            return Err(invalid("the token is from another issuer"));
         }
         let audience_ok = match answer.get("aud") {
             Some(serde_json::Value::String(a)) => a == resource,

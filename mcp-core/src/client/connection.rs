@@ -148,10 +148,10 @@ impl Connection for LineConnection {
                 }
             }
             let server = self.server.lock().ok().and_then(|mut s| s.take());
-            if let Some(server) = server {
-                if tokio::time::timeout(CHILD_EXIT_GRACE, server).await.is_err() {
-                    tracing::warn!("the in-process server did not end after its input closed");
-                }
+            if let Some(server) = server
+                && tokio::time::timeout(CHILD_EXIT_GRACE, server).await.is_err()
+            {
+                tracing::warn!("the in-process server did not end after its input closed");
             }
         })
     }

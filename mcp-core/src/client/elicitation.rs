@@ -283,10 +283,10 @@ impl ElicitResult {
 pub fn fill_defaults(schema: &JsonObject, content: &mut JsonObject) {
     let Some(properties) = schema.get("properties").and_then(Value::as_object) else { return };
     for (name, property) in properties {
-        if let Some(default) = property.get("default") {
-            if content.get(name).is_none_or(Value::is_null) {
-                content.insert(name.clone(), default.clone());
-            }
+        if let Some(default) = property.get("default")
+            && content.get(name).is_none_or(Value::is_null)
+        {
+            content.insert(name.clone(), default.clone());
         }
     }
 }

@@ -107,12 +107,11 @@ impl Stateless {
             let mut capabilities = self.capabilities.clone();
             if let Some(Value::Object(extra)) =
                 meta.remove(META_CLIENT_CAPABILITIES).and_then(|mut c| c.get_mut("extensions").map(Value::take))
+                && let Value::Object(c) = &mut capabilities
             {
-                if let Value::Object(c) = &mut capabilities {
-                    let extensions = c.entry("extensions").or_insert_with(|| Value::Object(JsonObject::new()));
-                    if let Value::Object(extensions) = extensions {
-                        extensions.extend(extra);
-                    }
+                let extensions = c.entry("extensions").or_insert_with(|| Value::Object(JsonObject::new()));
+                if let Value::Object(extensions) = extensions {
+                    extensions.extend(extra);
                 }
             }
             meta.insert(META_CLIENT_CAPABILITIES.into(), capabilities);

@@ -185,14 +185,14 @@ impl HttpClientConfig {
     /// its own), with the connection's roots as well.
     fn oauth_client(&self, oauth: &OAuth) -> Result<Option<reqwest::Client>, ClientError> {
         #[cfg(feature = "rustls")]
-        if oauth.http.is_none() {
-            if let Some(extra) = &oauth.roots {
-                let roots = match &self.roots {
-                    Some(mine) => mine.merged(extra),
-                    None => extra.clone(),
-                };
-                return new_client(Some(&roots)).map(Some);
-            }
+        if oauth.http.is_none()
+            && let Some(extra) = &oauth.roots
+        {
+            let roots = match &self.roots {
+                Some(mine) => mine.merged(extra),
+                None => extra.clone(),
+            };
+            return new_client(Some(&roots)).map(Some);
         }
         let _ = oauth;
         Ok(None)
@@ -424,10 +424,10 @@ impl Shared {
         if let Some(id) = self.session_id.read().ok().and_then(|s| s.clone()) {
             request = request.header(SESSION_HEADER, id);
         }
-        if let Some(v) = self.protocol_version.read().ok().and_then(|v| v.clone()) {
-            if self.stateless.read().map(|s| s.is_none()).unwrap_or(true) {
-                request = request.header(PROTOCOL_VERSION_HEADER, v);
-            }
+        if let Some(v) = self.protocol_version.read().ok().and_then(|v| v.clone())
+            && self.stateless.read().map(|s| s.is_none()).unwrap_or(true)
+        {
+            request = request.header(PROTOCOL_VERSION_HEADER, v);
         }
         request
     }
@@ -443,11 +443,11 @@ impl Shared {
             // The stateless era has no sessions: an id a server sends anyway is not one.
             return;
         }
-        if let Ok(mut current) = self.session_id.write() {
-            if current.is_none() {
-                tracing::debug!(session = id, "the server assigned a session");
-                *current = Some(id.to_owned());
-            }
+        if let Ok(mut current) = self.session_id.write()
+            && current.is_none()
+        {
+            tracing::debug!(session = id, "the server assigned a session");
+            *current = Some(id.to_owned());
         }
     }
 
@@ -591,29 +591,29 @@ impl Shared {
     /// requests) must not wait for that.
     async fn deliver(self: &Arc<Self>, out: Outbound) {
         let stateless = self.stateless.read().is_ok_and(|s| s.is_some());
-        if out.kind == OutboundKind::Request {
-            if let Some(id) = request_id(&out.frame) {
-                let shared = self.clone();
-                if !stateless {
-                    self.tasks.spawn(async move { shared.send_request(id, out.frame).await });
-                    return;
-                }
-                // A stateless request has no session to cancel it in: closing its stream does.
-                let abort = CancellationToken::new();
-                if let Ok(mut open) = self.open_requests.lock() {
-                    open.insert(id.clone(), abort.clone());
-                }
-                self.tasks.spawn(async move {
-                    tokio::select! {
-                        () = abort.cancelled() => {}
-                        () = shared.clone().send_request(id.clone(), out.frame) => {}
-                    }
-                    if let Ok(mut open) = shared.open_requests.lock() {
-                        open.remove(&id);
-                    }
-                });
+        if out.kind == OutboundKind::Request
+            && let Some(id) = request_id(&out.frame)
+        {
+            let shared = self.clone();
+            if !stateless {
+                self.tasks.spawn(async move { shared.send_request(id, out.frame).await });
                 return;
             }
+            // A stateless request has no session to cancel it in: closing its stream does.
+            let abort = CancellationToken::new();
+            if let Ok(mut open) = self.open_requests.lock() {
+                open.insert(id.clone(), abort.clone());
+            }
+            self.tasks.spawn(async move {
+                tokio::select! {
+                    () = abort.cancelled() => {}
+                    () = shared.clone().send_request(id.clone(), out.frame) => {}
+                }
+                if let Ok(mut open) = shared.open_requests.lock() {
+                    open.remove(&id);
+                }
+            });
+            return;
         }
         if stateless && out.kind == OutboundKind::Notification {
             let cancelled = crate::client::http_headers::cancelled_request(&out.frame);

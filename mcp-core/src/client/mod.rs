@@ -1013,20 +1013,20 @@ impl ToolCall<'_> {
         let options = client.options(self.timeout, self.cancel);
         if let Some(stateless) = &client.inner.stateless {
             // The tool's `x-mcp-header` marks decide its HTTP headers: learn them first.
-            if stateless.headers.known(&self.name).is_none() {
-                if let Err(e) = client.list_all_tools().await {
-                    tracing::debug!(error = %e, "could not list the tools before calling one");
-                }
+            if stateless.headers.known(&self.name).is_none()
+                && let Err(e) = client.list_all_tools().await
+            {
+                tracing::debug!(error = %e, "could not list the tools before calling one");
             }
             if let Some(Err(reason)) = stateless.headers.known(&self.name) {
                 return Err(ClientError::ToolRefused { name: self.name, reason });
             }
         }
         let params = CallToolParams { name: self.name, arguments, meta };
-        if self.as_task {
-            if let Some(stateless) = &client.inner.stateless {
-                return client.call_as_task(stateless, &params, self.timeout.flatten(), options.cancel).await;
-            }
+        if self.as_task
+            && let Some(stateless) = &client.inner.stateless
+        {
+            return client.call_as_task(stateless, &params, self.timeout.flatten(), options.cancel).await;
         }
         client.request_with("tools/call", &params, options).await
     }

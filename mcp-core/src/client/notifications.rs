@@ -104,10 +104,10 @@ impl Completions {
                 let (set, order) = &mut *done;
                 if set.insert(id.to_owned()) {
                     order.push_back(id.to_owned());
-                    if order.len() > REMEMBERED_COMPLETIONS {
-                        if let Some(oldest) = order.pop_front() {
-                            set.remove(&oldest);
-                        }
+                    if order.len() > REMEMBERED_COMPLETIONS
+                        && let Some(oldest) = order.pop_front()
+                    {
+                        set.remove(&oldest);
                     }
                     true
                 } else {

@@ -164,12 +164,12 @@ pub(crate) async fn answer(
         .map_err(|e| ClientError::Codec(format!("invalid input request `{key}`: {e}")))?;
     let mut params = request.params;
     // A URL-mode question names no elicitation id in this era: the key stands for it.
-    if request.method == "elicitation/create" {
-        if let Some(p) = params.as_object_mut() {
-            if p.get("mode").and_then(Value::as_str) == Some("url") && !p.contains_key("elicitationId") {
-                p.insert("elicitationId".into(), Value::String(key.clone()));
-            }
-        }
+    if request.method == "elicitation/create"
+        && let Some(p) = params.as_object_mut()
+        && p.get("mode").and_then(Value::as_str) == Some("url")
+        && !p.contains_key("elicitationId")
+    {
+        p.insert("elicitationId".into(), Value::String(key.clone()));
     }
     match answer_input(&shared, &request.method, params).await {
         Ok(answer) => Ok((key, answer)),

@@ -107,14 +107,14 @@ fn strip_null(o: &mut JsonObject) {
         }
         // `anyOf: [T]` after the null went: T's keys move up, the property's own (title,
         // description, default) win.
-        if list.len() == 1 {
-            if let Some(Value::Object(inner)) = o.remove(key).and_then(|v| match v {
+        if list.len() == 1
+            && let Some(Value::Object(inner)) = o.remove(key).and_then(|v| match v {
                 Value::Array(mut l) => l.pop(),
                 _ => None,
-            }) {
-                for (k, v) in inner {
-                    o.entry(k).or_insert(v);
-                }
+            })
+        {
+            for (k, v) in inner {
+                o.entry(k).or_insert(v);
             }
         }
     }
@@ -144,12 +144,11 @@ fn integer_format(o: &mut JsonObject) {
             // An `f32` default went through `f64` (`0.1` became `0.10000000149011612`); the
             // shortest text that reads back as the same `f32` is what the user wrote.
             o.remove("format");
-            if let Some(Value::Number(n)) = o.get("default") {
-                if let Some(short) = n.as_f64().and_then(|v| (v as f32).to_string().parse::<f64>().ok()) {
-                    if let Some(n) = serde_json::Number::from_f64(short) {
-                        o.insert("default".into(), Value::Number(n));
-                    }
-                }
+            if let Some(Value::Number(n)) = o.get("default")
+                && let Some(short) = n.as_f64().and_then(|v| (v as f32).to_string().parse::<f64>().ok())
+                && let Some(n) = serde_json::Number::from_f64(short)
+            {
+                o.insert("default".into(), Value::Number(n));
             }
             return;
         }

@@ -254,26 +254,26 @@ fn count(n: u64, noun: &str) -> String {
 /// A `string` field: one of its options if it has some, within its length bounds, in its format.
 fn check_string(name: &str, o: &JsonObject, value: &Value) -> Result<(), ContentError> {
     let Value::String(s) = value else { return Err(content_error(name, "expected a string")) };
-    if let Some(allowed) = allowed_values(o) {
-        if !allowed.contains(&s.as_str()) {
-            return Err(content_error(name, format!("`{s}` is not one of the options {allowed:?}")));
-        }
+    if let Some(allowed) = allowed_values(o)
+        && !allowed.contains(&s.as_str())
+    {
+        return Err(content_error(name, format!("`{s}` is not one of the options {allowed:?}")));
     }
     let len = s.chars().count() as u64;
-    if let Some(min) = o.get("minLength").and_then(Value::as_u64) {
-        if len < min {
-            return Err(content_error(name, format!("must be at least {} long (got {len})", count(min, "character"))));
-        }
+    if let Some(min) = o.get("minLength").and_then(Value::as_u64)
+        && len < min
+    {
+        return Err(content_error(name, format!("must be at least {} long (got {len})", count(min, "character"))));
     }
-    if let Some(max) = o.get("maxLength").and_then(Value::as_u64) {
-        if len > max {
-            return Err(content_error(name, format!("must be at most {} long (got {len})", count(max, "character"))));
-        }
+    if let Some(max) = o.get("maxLength").and_then(Value::as_u64)
+        && len > max
+    {
+        return Err(content_error(name, format!("must be at most {} long (got {len})", count(max, "character"))));
     }
-    if let Some(format) = o.get("format").and_then(Value::as_str) {
-        if !matches_format(format, s) {
-            return Err(content_error(name, format!("`{s}` is not a valid {format}")));
-        }
+    if let Some(format) = o.get("format").and_then(Value::as_str)
+        && !matches_format(format, s)
+    {
+        return Err(content_error(name, format!("`{s}` is not a valid {format}")));
     }
     Ok(())
 }
@@ -309,15 +309,15 @@ fn check_integer(name: &str, o: &JsonObject, value: &Value) -> Result<(), Conten
 
 /// `minimum` and `maximum` of a numeric field, against `value` (read as `n`).
 fn check_bounds(name: &str, o: &JsonObject, value: &Value, n: f64) -> Result<(), ContentError> {
-    if let Some(min) = o.get("minimum").and_then(Value::as_f64) {
-        if n < min {
-            return Err(content_error(name, format!("must be at least {min} (got {value})")));
-        }
+    if let Some(min) = o.get("minimum").and_then(Value::as_f64)
+        && n < min
+    {
+        return Err(content_error(name, format!("must be at least {min} (got {value})")));
     }
-    if let Some(max) = o.get("maximum").and_then(Value::as_f64) {
-        if n > max {
-            return Err(content_error(name, format!("must be at most {max} (got {value})")));
-        }
+    if let Some(max) = o.get("maximum").and_then(Value::as_f64)
+        && n > max
+    {
+        return Err(content_error(name, format!("must be at most {max} (got {value})")));
     }
     Ok(())
 }
@@ -337,15 +337,15 @@ fn check_choices(name: &str, o: &JsonObject, value: &Value) -> Result<(), Conten
         }
     }
     let count = items.len() as u64;
-    if let Some(min) = o.get("minItems").and_then(Value::as_u64) {
-        if count < min {
-            return Err(content_error(name, format!("choose at least {min} (got {count})")));
-        }
+    if let Some(min) = o.get("minItems").and_then(Value::as_u64)
+        && count < min
+    {
+        return Err(content_error(name, format!("choose at least {min} (got {count})")));
     }
-    if let Some(max) = o.get("maxItems").and_then(Value::as_u64) {
-        if count > max {
-            return Err(content_error(name, format!("choose at most {max} (got {count})")));
-        }
+    if let Some(max) = o.get("maxItems").and_then(Value::as_u64)
+        && count > max
+    {
+        return Err(content_error(name, format!("choose at most {max} (got {count})")));
     }
     Ok(())
 }
@@ -360,10 +360,10 @@ pub fn validate_content(schema: &JsonObject, content: &mut JsonObject) -> Result
     content.retain(|k, v| properties.contains_key(k) && !v.is_null());
     for (name, property) in properties {
         let Some(o) = property.as_object() else { continue };
-        if !content.contains_key(name) {
-            if let Some(default) = o.get("default") {
-                content.insert(name.clone(), default.clone());
-            }
+        if !content.contains_key(name)
+            && let Some(default) = o.get("default")
+        {
+            content.insert(name.clone(), default.clone());
         }
     }
     if let Some(Value::Array(required)) = schema.get("required") {

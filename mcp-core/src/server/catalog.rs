@@ -74,7 +74,7 @@ fn encode_cursor<T: Listed>(offset: usize) -> String {
 fn decode_cursor<T: Listed>(cursor: &str, page_size: usize) -> Option<usize> {
     let text = String::from_utf8(decode_base64_lenient(cursor)?).ok()?;
     let offset: usize = text.strip_prefix(T::FIELD)?.strip_prefix(':')?.parse().ok()?;
-    (offset > 0 && offset % page_size == 0).then_some(offset / page_size)
+    (offset > 0 && offset.is_multiple_of(page_size)).then_some(offset / page_size)
 }
 
 /// A list of `T`, keyed by [`Listed::key`], changeable or not.

@@ -161,10 +161,10 @@ fn finish(server: &ServerInner, method: &str, result: &str, result_type: &str) -
     let mut object: JsonObject = serde_json::from_str(result).unwrap_or_default();
     object.insert("resultType".into(), Value::String(result_type.into()));
     let meta = object.entry("_meta").or_insert_with(|| Value::Object(Map::new()));
-    if let Value::Object(meta) = meta {
-        if server.rev_2026.advertise_server_info {
-            meta.insert(META_SERVER_INFO.into(), serde_json::to_value(&server.info).unwrap_or(Value::Null));
-        }
+    if let Value::Object(meta) = meta
+        && server.rev_2026.advertise_server_info
+    {
+        meta.insert(META_SERVER_INFO.into(), serde_json::to_value(&server.info).unwrap_or(Value::Null));
     }
     if object.get("_meta").is_some_and(|m| m.as_object().is_some_and(Map::is_empty)) {
         object.remove("_meta");
@@ -269,10 +269,10 @@ pub(crate) fn handle(
         // A handler that failed after asking for something the client did not declare failed
         // for want of that capability: the client is told which (a handler that went on
         // without it, degrading gracefully, completes as usual).
-        if let (Some(required), Outcome::Complete(result)) = (rounds.required(), &outcome) {
-            if result.as_ref().map_or(true, |r| is_tool_error(r.get())) {
-                return Err(missing_capabilities(required));
-            }
+        if let (Some(required), Outcome::Complete(result)) = (rounds.required(), &outcome)
+            && result.as_ref().map_or(true, |r| is_tool_error(r.get()))
+        {
+            return Err(missing_capabilities(required));
         }
         match outcome {
             Outcome::Complete(Ok(result)) => finish(&server, &method, result.get(), "complete"),

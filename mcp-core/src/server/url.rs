@@ -120,11 +120,11 @@ impl Table {
             None => {
                 let owned = self.by_session.entry(entry.session).or_default();
                 owned.push_back(id.clone());
-                if owned.len() > MAX_FLOWS_PER_SESSION {
-                    if let Some(oldest) = owned.pop_front() {
-                        let session = entry.session;
-                        self.forget(&oldest, |e| e.session == session);
-                    }
+                if owned.len() > MAX_FLOWS_PER_SESSION
+                    && let Some(oldest) = owned.pop_front()
+                {
+                    let session = entry.session;
+                    self.forget(&oldest, |e| e.session == session);
                 }
             }
         }

@@ -68,12 +68,12 @@ pub(crate) fn strip_null(value: &mut Value) {
                     continue;
                 };
                 alternatives.retain(|s| !is_null_schema(s));
-                if alternatives.len() == 1 {
-                    if let Some(Value::Object(only)) = alternatives.pop() {
-                        o.remove(key);
-                        for (k, v) in only {
-                            o.entry(k).or_insert(v);
-                        }
+                if alternatives.len() == 1
+                    && let Some(Value::Object(only)) = alternatives.pop()
+                {
+                    o.remove(key);
+                    for (k, v) in only {
+                        o.entry(k).or_insert(v);
                     }
                 }
             }

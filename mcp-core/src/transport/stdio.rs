@@ -210,10 +210,10 @@ impl Wake for LocalWake {
         // Paired with `Both::poll`: either the task sees `woken` after it stops polling, or this
         // sees that it stopped and wakes it.
         self.woken.store(true, Ordering::SeqCst);
-        if !self.polling.load(Ordering::SeqCst) {
-            if let Some(w) = self.task.lock().ok().and_then(|t| t.clone()) {
-                w.wake();
-            }
+        if !self.polling.load(Ordering::SeqCst)
+            && let Some(w) = self.task.lock().ok().and_then(|t| t.clone())
+        {
+            w.wake();
         }
     }
 }
@@ -238,30 +238,31 @@ impl<A: Future, B: Future> Future for Both<A, B> {
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = self.get_mut();
-        if let Ok(mut task) = this.local.task.lock() {
-            if !task.as_ref().is_some_and(|t| t.will_wake(cx.waker())) {
-                *task = Some(cx.waker().clone());
-            }
+        if let Ok(mut task) = this.local.task.lock()
+            && !task.as_ref().is_some_and(|t| t.will_wake(cx.waker()))
+        {
+            *task = Some(cx.waker().clone());
         }
         // A few rounds at most, then the runtime gets the thread back.
         for _ in 0..8 {
             this.local.polling.store(true, Ordering::SeqCst);
-            if this.a_out.is_none() {
-                if let Poll::Ready(out) = this.a.as_mut().poll(cx) {
-                    this.a_out = Some(out);
-                }
+            if this.a_out.is_none()
+                && let Poll::Ready(out) = this.a.as_mut().poll(cx)
+            {
+                this.a_out = Some(out);
             }
             this.local.woken.store(false, Ordering::SeqCst);
-            if this.b_out.is_none() {
-                if let Poll::Ready(out) = this.b.as_mut().poll(&mut Context::from_waker(&this.local_waker)) {
-                    this.b_out = Some(out);
-                }
+            if this.b_out.is_none()
+                && let Poll::Ready(out) = this.b.as_mut().poll(&mut Context::from_waker(&this.local_waker))
+            {
+                this.b_out = Some(out);
             }
             this.local.polling.store(false, Ordering::SeqCst);
-            if this.a_out.is_some() && this.b_out.is_some() {
-                if let (Some(a), Some(b)) = (this.a_out.take(), this.b_out.take()) {
-                    return Poll::Ready((a, b));
-                }
+            if this.a_out.is_some()
+                && this.b_out.is_some()
+                && let (Some(a), Some(b)) = (this.a_out.take(), this.b_out.take())
+            {
+                return Poll::Ready((a, b));
             }
             if !this.local.woken.swap(false, Ordering::SeqCst) {
                 return Poll::Pending;
@@ -431,10 +432,10 @@ impl AsyncWrite for Stdout {
 impl Drop for Stdin {
     fn drop(&mut self) {
         #[cfg(unix)]
-        if let StdinKind::Pipe(p) = &mut self.0 {
-            if let Some(p) = p.take() {
-                let _ = p.into_blocking_fd();
-            }
+        if let StdinKind::Pipe(p) = &mut self.0
+            && let Some(p) = p.take()
+        {
+            let _ = p.into_blocking_fd();
         }
     }
 }
@@ -442,10 +443,10 @@ impl Drop for Stdin {
 impl Drop for Stdout {
     fn drop(&mut self) {
         #[cfg(unix)]
-        if let StdoutKind::Pipe(p) = &mut self.0 {
-            if let Some(p) = p.take() {
-                let _ = p.into_blocking_fd();
-            }
+        if let StdoutKind::Pipe(p) = &mut self.0
+            && let Some(p) = p.take()
+        {
+            let _ = p.into_blocking_fd();
         }
     }
 }
@@ -542,7 +543,10 @@ mod tests {
             } else {
                 let id = v["result"]["id"].as_str().unwrap_or_else(|| panic!("not an answer: {line}")).to_owned();
                 let n: usize = id.parse().unwrap();
-                assert!(n % 3 != 0 || notified.contains(&id), "request {id} was answered before its notification");
+                assert!(
+                    !n.is_multiple_of(3) || notified.contains(&id),
+                    "request {id} was answered before its notification"
+                );
                 assert!(answered.insert(id), "answered twice");
             }
         }

@@ -113,28 +113,28 @@ pub(crate) fn check_field(field: &Field, wire: &str, errors: &mut Errors) {
             format!("`{written}` puts a key into the field's schema that MCP forms do not allow; {instead}"),
         ));
     }
-    if let Some(f) = &schema.format {
-        if !FORMATS.contains(&f.value.as_str()) {
-            errors.push(syn::Error::new(
-                f.value_span,
-                format!(
-                    "unknown `format` \"{}\"; MCP forms allow only \"email\", \"uri\", \"date\" and \"date-time\"",
-                    f.value
-                ),
-            ));
-        }
+    if let Some(f) = &schema.format
+        && !FORMATS.contains(&f.value.as_str())
+    {
+        errors.push(syn::Error::new(
+            f.value_span,
+            format!(
+                "unknown `format` \"{}\"; MCP forms allow only \"email\", \"uri\", \"date\" and \"date-time\"",
+                f.value
+            ),
+        ));
     }
     for (what, bounds) in [("length", &schema.length), ("range", &schema.range)] {
-        if let Some(Bounds { min: Some(min), max: Some(max), .. }) = bounds {
-            if min.value > max.value {
-                errors.push(syn::Error::new(
+        if let Some(Bounds { min: Some(min), max: Some(max), .. }) = bounds
+            && min.value > max.value
+        {
+            errors.push(syn::Error::new(
                     min.span,
                     format!(
                         "`{what}(min = {}, max = {})`: the minimum is greater than the maximum, so no answer could satisfy both",
                         min.value, max.value
                     ),
                 ));
-            }
         }
     }
     if let Some(Bounds { min, max, .. }) = &schema.length {

@@ -13,10 +13,10 @@ pub(crate) fn prompt_name(f: &PromptFn) -> String {
 }
 
 pub(crate) fn check(f: &PromptFn, errors: &mut Errors) {
-    if let Some(lit) = &f.attr.name {
-        if lit.value().trim().is_empty() {
-            errors.spanned(lit, "`#[prompt(name = …)]` cannot be empty");
-        }
+    if let Some(lit) = &f.attr.name
+        && lit.value().trim().is_empty()
+    {
+        errors.spanned(lit, "`#[prompt(name = …)]` cannot be empty");
     }
     check_signature(&f.parts, "prompt", false, errors);
 }

@@ -72,10 +72,10 @@ pub(crate) fn template_variables(template: &str) -> Result<Vec<String>, String> 
 /// the template is invalid).
 pub(crate) fn check(f: &ResourceFn, errors: &mut Errors) -> Vec<String> {
     check_signature(&f.parts, "resource", false, errors);
-    if let Some(lit) = &f.attr.name {
-        if lit.value().trim().is_empty() {
-            errors.spanned(lit, "`#[resource(name = …)]` cannot be empty");
-        }
+    if let Some(lit) = &f.attr.name
+        && lit.value().trim().is_empty()
+    {
+        errors.spanned(lit, "`#[resource(name = …)]` cannot be empty");
     }
     let Some(uri) = &f.attr.uri else {
         return Vec::new();

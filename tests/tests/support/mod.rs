@@ -18,6 +18,17 @@ pub mod servers {
     pub const CONFORMANCE_CLIENT: &str = env!("CARGO_BIN_EXE_conformance-client");
 }
 
+/// One HTTP client for the whole test process. Building a `reqwest::Client` sets up TLS and
+/// loads the platform's root certificates, which a test that makes hundreds of sessions cannot
+/// afford per request. No connection is kept idle, so a connection opened on one test's
+/// runtime is never reused by another test after that runtime has gone.
+pub fn http_client() -> reqwest::Client {
+    static CLIENT: std::sync::LazyLock<reqwest::Client> = std::sync::LazyLock::new(|| {
+        reqwest::Client::builder().pool_max_idle_per_host(0).build().expect("an HTTP client")
+    });
+    CLIENT.clone()
+}
+
 /// Does what a user does on the `elicitation` example's authorization page at `page`: opens it
 /// (a GET, which completes nothing) and presses its button (a POST of the flow's id). Returns
 /// the status of the POST.
@@ -26,7 +37,7 @@ pub mod servers {
 ///
 /// Panics when the page does not answer 200 with a form that POSTs.
 pub async fn press_authorize(page: &str) -> reqwest::StatusCode {
-    let http = reqwest::Client::new();
+    let http = http_client();
     let shown = http.get(page).send().await.expect("the example's page answers");
     assert_eq!(shown.status(), reqwest::StatusCode::OK, "{page}");
     let html = shown.text().await.expect("the page has a body");

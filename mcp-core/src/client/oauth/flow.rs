@@ -153,10 +153,8 @@ impl OAuthSession {
             .tokens
             .as_ref()
             .is_some_and(|t| t.refresh_token.is_some() && t.expires_at.is_some_and(|e| e <= now + EXPIRY_MARGIN));
-        if expired {
-            if let Err(e) = self.refresh(&mut state).await {
-                tracing::debug!(error = %e, "refreshing an expired access token failed");
-            }
+        if expired && let Err(e) = self.refresh(&mut state).await {
+            tracing::debug!(error = %e, "refreshing an expired access token failed");
         }
         self.current.read().ok().and_then(|c| c.as_ref().map(|(t, _)| t.clone()))
     }
@@ -389,18 +387,18 @@ impl OAuthSession {
     /// How the client identifies itself to `server`, in the specification's order of
     /// preference: pre-registered, client ID metadata document, dynamic registration.
     async fn registration(&self, state: &mut FlowState, server: &ServerMetadata) -> Result<Registration, OAuthError> {
-        if let Some(credentials) = &self.config.credentials {
-            if credentials.issuer.as_ref().is_none_or(|i| *i == server.issuer) {
-                let method = AuthMethod::for_client(
-                    credentials.client_secret.is_some(),
-                    server.token_endpoint_auth_methods.as_deref(),
-                );
-                return Ok(Registration {
-                    client_id: credentials.client_id.clone(),
-                    client_secret: credentials.client_secret.clone(),
-                    method,
-                });
-            }
+        if let Some(credentials) = &self.config.credentials
+            && credentials.issuer.as_ref().is_none_or(|i| *i == server.issuer)
+        {
+            let method = AuthMethod::for_client(
+                credentials.client_secret.is_some(),
+                server.token_endpoint_auth_methods.as_deref(),
+            );
+            return Ok(Registration {
+                client_id: credentials.client_id.clone(),
+                client_secret: credentials.client_secret.clone(),
+                method,
+            });
         }
         if let (true, Some(url)) = (server.client_id_metadata_document_supported, &self.config.metadata_url) {
             return Ok(Registration { client_id: url.clone(), client_secret: None, method: AuthMethod::None });

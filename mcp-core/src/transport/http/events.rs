@@ -111,14 +111,14 @@ impl EventStore for MemoryEventStore {
     fn store(&self, session: &str, id: EventId, frame: &str) {
         if let Ok(mut sessions) = self.sessions.lock() {
             let kept = sessions.entry(session.to_owned()).or_default();
-            if kept.events.len() == self.per_session {
-                if let Some((gone, _)) = kept.events.pop_front() {
-                    kept.dropped.insert(gone.stream, gone.seq);
-                    if kept.dropped.len() > self.per_session {
-                        // Bounded too: forget the oldest stream's loss.
-                        if let Some(oldest) = kept.dropped.keys().min().copied() {
-                            kept.dropped.remove(&oldest);
-                        }
+            if kept.events.len() == self.per_session
+                && let Some((gone, _)) = kept.events.pop_front()
+            {
+                kept.dropped.insert(gone.stream, gone.seq);
+                if kept.dropped.len() > self.per_session {
+                    // Bounded too: forget the oldest stream's loss.
+                    if let Some(oldest) = kept.dropped.keys().min().copied() {
+                        kept.dropped.remove(&oldest);
                     }
                 }
             }

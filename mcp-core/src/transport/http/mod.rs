@@ -655,29 +655,30 @@ async fn endpoint(State(shared): State<Arc<Shared>>, request: Request) -> Respon
         tracing::warn!(%reason, "rejected an HTTP request");
         return plain(StatusCode::FORBIDDEN, &reason);
     }
-    if let Some(guard) = &shared.guard {
-        if auth::Guard::is_metadata_path(parts.uri.path()) {
-            return match parts.method {
-                Method::GET | Method::HEAD => guard.metadata(),
-                _ => {
-                    let mut r = plain(StatusCode::METHOD_NOT_ALLOWED, "the metadata is read with GET");
-                    r.headers_mut().insert(header::ALLOW, HeaderValue::from_static("GET"));
-                    r
-                }
-            };
-        }
+    if let Some(guard) = &shared.guard
+        && auth::Guard::is_metadata_path(parts.uri.path())
+    {
+        return match parts.method {
+            Method::GET | Method::HEAD => guard.metadata(),
+            _ => {
+                let mut r = plain(StatusCode::METHOD_NOT_ALLOWED, "the metadata is read with GET");
+                r.headers_mut().insert(header::ALLOW, HeaderValue::from_static("GET"));
+                r
+            }
+        };
     }
     // Every request after `initialize` carries the negotiated revision; one this server does
     // not speak is refused whatever the method.
-    if let Some(v) = header_str(&parts.headers, PROTOCOL_VERSION_HEADER) {
-        if v != PROTOCOL_VERSION_2026_07_28 && !SUPPORTED_PROTOCOL_VERSIONS.contains(&v) {
-            let error = ErrorObject::new(
-                UNSUPPORTED_PROTOCOL_VERSION,
-                format!("unsupported MCP-Protocol-Version `{v}`; supported: {}", supported_versions().join(", ")),
-            )
-            .with_data(serde_json::json!({"supported": supported_versions(), "requested": v}));
-            return json_rpc_error_for(StatusCode::BAD_REQUEST, request_id(&bytes).as_ref(), &error);
-        }
+    if let Some(v) = header_str(&parts.headers, PROTOCOL_VERSION_HEADER)
+        && v != PROTOCOL_VERSION_2026_07_28
+        && !SUPPORTED_PROTOCOL_VERSIONS.contains(&v)
+    {
+        let error = ErrorObject::new(
+            UNSUPPORTED_PROTOCOL_VERSION,
+            format!("unsupported MCP-Protocol-Version `{v}`; supported: {}", supported_versions().join(", ")),
+        )
+        .with_data(serde_json::json!({"supported": supported_versions(), "requested": v}));
+        return json_rpc_error_for(StatusCode::BAD_REQUEST, request_id(&bytes).as_ref(), &error);
     }
     let mut principal = parts.extensions.get::<Principal>().map(|p| p.0.clone());
     let mut identity = None;
@@ -692,10 +693,10 @@ async fn endpoint(State(shared): State<Arc<Shared>>, request: Request) -> Respon
             Err(response) => return response,
         }
     }
-    if let Some(forwarder) = &shared.forwarder {
-        if let Some(response) = forward_if_elsewhere(&shared, forwarder, &parts, bytes.clone()).await {
-            return response;
-        }
+    if let Some(forwarder) = &shared.forwarder
+        && let Some(response) = forward_if_elsewhere(&shared, forwarder, &parts, bytes.clone()).await
+    {
+        return response;
     }
     let auth = identity.as_ref();
     match parts.method {
@@ -872,10 +873,10 @@ async fn post(
         Err(refused) => return *refused,
     };
     // A call of something that needs scopes the token lacks: 403, so the client can step up.
-    if let (Some(guard), Some(auth), Message::Request(request)) = (&shared.guard, auth, &message) {
-        if let Err(response) = guard.check_scopes(auth, &shared.server.required_scopes(request)) {
-            return response;
-        }
+    if let (Some(guard), Some(auth), Message::Request(request)) = (&shared.guard, auth, &message)
+        && let Err(response) = guard.check_scopes(auth, &shared.server.required_scopes(request))
+    {
+        return response;
     }
     let hide = shared.guard.as_ref().is_some_and(|g| g.settings.hide_unauthorized);
     let auth = Identity { info: auth.cloned(), hide };
@@ -1035,10 +1036,8 @@ async fn post_to_session(
             Err(r) => return r,
         },
     };
-    if created {
-        if let Ok(mut sessions) = shared.sessions.write() {
-            sessions.insert(session.id().to_owned(), session.clone());
-        }
+    if created && let Ok(mut sessions) = shared.sessions.write() {
+        sessions.insert(session.id().to_owned(), session.clone());
     }
     let recorded = matches!((&shared.forwarder, &message),
         (Some(_), Message::Request(r)) if created || changes_record(&r.method));
@@ -1261,10 +1260,10 @@ async fn deliver(session: &Arc<HttpSession>, message: Message, reply: Reply) -> 
         }
         Some(first) => session::sse_response(Delivery::new(first, events), session.clone()),
     };
-    if let Reply::Session(Some(id)) = reply {
-        if let Ok(v) = HeaderValue::from_str(&id) {
-            response.headers_mut().insert(SESSION_HEADER, v);
-        }
+    if let Reply::Session(Some(id)) = reply
+        && let Ok(v) = HeaderValue::from_str(&id)
+    {
+        response.headers_mut().insert(SESSION_HEADER, v);
     }
     response
 }

@@ -137,10 +137,10 @@ impl Drop for Events {
             q.events = VecDeque::new();
             q.waker = None;
         }
-        if let Some(d) = self.detach.take() {
-            if let Some(session) = d.session.upgrade() {
-                session.detached(d.stream, d.attach);
-            }
+        if let Some(d) = self.detach.take()
+            && let Some(session) = d.session.upgrade()
+        {
+            session.detached(d.stream, d.attach);
         }
     }
 }
@@ -308,10 +308,10 @@ impl Drop for WatchEnd {
     fn drop(&mut self) {
         // The handler's own clean-up (withdrawing its requests to the client) is queued first.
         drop(self.inner.take());
-        if let Some((id, report)) = self.report.take() {
-            if !self.polling {
-                let _ = report.send(id);
-            }
+        if let Some((id, report)) = self.report.take()
+            && !self.polling
+        {
+            let _ = report.send(id);
         }
     }
 }
