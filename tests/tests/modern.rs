@@ -903,8 +903,15 @@ async fn a_declined_url_flow_ends_the_request() {
     let first = call_params("protected", json!({}), caps(FORM_AND_URL));
     let round = input_required(&c.call(&first).await);
     let key = keys(&round).remove(0);
-    let response = c.call(&retry_params(&first, &round, json!({key: {"action": "decline"}}))).await;
-    assert_eq!(error_code(&response), -32042, "{response}");
+    for action in ["decline", "cancel"] {
+        let response = c.call(&retry_params(&first, &round, json!({&key: {"action": action}}))).await;
+        // 2026-07-28 has no -32042: the call fails as a tool result, naming no elicitation.
+        assert!(response.get("error").is_none(), "{action}: no JSON-RPC error in this era: {response}");
+        let result = complete(&response);
+        assert_eq!(result["isError"], true, "{action}: {response}");
+        assert!(text(&result).contains("did not complete the action"), "{action}: {response}");
+        assert!(!response.to_string().contains("elicitationId"), "{action}: {response}");
+    }
 }
 
 #[tokio::test]

@@ -262,7 +262,7 @@ pub(crate) fn handle(
             // A URL flow the user must complete first: in this era, an input request like any
             // other, answered by retrying once the user has been to the page.
             Outcome::Complete(Err(error)) if error.code == codes::URL_ELICITATION_REQUIRED && binding.is_some() => {
-                url_flows(&error, &state, &rounds)?
+                url_flows(&method, &error, &state, &rounds)?
             }
             outcome => outcome,
         };
@@ -318,8 +318,11 @@ fn missing_capabilities(required: JsonObject) -> ErrorObject {
 /// each flow the client has not answered yet (keyed by its elicitation id). When the user has
 /// accepted every flow but the handler still needs them, they are still under way: an
 /// `input_required` result with nothing to ask, which the client retries. When the user
-/// declined or cancelled one, the error itself. The client must have declared URL mode.
+/// declined or cancelled one, the request ends there, in the terms of this revision (which has
+/// no -32042): a tool call fails as a tool result (`isError: true`) saying so, any other request
+/// with an error that names no elicitation. The client must have declared URL mode.
 fn url_flows(
+    method: &str,
     error: &ErrorObject,
     state: &SessionState,
     rounds: &Rounds,
@@ -338,7 +341,7 @@ fn url_flows(
     for e in &required.elicitations {
         match rounds.answer(&e.elicitation_id).map(|a| a.get("action").and_then(Value::as_str) == Some("accept")) {
             Some(true) => {}
-            Some(false) => return Err(error.clone()),
+            Some(false) => return Ok(Outcome::Complete(url_flow_refused(method, &error.message))),
             None => {
                 let params = json!({"mode": "url", "message": e.message, "url": e.url});
                 asked.insert(e.elicitation_id.clone(), json!({"method": "elicitation/create", "params": params}));
@@ -346,6 +349,16 @@ fn url_flows(
         }
     }
     Ok(Outcome::InputRequired(asked))
+}
+
+/// How a request ends in this era when the user declined or cancelled a URL flow it needs.
+fn url_flow_refused(method: &str, message: &str) -> HandlerResult {
+    let reason = format!("The user did not complete the action in the browser that this request needs. ({message})");
+    if method == "tools/call" {
+        super::registry::to_raw(&crate::protocol::CallToolResult::error_text(reason))
+    } else {
+        Err(ErrorObject::new(codes::INTERNAL_ERROR, reason))
+    }
 }
 
 /// The `server/discover` result.
