@@ -347,6 +347,15 @@ pub(crate) async fn drive<F: Future>(handler: F, rounds: &Rounds) -> Outcome<F::
     .await
 }
 
+/// [`drive`] for a handler that answered without waiting: how it ended. The run is over.
+pub(crate) fn answered<T>(output: T, rounds: &Rounds) -> Outcome<T> {
+    rounds.ended.cancel();
+    match rounds.take_rejection() {
+        Some(error) => Outcome::Rejected(error),
+        None => Outcome::Complete(output),
+    }
+}
+
 /// Polls `handler` once, for a call that may become a task: how it ended if it finished, was
 /// rejected, or asked the client something in this round (as [`drive`]); the handler itself,
 /// still running, if it waits on anything else (it goes on as a task).

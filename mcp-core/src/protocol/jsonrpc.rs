@@ -240,37 +240,7 @@ impl Method {
 
 /// The methods of MCP (either direction, every revision this crate speaks).
 fn known_method(name: &str) -> Option<&'static str> {
-    const KNOWN: &[&str] = &[
-        "tools/call",
-        "tools/list",
-        "ping",
-        "initialize",
-        "resources/read",
-        "resources/list",
-        "resources/templates/list",
-        "resources/subscribe",
-        "resources/unsubscribe",
-        "prompts/get",
-        "prompts/list",
-        "completion/complete",
-        "logging/setLevel",
-        "server/discover",
-        "subscriptions/listen",
-        "sampling/createMessage",
-        "elicitation/create",
-        "roots/list",
-        "notifications/initialized",
-        "notifications/cancelled",
-        "notifications/progress",
-        "notifications/message",
-        "notifications/resources/updated",
-        "notifications/resources/list_changed",
-        "notifications/tools/list_changed",
-        "notifications/prompts/list_changed",
-        "notifications/roots/list_changed",
-        "notifications/elicitation/complete",
-    ];
-    KNOWN.iter().copied().find(|k| *k == name)
+    super::methods::find(name).map(|m| m.name)
 }
 
 impl std::ops::Deref for Method {

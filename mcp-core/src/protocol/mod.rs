@@ -1,17 +1,21 @@
-//! Wire types only: the JSON-RPC envelope, MCP messages and error codes. Nothing here does I/O.
+//! Wire types only: the JSON-RPC envelope, MCP messages, error codes and the method table
+//! ([`methods`]). Nothing here does I/O.
 
 pub mod completion;
 pub mod elicitation;
 pub mod jsonrpc;
 pub mod logging;
+pub mod methods;
 pub mod oauth;
 pub mod prompts;
 pub mod resources;
 pub mod sampling;
+pub(crate) mod scan;
 pub mod stateless;
 pub mod subscriptions;
 pub mod tasks;
 pub mod types;
+pub(crate) mod view;
 
 /// Decodes standard or URL-safe base64, padded or not (as a peer may write it back).
 pub(crate) fn decode_base64_lenient(text: &str) -> Option<Vec<u8>> {

@@ -9,7 +9,7 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use super::Context;
-use super::rev_2026_07_28::ClientParams;
+use super::client_requests::ClientParams;
 use crate::elicit::{
     Choice, Elicit, ElicitError, ElicitField, Elicitation, FormSchema, SchemaError, Single, choice_schema,
 };

@@ -19,8 +19,9 @@ use serde::Serialize;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
-use super::registry::{BROADCAST_PATIENCE, params};
+use super::handling::{BROADCAST_PATIENCE, params};
 use super::resources::MAX_SUBSCRIPTIONS;
+use super::state::SessionState;
 use super::{Server, ServerInner};
 use crate::engine::{HandlerResult, Outbound, OutboundKind, Peer, RequestScope, ResultText};
 use crate::protocol::jsonrpc::encode_notification;
@@ -144,11 +145,12 @@ fn offers_any(server: &ServerInner) -> bool {
 /// application ends it ([`Server::end_subscriptions`]); a client that goes away gets nothing.
 pub(crate) async fn listen(
     server: &Arc<ServerInner>,
+    state: &SessionState,
     request: &Request,
     scope: RequestScope,
-    capabilities: &crate::protocol::ClientCapabilities,
-    principal: Option<&str>,
 ) -> HandlerResult {
+    let capabilities = &state.client().map(|c| c.capabilities.clone()).unwrap_or_default();
+    let principal = state.principal.as_deref();
     if !offers_any(server) {
         return Err(ErrorObject::new(
             codes::METHOD_NOT_FOUND,

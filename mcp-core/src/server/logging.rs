@@ -7,8 +7,8 @@
 
 use serde::Serialize;
 
-use super::registry::{params, to_raw};
-use super::session::SessionState;
+use super::handling::{params, to_raw};
+use super::state::SessionState;
 use super::{Context, Server, ServerBuilder, ServerInner};
 use crate::engine::HandlerResult;
 use crate::protocol::{EmptyResult, ErrorObject, LoggingLevel, LoggingMessageParams, Request, SetLevelParams};
@@ -32,14 +32,14 @@ impl ServerBuilder {
 /// Answers `logging/setLevel`; an unknown level is -32602.
 pub(crate) fn set_level(session: &SessionState, request: &Request) -> HandlerResult {
     let p: SetLevelParams = params(request)?;
-    *session.surface.log_level.lock().map_err(|_| ErrorObject::internal("poisoned"))? = Some(p.level);
+    *session.settings.log_level.lock().map_err(|_| ErrorObject::internal("poisoned"))? = Some(p.level);
     tracing::debug!(level = %p.level, "client set the logging level");
     to_raw(&EmptyResult {})
 }
 
 /// Whether a message at `level` goes to `session`.
 fn wanted(server: &ServerInner, session: &SessionState, level: LoggingLevel) -> bool {
-    let set = session.surface.log_level.lock().ok().and_then(|l| *l);
+    let set = session.settings.log_level.lock().ok().and_then(|l| *l);
     // A 2026-era request gets log messages only when its `_meta` asks for a level.
     let threshold = if session.rounds.is_some() { set } else { set.or(server.surface.default_log_level) };
     server.surface.logging && threshold.is_some_and(|threshold| level >= threshold)

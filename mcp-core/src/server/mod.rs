@@ -1,10 +1,14 @@
 //! Servers: the builder, the tool, prompt and resource routers, and the per-session dispatch.
 
 mod catalog;
+mod client_requests;
 mod completion;
 #[cfg(feature = "http")]
 mod deployment;
+mod discover;
 mod elicit;
+mod era_2026;
+mod handling;
 #[cfg(feature = "http")]
 mod http;
 mod listen;
@@ -12,15 +16,17 @@ mod logging;
 mod prompts;
 mod registry;
 mod resources;
-mod rev_2026_07_28;
+mod router;
 mod sampling;
 mod scopes;
 mod session;
 mod session_context;
+mod state;
 #[cfg(feature = "http")]
 mod task_routing;
 mod tasks;
 mod terminal;
+mod tools;
 #[cfg(feature = "tracing-bridge")]
 mod tracing_bridge;
 mod url;
@@ -40,8 +46,8 @@ pub use crate::protocol::codes::{HEADER_MISMATCH, MISSING_REQUIRED_CLIENT_CAPABI
 /// Re-exported from [`crate::protocol`], where they are defined.
 pub use crate::protocol::{PROTOCOL_VERSION_2026_07_28, supported_versions};
 pub use elicit::{DEFAULT_ELICITATION_TIMEOUT, ElicitRequest};
+pub use era_2026::{CacheHint, CacheScope};
 pub use registry::ChangeError;
-pub use rev_2026_07_28::{CacheHint, CacheScope};
 pub use sampling::{ClientRequestError, DEFAULT_SAMPLING_TIMEOUT, ROOTS_TIMEOUT, SessionHandle};
 pub use tasks::{DEFAULT_TASK_POLL_INTERVAL, DEFAULT_TASK_TTL};
 #[cfg(feature = "tracing-bridge")]
@@ -143,7 +149,7 @@ pub(crate) struct ServerInner {
     /// Seals the `requestState` of 2026-era multi round-trip requests.
     pub(crate) request_state: crate::multi_round::state::Sealer,
     /// 2026-era settings (caching hints, server identity in results).
-    pub(crate) rev_2026: rev_2026_07_28::Settings2026,
+    pub(crate) era_2026: era_2026::Settings2026,
     /// Tasks (the 2026-07-28 tasks extension).
     pub(crate) tasks: tasks::Tasks,
     pub(crate) line: LineOptions,
@@ -172,7 +178,7 @@ impl Server {
             surface: registry::RegistryBuilder::default(),
             state: HashMap::new(),
             elicitation_timeout: DEFAULT_ELICITATION_TIMEOUT,
-            rev_2026: rev_2026_07_28::Settings2026::default(),
+            era_2026: era_2026::Settings2026::default(),
             request_state_key: None,
             request_state_ttl: crate::multi_round::state::DEFAULT_STATE_TTL,
             tasks: tasks::TaskSettings::default(),
@@ -243,7 +249,7 @@ pub struct ServerBuilder {
     surface: registry::RegistryBuilder,
     state: HashMap<TypeId, Arc<dyn Any + Send + Sync>>,
     elicitation_timeout: Duration,
-    rev_2026: rev_2026_07_28::Settings2026,
+    era_2026: era_2026::Settings2026,
     request_state_key: Option<crate::multi_round::state::StateKey>,
     request_state_ttl: Duration,
     tasks: tasks::TaskSettings,
@@ -354,6 +360,14 @@ impl ServerBuilder {
             extensions.insert(crate::protocol::TASKS_EXTENSION.into(), serde_json::Value::Object(Default::default()));
             capabilities.extensions = Some(extensions);
         }
+        let era_2026 = era_2026::Settings2026 {
+            server_info: self
+                .era_2026
+                .advertise_server_info
+                .then(|| serde_json::to_string(&self.info).ok().map(String::into_boxed_str))
+                .flatten(),
+            ..self.era_2026
+        };
         Ok(Server {
             inner: Arc::new(ServerInner {
                 info: self.info,
@@ -368,7 +382,7 @@ impl ServerBuilder {
                     self.request_state_key.unwrap_or_else(crate::multi_round::state::StateKey::random),
                     self.request_state_ttl,
                 ),
-                rev_2026: self.rev_2026,
+                era_2026,
                 tasks,
                 line: self.line,
                 session: self.session,

@@ -2,8 +2,8 @@
 
 use std::sync::Arc;
 
-use super::registry::{context, params, to_raw};
-use super::session::SessionState;
+use super::handling::{context, params, to_raw};
+use super::state::SessionState;
 use super::{ServerBuilder, ServerInner};
 use crate::engine::{Handling, RequestScope};
 use crate::prompt::{PromptCall, PromptDef};

@@ -2,24 +2,23 @@
 //! the capabilities that follow from what is registered; the live sessions that list changes
 //! and resource updates are announced to; and the methods that change the lists at run time.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde::Serialize;
-use serde::de::DeserializeOwned;
-use serde_json::value::RawValue;
 
 use super::catalog::{Catalog, Listed, Refused};
+use super::handling::BROADCAST_PATIENCE;
 use super::sampling::RootsCallback;
-use super::session::SessionState;
+use super::state::SessionState;
 use super::url::SessionKey;
-use super::{BuildError, Context, Server, ServerInner};
-use crate::engine::{HandlerResult, Handling, Peer, RequestScope, ResultText};
+use super::{BuildError, Context, Server};
+use crate::engine::Peer;
 use crate::prompt::PromptDef;
 use crate::protocol::{
-    CompleteParams, ErrorObject, JsonObject, ListChangedCapability, LoggingLevel, PaginatedParams, Prompt, Request,
-    RequestMeta, Resource, ResourceTemplate, ResourcesCapability, ServerCapabilities, Tool,
+    JsonObject, ListChangedCapability, LoggingLevel, Prompt, Resource, ResourceTemplate, ResourcesCapability,
+    ServerCapabilities, Tool,
 };
 use crate::resource::{Kind, ResourceDef, UriTemplate};
 use crate::tool::ToolDef;
@@ -251,18 +250,6 @@ impl Registry {
     }
 }
 
-/// Per-session state of this module.
-#[derive(Debug, Default)]
-pub(crate) struct SessionRegistry {
-    /// The level set by `logging/setLevel`.
-    pub(crate) log_level: Mutex<Option<LoggingLevel>>,
-    /// The URIs the client subscribed to.
-    pub(crate) subscriptions: Mutex<HashSet<String>>,
-}
-
-/// How long an announcement waits for room in one session's outbound queue.
-pub(crate) const BROADCAST_PATIENCE: Duration = Duration::from_secs(1);
-
 /// The initialized sessions of a server (those that sent `notifications/initialized`), for
 /// announcements.
 #[derive(Default)]
@@ -304,106 +291,6 @@ impl Sessions {
             tracing::debug!(method, missed = peers.len() - sent, "some sessions could not take a notification");
         }
         sent
-    }
-}
-
-pub(crate) fn params<T: DeserializeOwned>(request: &Request) -> Result<T, ErrorObject> {
-    let text = request.params.as_deref().map_or("{}", RawValue::get);
-    serde_json::from_str(text)
-        .map_err(|e| ErrorObject::invalid_params(format!("invalid `{}` parameters: {e}", request.method)))
-}
-
-pub(crate) fn to_raw<T: Serialize>(value: &T) -> HandlerResult {
-    ResultText::serialize(value).map_err(|e| ErrorObject::internal(format!("result could not be encoded: {e}")))
-}
-
-pub(crate) fn ready(result: HandlerResult) -> Handling {
-    Handling::Ready(result)
-}
-
-/// The request context for `request`, with the progress token of its `_meta`, if any.
-pub(crate) fn context(
-    server: &Arc<ServerInner>,
-    session: &Arc<SessionState>,
-    request: &Request,
-    scope: RequestScope,
-) -> Context {
-    #[derive(serde::Deserialize)]
-    struct MetaOnly {
-        #[serde(rename = "_meta", default)]
-        meta: Option<RequestMeta>,
-    }
-    let token = request
-        .params
-        .as_deref()
-        .and_then(|p| serde_json::from_str::<MetaOnly>(p.get()).ok())
-        .and_then(|m| m.meta)
-        .and_then(|m| m.progress_token);
-    Context::for_request(scope.id, scope.peer, scope.cancel, token, session.clone(), server.clone())
-}
-
-impl ServerInner {
-    /// Whether the server answers `method` (its capability is declared).
-    pub(crate) fn offers(&self, method: &str) -> bool {
-        let c = &self.capabilities;
-        match method {
-            "initialize" | "ping" => true,
-            "tools/list" | "tools/call" => c.tools.is_some(),
-            "prompts/list" | "prompts/get" => c.prompts.is_some(),
-            "resources/list" | "resources/templates/list" | "resources/read" => c.resources.is_some(),
-            "resources/subscribe" | "resources/unsubscribe" => {
-                c.resources.as_ref().is_some_and(|r| r.subscribe == Some(true))
-            }
-            "logging/setLevel" => c.logging.is_some(),
-            "completion/complete" => c.completions.is_some(),
-            _ => false,
-        }
-    }
-}
-
-/// Answers a request for one of this module's methods (the session checked it is offered).
-pub(crate) fn handle(
-    server: Arc<ServerInner>,
-    session: Arc<SessionState>,
-    request: Request,
-    scope: RequestScope,
-) -> Handling {
-    let s = &server.surface;
-    let page = |p: Result<PaginatedParams, ErrorObject>, f: &dyn Fn(Option<&str>) -> HandlerResult| {
-        ready(p.and_then(|p| f(p.cursor.as_deref())))
-    };
-    if let Some(filtered) = super::scopes::filtered_list(&server, &session, &request.method) {
-        return ready(filtered);
-    }
-    match request.method.as_str() {
-        "prompts/list" => page(params(&request), &|c| s.prompts.page(c)),
-        "resources/list" => page(params(&request), &|c| s.resources.page(c)),
-        "resources/templates/list" => page(params(&request), &|c| s.templates.page(c)),
-        "prompts/get" => super::prompts::get(&server, &session, request, scope),
-        "resources/read" => super::resources::read(&server, &session, request, scope),
-        "resources/subscribe" => ready(super::resources::subscribe(&server, &session, &request, true)),
-        "resources/unsubscribe" => ready(super::resources::subscribe(&server, &session, &request, false)),
-        "logging/setLevel" => ready(super::logging::set_level(&session, &request)),
-        "completion/complete" => {
-            let p: CompleteParams = match params(&request) {
-                Ok(p) => p,
-                Err(e) => return ready(Err(e)),
-            };
-            match super::completion::complete(&server, || context(&server, &session, &request, scope), p) {
-                Ok(fut) => Handling::future(async move { to_raw(&fut.await?) }),
-                Err(e) => ready(Err(e)),
-            }
-        }
-        other => ready(Err(ErrorObject::method_not_found(other))),
-    }
-}
-
-/// Handles a client notification of this module's.
-pub(crate) fn on_notification(server: &Arc<ServerInner>, session: &Arc<SessionState>, method: &str, peer: &Peer) {
-    match method {
-        "notifications/initialized" => server.surface.sessions.register(peer.unrelated(), session.clone()),
-        "notifications/roots/list_changed" => super::sampling::roots_changed(server, session, peer),
-        other => tracing::debug!(method = other, "ignored notification"),
     }
 }
 

@@ -4,8 +4,8 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use super::registry::{context, params, to_raw};
-use super::session::SessionState;
+use super::handling::{context, params, to_raw};
+use super::state::SessionState;
 use super::{Server, ServerBuilder, ServerInner};
 use crate::engine::{HandlerResult, Handling, RequestScope};
 use crate::protocol::{EmptyResult, ErrorObject, Request, ResourceUriParams};
@@ -70,7 +70,7 @@ pub(crate) fn read(
 /// resource or template serves is -32002.
 pub(crate) fn subscribe(server: &ServerInner, session: &SessionState, request: &Request, on: bool) -> HandlerResult {
     let p: ResourceUriParams = params(request)?;
-    let mut subscriptions = session.surface.subscriptions.lock().map_err(|_| ErrorObject::internal("poisoned"))?;
+    let mut subscriptions = session.settings.subscriptions.lock().map_err(|_| ErrorObject::internal("poisoned"))?;
     if on {
         if resolve(server, &p.uri).is_none() {
             return Err(ErrorObject::resource_not_found(&p.uri));
@@ -109,7 +109,7 @@ impl Server {
         let method = "notifications/resources/updated";
         let (sessions, listeners) = tokio::join!(
             surface.sessions.broadcast(method, &params, |s| {
-                s.surface.subscriptions.lock().is_ok_and(|subs| subs.contains(uri))
+                s.settings.subscriptions.lock().is_ok_and(|subs| subs.contains(uri))
             }),
             surface.listeners.broadcast(method, &params, |f| {
                 f.resource_subscriptions.as_ref().is_some_and(|uris| uris.iter().any(|u| u == uri))

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 
-use super::session::SessionState;
+use super::state::SessionState;
 use super::url::SessionKey;
 use super::{Context, ServerBuilder, ServerInner};
 use crate::engine::{BoxFuture, Peer, PeerError, RequestOptions};

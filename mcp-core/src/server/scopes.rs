@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 
 use super::ServerInner;
 use super::catalog::Listed;
-use super::session::SessionState;
+use super::state::SessionState;
 use crate::auth::AuthInfo;
 use crate::engine::ResultText;
 use crate::protocol::ErrorObject;

@@ -4,7 +4,7 @@ use std::any::{Any, TypeId};
 use std::sync::Arc;
 
 use super::ServerInner;
-use super::session::SessionState;
+use super::state::SessionState;
 use crate::engine::{Cancellation, Peer, PeerError};
 use crate::handler::Context;
 use crate::protocol::{ClientCapabilities, Implementation, ProgressToken, RequestId};

@@ -10,7 +10,8 @@ use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
 use super::ServerInner;
-use super::registry::to_raw;
+use super::handling::{error_2026, to_raw};
+use super::state::SessionState;
 use crate::engine::{BoxFuture, HandlerResult};
 use crate::protocol::{
     ClientCapabilities, CreateMessageResult, ElicitResult, ErrorObject, JsonObject, ListRootsResult,
@@ -18,9 +19,6 @@ use crate::protocol::{
 };
 use crate::task::run::{TaskRun, TaskRuns};
 use crate::task::{MemoryTaskStore, TaskRecord, TaskStore, TaskStoreError};
-
-/// The methods of the extension.
-pub(crate) const TASK_METHODS: &[&str] = &["tasks/get", "tasks/update", "tasks/cancel"];
 
 /// The default `ttlMs`: an hour.
 pub const DEFAULT_TASK_TTL: Duration = Duration::from_secs(60 * 60);
@@ -133,20 +131,14 @@ fn store_failed(e: TaskStoreError) -> ErrorObject {
 /// may run as one, and the client negotiated the extension in this request.
 pub(crate) fn plan(
     server: &Arc<ServerInner>,
-    request: &Request,
+    name: &str,
     capabilities: &ClientCapabilities,
     principal: Option<&str>,
 ) -> Option<Arc<TaskRun>> {
     if !server.tasks.enabled || !capabilities.has_extension(TASKS_EXTENSION) {
         return None;
     }
-    #[derive(Deserialize)]
-    struct Named {
-        name: String,
-    }
-    let text = request.params.as_deref().map_or("{}", RawValue::get);
-    let name = serde_json::from_str::<Named>(text).ok()?.name;
-    let support = server.tools.read(|tools| tools.get(&name).map(|t| t.task_mode()));
+    let support = server.tools.read(|tools| tools.get(name).map(|t| t.task_mode()));
     if !support.is_some_and(TaskSupport::allows_task) {
         return None;
     }
@@ -241,9 +233,7 @@ pub(crate) async fn start(
                     run.finish(TaskStatus::Failed, None, Some(error)).await
                 }
             },
-            Some(Err(error)) => {
-                run.finish(TaskStatus::Failed, None, Some(super::rev_2026_07_28::error_2026(error))).await
-            }
+            Some(Err(error)) => run.finish(TaskStatus::Failed, None, Some(error_2026(error))).await,
             None => run.finish(TaskStatus::Cancelled, None, None).await,
         };
         if let Err(e) = written {
@@ -284,13 +274,9 @@ async fn lookup(server: &ServerInner, id: &str, principal: Option<&str>) -> Resu
 }
 
 /// Serves `tasks/get`, `tasks/update` and `tasks/cancel`.
-pub(crate) async fn handle(
-    server: &ServerInner,
-    request: &Request,
-    capabilities: &ClientCapabilities,
-    principal: Option<&str>,
-) -> HandlerResult {
-    if !capabilities.has_extension(TASKS_EXTENSION) {
+pub(crate) async fn handle(server: &ServerInner, state: &SessionState, request: &Request) -> HandlerResult {
+    let principal = state.principal.as_deref();
+    if !state.client().is_some_and(|c| c.capabilities.has_extension(TASKS_EXTENSION)) {
         return Err(extension_required(&format!(
             "`{}` is part of the tasks extension, which `_meta[\"{META_CLIENT_CAPABILITIES}\"]` does not declare",
             request.method

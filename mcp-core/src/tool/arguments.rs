@@ -15,6 +15,9 @@ use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
 
 use crate::protocol::JsonObject;
+#[cfg(test)]
+use crate::protocol::scan::without_position;
+use crate::protocol::scan::{Key, Members, ScanError, unescaped_str};
 
 /// The arguments object of a `tools/call` (`{}` when the client sent none), as JSON text.
 ///
@@ -59,27 +62,16 @@ struct Entry {
     value: Range<usize>,
 }
 
-/// A member's name: where it is in the text, or, when it holds escapes, its decoded form.
-#[derive(Clone)]
-pub(crate) enum Key {
-    Span(Range<usize>),
-    Decoded(Box<str>),
-}
-
-impl Key {
-    /// The name, found in `text` (the text it was read from).
-    pub(crate) fn in_text<'t>(&'t self, text: &'t str) -> &'t str {
-        match self {
-            Key::Span(span) => text.get(span.clone()).unwrap_or_default(),
-            Key::Decoded(key) => key,
-        }
-    }
-}
-
 /// Why a text is not an arguments object.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("the arguments are not a JSON object: {0}")]
 pub struct ArgumentsError(String);
+
+impl From<ScanError> for ArgumentsError {
+    fn from(e: ScanError) -> Self {
+        ArgumentsError(e.0)
+    }
+}
 
 impl Arguments {
     /// Arguments from the JSON text of an object.
@@ -226,13 +218,6 @@ pub(crate) fn read_value<T: DeserializeOwned>(text: &str) -> Result<T, serde_jso
 /// character, and without a backslash it holds no escape either).
 struct ValueText<'a>(&'a str);
 
-/// The value of `text`, one JSON string already read by serde_json, when it holds no escape:
-/// the text between its quotes.
-pub(crate) fn unescaped_str(text: &str) -> Option<&str> {
-    let inner = text.strip_prefix('"')?.strip_suffix('"')?;
-    memchr::memchr2(b'\\', b'"', inner.as_bytes()).is_none().then_some(inner)
-}
-
 impl<'a> ValueText<'a> {
     /// The value of a string without escapes: the text between its quotes.
     fn plain_str(&self) -> Option<&'a str> {
@@ -300,82 +285,7 @@ impl<'a> serde::Deserializer<'a> for ValueText<'a> {
 /// (`Arguments::from_json` checks; a request's parameters were read by serde_json already):
 /// it is then only scanned for where things start and end, at the speed of `memchr`.
 fn index(text: &str, object: Range<usize>) -> Result<Vec<Entry>, ArgumentsError> {
-    Members::of(text, object)?.map(|m| m.map(|(key, value)| Entry { key, value })).collect()
-}
-
-/// The members of a JSON object, read from text known to be JSON: each member's name (where
-/// it is, or decoded when it holds escapes) and where its value is. `null` reads as no members.
-pub(crate) struct Members<'a> {
-    text: &'a str,
-    at: usize,
-    end: usize,
-    done: bool,
-}
-
-impl<'a> Members<'a> {
-    /// The members of the object at `text[object]`; an error if the value there is neither
-    /// an object nor `null`.
-    pub(crate) fn of(text: &'a str, object: Range<usize>) -> Result<Self, ArgumentsError> {
-        let bytes = text.as_bytes();
-        let end = object.end.min(bytes.len());
-        let at = skip_space(bytes, object.start);
-        match bytes.get(at) {
-            Some(b'{') => Ok(Members { text, at: at + 1, end, done: false }),
-            Some(b'n') if text.get(at..end).is_some_and(|t| t.trim_end() == "null") => {
-                Ok(Members { text, at, end, done: true })
-            }
-            _ => Err(not_object()),
-        }
-    }
-
-    fn member(&mut self) -> Result<Option<(Key, Range<usize>)>, ArgumentsError> {
-        let (text, bytes) = (self.text, self.text.as_bytes());
-        loop {
-            let at = skip_space(bytes, self.at);
-            match bytes.get(at) {
-                Some(b'}') => return Ok(None),
-                Some(b',') => self.at = at + 1,
-                Some(b'"') => {
-                    let (key_end, escaped) = string_end(bytes, at + 1).ok_or_else(not_object)?;
-                    let key = match text.get(at + 1..key_end) {
-                        Some(_) if !escaped => Key::Span(at + 1..key_end),
-                        _ => {
-                            let quoted = text.get(at..=key_end).ok_or_else(not_object)?;
-                            let key: String =
-                                serde_json::from_str(quoted).map_err(|e| ArgumentsError(without_position(&e)))?;
-                            Key::Decoded(key.into_boxed_str())
-                        }
-                    };
-                    let colon = skip_space(bytes, key_end + 1);
-                    if bytes.get(colon) != Some(&b':') {
-                        return Err(not_object());
-                    }
-                    let start = skip_space(bytes, colon + 1);
-                    let value_end = value_end(bytes, start).filter(|&e| e <= self.end).ok_or_else(not_object)?;
-                    self.at = value_end;
-                    return Ok(Some((key, start..value_end)));
-                }
-                _ => return Err(not_object()),
-            }
-        }
-    }
-}
-
-impl Iterator for Members<'_> {
-    type Item = Result<(Key, Range<usize>), ArgumentsError>;
-
-    fn next(&mut self) -> Option<Self::Item> {
-        if self.done {
-            return None;
-        }
-        let member = self.member().transpose();
-        self.done = !matches!(member, Some(Ok(_)));
-        member
-    }
-}
-
-fn not_object() -> ArgumentsError {
-    ArgumentsError("expected an object".into())
+    Ok(Members::of(text, object)?.map(|m| m.map(|(key, value)| Entry { key, value })).collect::<Result<_, _>>()?)
 }
 
 /// Whether `text` holds `\uD800` to `\uDFFF`, half of a surrogate pair (or a lone one, which
@@ -383,94 +293,6 @@ fn not_object() -> ArgumentsError {
 fn may_hold_surrogates(text: &[u8]) -> bool {
     memchr::memchr_iter(b'\\', text)
         .any(|i| matches!(text.get(i + 1..i + 4), Some([b'u', b'd' | b'D', b'8'..=b'9' | b'a'..=b'f' | b'A'..=b'F'])))
-}
-
-fn skip_space(bytes: &[u8], mut at: usize) -> usize {
-    while bytes.get(at).is_some_and(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r')) {
-        at += 1;
-    }
-    at
-}
-
-/// Where the string whose text starts at `at` (after its opening quote) ends (its closing
-/// quote), and whether it holds escapes.
-fn string_end(bytes: &[u8], mut at: usize) -> Option<(usize, bool)> {
-    let mut escaped = false;
-    loop {
-        let i = at + quote_or_backslash(bytes.get(at..)?)?;
-        if bytes[i] == b'"' {
-            return Some((i, escaped));
-        }
-        escaped = true;
-        at = i + 2;
-    }
-}
-
-/// The first `"` or `\` in `bytes` (the rest of the text, from inside a string). Most strings
-/// here are names and short values, for which memchr's setup costs more than the search: their
-/// first 64 bytes are read eight at a time, and memchr searches only beyond.
-fn quote_or_backslash(bytes: &[u8]) -> Option<usize> {
-    const NEAR: usize = 64;
-    match bytes.split_at_checked(NEAR) {
-        Some((near, far)) => {
-            quote_or_backslash_near(near).or_else(|| memchr::memchr2(b'"', b'\\', far).map(|i| NEAR + i))
-        }
-        None => quote_or_backslash_near(bytes),
-    }
-}
-
-/// [`quote_or_backslash`] in a few bytes, eight at a time.
-fn quote_or_backslash_near(bytes: &[u8]) -> Option<usize> {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    let mut chunks = bytes.chunks_exact(8);
-    let mut offset = 0;
-    for chunk in &mut chunks {
-        let mut word = [0u8; 8];
-        word.copy_from_slice(chunk);
-        let word = u64::from_le_bytes(word);
-        // A byte of `x` is zero where `word` has the byte looked for; the lowest flagged byte
-        // is always a true match (flags above one may be carries).
-        let zero = |x: u64| x.wrapping_sub(ONES) & !x & HIGH;
-        let found = zero(word ^ (ONES * u64::from(b'"'))) | zero(word ^ (ONES * u64::from(b'\\')));
-        if found != 0 {
-            return Some(offset + (found.trailing_zeros() / 8) as usize);
-        }
-        offset += 8;
-    }
-    chunks.remainder().iter().position(|&b| b == b'"' || b == b'\\').map(|i| offset + i)
-}
-
-/// Where the value starting at `at` ends (one past its last byte).
-fn value_end(bytes: &[u8], at: usize) -> Option<usize> {
-    match bytes.get(at)? {
-        b'"' => string_end(bytes, at + 1).map(|(e, _)| e + 1),
-        b'{' | b'[' => {
-            let mut depth = 0usize;
-            let mut i = at;
-            loop {
-                match bytes.get(i)? {
-                    b'"' => i = string_end(bytes, i + 1)?.0,
-                    b'{' | b'[' => depth += 1,
-                    b'}' | b']' => {
-                        depth -= 1;
-                        if depth == 0 {
-                            return Some(i + 1);
-                        }
-                    }
-                    _ => {}
-                }
-                i += 1;
-            }
-        }
-        _ => {
-            let mut i = at;
-            while bytes.get(i).is_some_and(|b| !matches!(b, b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r')) {
-                i += 1;
-            }
-            Some(i)
-        }
-    }
 }
 
 /// What serde_json reads in `text`: for an object, its members (name, value text) in order;
@@ -544,20 +366,10 @@ pub(crate) fn check_against_serde(text: &str) {
     assert_eq!(scanned, expected, "arguments scanned differently from serde_json: {text:?}");
 }
 
-/// An error's message without serde_json's "at line 1 column 9": positions within one
-/// argument's text mean nothing to whoever reads the message.
-pub(crate) fn without_position(e: &serde_json::Error) -> String {
-    let message = e.to_string();
-    let suffix = format!(" at line {} column {}", e.line(), e.column());
-    match message.strip_suffix(&suffix) {
-        Some(m) => m.to_owned(),
-        None => message,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::protocol::scan::quote_or_backslash;
 
     #[test]
     fn reads_members_where_they_are() {

@@ -15,11 +15,11 @@ use std::sync::Arc;
 
 /// Re-exported from [`crate::handler`], where it is defined.
 pub use crate::handler::State;
+pub(crate) use crate::protocol::scan::without_position;
 pub use args::{Params, ToolArgument};
 #[cfg(fuzzing)]
 pub(crate) use arguments::check_against_serde;
 pub use arguments::{Arguments, ArgumentsError};
-pub(crate) use arguments::{Key, Members, unescaped_str, without_position};
 pub use headers::{HeaderKind, HeaderParam, X_MCP_HEADER, header_params};
 pub(crate) use result::protocol_error;
 pub use result::{IntoToolResult, Json};

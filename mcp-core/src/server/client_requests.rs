@@ -1,0 +1,128 @@
+//! What a handler asks of the client (`ctx.elicit`, `ctx.sample`, `ctx.roots`): a request
+//! sent on the session (2025 era), a question of the `input_required` result (2026 era), or
+//! a question of the task the call became.
+
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+use serde_json::value::RawValue;
+
+use super::Context;
+use crate::engine::{PeerError, RequestOptions};
+use crate::multi_round::Rounds;
+use crate::protocol::ErrorObject;
+
+/// The parameters of a request to the client: a value, or JSON text written beforehand (a
+/// form's schema is serialized once per form, not once per question).
+pub(crate) enum ClientParams {
+    /// A value, serialized when sent.
+    Value(Value),
+    /// JSON text, sent as it is.
+    Raw(Box<RawValue>),
+}
+
+impl ClientParams {
+    fn into_value(self) -> Result<Value, PeerError> {
+        match self {
+            ClientParams::Value(v) => Ok(v),
+            ClientParams::Raw(raw) => serde_json::from_str(raw.get()).map_err(|e| PeerError::Codec(e.to_string())),
+        }
+    }
+}
+
+impl serde::Serialize for ClientParams {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            ClientParams::Value(v) => v.serialize(serializer),
+            ClientParams::Raw(raw) => raw.serialize(serializer),
+        }
+    }
+}
+
+impl Context {
+    /// Sends a request to the client, or, in the 2026 era, asks for it in the `input_required`
+    /// result of the current request (answered on the client's retry).
+    pub(crate) async fn client_request<R: DeserializeOwned>(
+        &self,
+        method: &str,
+        params: Value,
+        options: RequestOptions,
+    ) -> Result<R, PeerError> {
+        self.client_request_keyed(method, ClientParams::Value(params), options, None, false).await
+    }
+
+    /// [`client_request`](Self::client_request), whose input request (2026 era) has the key
+    /// `key` instead of the next in call order. In a call that may become a task, the question
+    /// goes to the task (see [`crate::task`]), unless `before_task` asks for it in the call's own
+    /// round while the task has not started.
+    pub(crate) async fn client_request_keyed<R: DeserializeOwned>(
+        &self,
+        method: &str,
+        params: ClientParams,
+        options: RequestOptions,
+        key: Option<&str>,
+        before_task: bool,
+    ) -> Result<R, PeerError> {
+        if let Some(run) = self.session_state().task.get().filter(|run| run.started() || !before_task) {
+            let key = run.key(key);
+            let answer = run.ask(key.clone(), method, params.into_value()?, options.timeout).await?;
+            // `tasks/update` checked the answer's shape.
+            return R::deserialize(answer).map_err(|e| {
+                PeerError::Codec(format!("input response `{key}` is not a valid `{method}` result: {e}"))
+            });
+        }
+        match &self.session_state().rounds {
+            Some(rounds) => {
+                let key = rounds.key(key);
+                let params = params.into_value()?;
+                match rounds.answer_or_ask(&key, method, params) {
+                    Some(answer) => match R::deserialize(answer) {
+                        Ok(answer) => Ok(answer),
+                        // Not an answer to the question: the client's mistake, not the
+                        // handler's; the request fails with invalid params and the run ends.
+                        Err(e) => {
+                            rounds.reject(ErrorObject::invalid_params(format!(
+                                "input response `{key}` is not a valid `{method}` result: {e}"
+                            )));
+                            rounds.ended().await;
+                            Err(PeerError::Cancelled)
+                        }
+                    },
+                    // The run ends here: the server answers `input_required` and the client's
+                    // retry runs the handler again with the answer. (A question asked from a
+                    // task the handler spawned may outlive the run: it ends with it.)
+                    None => {
+                        rounds.ended().await;
+                        Err(PeerError::Cancelled)
+                    }
+                }
+            }
+            // The parameters are dropped once encoded, not kept while the client answers.
+            None => self.peer().request_owned(method, params, options).await,
+        }
+    }
+
+    /// Notes that this request needed the client capability at `path` (`sampling`,
+    /// `sampling.tools`, `roots`, `elicitation`…), which the client did not declare. In the 2026
+    /// era, a handler that then fails makes the request fail with -32021
+    /// (`MissingRequiredClientCapability`) naming it; in the 2025 era nothing changes.
+    pub(crate) fn missing_capability(&self, path: &str) {
+        if let Some(rounds) = &self.session_state().rounds {
+            rounds.require(path);
+        }
+    }
+
+    /// Whether this request is a multi round-trip one (revision 2026-07-28): a request that
+    /// stands alone, whose handler runs again on each retry (see [`crate::multi_round`]).
+    pub fn is_multi_round_trip(&self) -> bool {
+        self.session_state().rounds.is_some()
+    }
+
+    /// In the 2026 era, an id of this request that is the same in every round of it (each
+    /// retry runs the handler again, see [`crate::multi_round`]) and new for every other request: 128
+    /// random bits, hex. Use it as the idempotency key of a side effect that must happen once
+    /// per request even if the handler runs again (a client may resend its last retry). `None`
+    /// in the 2025 era, where the handler runs once per request.
+    pub fn round_trip_id(&self) -> Option<&str> {
+        self.session_state().rounds.as_deref().map(Rounds::chain)
+    }
+}

@@ -1,0 +1,97 @@
+//! The one router of both eras: which handler answers each method.
+//!
+//! A request reaches it from a 2025-era session ([`super::session`]) or from the 2026-era
+//! driver ([`super::era_2026`]), once the method is known to be valid in its era and offered
+//! by this server (see [`offers`]). Every fact about a method lives in its row of
+//! [`crate::protocol::methods`]; this file is only the `match` from a method to its handler.
+//!
+//! Adding a method: a row in the method table, its wire types in `protocol/`, one arm here,
+//! and one handler file in this folder that uses [`super::handling`] and [`super::state`].
+
+use std::sync::Arc;
+
+use super::ServerInner;
+use super::handling::{context, params, ready, to_raw};
+use super::state::SessionState;
+use crate::engine::{Handling, Peer, RequestScope};
+use crate::protocol::methods::{Gate, MethodInfo};
+use crate::protocol::view::ParamsView;
+use crate::protocol::{CompleteParams, EmptyResult, ErrorObject, PaginatedParams, Request};
+
+/// Whether this server answers `method`: what its row's gate asks for is declared.
+pub(crate) fn offers(server: &ServerInner, method: &MethodInfo) -> bool {
+    let c = &server.capabilities;
+    match method.gate {
+        Gate::None => true,
+        Gate::Tools => c.tools.is_some(),
+        Gate::Prompts => c.prompts.is_some(),
+        Gate::Resources => c.resources.is_some(),
+        Gate::ResourceSubscriptions => c.resources.as_ref().is_some_and(|r| r.subscribe == Some(true)),
+        Gate::Logging => c.logging.is_some(),
+        Gate::Completions => c.completions.is_some(),
+        Gate::Tasks => server.tasks.enabled,
+        Gate::Client => false,
+    }
+}
+
+/// Answers a request of an initialized session, or of a 2026-era request (`state` is then
+/// that request's own). `view` is its parameters, when they were read already.
+pub(crate) fn route(
+    server: &Arc<ServerInner>,
+    state: &Arc<SessionState>,
+    method: &'static MethodInfo,
+    request: Request,
+    view: Option<ParamsView>,
+    scope: RequestScope,
+) -> Handling {
+    let s = &server.surface;
+    let page = |request: &Request, list: &dyn Fn(Option<&str>) -> crate::engine::HandlerResult| {
+        if let Some(filtered) = super::scopes::filtered_list(server, state, method.name) {
+            return ready(filtered);
+        }
+        ready(params(request).and_then(|p: PaginatedParams| list(p.cursor.as_deref())))
+    };
+    match method.name {
+        "tools/call" => super::tools::call(server, state, method, request, view, scope),
+        "tools/list" => super::tools::list(server, state, &request),
+        "ping" => ready(to_raw(&EmptyResult {})),
+        "prompts/list" => page(&request, &|c| s.prompts.page(c)),
+        "prompts/get" => super::prompts::get(server, state, request, scope),
+        "resources/list" => page(&request, &|c| s.resources.page(c)),
+        "resources/templates/list" => page(&request, &|c| s.templates.page(c)),
+        "resources/read" => super::resources::read(server, state, request, scope),
+        "resources/subscribe" => ready(super::resources::subscribe(server, state, &request, true)),
+        "resources/unsubscribe" => ready(super::resources::subscribe(server, state, &request, false)),
+        "logging/setLevel" => ready(super::logging::set_level(state, &request)),
+        "completion/complete" => {
+            let p: CompleteParams = match params(&request) {
+                Ok(p) => p,
+                Err(e) => return ready(Err(e)),
+            };
+            match super::completion::complete(server, || context(server, state, &request, scope), p) {
+                Ok(fut) => Handling::future(async move { to_raw(&fut.await?) }),
+                Err(e) => ready(Err(e)),
+            }
+        }
+        "server/discover" => ready(super::discover::discover(server)),
+        "subscriptions/listen" => {
+            let (server, state) = (server.clone(), state.clone());
+            Handling::future(async move { super::listen::listen(&server, &state, &request, scope).await })
+        }
+        "tasks/get" | "tasks/update" | "tasks/cancel" => {
+            let (server, state) = (server.clone(), state.clone());
+            Handling::future(async move { super::tasks::handle(&server, &state, &request).await })
+        }
+        // `initialize` is the session's own (see `super::session`); the rest are sent by servers.
+        other => ready(Err(ErrorObject::method_not_found(other))),
+    }
+}
+
+/// Handles a client notification of a 2025-era session.
+pub(crate) fn on_notification(server: &Arc<ServerInner>, session: &Arc<SessionState>, method: &str, peer: &Peer) {
+    match method {
+        "notifications/initialized" => server.surface.sessions.register(peer.unrelated(), session.clone()),
+        "notifications/roots/list_changed" => super::sampling::roots_changed(server, session, peer),
+        other => tracing::debug!(method = other, "ignored notification"),
+    }
+}

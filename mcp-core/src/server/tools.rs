@@ -1,0 +1,91 @@
+//! `tools/list` and `tools/call`.
+
+use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
+
+use super::handling::{params, ready};
+use super::state::SessionState;
+use super::{Context, ServerInner};
+use crate::engine::{Handling, RequestScope};
+use crate::protocol::methods::MethodInfo;
+use crate::protocol::scan::{Key, without_position};
+use crate::protocol::view::{NO_PARAMS, ParamsView};
+use crate::protocol::{ErrorObject, PaginatedParams, Request, RequestMeta, TaskSupport};
+use crate::tool::{Arguments, ToolCall};
+
+/// `tools/list`: the page the cursor names, or, for a token that hides what it may not use,
+/// the tools it may call.
+pub(crate) fn list(server: &ServerInner, state: &SessionState, request: &Request) -> Handling {
+    if let Some(filtered) = super::scopes::filtered_list(server, state, "tools/list") {
+        return ready(filtered);
+    }
+    ready(params(request).and_then(|p: PaginatedParams| server.tools.page(p.cursor.as_deref())))
+}
+
+/// `tools/call`: the tool's own future, if it has one, is the request's handler (no second box
+/// around it). The parameters are read in place: the name is looked up where it is, and the
+/// arguments stay in the request's text, which the call keeps (see `Arguments`). `view` is
+/// the parameters already read (a 2026-era request is read once, before it gets here).
+pub(crate) fn call(
+    server: &Arc<ServerInner>,
+    state: &Arc<SessionState>,
+    method: &MethodInfo,
+    request: Request,
+    view: Option<ParamsView>,
+    scope: RequestScope,
+) -> Handling {
+    match start(server, state, method, request, view, scope) {
+        Ok(call) => call,
+        Err(error) => ready(Err(error)),
+    }
+}
+
+fn start(
+    server: &Arc<ServerInner>,
+    state: &Arc<SessionState>,
+    method: &MethodInfo,
+    request: Request,
+    view: Option<ParamsView>,
+    scope: RequestScope,
+) -> Result<Handling, ErrorObject> {
+    let invalid =
+        |e: &dyn std::fmt::Display| ErrorObject::invalid_params(format!("invalid `tools/call` parameters: {e}"));
+    let text: Box<str> = request.params.map_or_else(|| NO_PARAMS.into(), Into::into);
+    let view = match view {
+        Some(view) => view,
+        None => ParamsView::read(&text, Some(method)).map_err(|e| invalid(&e))?,
+    };
+    let name = view.target.ok_or_else(|| invalid(&"missing field `name`"))?;
+    // A task outlives the request that carried the token: its progress would go nowhere once
+    // the task is returned. It becomes the task's `statusMessage` instead (the client follows
+    // the task with `tasks/get`; see `Context::progress`).
+    let progress_token = match ParamsView::text(&text, &view.meta) {
+        Some(meta) if state.task.get().is_none() => serde_json::from_str::<Option<RequestMeta>>(meta)
+            .map_err(|e| invalid(&format!("invalid `_meta`: {}", without_position(&e))))?
+            .and_then(|m| m.progress_token),
+        _ => None,
+    };
+    // The arguments keep the whole text, where the name is found again.
+    let (name, arguments) = match view.arguments {
+        Some(object) => (name, Arguments::within(text, object).map_err(|e| invalid(&e))?),
+        None => (Key::Decoded(name.in_text(&text).into()), Arguments::default()),
+    };
+    // The tool is used in place: cloning its definition (schemas included) for every call
+    // would cost more than most tools do.
+    server.tools.read(|tools| {
+        let name = name.in_text(arguments.source());
+        let tool = tools.get(name).ok_or_else(|| ErrorObject::invalid_params(format!("unknown tool: `{name}`")))?;
+        if tool.task_mode() == TaskSupport::Required && state.task.get().is_none() {
+            return Err(super::tasks::extension_required(&format!(
+                "the tool `{name}` runs only as a task, and the client did not negotiate the tasks extension"
+            )));
+        }
+        let ctx =
+            Context::for_request(scope.id, scope.peer, scope.cancel, progress_token, state.clone(), server.clone());
+        // A handler written by hand may panic before it returns its future, too.
+        Ok(match std::panic::catch_unwind(AssertUnwindSafe(|| tool.call_raw(ToolCall { ctx, arguments }))) {
+            Ok(call) => call,
+            Err(panic) => ready(crate::tool::panicked(tool.name(), &*panic)),
+        })
+    })
+}
