@@ -469,18 +469,17 @@ async def modern_protected_action(client: Client, script: Script) -> None:
     check(text == "Protected action completed: you are authorized.", "the retry succeeded", text)
     check(not script.completed, "no notifications/elicitation/complete in 2026-07-28", script.completed)
 
-    # Refusing the flow ends the call with the tool's error.
+    # Refusing the flow ends the call as a failed tool result: 2026-07-28 has no -32042.
     script.answer(lambda _: ElicitResult(action="decline"))
     try:
         result = await client.call_tool("protected_action", {})
     except MCPError as error:
-        check(
-            error.code == URL_ELICITATION_REQUIRED,
-            f"declining ends the call with error {URL_ELICITATION_REQUIRED}",
-            error.code,
-        )
-    else:
-        raise CheckFailed(f"protected_action after a decline: expected error -32042, got {result!r}")
+        raise CheckFailed(f"protected_action after a decline: expected a tool error, got error {error.code}") from error
+    check(
+        "did not complete the action" in error_text(result),
+        "the tool error says the action in the browser was not completed",
+        result,
+    )
     check(len(script.requests) == asked + 2, "the declined flow was asked once", len(script.requests) - asked)
 
 

@@ -96,11 +96,7 @@ impl From<UrlElicitationRequired> for ErrorObject {
 /// A new elicitation id: 128 bits from the operating system's secure random source, as
 /// 32 hex digits.
 pub fn new_elicitation_id() -> String {
-    let mut bytes = [0u8; 16];
-    // The OS source failing is not recoverable in any useful way; fall back to a time- and
-    // counter-based value would be guessable, so refuse loudly instead.
-    getrandom::fill(&mut bytes).expect("the operating system's random source is unavailable");
-    hex::encode(bytes)
+    crate::engine::random_id()
 }
 
 #[cfg(test)]

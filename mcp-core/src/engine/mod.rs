@@ -553,6 +553,16 @@ fn response_frame(id: &RequestId, method: &str, outcome: std::thread::Result<Han
     }
 }
 
+/// 128 random bits from the operating system, hex: an id nobody can guess (a session's, a URL
+/// flow's).
+pub(crate) fn random_id() -> String {
+    let mut bytes = [0u8; 16];
+    // The OS source failing is not recoverable in any useful way; falling back to a time- and
+    // counter-based value would be guessable, so refuse loudly instead.
+    getrandom::fill(&mut bytes).expect("the operating system's random source is unavailable");
+    hex::encode(bytes)
+}
+
 /// The text of a panic payload.
 pub(crate) fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
     if let Some(s) = panic.downcast_ref::<&str>() {

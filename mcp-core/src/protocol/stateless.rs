@@ -100,15 +100,29 @@ pub fn supported_versions() -> Vec<&'static str> {
     std::iter::once(PROTOCOL_VERSION_2026_07_28).chain(SUPPORTED_PROTOCOL_VERSIONS.iter().copied()).collect()
 }
 
+/// Decodes the value of a header that mirrors the body (`Mcp-Name`, `Mcp-Param-*`): as it
+/// is, or from the `=?base64?…?=` form that carries what a header cannot hold.
+pub(crate) fn decode_header_value(raw: &str) -> Option<String> {
+    match raw.strip_prefix("=?base64?").and_then(|r| r.strip_suffix("?=")) {
+        Some(encoded) => {
+            use base64::Engine as _;
+            let bytes = base64::engine::general_purpose::STANDARD.decode(encoded).ok()?;
+            String::from_utf8(bytes).ok()
+        }
+        None => Some(raw.to_owned()),
+    }
+}
+
+/// A searcher for [`META_PROTOCOL_VERSION`], built once: `str::contains` builds one per call,
+/// which costs more than the rest of a `tools/call` of `echo`.
+pub(crate) static META_PROTOCOL_VERSION_KEY: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+    std::sync::LazyLock::new(|| memchr::memmem::Finder::new(META_PROTOCOL_VERSION));
+
 /// Whether a request is of revision 2026-07-28: its `_meta` names a protocol version.
 pub(crate) fn is_2026_request(request: &Request) -> bool {
-    static KEY: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
-        std::sync::LazyLock::new(|| memchr::memmem::Finder::new(META_PROTOCOL_VERSION));
     let Some(params) = request.params.as_deref() else { return false };
-    // Cheap test first: most requests are 2025-era and never mention the key. (With a searcher
-    // built once: `str::contains` builds one per call, which cost more than the rest of a
-    // `tools/call` of `echo`.)
-    KEY.find(params.get().as_bytes()).is_some()
+    // Cheap test first: most requests are 2025-era and never mention the key.
+    META_PROTOCOL_VERSION_KEY.find(params.get().as_bytes()).is_some()
         && meta_of(params).is_some_and(|m| m.contains_key(META_PROTOCOL_VERSION))
 }
 

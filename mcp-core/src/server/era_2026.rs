@@ -35,17 +35,33 @@ use crate::protocol::{
 /// The verified identity of a request, and whether lists leave out what it may not use.
 pub(crate) type Auth = (Option<Arc<crate::auth::AuthInfo>>, bool);
 
-/// Serves one 2026-era request. `view` is its parameters, when the transport read them already
-/// (to check its headers).
+/// Serves one 2026-era request.
 pub(crate) fn handle(
     server: &Arc<ServerInner>,
     principal: Option<String>,
     auth: Auth,
     request: Request,
-    view: Option<ParamsView>,
     scope: RequestScope,
 ) -> Handling {
-    match start(server, principal, auth, request, view, scope) {
+    match start(server, principal, auth, request, None, scope) {
+        Ok(handling) => handling,
+        Err(error) => ready(Err(error)),
+    }
+}
+
+/// Serves one 2026-era request whose parameters and `_meta` the transport read already (to
+/// check its headers).
+#[cfg(feature = "http")]
+pub(crate) fn handle_read(
+    server: &Arc<ServerInner>,
+    principal: Option<String>,
+    auth: Auth,
+    request: Request,
+    view: ParamsView,
+    meta: Meta2026,
+    scope: RequestScope,
+) -> Handling {
+    match start(server, principal, auth, request, Some((view, meta)), scope) {
         Ok(handling) => handling,
         Err(error) => ready(Err(error)),
     }
@@ -68,17 +84,20 @@ fn start(
     principal: Option<String>,
     auth: Auth,
     request: Request,
-    view: Option<ParamsView>,
+    read: Option<(ParamsView, Meta2026)>,
     scope: RequestScope,
 ) -> Result<Handling, ErrorObject> {
     let found = methods::find(&request.method);
     let text = request.params.as_deref().map_or(NO_PARAMS, RawValue::get);
-    let view = match view {
-        Some(view) => view,
-        None => ParamsView::read(text, found)
-            .map_err(|e| ErrorObject::invalid_params(format!("invalid `{}` parameters: {e}", request.method)))?,
+    let (view, meta) = match read {
+        Some(read) => read,
+        None => {
+            let view = ParamsView::read(text, found)
+                .map_err(|e| ErrorObject::invalid_params(format!("invalid `{}` parameters: {e}", request.method)))?;
+            let meta = Meta2026::read(&Meta2026Text::read(ParamsView::text(text, &view.meta).unwrap_or("{}"))?)?;
+            (view, meta)
+        }
     };
-    let meta = Meta2026::read(&Meta2026Text::read(ParamsView::text(text, &view.meta).unwrap_or("{}"))?)?;
     if meta.protocol_version != PROTOCOL_VERSION_2026_07_28 {
         return Err(unsupported_version(&meta.protocol_version));
     }

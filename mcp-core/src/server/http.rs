@@ -4,11 +4,17 @@ use std::io;
 use std::net::{Ipv4Addr, SocketAddr};
 use std::sync::Arc;
 
+use axum::http::HeaderMap;
+use tokio_util::sync::CancellationToken;
+
 use super::Server;
 use super::session::ServerSession;
-use crate::engine::{Service, SessionConfig};
-use crate::tool::ToolDef;
-use tokio_util::sync::CancellationToken;
+use crate::engine::{Handling, RequestScope, Service, SessionConfig};
+use crate::protocol::codes::HEADER_MISMATCH;
+use crate::protocol::methods::MethodInfo;
+use crate::protocol::stateless::decode_header_value;
+use crate::protocol::view::{Meta2026, ParamsView};
+use crate::protocol::{ErrorObject, JsonObject, Request};
 
 use crate::transport::http::{Backplane, HttpConfig, HttpService, Opening, StreamableHttp};
 
@@ -27,18 +33,69 @@ impl HttpService for Server {
         let session = match opening {
             Opening::Initialize => ServerSession::for_principal(server, principal),
             Opening::Preinitialized(version) => ServerSession::preinitialized(server, principal, version),
-            Opening::Request2026 => ServerSession::only_2026(server, principal),
             Opening::Restore(snapshot) => ServerSession::restore(server, principal, snapshot),
         };
         Box::new(session.with_auth(auth))
     }
 
-    fn required_scopes(&self, request: &crate::protocol::Request) -> Arc<[String]> {
-        super::scopes::required(&self.inner, request)
+    fn required_scopes(&self, method: &MethodInfo, target: Option<&str>) -> Arc<[String]> {
+        super::scopes::required(&self.inner, method, target)
     }
 
-    fn tool(&self, name: &str) -> Option<ToolDef> {
-        self.inner.tools.get(name)
+    fn check_param_headers(&self, tool: &str, arguments: Option<&str>, headers: &HeaderMap) -> Result<(), ErrorObject> {
+        // Read where they were checked, without cloning the tool (a tool the server does not
+        // have fails on its own, later).
+        let Some(params) = self.inner.tools.read(|tools| tools.get(tool).map(|t| t.mirrored_headers())) else {
+            return Ok(());
+        };
+        if params.is_empty() {
+            return Ok(());
+        }
+        let mismatch = |message: String| ErrorObject::new(HEADER_MISMATCH, format!("Header mismatch: {message}"));
+        let arguments: JsonObject = arguments.and_then(|a| serde_json::from_str(a).ok()).unwrap_or_default();
+        for param in params.iter() {
+            let header = format!("mcp-param-{}", param.header);
+            let at = param.path.join(".");
+            match (param.value(&arguments), headers.get(header.as_str())) {
+                (None, None) => {}
+                (None, Some(_)) => {
+                    return Err(mismatch(format!(
+                        "Mcp-Param-{} header given but the arguments have no `{at}`",
+                        param.header
+                    )));
+                }
+                (Some(_), None) => {
+                    return Err(mismatch(format!("missing Mcp-Param-{} header for the argument `{at}`", param.header)));
+                }
+                (Some(body), Some(raw)) => {
+                    let decoded = raw.to_str().ok().and_then(decode_header_value).ok_or_else(|| {
+                        mismatch(format!(
+                            "Mcp-Param-{} header holds invalid characters or invalid Base64",
+                            param.header
+                        ))
+                    })?;
+                    if !param.matches(&decoded, body) {
+                        return Err(mismatch(format!(
+                            "Mcp-Param-{} header value '{decoded}' does not match the argument `{at}` ({body})",
+                            param.header
+                        )));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn serve_2026(
+        &self,
+        request: Request,
+        view: ParamsView,
+        meta: Meta2026,
+        principal: Option<String>,
+        auth: (Option<Arc<crate::auth::AuthInfo>>, bool),
+        scope: RequestScope,
+    ) -> Handling {
+        super::era_2026::handle_read(&self.inner, principal, auth, request, view, meta, scope)
     }
 
     fn join(&self, backplane: &Backplane, closing: CancellationToken) {

@@ -339,15 +339,16 @@ impl ServerBuilder {
     }
 
     /// Checks the configuration and builds the server.
-    pub fn build(self) -> Result<Server, BuildError> {
-        for def in &self.tools {
+    pub fn build(mut self) -> Result<Server, BuildError> {
+        for def in &mut self.tools {
             let name = def.name();
             validate_tool_name(name).map_err(|reason| BuildError::InvalidToolName { name: name.to_owned(), reason })?;
             if let Some(schema) = &def.tool.output_schema {
                 crate::tool::check_output_schema(schema)
                     .map_err(|e| BuildError::InvalidOutputSchema { tool: name.to_owned(), reason: e.0 })?;
             }
-            def.header_params().map_err(|e| BuildError::InvalidInputSchema { tool: name.to_owned(), reason: e.0 })?;
+            let name = name.to_owned();
+            def.check_headers().map_err(|e| BuildError::InvalidInputSchema { tool: name, reason: e.0 })?;
         }
         let surface = self.surface.build()?;
         let some_tool_runs_as_task = self.tools.iter().any(|t| t.task_mode().allows_task());

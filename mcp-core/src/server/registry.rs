@@ -364,13 +364,13 @@ impl Server {
 
     /// Adds a tool and tells every session that the tool list changed. Needs
     /// [`ServerBuilder::dynamic_tools`](super::ServerBuilder::dynamic_tools).
-    pub async fn add_tool(&self, tool: ToolDef) -> Result<(), ChangeError> {
+    pub async fn add_tool(&self, mut tool: ToolDef) -> Result<(), ChangeError> {
         self.dynamic(self.inner.surface.dynamic_tools, "tools")?;
         super::validate_tool_name(tool.name()).map_err(ChangeError::Invalid)?;
         if let Some(schema) = &tool.tool.output_schema {
             crate::tool::check_output_schema(schema).map_err(|e| ChangeError::Invalid(e.0))?;
         }
-        tool.header_params().map_err(|e| ChangeError::Invalid(e.0))?;
+        tool.check_headers().map_err(|e| ChangeError::Invalid(e.0))?;
         let key = tool.name().to_owned();
         self.inner.tools.update(|v| v.push(tool)).map_err(|e| refused(e, "tools", key))?;
         self.list_changed("notifications/tools/list_changed").await;

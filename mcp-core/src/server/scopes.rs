@@ -12,34 +12,22 @@ use crate::auth::AuthInfo;
 use crate::engine::ResultText;
 use crate::protocol::ErrorObject;
 #[cfg(feature = "http")]
-use crate::protocol::Request;
+use crate::protocol::methods::MethodInfo;
 
-/// The scopes the tool, prompt or resource a request calls needs (empty for anything else,
-/// and for a name the server does not have: that request fails on its own).
+/// The scopes the tool, prompt or resource a request of `method` about `target` needs (empty
+/// for anything else, and for a target the server does not have: that request fails on its
+/// own).
 #[cfg(feature = "http")]
-pub(crate) fn required(server: &ServerInner, request: &Request) -> Arc<[String]> {
-    #[derive(serde::Deserialize)]
-    struct Target {
-        name: Option<String>,
-        uri: Option<String>,
-    }
+pub(crate) fn required(server: &ServerInner, method: &MethodInfo, target: Option<&str>) -> Arc<[String]> {
     let none = || Arc::from([]);
-    let target = || request.params.as_deref().and_then(|p| serde_json::from_str::<Target>(p.get()).ok());
-    match request.method.as_str() {
-        "tools/call" => target()
-            .and_then(|t| t.name)
-            .and_then(|n| server.tools.read(|s| s.get(&n).map(|t| t.scopes.clone())))
-            .unwrap_or_else(none),
-        "prompts/get" => target()
-            .and_then(|t| t.name)
-            .and_then(|n| server.surface.prompts.read(|s| s.get(&n).map(|p| p.scopes.clone())))
-            .unwrap_or_else(none),
-        "resources/read" => target()
-            .and_then(|t| t.uri)
-            .and_then(|u| super::resources::resolve(server, &u).map(|(d, _)| d.scopes.clone()))
-            .unwrap_or_else(none),
-        _ => none(),
+    let Some(target) = target else { return none() };
+    match method.name {
+        "tools/call" => server.tools.read(|s| s.get(target).map(|t| t.scopes.clone())),
+        "prompts/get" => server.surface.prompts.read(|s| s.get(target).map(|p| p.scopes.clone())),
+        "resources/read" => super::resources::resolve(server, target).map(|(d, _)| d.scopes.clone()),
+        _ => None,
     }
+    .unwrap_or_else(none)
 }
 
 /// For a session whose token hides what it may not use: the list result `method` would give,

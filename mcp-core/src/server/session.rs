@@ -19,9 +19,6 @@ use crate::protocol::{
 pub(crate) struct ServerSession {
     server: Arc<ServerInner>,
     state: Arc<SessionState>,
-    /// Serves every request in the 2026 era (an HTTP request that says it is of that era),
-    /// whatever its `_meta` says: one without the era's `_meta` is then malformed.
-    only_2026: bool,
 }
 
 impl ServerSession {
@@ -31,13 +28,7 @@ impl ServerSession {
 
     /// A session whose requests come from an authenticated user (known to the transport).
     pub(crate) fn for_principal(server: Arc<ServerInner>, principal: Option<String>) -> Self {
-        ServerSession { server, state: Arc::new(SessionState::new(principal)), only_2026: false }
-    }
-
-    /// A session for one 2026-era request (Streamable HTTP has no sessions in that era).
-    #[cfg(feature = "http")]
-    pub(crate) fn only_2026(server: Arc<ServerInner>, principal: Option<String>) -> Self {
-        ServerSession { only_2026: true, ..Self::for_principal(server, principal) }
+        ServerSession { server, state: Arc::new(SessionState::new(principal)) }
     }
 
     /// The session with its requests' verified identities read from `auth` (which the
@@ -135,12 +126,9 @@ impl Service for ServerSession {
         // A request naming its protocol version in `_meta` is a 2026-era request, served on its
         // own whatever this session is; so is `server/discover`, which 2026-era clients use to
         // probe before anything else.
-        if self.only_2026
-            || request.method == "server/discover"
-            || crate::protocol::stateless::is_2026_request(&request)
-        {
+        if request.method == "server/discover" || crate::protocol::stateless::is_2026_request(&request) {
             let auth = (self.state.auth(), self.state.hides_unauthorized());
-            return super::era_2026::handle(&self.server, self.state.principal.clone(), auth, request, None, scope);
+            return super::era_2026::handle(&self.server, self.state.principal.clone(), auth, request, scope);
         }
         let Some(method) = methods::find(&request.method)
             .filter(|m| m.valid_in(Era::Y2025) && m.kind == Kind::Request && m.direction != Direction::ToClient)
@@ -163,9 +151,6 @@ impl Service for ServerSession {
     }
 
     fn snapshot(&self) -> Option<String> {
-        if self.only_2026 {
-            return None;
-        }
         let client = self.state.client()?;
         let snapshot = Snapshot {
             protocol_version: client.protocol_version.clone(),

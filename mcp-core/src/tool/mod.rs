@@ -51,6 +51,9 @@ pub struct ToolDef {
     pub(crate) handler: Arc<Handler>,
     /// OAuth scopes a call needs (see [`scopes`](Self::scopes)).
     pub(crate) scopes: Arc<[String]>,
+    /// The arguments mirrored into headers, as found when the server checked the tool (it
+    /// reads them on every 2026-era call over HTTP).
+    pub(crate) checked_headers: Option<Arc<[HeaderParam]>>,
 }
 
 impl std::fmt::Debug for ToolDef {
@@ -152,6 +155,7 @@ impl ToolDef {
             },
             handler: Arc::new(handler),
             scopes: Arc::from([]),
+            checked_headers: None,
         }
     }
 
@@ -243,6 +247,21 @@ impl ToolDef {
     /// The arguments mirrored into HTTP headers (`x-mcp-header`), checked.
     pub fn header_params(&self) -> Result<Vec<HeaderParam>, SchemaError> {
         header_params(&self.tool.input_schema)
+    }
+
+    /// Checks the `x-mcp-header` annotations and keeps what they declare for
+    /// [`mirrored_headers`](Self::mirrored_headers).
+    pub(crate) fn check_headers(&mut self) -> Result<(), SchemaError> {
+        self.checked_headers = Some(self.header_params()?.into());
+        Ok(())
+    }
+
+    /// The arguments mirrored into headers: as checked, or found now.
+    pub(crate) fn mirrored_headers(&self) -> Arc<[HeaderParam]> {
+        match &self.checked_headers {
+            Some(params) => params.clone(),
+            None => self.header_params().map(Into::into).unwrap_or_else(|_| Arc::from([])),
+        }
     }
 
     /// Replaces the output schema.

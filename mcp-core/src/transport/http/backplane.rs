@@ -10,7 +10,8 @@ use axum::response::Response;
 
 use tokio_util::sync::CancellationToken;
 
-use crate::engine::BoxFuture;
+use super::session::HttpSession;
+use crate::engine::{BoxFuture, Service as _};
 
 /// The header an instance adds to a request it forwards to the session's owner. The owner
 /// serves such a request itself or answers it as not found; it never forwards it again.
@@ -374,7 +375,7 @@ impl Forwarder {
                 let length =
                     parts.headers.get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()?.parse::<usize>().ok());
                 let body = if is_sse {
-                    match super::request_id(&body).filter(|_| is_post) {
+                    match super::responses::request_id(&body).filter(|_| is_post) {
                         Some(id) => answer_if_cut(Body::new(response_body), id),
                         None => Body::new(response_body),
                     }
@@ -431,7 +432,7 @@ fn answer_if_cut(body: Body, id: crate::protocol::RequestId) -> Body {
 
 /// `503` with `Retry-After`, as a JSON-RPC error naming `reason`.
 pub(crate) fn unavailable(reason: &str) -> Response {
-    let mut r = super::plain(StatusCode::SERVICE_UNAVAILABLE, reason);
+    let mut r = super::responses::plain(StatusCode::SERVICE_UNAVAILABLE, reason);
     r.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
     r
 }
@@ -492,7 +493,7 @@ async fn reclaim(shared: &std::sync::Weak<super::Shared>, bp: &Backplane, sessio
     let records: Vec<(String, String)> = {
         let Some(s) = shared.upgrade() else { return };
         let Ok(sessions) = s.sessions.read() else { return };
-        sessions.values().filter_map(|x| Some((x.id().to_owned(), super::record_of(x)?))).collect()
+        sessions.values().filter_map(|x| Some((x.id().to_owned(), record_of(x)?))).collect()
     };
     tracing::info!(
         sessions = records.len(),
@@ -504,4 +505,23 @@ async fn reclaim(shared: &std::sync::Weak<super::Shared>, bp: &Backplane, sessio
             return;
         }
     }
+}
+
+/// What the transport records of a session for the instance that may take it over: whose it
+/// is, and its server session's own snapshot.
+#[derive(serde::Serialize, serde::Deserialize)]
+pub(crate) struct Recorded {
+    pub(crate) principal: Option<String>,
+    pub(crate) session: String,
+}
+
+/// The session's record for the shared registry: its principal and server-session snapshot.
+pub(crate) fn record_of(session: &HttpSession) -> Option<String> {
+    let snapshot = session.engine().service().snapshot()?;
+    serde_json::to_string(&Recorded { principal: session.principal().map(str::to_owned), session: snapshot }).ok()
+}
+
+/// Whether a request changes what the shared registry records of its session.
+pub(crate) fn changes_record(method: &str) -> bool {
+    crate::protocol::methods::find(method).is_some_and(|m| m.changes_session)
 }

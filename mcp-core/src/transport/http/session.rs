@@ -10,7 +10,7 @@ use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
 use axum::body::{Body, Bytes};
-use axum::http::{StatusCode, header};
+use axum::http::StatusCode;
 use axum::response::Response;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
@@ -650,23 +650,7 @@ async fn pump(
 }
 
 fn format_event(event: &SseEvent) -> Bytes {
-    let mut text = String::with_capacity(event.frame.len() + 32);
-    if let Some(id) = event.id {
-        text.push_str("id: ");
-        text.push_str(&id.encode());
-        text.push('\n');
-    }
-    text.push_str("event: message\n");
-    // A frame is compact JSON as a rule, but a raw value passed through verbatim may hold line
-    // breaks (JSON whitespace). Each line becomes its own `data:` line, which the client joins
-    // back with `\n`: a bare break would end the field, or with a blank line the event.
-    for line in event.frame.split(['\r', '\n']) {
-        text.push_str("data: ");
-        text.push_str(line);
-        text.push('\n');
-    }
-    text.push('\n');
-    Bytes::from(text)
+    super::sse::format_event(&event.frame, event.id)
 }
 
 /// An SSE response delivering `delivery`, with keep-alive comments, ending when the stream's
@@ -704,16 +688,11 @@ pub(crate) fn sse_response(delivery: Delivery, session: Arc<HttpSession>) -> Res
                 st.finished = event.is_response;
                 Some((Ok(format_event(&event)), st))
             }
-            _ = st.tick.tick() => Some((Ok(Bytes::from_static(b": keep-alive\n\n")), st)),
+            _ = st.tick.tick() => Some((Ok(Bytes::from_static(super::sse::KEEP_ALIVE)), st)),
             () = st.closing.cancelled() => None,
         }
     });
-    Response::builder()
-        .status(StatusCode::OK)
-        .header(header::CONTENT_TYPE, "text/event-stream")
-        .header(header::CACHE_CONTROL, "no-cache")
-        .body(Body::from_stream(body))
-        .unwrap_or_else(|_| Response::new(Body::empty()))
+    super::sse::response(Body::from_stream(body))
 }
 
 #[cfg(test)]

@@ -1,0 +1,347 @@
+//! The endpoint: one handler for `POST`, `GET` and `DELETE`, which checks what every request
+//! must satisfy and hands a POSTed message to its era: a 2026-era request to [`super::era_2026`],
+//! a 2025-era message to its session (or, in stateless mode, to a session of its own).
+
+use std::sync::Arc;
+
+use axum::extract::{Request as HttpRequest, State};
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde_json::value::RawValue;
+
+use super::backplane::{changes_record, record_of};
+use super::events::EventId;
+use super::forwarding::forward_if_elsewhere;
+use super::lifecycle::{lookup, make_room, release};
+use super::responses::{
+    Identity, accepts, header_str, json_rpc_error_for, plain, read_message, request_id, session_not_found,
+};
+use super::session::{self, Delivery, HttpSession, OpenError};
+use super::{Opening, PROTOCOL_VERSION_HEADER, Principal, SESSION_HEADER, Shared, auth, backplane, era_2026, security};
+use crate::engine::Service;
+use crate::protocol::codes::UNSUPPORTED_PROTOCOL_VERSION;
+use crate::protocol::jsonrpc::encode_error;
+use crate::protocol::methods;
+use crate::protocol::view::{NO_PARAMS, ParamsView};
+use crate::protocol::{
+    ErrorObject, Message, PROTOCOL_VERSION_2026_07_28, Request, SUPPORTED_PROTOCOL_VERSIONS, supported_versions,
+};
+
+pub(crate) async fn endpoint(State(shared): State<Arc<Shared>>, request: HttpRequest) -> Response {
+    let (parts, body) = request.into_parts();
+    // The body is read before anything is refused. A response sent while part of the body is
+    // still unread makes hyper close the connection after it, without saying so: a client that
+    // reuses the connection (as after the 400 for a newer revision's probe) then sees it drop
+    // with no response.
+    let read =
+        tokio::time::timeout(shared.config.request_read_timeout, axum::body::to_bytes(body, shared.config.max_body));
+    let bytes = match read.await {
+        Ok(Ok(b)) => b,
+        Err(_) => {
+            let mut r = plain(StatusCode::REQUEST_TIMEOUT, "the request body did not arrive in time");
+            r.headers_mut().insert(header::CONNECTION, HeaderValue::from_static("close"));
+            return r;
+        }
+        Ok(Err(_)) => {
+            let mut r = plain(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                &format!("the request body exceeds the limit of {} bytes", shared.config.max_body),
+            );
+            // The rest stays unread, so this connection cannot carry another request.
+            r.headers_mut().insert(header::CONNECTION, HeaderValue::from_static("close"));
+            return r;
+        }
+    };
+    if let Err(reason) = security::check(&shared.config, &parts.headers) {
+        tracing::warn!(%reason, "rejected an HTTP request");
+        return plain(StatusCode::FORBIDDEN, &reason);
+    }
+    if let Some(guard) = &shared.guard
+        && auth::Guard::is_metadata_path(parts.uri.path())
+    {
+        return match parts.method {
+            Method::GET | Method::HEAD => guard.metadata(),
+            _ => {
+                let mut r = plain(StatusCode::METHOD_NOT_ALLOWED, "the metadata is read with GET");
+                r.headers_mut().insert(header::ALLOW, HeaderValue::from_static("GET"));
+                r
+            }
+        };
+    }
+    // Every request after `initialize` carries the negotiated revision; one this server does
+    // not speak is refused whatever the method.
+    if let Some(v) = header_str(&parts.headers, PROTOCOL_VERSION_HEADER)
+        && v != PROTOCOL_VERSION_2026_07_28
+        && !SUPPORTED_PROTOCOL_VERSIONS.contains(&v)
+    {
+        let error = ErrorObject::new(
+            UNSUPPORTED_PROTOCOL_VERSION,
+            format!("unsupported MCP-Protocol-Version `{v}`; supported: {}", supported_versions().join(", ")),
+        )
+        .with_data(serde_json::json!({"supported": supported_versions(), "requested": v}));
+        return json_rpc_error_for(StatusCode::BAD_REQUEST, request_id(&bytes).as_ref(), &error);
+    }
+    let mut principal = parts.extensions.get::<Principal>().map(|p| p.0.clone());
+    let mut identity = None;
+    if let Some(guard) = &shared.guard {
+        match guard.authenticate(&parts.headers).await {
+            Ok(info) => {
+                // The token's subject is the user: sessions, URL flows and `requestState`
+                // are bound to it.
+                principal = Some(info.subject().to_owned());
+                identity = Some(info);
+            }
+            Err(response) => return response,
+        }
+    }
+    if let Some(forwarder) = &shared.forwarder
+        && let Some(response) = forward_if_elsewhere(&shared, forwarder, &parts, bytes.clone()).await
+    {
+        return response;
+    }
+    let auth = identity.as_ref();
+    match parts.method {
+        Method::POST => post(&shared, &parts.headers, principal, auth, &bytes).await,
+        Method::GET => get(&shared, &parts.headers, principal).await,
+        Method::DELETE => delete(&shared, &parts.headers, principal).await,
+        _ => {
+            let mut r = plain(StatusCode::METHOD_NOT_ALLOWED, "use POST, GET or DELETE");
+            r.headers_mut().insert(header::ALLOW, HeaderValue::from_static("GET, POST, DELETE"));
+            r
+        }
+    }
+}
+
+/// A POST: checks and decodes the message, then serves it by its era (a 2026-era request), in
+/// stateless mode, or on its session.
+pub(crate) async fn post(
+    shared: &Arc<Shared>,
+    headers: &HeaderMap,
+    principal: Option<String>,
+    auth: Option<&Arc<crate::auth::AuthInfo>>,
+    bytes: &[u8],
+) -> Response {
+    let message = match read_message(headers, bytes) {
+        Ok(m) => m,
+        Err(refused) => return *refused,
+    };
+    let hide = shared.guard.as_ref().is_some_and(|g| g.settings.hide_unauthorized);
+    let auth = Identity { info: auth.cloned(), hide };
+    // Checked by `endpoint`: absent, or a revision this server speaks.
+    let version = header_str(headers, PROTOCOL_VERSION_HEADER);
+    let message = match message {
+        Message::Request(request) => match era_2026::read(request, headers, version) {
+            Ok(request) => return era_2026::post(shared, headers, principal, auth, request).await,
+            Err(request) => {
+                // A call of something that needs scopes the token lacks: 403, so the client can
+                // step up.
+                if let Err(response) = check_scopes(shared, &auth, &request) {
+                    return response;
+                }
+                Message::Request(request)
+            }
+        },
+        // Nothing to do with a 2026-era notification or response over HTTP.
+        _ if version == Some(PROTOCOL_VERSION_2026_07_28) => return StatusCode::ACCEPTED.into_response(),
+        other => other,
+    };
+    if shared.config.stateless {
+        post_stateless(shared, principal, auth, message, version).await
+    } else {
+        post_to_session(shared, headers, principal, auth, message).await
+    }
+}
+
+/// Whether the token of a 2025-era request has the scopes of what it calls.
+#[allow(clippy::result_large_err)] // an error response is built once per refused request
+fn check_scopes(shared: &Shared, auth: &Identity, request: &Request) -> Result<(), Response> {
+    let (Some(guard), Some(info)) = (&shared.guard, &auth.info) else { return Ok(()) };
+    let Some(method) = methods::find(&request.method).filter(|m| m.target.is_some()) else { return Ok(()) };
+    let text = request.params.as_deref().map_or(NO_PARAMS, RawValue::get);
+    let view = ParamsView::read(text, Some(method)).unwrap_or_default();
+    guard.check_scopes(info, &shared.server.required_scopes(method, view.target(text)))
+}
+
+/// A 2025-era message in stateless mode: served by a fresh session, initialized by the
+/// message itself or taken to be at the revision its header names.
+pub(crate) async fn post_stateless(
+    shared: &Arc<Shared>,
+    principal: Option<String>,
+    auth: Identity,
+    message: Message,
+    version: Option<&str>,
+) -> Response {
+    let is_initialize = matches!(&message, Message::Request(r) if r.method == "initialize");
+    let slot = auth.slot();
+    let service = if is_initialize {
+        shared.server.open(Opening::Initialize, principal.clone(), slot.clone())
+    } else {
+        let v = version.unwrap_or(crate::protocol::LATEST_PROTOCOL_VERSION);
+        shared.server.open(Opening::Preinitialized(v), principal.clone(), slot.clone())
+    };
+    serve_alone(shared, service, principal, slot, message).await
+}
+
+/// Serves `message` on a session of its own, with no id, that closes once it has answered.
+pub(crate) async fn serve_alone(
+    shared: &Arc<Shared>,
+    service: Box<dyn Service>,
+    principal: Option<String>,
+    slot: Arc<crate::auth::AuthSlot>,
+    message: Message,
+) -> Response {
+    let session = HttpSession::start(String::new(), service, principal, slot, shared, false);
+    let response = deliver(&session, message, None).await;
+    session.close_when_idle();
+    response
+}
+
+/// A 2025-era message on its session: `initialize` without a session id opens one (kept only
+/// if initialization succeeds); anything else goes to the session its id names.
+pub(crate) async fn post_to_session(
+    shared: &Arc<Shared>,
+    headers: &HeaderMap,
+    principal: Option<String>,
+    auth: Identity,
+    message: Message,
+) -> Response {
+    let is_initialize = matches!(&message, Message::Request(r) if r.method == "initialize");
+    let (session, created) = match header_str(headers, SESSION_HEADER) {
+        None if is_initialize => {
+            if let Err(response) = make_room(shared, principal.as_deref()) {
+                return response;
+            }
+            let id = crate::engine::random_id();
+            let slot = auth.slot();
+            let service = shared.server.open(Opening::Initialize, principal.clone(), slot.clone());
+            let session = HttpSession::start(id.clone(), service, principal, slot, shared, true);
+            (session, true)
+        }
+        _ => match lookup(shared, headers, &principal) {
+            Ok(s) => {
+                if shared.guard.is_some() {
+                    s.auth().set(auth.info, auth.hide);
+                }
+                (s, false)
+            }
+            Err(r) => return r,
+        },
+    };
+    if created && let Ok(mut sessions) = shared.sessions.write() {
+        sessions.insert(session.id().to_owned(), session.clone());
+    }
+    let recorded = matches!((&shared.forwarder, &message),
+        (Some(_), Message::Request(r)) if created || changes_record(&r.method));
+    let mut response = deliver(&session, message, created.then(|| session.id().to_owned())).await;
+    if let (true, Some(forwarder)) = (recorded && response.status().is_success(), &shared.forwarder) {
+        let bp = &forwarder.backplane;
+        let ttl = shared.config.idle_timeout + bp.lease;
+        let record = record_of(&session).unwrap_or_default();
+        if created {
+            // Recorded before the client learns the id: its next request may land anywhere.
+            if let Err(e) = bp.registry.claim(session.id(), &bp.instance, &record, ttl).await {
+                tracing::warn!(error = %e, "cannot record a new session in the shared session store");
+                response = backplane::unavailable("the shared session store is unavailable; retry later");
+            }
+        } else if let Err(e) = bp.registry.save_state(session.id(), &record, ttl).await {
+            tracing::warn!(error = %e, session = session.id(), "cannot record a session's new state");
+        }
+    }
+    if created && !response.status().is_success() {
+        // `initialize` failed: the session was never usable.
+        if let Ok(mut sessions) = shared.sessions.write() {
+            sessions.remove(session.id());
+        }
+        session.close().await;
+    }
+    response
+}
+
+/// Hands a message to the session and answers the POST: 202 for notifications and responses;
+/// for a request, JSON when the response is all there is, else an SSE stream.
+/// `new_id` is the id of the session `initialize` just created, if it did.
+pub(crate) async fn deliver(session: &Arc<HttpSession>, message: Message, new_id: Option<String>) -> Response {
+    let Message::Request(request) = message else {
+        session.engine().handle_message(message).await;
+        return StatusCode::ACCEPTED.into_response();
+    };
+    let id = request.id.clone();
+    let mut events = match session.open_request_stream(&id) {
+        Ok(events) => events,
+        Err(OpenError::DuplicateId) => {
+            let error =
+                ErrorObject::invalid_request(format!("request id {id} is already in use by a request in flight"));
+            let body = encode_error(Some(&id), &error);
+            return (StatusCode::BAD_REQUEST, [(header::CONTENT_TYPE, "application/json")], body).into_response();
+        }
+        // Closed between the lookup and now: as if it had not been found.
+        Err(OpenError::Closed) => return session_not_found(),
+    };
+    session.engine().handle_message(Message::Request(request)).await;
+    let mut response = match events.recv().await {
+        // Cancelled before it sent anything: no response will come. The request still gets
+        // the SSE stream the spec asks for, ending at once.
+        None if !session.closing().is_cancelled() => session::sse_response(Delivery::empty(), session.clone()),
+        None => plain(StatusCode::SERVICE_UNAVAILABLE, "the session closed before answering"),
+        Some(first) if first.is_response => {
+            // A failed `initialize` is refused as a whole: no session was made.
+            let is_error = first.frame.contains("\"error\":{") && !first.frame.contains("\"result\":");
+            let status = if is_error && new_id.is_some() { StatusCode::BAD_REQUEST } else { StatusCode::OK };
+            (status, [(header::CONTENT_TYPE, "application/json")], first.frame).into_response()
+        }
+        Some(first) => session::sse_response(Delivery::new(first, events), session.clone()),
+    };
+    if let Some(id) = new_id
+        && let Ok(v) = HeaderValue::from_str(&id)
+    {
+        response.headers_mut().insert(SESSION_HEADER, v);
+    }
+    response
+}
+
+pub(crate) async fn get(shared: &Arc<Shared>, headers: &HeaderMap, principal: Option<String>) -> Response {
+    if shared.config.stateless {
+        return plain(StatusCode::METHOD_NOT_ALLOWED, "this server is stateless: there is no session stream to GET");
+    }
+    if !accepts(headers, "text/event-stream") {
+        return plain(StatusCode::NOT_ACCEPTABLE, "GET needs `Accept: text/event-stream`");
+    }
+    let session = match lookup(shared, headers, &principal) {
+        Ok(s) => s,
+        Err(r) => return r,
+    };
+    let attached = match header_str(headers, "last-event-id") {
+        Some(last) => match EventId::decode(last) {
+            Some(after) => session.resume(after),
+            None => return plain(StatusCode::BAD_REQUEST, "malformed Last-Event-ID"),
+        },
+        None => session.attach_standalone(),
+    };
+    match attached {
+        Ok(delivery) => session::sse_response(delivery, session),
+        Err(status) => plain(
+            status,
+            if status == StatusCode::CONFLICT {
+                "this session already has an open GET stream"
+            } else {
+                "those events are no longer available"
+            },
+        ),
+    }
+}
+
+pub(crate) async fn delete(shared: &Arc<Shared>, headers: &HeaderMap, principal: Option<String>) -> Response {
+    if shared.config.stateless {
+        return plain(StatusCode::METHOD_NOT_ALLOWED, "this server is stateless: there is no session to end");
+    }
+    let session = match lookup(shared, headers, &principal) {
+        Ok(s) => s,
+        Err(r) => return r,
+    };
+    if let Ok(mut sessions) = shared.sessions.write() {
+        sessions.remove(session.id());
+    }
+    session.close().await;
+    release(shared, session.id());
+    StatusCode::OK.into_response()
+}

@@ -1,0 +1,298 @@
+//! 2026-era requests over HTTP: no session; each POST is one request, checked against the
+//! era's header rules and answered on its own.
+//!
+//! The request's parameters are read once ([`ParamsView`]), here, for the headers, and handed
+//! to the server with it. The handler runs on the POST's own task: one that answers without
+//! sending anything else is answered with plain JSON, whose HTTP status follows from the
+//! result it already has in hand; one that sends notifications first (progress, log messages,
+//! a `subscriptions/listen` stream) gets an SSE stream, which drives it from then on. No
+//! engine session, no pump task.
+
+use std::convert::Infallible;
+use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
+
+use axum::body::{Body, Bytes};
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use futures_util::FutureExt;
+use serde_json::value::RawValue;
+use tokio::sync::mpsc;
+
+use super::responses::{Identity, header_str, json_rpc_error_for, status_of_2026_error};
+use super::sse::{KEEP_ALIVE, format_event};
+use super::{PROTOCOL_VERSION_HEADER, SESSION_HEADER, Shared};
+use crate::engine::{Cancellation, HandlerResult, Handling, Outbound, Peer, RequestScope, panic_message};
+use crate::protocol::codes::HEADER_MISMATCH;
+use crate::protocol::jsonrpc::encode_error;
+use crate::protocol::methods::{self, Era, MethodInfo};
+use crate::protocol::stateless::{MCP_METHOD_HEADER, MCP_NAME_HEADER, META_PROTOCOL_VERSION_KEY, decode_header_value};
+use crate::protocol::view::{Meta2026, Meta2026Text, NO_PARAMS, ParamsView};
+use crate::protocol::{ErrorObject, PROTOCOL_VERSION_2026_07_28, Request, RequestId};
+
+/// How many messages a handler may send ahead of the stream that carries them.
+const QUEUE: usize = 64;
+
+/// A request found to be of the 2026 era, with its parameters read.
+pub(crate) struct Request2026 {
+    request: Request,
+    method: Option<&'static MethodInfo>,
+    view: Result<ParamsView, String>,
+}
+
+/// Sorts a POSTed request by era: of the 2026 era (`Ok`, read) when its `_meta` names a protocol
+/// version, its `MCP-Protocol-Version` header says so (a request whose header says so but whose
+/// `_meta` does not is then refused as malformed), or it probes with `server/discover` outside
+/// a session; else of the 2025 era (`Err`, untouched).
+#[allow(clippy::result_large_err)] // the request itself goes back to its caller
+pub(crate) fn read(request: Request, headers: &HeaderMap, version: Option<&str>) -> Result<Request2026, Request> {
+    let text = request.params.as_deref().map_or(NO_PARAMS, RawValue::get);
+    let by_header = version == Some(PROTOCOL_VERSION_2026_07_28)
+        || (request.method == "server/discover" && header_str(headers, SESSION_HEADER).is_none());
+    // Cheap test first: a 2025-era request almost never holds the key anywhere.
+    if !by_header && META_PROTOCOL_VERSION_KEY.find(text.as_bytes()).is_none() {
+        return Err(request);
+    }
+    let method = methods::find(&request.method);
+    let view = ParamsView::read(text, method);
+    let by_meta = || {
+        let view = view.as_ref().ok()?;
+        let meta = Meta2026Text::read(ParamsView::text(text, &view.meta)?).ok()?;
+        meta.protocol_version.map(drop)
+    };
+    if by_header || by_meta().is_some() { Ok(Request2026 { request, method, view }) } else { Err(request) }
+}
+
+/// Serves a 2026-era request.
+pub(crate) async fn post(
+    shared: &Arc<Shared>,
+    headers: &HeaderMap,
+    principal: Option<String>,
+    auth: Identity,
+    request: Request2026,
+) -> Response {
+    let Request2026 { request, method, view } = request;
+    let id = request.id.clone();
+    let refuse = |status: StatusCode, error: &ErrorObject| json_rpc_error_for(status, Some(&id), error);
+    let text = request.params.as_deref().map_or(NO_PARAMS, RawValue::get);
+    let view = match view {
+        Ok(view) => view,
+        Err(e) => {
+            let error = ErrorObject::invalid_params(format!("invalid `{}` parameters: {e}", request.method));
+            return refuse(StatusCode::BAD_REQUEST, &error);
+        }
+    };
+    let meta_text = match ParamsView::text(text, &view.meta).map_or(Ok(Meta2026Text::default()), Meta2026Text::read) {
+        Ok(meta) => meta,
+        Err(error) => return refuse(StatusCode::BAD_REQUEST, &error),
+    };
+    // A call of something that needs scopes the token lacks: 403, so the client can step up.
+    if let (Some(guard), Some(info), Some(method)) = (&shared.guard, &auth.info, method)
+        && let Err(response) = guard.check_scopes(info, &shared.server.required_scopes(method, view.target(text)))
+    {
+        return response;
+    }
+    if let Err(error) = check_headers(headers, &request, method, text, &view, &meta_text, shared) {
+        return refuse(StatusCode::BAD_REQUEST, &error);
+    }
+    let meta = match Meta2026::read(&meta_text) {
+        Ok(meta) => meta,
+        Err(error) => return refuse(StatusCode::BAD_REQUEST, &error),
+    };
+    answer(shared, principal, auth, request, view, meta).await
+}
+
+/// The header rules of the era: `Mcp-Method` (and `Mcp-Name` where the method has a target)
+/// must be present and agree with the body, as must `MCP-Protocol-Version` with `_meta`, and
+/// the `Mcp-Param-*` headers of a tool call with the arguments they mirror.
+fn check_headers(
+    headers: &HeaderMap,
+    request: &Request,
+    method: Option<&MethodInfo>,
+    text: &str,
+    view: &ParamsView,
+    meta: &Meta2026Text<'_>,
+    shared: &Shared,
+) -> Result<(), ErrorObject> {
+    let mismatch = |message: String| ErrorObject::new(HEADER_MISMATCH, format!("Header mismatch: {message}"));
+    match (header_str(headers, PROTOCOL_VERSION_HEADER), meta.version()) {
+        (Some(h), Some(b)) if h != b => {
+            return Err(mismatch(format!("MCP-Protocol-Version header `{h}` does not match `_meta` version `{b}`")));
+        }
+        (None, Some(_)) => return Err(mismatch("missing MCP-Protocol-Version header".into())),
+        _ => {}
+    }
+    match header_str(headers, MCP_METHOD_HEADER).and_then(decode_header_value) {
+        None => return Err(mismatch("missing Mcp-Method header".into())),
+        Some(m) if m != request.method.as_str() => {
+            return Err(mismatch(format!("Mcp-Method header `{m}` does not match body method `{}`", request.method)));
+        }
+        Some(_) => {}
+    }
+    let Some(method) = method.filter(|m| m.target.is_some() && m.valid_in(Era::Y2026)) else { return Ok(()) };
+    let name = view.target(text);
+    match (header_str(headers, MCP_NAME_HEADER).and_then(decode_header_value), name) {
+        (None, _) => return Err(mismatch("missing Mcp-Name header".into())),
+        (Some(h), Some(b)) if h != b => {
+            return Err(mismatch(format!("Mcp-Name header value '{h}' does not match body value '{b}'")));
+        }
+        (Some(_), None) => return Err(mismatch("Mcp-Name header given but the body names nothing".into())),
+        _ => {}
+    }
+    match (method.name, name) {
+        ("tools/call", Some(tool)) => {
+            shared.server.check_param_headers(tool, ParamsView::text(text, &view.arguments), headers)
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Runs the request's handler on this task and answers the POST: JSON when the result is all
+/// there is, else an SSE stream that drives the handler from then on.
+async fn answer(
+    shared: &Arc<Shared>,
+    principal: Option<String>,
+    auth: Identity,
+    request: Request,
+    view: ParamsView,
+    meta: Meta2026,
+) -> Response {
+    let id = request.id.clone();
+    let method = request.method.clone();
+    let (out, mut queue) = mpsc::channel(QUEUE);
+    let cancel = Cancellation::new();
+    let scope = RequestScope { id: id.clone(), cancel: cancel.clone(), peer: Peer::new(out).related_to(id.clone()) };
+    // Dropped with the response (the client went away, or the answer was written): the handler
+    // is told, as a session's handlers are when it closes.
+    let cancelled_on_drop = CancelOnDrop(cancel);
+    let server = &shared.server;
+    let handling = std::panic::catch_unwind(AssertUnwindSafe(|| {
+        server.serve_2026(request, view, meta, principal, (auth.info, auth.hide), scope)
+    }));
+    let mut handler = match handling {
+        Ok(Handling::Ready(result)) if queue.is_empty() => return json(&id, result),
+        Ok(Handling::Ready(result)) => std::future::ready(Ok(result)).boxed(),
+        Ok(Handling::Future(future)) => AssertUnwindSafe(future).catch_unwind().boxed(),
+        Err(panic) => return json(&id, panicked(&method, &*panic)),
+    };
+    let closing = shared.closing.clone();
+    let first = tokio::select! {
+        biased;
+        outcome = &mut handler => {
+            let result = outcome.unwrap_or_else(|panic| panicked(&method, &*panic));
+            if queue.is_empty() {
+                return json(&id, result);
+            }
+            Step::Answered(result)
+        }
+        Some(first) = queue.recv() => Step::Sent(first),
+        () = closing.cancelled() => {
+            let error = ErrorObject::internal("the server is shutting down; retry");
+            return json_rpc_error_for(StatusCode::SERVICE_UNAVAILABLE, Some(&id), &error);
+        }
+    };
+    let stream =
+        Stream { id, method, handler: Some(handler), queue, first: Some(first), closing, _cancel: cancelled_on_drop };
+    sse(stream, shared.config.keep_alive)
+}
+
+/// A JSON answer, its status following from the result.
+fn json(id: &RequestId, result: HandlerResult) -> Response {
+    match result {
+        Ok(result) => {
+            (StatusCode::OK, [(header::CONTENT_TYPE, "application/json")], result.into_response(id)).into_response()
+        }
+        Err(error) => json_rpc_error_for(status_of_2026_error(error.code), Some(id), &error),
+    }
+}
+
+fn panicked(method: &str, panic: &(dyn std::any::Any + Send)) -> HandlerResult {
+    let what = panic_message(panic);
+    tracing::error!(%method, panic = %what, "request handler panicked");
+    Err(ErrorObject::internal(format!("the handler of `{method}` panicked: {what}")))
+}
+
+/// Cancels the request when dropped.
+struct CancelOnDrop(Cancellation);
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        self.0.cancel();
+    }
+}
+
+/// What happened first once the handler waited.
+enum Step {
+    /// It sent this.
+    Sent(Outbound),
+    /// It answered, having sent something before.
+    Answered(HandlerResult),
+}
+
+/// A request answered on an SSE stream: what its handler sends, then its response.
+struct Stream {
+    id: RequestId,
+    method: crate::protocol::Method,
+    handler: Option<futures_util::future::BoxFuture<'static, std::thread::Result<HandlerResult>>>,
+    queue: mpsc::Receiver<Outbound>,
+    first: Option<Step>,
+    closing: tokio_util::sync::CancellationToken,
+    _cancel: CancelOnDrop,
+}
+
+impl Stream {
+    /// The next event, or `None` once the response was sent (or the server is closing).
+    async fn next(&mut self, tick: &mut tokio::time::Interval) -> Option<Bytes> {
+        let step = match self.first.take() {
+            Some(step) => step,
+            None => {
+                // Sent before the answer, delivered before it.
+                if let Ok(out) = self.queue.try_recv() {
+                    return Some(format_event(&out.frame, None));
+                }
+                let handler = self.handler.as_mut()?;
+                tokio::select! {
+                    biased;
+                    Some(out) = self.queue.recv() => Step::Sent(out),
+                    outcome = handler => {
+                        Step::Answered(outcome.unwrap_or_else(|panic| panicked(&self.method, &*panic)))
+                    }
+                    _ = tick.tick() => return Some(Bytes::from_static(KEEP_ALIVE)),
+                    () = self.closing.cancelled() => return None,
+                }
+            }
+        };
+        match step {
+            Step::Sent(out) => Some(format_event(&out.frame, None)),
+            Step::Answered(result) => {
+                self.handler = None;
+                // Whatever the handler sent before it answered goes first.
+                let mut text = Vec::new();
+                while let Ok(out) = self.queue.try_recv() {
+                    text.extend_from_slice(&format_event(&out.frame, None));
+                }
+                let frame = match result {
+                    Ok(result) => result.into_response(&self.id),
+                    Err(error) => encode_error(Some(&self.id), &error),
+                };
+                text.extend_from_slice(&format_event(&frame, None));
+                Some(Bytes::from(text))
+            }
+        }
+    }
+}
+
+/// The SSE response carrying `stream`, with keep-alive comments.
+fn sse(stream: Stream, every: std::time::Duration) -> Response {
+    let mut tick = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let body = futures_util::stream::unfold((stream, tick, false), |(mut stream, mut tick, done)| async move {
+        if done {
+            return None;
+        }
+        let event = stream.next(&mut tick).await?;
+        let done = stream.handler.is_none();
+        Some((Ok::<_, Infallible>(event), (stream, tick, done)))
+    });
+    super::sse::response(Body::from_stream(body))
+}
