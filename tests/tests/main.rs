@@ -9,6 +9,7 @@ mod support;
 mod authorization;
 mod backplane;
 mod bad_input;
+mod client_get_stream;
 mod client_http;
 mod client_in_process;
 mod client_protocol;
