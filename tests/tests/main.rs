@@ -30,6 +30,8 @@ mod interop_http;
 mod interop_oauth;
 mod interop_stdio;
 mod interop_surface;
+mod interop_v2_client;
+mod interop_v2_server;
 mod isolation;
 mod load;
 mod logging;
