@@ -469,18 +469,20 @@ async def modern_protected_action(client: Client, script: Script) -> None:
     check(text == "Protected action completed: you are authorized.", "the retry succeeded", text)
     check(not script.completed, "no notifications/elicitation/complete in 2026-07-28", script.completed)
 
-    # Refusing the flow ends the call as a failed tool result: 2026-07-28 has no -32042.
-    script.answer(lambda _: ElicitResult(action="decline"))
-    try:
-        result = await client.call_tool("protected_action", {})
-    except MCPError as error:
-        raise CheckFailed(f"protected_action after a decline: expected a tool error, got error {error.code}") from error
-    check(
-        "did not complete the action" in error_text(result),
-        "the tool error says the action in the browser was not completed",
-        result,
-    )
-    check(len(script.requests) == asked + 2, "the declined flow was asked once", len(script.requests) - asked)
+    # Refusing the flow ends the call with the tool's error, as a result: 2026-07-28 has no
+    # error -32042.
+    for action in ("decline", "cancel"):
+        asked = len(script.requests)
+        script.answer(lambda _, action=action: ElicitResult(action=action))
+        try:
+            result = await client.call_tool("protected_action", {})
+        except MCPError as error:
+            raise CheckFailed(
+                f"protected_action after {action}: expected a tool result with isError, got error {error.code} {error}"
+            ) from error
+        check(len(script.requests) == asked + 1, f"the flow was asked once ({action})", len(script.requests) - asked)
+        text = error_text(result)
+        check("authoriz" in text.lower(), f"{action} ends the call with a tool error about the authorization", text)
 
 
 async def session(

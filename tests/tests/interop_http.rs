@@ -7,84 +7,26 @@
 //! The scripts exit non-zero on the first failed check. The pinned clients are installed
 //! on first use (`tests::provision`).
 
-use std::fs::File;
-use std::net::{Ipv4Addr, TcpStream};
-use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
-use std::thread;
-use std::time::{Duration, Instant};
-use typed_mcp_redis::testing::free_port;
+use std::path::Path;
+use std::process::Command;
+use std::time::Duration;
 
 use tests::interop::{example_binary, interop_dir, require_node_package, require_python_package, run_with_deadline};
 
+use crate::support::listening::Listening;
+
 /// Generous: a script makes a few dozen requests over two sessions per server.
 const SCRIPT_DEADLINE: Duration = Duration::from_secs(180);
-/// How long a server may take to start listening.
-const STARTUP: Duration = Duration::from_secs(30);
 
-/// An example server listening on 127.0.0.1, killed when dropped.
-struct Running {
-    name: String,
-    child: Child,
-    log: PathBuf,
-    url: String,
+fn servers() -> (Listening, Listening) {
+    (
+        Listening::start(Path::new(crate::support::servers::COMBINED), "combined", &["--url-port", "0"]),
+        Listening::start(&example_binary("quickstart"), "quickstart", &[]),
+    )
 }
 
-impl Running {
-    /// Starts example `name` with `--port <free port>` and `extra` arguments, and waits until
-    /// it accepts connections.
-    fn start(name: &str, extra: &[&str]) -> Running {
-        let binary = match name {
-            "combined" => PathBuf::from(crate::support::servers::COMBINED),
-            example => example_binary(example),
-        };
-        let port = free_port();
-        let log = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("interop-http-{name}-{port}.log"));
-        let stderr = File::create(&log).unwrap_or_else(|e| panic!("cannot create {}: {e}", log.display()));
-        let child = Command::new(&binary)
-            .arg("--port")
-            .arg(port.to_string())
-            .args(extra)
-            .env("RUST_LOG", "info")
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(stderr)
-            .spawn()
-            .unwrap_or_else(|e| panic!("cannot start {}: {e}", binary.display()));
-        let mut running = Running { name: name.to_owned(), child, log, url: format!("http://127.0.0.1:{port}/mcp") };
-        let started = Instant::now();
-        while TcpStream::connect((Ipv4Addr::LOCALHOST, port)).is_err() {
-            if let Ok(Some(status)) = running.child.try_wait() {
-                panic!("the {name} server exited ({status}) before listening:\n{}", running.log_text());
-            }
-            assert!(started.elapsed() < STARTUP, "the {name} server did not listen within {STARTUP:?}");
-            thread::sleep(Duration::from_millis(50));
-        }
-        running
-    }
-
-    fn log_text(&self) -> String {
-        std::fs::read_to_string(&self.log).unwrap_or_default()
-    }
-}
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        // The process may have exited already; either way it is reaped.
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-        if !thread::panicking() {
-            let _ = std::fs::remove_file(&self.log);
-        }
-    }
-}
-
-fn servers() -> (Running, Running) {
-    (Running::start("combined", &["--url-port", "0"]), Running::start("quickstart", &[]))
-}
-
-fn logs(servers: &[&Running]) -> String {
-    servers.iter().map(|s| format!("--- {} server log ---\n{}", s.name, s.log_text())).collect::<Vec<_>>().join("\n")
+fn logs(servers: &[&Listening]) -> String {
+    servers.iter().map(|s| format!("--- {} server log ---\n{}", s.name(), s.log_text())).collect::<Vec<_>>().join("\n")
 }
 
 #[test]

@@ -12,6 +12,13 @@
 //! after the delay the server asked for with `retry:` (a few times at most); the `GET` stream is
 //! reopened the same way when it ends.
 //!
+//! The session's `GET` stream is opened before anything else is sent, so that a server that
+//! sends there what a later request causes has the stream first; sending waits for its response
+//! headers a few seconds at most ([`HttpClientConfig::standalone_stream_wait`]). A server slower
+//! than that keeps its stream: the request stays open and the stream is read as soon as the
+//! server answers. A `GET` that fails (the server unreachable, or HTTP 5xx or 429) is tried
+//! again with growing delays. What the client does about the stream is logged at `warn` level.
+//!
 //! # TLS
 //!
 //! With the feature `rustls` (on by default) `https://` endpoints work as they are, trusting
@@ -45,7 +52,7 @@ use std::time::Duration;
 
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
 use reqwest::{RequestBuilder, Response, StatusCode};
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
@@ -64,8 +71,10 @@ use crate::protocol::{ErrorObject, Message, RequestId};
 const SESSION_HEADER: &str = "mcp-session-id";
 /// The header carrying the negotiated protocol revision.
 const PROTOCOL_VERSION_HEADER: &str = "mcp-protocol-version";
-/// How long the session's GET stream may take to open before the client goes on without it.
-const STANDALONE_OPEN_TIMEOUT: Duration = Duration::from_secs(5);
+/// How long sending waits for the session's GET stream to open (its response headers) by default.
+const STANDALONE_STREAM_WAIT: Duration = Duration::from_secs(5);
+/// The longest delay between two attempts to open the session's GET stream.
+const MAX_REOPEN_DELAY: Duration = Duration::from_secs(30);
 /// How long closing waits for the server to acknowledge `DELETE`.
 const DELETE_TIMEOUT: Duration = Duration::from_secs(5);
 
@@ -77,6 +86,7 @@ pub struct HttpClientConfig {
     roots: Option<crate::tls::RootCertificates>,
     headers: HeaderMap,
     standalone_stream: bool,
+    standalone_wait: Duration,
     max_message_size: usize,
     max_reconnects: u32,
     default_retry: Duration,
@@ -90,6 +100,7 @@ impl Default for HttpClientConfig {
             roots: None,
             headers: HeaderMap::new(),
             standalone_stream: true,
+            standalone_wait: STANDALONE_STREAM_WAIT,
             max_message_size: crate::transport::DEFAULT_MAX_LINE,
             max_reconnects: 3,
             default_retry: Duration::from_secs(1),
@@ -201,6 +212,14 @@ impl HttpClientConfig {
     /// Whether to open the session's `GET` stream after initialization (default true).
     pub fn standalone_stream(mut self, open: bool) -> Self {
         self.standalone_stream = open;
+        self
+    }
+
+    /// How long sending waits for the session's `GET` stream to open, after initialization,
+    /// before it goes on (default 5 seconds). The stream is not given up then: its request
+    /// stays open, and what the server sends there is read as soon as it answers.
+    pub fn standalone_stream_wait(mut self, wait: Duration) -> Self {
+        self.standalone_wait = wait;
         self
     }
 
@@ -634,22 +653,28 @@ impl Shared {
             }
         }
         if initialized && self.config.standalone_stream && !self.standalone_opened.swap(true, Ordering::AcqRel) {
-            // Opened before anything else is sent: a server may send there what a later request
-            // causes, and a stream opened after that would miss it.
-            let first = match tokio::time::timeout(STANDALONE_OPEN_TIMEOUT, self.get(None)).await {
-                Ok(Some(Ok(response))) => response,
-                Ok(None) => return,
-                Ok(Some(Err(e))) => {
-                    tracing::debug!(error = %e, "could not open the GET stream");
-                    return;
-                }
-                Err(_) => {
-                    tracing::debug!("the server did not answer the GET stream's request in time");
-                    return;
-                }
-            };
-            let shared = self.clone();
-            self.tasks.spawn(async move { shared.standalone(first).await });
+            self.open_standalone().await;
+        }
+    }
+
+    /// Opens the session's GET stream in a task of its own, and waits until it is open (or
+    /// refused), [`HttpClientConfig::standalone_stream_wait`] at most: a server may send there
+    /// what a later request causes, and a stream opened after that would miss it. A server
+    /// slower than that keeps its stream; only sending stops waiting for it.
+    async fn open_standalone(self: &Arc<Self>) {
+        let (opened, settled) = oneshot::channel();
+        let shared = self.clone();
+        self.tasks.spawn(async move { shared.standalone(opened).await });
+        let wait = self.config.standalone_wait;
+        tokio::select! {
+            biased;
+            _ = settled => {}
+            () = self.stop.cancelled() => {}
+            () = tokio::time::sleep(wait) => tracing::warn!(
+                ?wait,
+                "the server has not answered the request for the session's GET stream yet; \
+                 sending goes on, and the stream is read as soon as the server answers"
+            ),
         }
     }
 
@@ -803,12 +828,7 @@ impl Shared {
 
     /// Waits the delay the server asked for before reconnecting; false if the connection closes.
     async fn pause(&self, position: &StreamPosition) -> bool {
-        let delay = position.retry.unwrap_or(self.config.default_retry);
-        tokio::select! {
-            biased;
-            () = self.stop.cancelled() => false,
-            () = tokio::time::sleep(delay) => true,
-        }
+        self.sleep(position.retry.unwrap_or(self.config.default_retry)).await
     }
 
     /// Reads a request's SSE stream, resuming it with GET when it ends before the response.
@@ -857,27 +877,51 @@ impl Shared {
     }
 
     /// The session's GET stream: server messages not tied to a request. Reopened (resumed)
-    /// when it ends, a few times in a row at most; given up when the server declines it.
-    async fn standalone(&self, first: Response) {
+    /// when it ends, a few times in a row at most; tried again with growing delays when it
+    /// cannot be opened (the server unreachable, HTTP 5xx or 429); given up when the server
+    /// declines it. `opened` is told once the stream is open or settled otherwise.
+    async fn standalone(&self, opened: oneshot::Sender<()>) {
+        let mut opened = Some(opened);
         let mut position = StreamPosition::default();
         let mut failures = 0;
-        let mut next = Some(first);
         loop {
-            let response = match next.take() {
-                Some(r) => r,
-                None => match self.get(position.last_event_id.as_deref()).await {
-                    None => return,
-                    Some(Ok(r)) => r,
-                    Some(Err(e)) => {
-                        tracing::debug!(error = %e, "could not reopen the GET stream");
+            let attempt = match self.get(position.last_event_id.as_deref()).await {
+                None => return,
+                Some(Ok(response)) if is_transient(response.status()) => Err(format!("HTTP {}", response.status())),
+                Some(Ok(response)) => Ok(response),
+                Some(Err(e)) => Err(e.to_string()),
+            };
+            let response = match attempt {
+                Ok(response) => response,
+                Err(reason) => {
+                    failures += 1;
+                    if failures > self.config.max_reconnects {
+                        tracing::warn!(
+                            %reason,
+                            attempts = failures,
+                            "could not open the session's GET stream; giving up on it: messages the server \
+                             sends there are lost"
+                        );
                         return;
                     }
-                },
+                    let delay = reopen_delay(position.retry.unwrap_or(self.config.default_retry), failures);
+                    tracing::warn!(%reason, attempt = failures, ?delay, "could not open the session's GET stream; trying again");
+                    if !self.sleep(delay).await {
+                        return;
+                    }
+                    continue;
+                }
             };
+            if let Some(opened) = opened.take() {
+                let _ = opened.send(());
+            }
             let status = response.status();
+            if status == StatusCode::METHOD_NOT_ALLOWED {
+                tracing::debug!("the server offers no GET stream");
+                return;
+            }
             if !status.is_success() || !is_event_stream(&response) {
-                // 405: the server offers no such stream. Anything else: nothing to retry.
-                tracing::debug!(%status, "the server did not open a GET stream");
+                tracing::warn!(%status, "the server refused the session's GET stream; messages it would send there are lost");
                 return;
             }
             let before = position.last_event_id.clone();
@@ -886,9 +930,37 @@ impl Shared {
             }
             // A stream that delivered something starts the count of failures afresh.
             failures = if position.last_event_id != before { 1 } else { failures + 1 };
-            if failures > self.config.max_reconnects || !self.pause(&position).await {
+            if failures > self.config.max_reconnects {
+                tracing::warn!(
+                    times = failures,
+                    "the session's GET stream ended without news too often; not reopening it"
+                );
+                return;
+            }
+            if !self.pause(&position).await {
                 return;
             }
         }
     }
+
+    /// Sleeps `delay`; false if the connection closes first.
+    async fn sleep(&self, delay: Duration) -> bool {
+        tokio::select! {
+            biased;
+            () = self.stop.cancelled() => false,
+            () = tokio::time::sleep(delay) => true,
+        }
+    }
+}
+
+/// Whether a refusal of a GET stream may pass: the server is overloaded or failing for now.
+fn is_transient(status: StatusCode) -> bool {
+    status.is_server_error() || status == StatusCode::TOO_MANY_REQUESTS
+}
+
+/// The delay before attempt `failures + 1` to open a stream: `base`, doubled for each failure
+/// after the first, [`MAX_REOPEN_DELAY`] at most.
+fn reopen_delay(base: Duration, failures: u32) -> Duration {
+    let doublings = failures.saturating_sub(1).min(16);
+    base.saturating_mul(1 << doublings).min(MAX_REOPEN_DELAY)
 }

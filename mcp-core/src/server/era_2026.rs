@@ -410,7 +410,7 @@ fn url_flows(
     for e in &required.elicitations {
         match rounds.answer(&e.elicitation_id).map(|a| a.get("action").and_then(Value::as_str) == Some("accept")) {
             Some(true) => {}
-            Some(false) => return Ok(Outcome::Complete(url_flow_refused(method, &error.message))),
+            Some(false) => return Ok(Outcome::Complete(url_flow_refused(method, &e.message))),
             None => {
                 let params = json!({"mode": "url", "message": e.message, "url": e.url});
                 asked.insert(e.elicitation_id.clone(), json!({"method": "elicitation/create", "params": params}));
@@ -420,9 +420,10 @@ fn url_flows(
     Ok(Outcome::InputRequired(asked))
 }
 
-/// How a request ends in this era when the user declined or cancelled a URL flow it needs.
+/// How a request ends in this era when the user declined or cancelled a URL flow it needs
+/// (`message` is the flow's own).
 fn url_flow_refused(method: &str, message: &str) -> HandlerResult {
-    let reason = format!("The user did not complete the action in the browser that this request needs. ({message})");
+    let reason = format!("The user did not complete the action in the browser that this request needs: {message}");
     if method == "tools/call" {
         to_raw(&crate::protocol::CallToolResult::error_text(reason))
     } else {
