@@ -70,7 +70,8 @@
 //!
 //! Bottom up; a module imports only from the modules above it in this list.
 //!
-//! 1. [`protocol`]: wire types (JSON-RPC envelope, MCP messages of each revision, error codes); no I/O.
+//! 1. [`protocol`]: wire types (JSON-RPC envelope, MCP messages of each revision, error codes)
+//!    and the method table ([`protocol::methods`]): every fact about each method; no I/O.
 //! 2. [`engine`]: one session's message pump (ids, pending answers, cancellation, timeouts).
 //! 3. [`elicit`]: the `Elicit` trait, form schemas, content validation, `Elicitation<T>`.
 //! 4. [`handler`]: what a handler may ask of its request (`Context`, `State`, `Completer`).
@@ -79,16 +80,19 @@
 //! 7. [`resource`](mod@resource): resources, URI templates, their contents.
 //! 8. [`multi_round`]: multi round-trip requests (2026-07-28): answers carried in the retry, sealed `requestState`.
 //! 9. [`task`]: tasks (the 2026-07-28 tasks extension): the task store, and a task's run.
-//! 10. [`transport`]: stdio lines and the Streamable HTTP server side, serving sessions it opens through a trait.
-//! 11. [`server`]: builder, routing, sessions of both eras, URL flows, tasks; runs on the transports.
-//! 12. [`auth`]: the resource server's side of OAuth 2.1: verifying access tokens, per-tool scopes.
+//! 10. [`auth`]: the resource server's side of OAuth 2.1: verifying access tokens, per-tool scopes.
+//! 11. [`transport`]: stdio lines and the Streamable HTTP server side, serving what implements
+//!     its trait (2025-era sessions it opens, 2026-era requests one by one); it knows nothing
+//!     of tools or elicitation.
+//! 12. [`server`]: builder, the one router of both eras, sessions, URL flows, tasks; runs on the transports.
 //! 13. [`client`]: client, handlers of server requests, its transports (stdio, Streamable HTTP).
 //! 14. [`testing`]: a client connected to a server in process, with scripted answers.
 //!
 //! Beside them, `tls` (feature `rustls`, on by default, with `http-client`, `auth` or
 //! `http-tls`) holds the TLS settings of the HTTP client, the token verifiers and the HTTP
 //! server: extra roots to trust, the server's certificate. It imports from none of the layers.
-//! [`guide`] holds no code: it is the guide, as documentation.
+//! [`guide`] holds no code: it is the guide, as documentation. `fuzzing` (hidden, only under
+//! `cfg(fuzzing)`, which `cargo fuzz` sets) exposes internals to the fuzz targets.
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
@@ -110,11 +114,12 @@ pub mod multi_round;
 
 pub mod task;
 
+pub mod auth;
+
 pub mod transport;
 
 pub mod server;
 
-pub mod auth;
 pub mod client;
 
 pub mod testing;

@@ -16,9 +16,11 @@ use tokio::sync::broadcast;
 use super::ServerNotification;
 use crate::protocol::JsonObject;
 
-/// Methods whose results may be kept.
-pub(crate) const CACHED_METHODS: &[&str] =
-    &["tools/list", "prompts/list", "resources/list", "resources/templates/list"];
+/// Whether the results of `method` may be kept here: the pages of a list, when the server
+/// gives caching hints (see the method table).
+fn cached(method: &str) -> bool {
+    crate::protocol::methods::find(method).is_some_and(|m| m.cacheable && m.paginated)
+}
 
 /// At most this many pages are kept (a server with very many pages does not grow the client).
 const MAX_ENTRIES: usize = 256;
@@ -49,7 +51,7 @@ impl ListCache {
 
     /// Keeps `result` of `method` at `cursor` for as long as its hints say.
     pub(crate) fn put(&self, method: &str, cursor: Option<&str>, result: &JsonObject) {
-        if !CACHED_METHODS.contains(&method) {
+        if !cached(method) {
             return;
         }
         let ttl = result.get("ttlMs").and_then(Value::as_u64).unwrap_or(0);

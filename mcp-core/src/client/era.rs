@@ -7,38 +7,12 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::cache::ListCache;
+pub use super::choice::{ProtocolEra, STATELESS_VERSIONS};
 use super::http_headers::ToolHeaders;
 use crate::protocol::stateless::{
     META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION, PROTOCOL_VERSION_2026_07_28,
 };
 use crate::protocol::{ClientCapabilities, Implementation, JsonObject};
-
-/// The protocol era a [`Client`](super::Client) speaks, chosen with
-/// [`ClientBuilder::protocol_era`](super::ClientBuilder::protocol_era).
-///
-/// The handlers (elicitation, sampling, roots) and every call are the same in each: in a
-/// session the server sends its questions as requests of its own; in the stateless era they
-/// come back in an `input_required` result, the client answers them with the same handlers
-/// and retries the request (see [`ClientBuilder::max_input_rounds`](super::ClientBuilder::max_input_rounds)).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum ProtocolEra {
-    /// A session: `initialize` first, then requests on it (revisions 2024-11-05 to 2025-11-25;
-    /// the newest by default, see [`ClientBuilder::protocol_version`](super::ClientBuilder::protocol_version)).
-    /// The default.
-    #[default]
-    Session,
-    /// Stateless requests (revision 2026-07-28): no handshake; each request carries the
-    /// revision and the client's capabilities in `_meta`. Connecting asks `server/discover`
-    /// and fails when the server does not speak the revision.
-    Stateless,
-    /// Stateless when the server speaks it (its answer to `server/discover` lists the
-    /// revision), else a session: decided once, when connecting, over any transport.
-    Auto,
-}
-
-/// The revisions this client speaks in the stateless era, newest first.
-pub const STATELESS_VERSIONS: &[&str] = &[PROTOCOL_VERSION_2026_07_28];
 
 /// How long [`ProtocolEra::Auto`] waits for `server/discover` before trying `initialize`
 /// (a server of the session era may leave an unknown request unanswered).

@@ -67,7 +67,7 @@ pub enum ClientError {
         /// What was attempted.
         what: String,
         /// The connection's era.
-        era: super::ProtocolEra,
+        era: super::choice::ProtocolEra,
     },
     /// The task running the call was cancelled (by `tasks/cancel`, or by the server when its
     /// time to live ran out) before it completed.

@@ -13,6 +13,7 @@ use std::sync::RwLock;
 
 use serde_json::Value;
 
+use crate::protocol::methods::{self, Era};
 use crate::protocol::stateless::{MCP_METHOD_HEADER, MCP_NAME_HEADER, MCP_PARAM_HEADER_PREFIX, META_PROTOCOL_VERSION};
 use crate::protocol::{CancelledParams, JsonObject, Message, RequestId, Tool};
 use crate::tool::{HeaderKind, HeaderParam, header_params};
@@ -69,12 +70,11 @@ impl ToolHeaders {
             .unwrap_or_else(|| self.version.read().map(|v| v.clone()).unwrap_or_default());
         let mut headers =
             vec![("mcp-protocol-version".to_owned(), version), (MCP_METHOD_HEADER.to_owned(), encode_value(&method))];
-        let name = match method.as_str() {
-            "tools/call" | "prompts/get" => params.get("name"),
-            "resources/read" => params.get("uri"),
-            "tasks/get" | "tasks/update" | "tasks/cancel" => params.get("taskId"),
-            _ => None,
-        };
+        // The method's target, as the method table names it (in this era's methods).
+        let name = methods::find(&method)
+            .filter(|m| m.valid_in(Era::Y2026))
+            .and_then(|m| m.target)
+            .and_then(|target| params.get(target.param()));
         if let Some(name) = name.and_then(Value::as_str) {
             headers.push((MCP_NAME_HEADER.to_owned(), encode_value(name)));
         }

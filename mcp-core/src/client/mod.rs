@@ -42,11 +42,12 @@
 //! `x-mcp-header` (a tool whose marks break the rules is refused).
 //!
 //! Every request waits at most [`DEFAULT_REQUEST_TIMEOUT`] unless configured otherwise;
-//! dropping its future, or cancelling the token given to [`ToolCall::cancel_on`], withdraws it
+//! dropping its future, or cancelling the token given to [`ToolCallBuilder::cancel_on`], withdraws it
 //! with `notifications/cancelled`. Notifications reach the application through
 //! [`Client::notifications`] (a broadcast receiver) or [`ClientBuilder::on_notification`].
 
 mod cache;
+mod choice;
 pub(crate) mod connection;
 mod elicitation;
 mod era;
@@ -86,7 +87,7 @@ pub use listen::Subscription;
 pub use notifications::ServerNotification;
 pub use round_trip::DEFAULT_MAX_INPUT_ROUNDS;
 pub use tasks::TaskStart;
-/// Cancels a request given to [`ToolCall::cancel_on`].
+/// Cancels a request given to [`ToolCallBuilder::cancel_on`].
 pub use tokio_util::sync::CancellationToken;
 
 use connection::{Connection, LineConnection};
@@ -679,8 +680,8 @@ impl Client {
     }
 
     /// A tool call to configure (progress, timeout, cancellation) before awaiting it.
-    pub fn tool(&self, name: impl Into<String>) -> ToolCall<'_> {
-        ToolCall {
+    pub fn tool(&self, name: impl Into<String>) -> ToolCallBuilder<'_> {
+        ToolCallBuilder {
             client: self,
             name: name.into(),
             arguments: Ok(None),
@@ -703,7 +704,7 @@ impl Client {
         let arguments = tool_arguments(arguments).map_err(ClientError::Codec)?;
         let mut rounds = 0;
         loop {
-            let call = ToolCall { arguments: Ok(arguments.clone()), ..self.tool(name) };
+            let call = ToolCallBuilder { arguments: Ok(arguments.clone()), ..self.tool(name) };
             match call.send().await {
                 Err(ClientError::UrlElicitationRequired(required)) if rounds < URL_ELICITATION_ROUNDS => {
                     rounds += 1;
@@ -912,7 +913,7 @@ fn tool_arguments(arguments: impl Serialize) -> Result<Option<JsonObject>, Strin
 
 /// A `tools/call` being configured; await it (or call [`send`](Self::send)) to make the call.
 #[must_use = "a tool call does nothing until awaited"]
-pub struct ToolCall<'a> {
+pub struct ToolCallBuilder<'a> {
     client: &'a Client,
     name: String,
     arguments: Result<Option<JsonObject>, String>,
@@ -923,9 +924,12 @@ pub struct ToolCall<'a> {
     as_task: bool,
 }
 
-impl std::fmt::Debug for ToolCall<'_> {
+impl std::fmt::Debug for ToolCallBuilder<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ToolCall").field("name", &self.name).field("arguments", &self.arguments).finish_non_exhaustive()
+        f.debug_struct("ToolCallBuilder")
+            .field("name", &self.name)
+            .field("arguments", &self.arguments)
+            .finish_non_exhaustive()
     }
 }
 
@@ -943,7 +947,7 @@ impl Drop for ProgressGuard<'_> {
     }
 }
 
-impl ToolCall<'_> {
+impl ToolCallBuilder<'_> {
     /// The arguments: anything that serializes to a JSON object.
     pub fn arguments(mut self, arguments: impl Serialize) -> Self {
         self.arguments = tool_arguments(arguments);
@@ -1032,7 +1036,7 @@ impl ToolCall<'_> {
     }
 }
 
-impl<'a> IntoFuture for ToolCall<'a> {
+impl<'a> IntoFuture for ToolCallBuilder<'a> {
     type Output = Result<CallToolResult, ClientError>;
     type IntoFuture = BoxFuture<'a, Self::Output>;
 

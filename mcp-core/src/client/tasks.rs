@@ -79,7 +79,7 @@ impl Client {
     /// Calls a tool, letting the server run it as a task; polls the task to its end, answering
     /// its questions with the client's handlers. The same as
     /// `client.tool(name).arguments(arguments).as_task().await`; see
-    /// [`ToolCall::as_task`](super::ToolCall::as_task).
+    /// [`ToolCallBuilder::as_task`](super::ToolCallBuilder::as_task).
     pub async fn call_tool_as_task(
         &self,
         name: &str,

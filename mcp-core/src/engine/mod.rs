@@ -216,7 +216,7 @@ pub struct Session<S: Service> {
     backlog: Arc<Semaphore>,
     /// Room for handlers that wait.
     waiting: Arc<Semaphore>,
-    tasks: Tasks,
+    tasks: HandlerTasks,
     closing: Cancellation,
     closed: AtomicBool,
     config: SessionConfig,
@@ -232,7 +232,7 @@ impl<S: Service> Session<S> {
             in_flight: Arc::default(),
             backlog: Arc::new(Semaphore::new(config.outbound_capacity.max(1))),
             waiting: Arc::new(Semaphore::new(config.max_in_flight)),
-            tasks: Tasks::default(),
+            tasks: HandlerTasks::default(),
             closing: Cancellation::new(),
             closed: AtomicBool::new(false),
             config,
@@ -494,7 +494,7 @@ impl<S: Service> Drop for Session<S> {
 /// futures-util's default features, its proc macros, and with them a second major version of
 /// syn: seconds of every clean build of a server.
 #[derive(Clone, Default)]
-struct Tasks(Arc<TasksInner>);
+struct HandlerTasks(Arc<TasksInner>);
 
 #[derive(Default)]
 struct TasksInner {
@@ -513,7 +513,7 @@ impl Drop for Running {
     }
 }
 
-impl Tasks {
+impl HandlerTasks {
     /// Spawns the task `make` returns; the task must keep the [`Running`] it is given until it
     /// ends. (Wrapping the task in an async block of ours that held the guard would store the
     /// task's future twice in that block: its state is kept for every handler that waits.)

@@ -127,6 +127,8 @@ pub struct MethodInfo {
     pub cacheable: bool,
     /// It may run as a task (tasks extension).
     pub task_capable: bool,
+    /// Its result is one page of a list, chained by `cursor`/`nextCursor`.
+    pub paginated: bool,
     /// The parameter naming its target, if it has one.
     pub target: Option<Target>,
     /// It changes what a 2025-era session carries to another instance of a shared deployment
@@ -151,6 +153,7 @@ const fn row(name: &'static str, kind: Kind, direction: Direction, gate: Gate, e
         multi_round: false,
         cacheable: false,
         task_capable: false,
+        paginated: false,
         target: None,
         changes_session: false,
     }
@@ -171,6 +174,10 @@ impl MethodInfo {
     }
     const fn cacheable(mut self) -> Self {
         self.cacheable = true;
+        self
+    }
+    const fn paginated(mut self) -> Self {
+        self.paginated = true;
         self
     }
     const fn task_capable(mut self) -> Self {
@@ -201,15 +208,15 @@ use Eras::{Both, Only2025, Only2026};
 pub const METHODS: &[MethodInfo] = &[
     // The requests a client sends, most frequent first (the table is searched in order).
     request("tools/call", Gate::Tools, Both).multi_round().task_capable().target(Target::Name),
-    request("tools/list", Gate::Tools, Both).cacheable(),
+    request("tools/list", Gate::Tools, Both).cacheable().paginated(),
     request("resources/read", Gate::Resources, Both).multi_round().cacheable().target(Target::Uri),
     request("prompts/get", Gate::Prompts, Both).multi_round().target(Target::Name),
     request("ping", Gate::None, Only2025).both_ways(),
     request("initialize", Gate::None, Only2025),
     request("server/discover", Gate::None, Only2026).cacheable(),
-    request("resources/list", Gate::Resources, Both).cacheable(),
-    request("resources/templates/list", Gate::Resources, Both).cacheable(),
-    request("prompts/list", Gate::Prompts, Both).cacheable(),
+    request("resources/list", Gate::Resources, Both).cacheable().paginated(),
+    request("resources/templates/list", Gate::Resources, Both).cacheable().paginated(),
+    request("prompts/list", Gate::Prompts, Both).cacheable().paginated(),
     request("completion/complete", Gate::Completions, Both),
     request("resources/subscribe", Gate::ResourceSubscriptions, Only2025).target(Target::Uri).changes_session(),
     request("resources/unsubscribe", Gate::ResourceSubscriptions, Only2025).target(Target::Uri).changes_session(),
@@ -270,6 +277,9 @@ mod tests {
             if m.changes_session {
                 assert!(m.valid_in(Era::Y2025) && !m.valid_in(Era::Y2026), "{}", m.name);
             }
+        }
+        for m in METHODS.iter().filter(|m| m.paginated) {
+            assert!(m.cacheable && m.name.ends_with("/list"), "{}", m.name);
         }
         let multi: Vec<_> = METHODS.iter().filter(|m| m.multi_round).map(|m| m.name).collect();
         assert_eq!(multi, ["tools/call", "resources/read", "prompts/get"]);

@@ -4,9 +4,8 @@
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use serde_json::value::RawValue;
 
-use super::{Implementation, JsonObject, Request, SUPPORTED_PROTOCOL_VERSIONS, ServerCapabilities};
+use super::{Implementation, JsonObject, SUPPORTED_PROTOCOL_VERSIONS, ServerCapabilities};
 
 /// The stateless revision: no `initialize`, every request says which revision it speaks.
 pub const PROTOCOL_VERSION_2026_07_28: &str = "2026-07-28";
@@ -117,21 +116,3 @@ pub(crate) fn decode_header_value(raw: &str) -> Option<String> {
 /// which costs more than the rest of a `tools/call` of `echo`.
 pub(crate) static META_PROTOCOL_VERSION_KEY: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
     std::sync::LazyLock::new(|| memchr::memmem::Finder::new(META_PROTOCOL_VERSION));
-
-/// Whether a request is of revision 2026-07-28: its `_meta` names a protocol version.
-pub(crate) fn is_2026_request(request: &Request) -> bool {
-    let Some(params) = request.params.as_deref() else { return false };
-    // Cheap test first: most requests are 2025-era and never mention the key.
-    META_PROTOCOL_VERSION_KEY.find(params.get().as_bytes()).is_some()
-        && meta_of(params).is_some_and(|m| m.contains_key(META_PROTOCOL_VERSION))
-}
-
-/// The `_meta` object of a request's parameters.
-pub(crate) fn meta_of(params: &RawValue) -> Option<JsonObject> {
-    #[derive(Deserialize)]
-    struct Only {
-        #[serde(rename = "_meta")]
-        meta: Option<JsonObject>,
-    }
-    serde_json::from_str::<Only>(params.get()).ok()?.meta
-}

@@ -20,7 +20,7 @@ use serde::{Deserialize, Serialize};
 use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
-use super::url::{CompleteError, Completed, SessionKey, UrlFlowState};
+use super::url::{CompleteError, Completed, FlowsElsewhere, SessionKey, UrlFlowState};
 use super::{Server, ServerInner};
 use crate::transport::http::{Backplane, MessageBus};
 
@@ -141,6 +141,20 @@ impl Deployment {
     }
 }
 
+impl FlowsElsewhere for Deployment {
+    fn complete<'a>(
+        &'a self,
+        id: &'a str,
+        principal: Option<&'a str>,
+    ) -> crate::engine::BoxFuture<'a, Result<Completed, CompleteError>> {
+        Box::pin(Deployment::complete(self, id, principal))
+    }
+
+    fn state<'a>(&'a self, id: &'a str) -> crate::engine::BoxFuture<'a, Option<UrlFlowState>> {
+        Box::pin(Deployment::state(self, id))
+    }
+}
+
 impl Server {
     /// Makes this server one instance of the deployment `backplane` belongs to, until `closing`.
     pub(crate) fn join_deployment(&self, backplane: &Backplane, closing: CancellationToken) {
@@ -151,20 +165,26 @@ impl Server {
             waiting: Mutex::default(),
             next: AtomicU64::new(1),
         });
-        if !self.inner.url_elicitations.join(deployment.clone()) {
+        if self.inner.deployment.set(deployment.clone()).is_err()
+            || !self.inner.url_elicitations.join(deployment.clone())
+        {
             tracing::warn!("this server already belongs to a deployment; a second backplane is ignored");
             return;
         }
         for channel in [BROADCAST.to_owned(), direct(&deployment.instance)] {
             let server = Arc::downgrade(&self.inner);
             let deployment = Arc::downgrade(&deployment);
-            bus.subscribe(channel, Box::new(move |payload| deliver(&server, &deployment, &payload)), closing.clone());
+            bus.subscribe(
+                channel,
+                Box::new(move |payload| on_bus_message(&server, &deployment, &payload)),
+                closing.clone(),
+            );
         }
     }
 }
 
 /// Acts on one message from another instance.
-fn deliver(server: &Weak<ServerInner>, deployment: &Weak<Deployment>, payload: &str) {
+fn on_bus_message(server: &Weak<ServerInner>, deployment: &Weak<Deployment>, payload: &str) {
     let (Some(server), Some(deployment)) = (server.upgrade(), deployment.upgrade()) else { return };
     let envelope: Envelope = match serde_json::from_str(payload) {
         Ok(e) => e,

@@ -27,6 +27,7 @@ use crate::multi_round::{Outcome, Rounds, answered, drive, first_run, new_chain}
 use crate::protocol::codes::UNSUPPORTED_PROTOCOL_VERSION;
 use crate::protocol::methods::{self, Direction, Era, Kind, MethodInfo};
 use crate::protocol::scan::{Key, Members};
+use crate::protocol::stateless::META_PROTOCOL_VERSION_KEY;
 use crate::protocol::view::{Meta2026, Meta2026Text, NO_PARAMS, ParamsView};
 use crate::protocol::{
     ErrorObject, JsonObject, META_CLIENT_CAPABILITIES, META_SERVER_INFO, PROTOCOL_VERSION_2026_07_28, Request, codes,
@@ -35,18 +36,44 @@ use crate::protocol::{
 /// The verified identity of a request, and whether lists leave out what it may not use.
 pub(crate) type Auth = (Option<Arc<crate::auth::AuthInfo>>, bool);
 
-/// Serves one 2026-era request.
-pub(crate) fn handle(
+/// Serves `request` if it is of the 2026 era: its `_meta` names a protocol version, or it is
+/// `server/discover` (which 2026-era clients send before anything else). Any other request is
+/// given back, untouched, to be served by its session.
+pub(crate) fn handle_if_2026(
     server: &Arc<ServerInner>,
     principal: Option<String>,
     auth: Auth,
     request: Request,
     scope: RequestScope,
-) -> Handling {
-    match start(server, principal, auth, request, None, scope) {
+) -> Result<Handling, (Request, RequestScope)> {
+    let text = request.params.as_deref().map_or(NO_PARAMS, RawValue::get);
+    let discover = request.method == "server/discover";
+    // Cheap test first: a 2025-era request almost never holds the key anywhere.
+    if !discover && META_PROTOCOL_VERSION_KEY.find(text.as_bytes()).is_none() {
+        return Err((request, scope));
+    }
+    let found = methods::find(&request.method);
+    let view = match ParamsView::read(text, found) {
+        Ok(view) => view,
+        Err(_) if !discover => return Err((request, scope)),
+        Err(e) => {
+            let error = ErrorObject::invalid_params(format!("invalid `{}` parameters: {e}", request.method));
+            return Ok(ready(Err(error)));
+        }
+    };
+    let meta = ParamsView::text(text, &view.meta).map_or(Ok(Meta2026Text::default()), Meta2026Text::read);
+    // Without a version in `_meta`, the key was somewhere else (in an argument, say).
+    if !discover && !meta.as_ref().is_ok_and(|m| m.protocol_version.is_some()) {
+        return Err((request, scope));
+    }
+    let meta = match meta.and_then(|m| Meta2026::read(&m)) {
+        Ok(meta) => meta,
+        Err(error) => return Ok(ready(Err(error))),
+    };
+    Ok(match start(server, principal, auth, request, Some((view, meta)), scope) {
         Ok(handling) => handling,
         Err(error) => ready(Err(error)),
-    }
+    })
 }
 
 /// Serves one 2026-era request whose parameters and `_meta` the transport read already (to

@@ -1,4 +1,17 @@
-//! Servers: the builder, the tool, prompt and resource routers, and the per-session dispatch.
+//! Servers: the builder, the one router of both protocol eras, sessions, URL flows, tasks.
+//!
+//! How a request travels: a 2025-era request arrives on its session (`session.rs`, which
+//! keeps the session's life: `initialize`, its state, its snapshot and restoration); a
+//! 2026-era request is read once and driven through its rounds by `era_2026.rs`. Both end in
+//! `router.rs`, the one `match` from a method to its handler, and no step calls back into the
+//! one before it. Every fact about a method (its eras, the capability it needs, whether it can
+//! ask the client for input, what names its target...) is its row of
+//! [`crate::protocol::methods`]. Handlers share `handling.rs` (reading parameters, encoding
+//! results, making the request's [`Context`]) and `state.rs` (what the client declared and
+//! set), which import no other file of this module.
+//!
+//! **Adding a method** takes one row in the method table, its wire types in `protocol/`, one
+//! arm in `router.rs`, and one handler file here.
 
 mod catalog;
 mod client_requests;
@@ -146,6 +159,9 @@ pub(crate) struct ServerInner {
     /// How long a user has to answer a question, unless the question says otherwise.
     pub(crate) elicitation_timeout: Duration,
     pub(crate) url_elicitations: UrlElicitations,
+    /// The shared deployment this server is an instance of, if any.
+    #[cfg(feature = "http")]
+    pub(crate) deployment: std::sync::OnceLock<Arc<deployment::Deployment>>,
     /// Seals the `requestState` of 2026-era multi round-trip requests.
     pub(crate) request_state: crate::multi_round::state::Sealer,
     /// 2026-era settings (caching hints, server identity in results).
@@ -379,6 +395,8 @@ impl ServerBuilder {
                 state: self.state,
                 elicitation_timeout: self.elicitation_timeout,
                 url_elicitations: UrlElicitations::default(),
+                #[cfg(feature = "http")]
+                deployment: std::sync::OnceLock::new(),
                 request_state: crate::multi_round::state::Sealer::new(
                     self.request_state_key.unwrap_or_else(crate::multi_round::state::StateKey::random),
                     self.request_state_ttl,

@@ -337,7 +337,7 @@ impl Server {
     /// asked for that list's changes.
     async fn list_changed(&self, method: &str) {
         #[cfg(feature = "http")]
-        if let Some(deployment) = self.inner.url_elicitations.deployment() {
+        if let Some(deployment) = self.inner.deployment.get() {
             deployment.list_changed(method);
         }
         self.list_changed_here(method).await;

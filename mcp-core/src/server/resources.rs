@@ -96,7 +96,7 @@ impl Server {
     /// other instances tell theirs too; the count is of this instance's.
     pub async fn notify_resource_updated(&self, uri: &str) -> usize {
         #[cfg(feature = "http")]
-        if let Some(deployment) = self.inner.url_elicitations.deployment() {
+        if let Some(deployment) = self.inner.deployment.get() {
             deployment.resource_updated(uri);
         }
         self.notify_resource_updated_here(uri).await

@@ -126,10 +126,12 @@ impl Service for ServerSession {
         // A request naming its protocol version in `_meta` is a 2026-era request, served on its
         // own whatever this session is; so is `server/discover`, which 2026-era clients use to
         // probe before anything else.
-        if request.method == "server/discover" || crate::protocol::stateless::is_2026_request(&request) {
-            let auth = (self.state.auth(), self.state.hides_unauthorized());
-            return super::era_2026::handle(&self.server, self.state.principal.clone(), auth, request, scope);
-        }
+        let auth = (self.state.auth(), self.state.hides_unauthorized());
+        let (request, scope) =
+            match super::era_2026::handle_if_2026(&self.server, self.state.principal.clone(), auth, request, scope) {
+                Ok(handling) => return handling,
+                Err(unserved) => unserved,
+            };
         let Some(method) = methods::find(&request.method)
             .filter(|m| m.valid_in(Era::Y2025) && m.kind == Kind::Request && m.direction != Direction::ToClient)
             .filter(|m| super::router::offers(&self.server, m))

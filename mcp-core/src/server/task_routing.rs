@@ -146,12 +146,16 @@ pub(crate) fn join(server: &Arc<ServerInner>, backplane: &Backplane, closing: Ca
     for name in [channel(&routing.instance), CHANGES.to_owned()] {
         let weak_server = Arc::downgrade(server);
         let weak_routing = Arc::downgrade(&routing);
-        bus.subscribe(name, Box::new(move |payload| deliver(&weak_server, &weak_routing, &payload)), closing.clone());
+        bus.subscribe(
+            name,
+            Box::new(move |payload| on_bus_message(&weak_server, &weak_routing, &payload)),
+            closing.clone(),
+        );
     }
 }
 
 /// Acts on one message about a task.
-fn deliver(server: &Weak<ServerInner>, routing: &Weak<TaskRouting>, payload: &str) {
+fn on_bus_message(server: &Weak<ServerInner>, routing: &Weak<TaskRouting>, payload: &str) {
     let (Some(server), Some(routing)) = (server.upgrade(), routing.upgrade()) else { return };
     let envelope: Envelope = match serde_json::from_str(payload) {
         Ok(e) => e,

@@ -144,7 +144,22 @@ pub struct UrlElicitations {
     /// The deployment this server is an instance of, if any: flows other instances own are
     /// completed there.
     #[cfg(feature = "http")]
-    deployment: Arc<std::sync::OnceLock<Arc<super::deployment::Deployment>>>,
+    deployment: Arc<std::sync::OnceLock<Arc<dyn FlowsElsewhere>>>,
+}
+
+/// The other instances of a shared deployment, as far as URL flows go: a flow this instance
+/// does not know may be another's.
+#[cfg(feature = "http")]
+pub(crate) trait FlowsElsewhere: Send + Sync {
+    /// Completes `id` on the instance that owns it.
+    fn complete<'a>(
+        &'a self,
+        id: &'a str,
+        principal: Option<&'a str>,
+    ) -> BoxFuture<'a, Result<Completed, CompleteError>>;
+
+    /// Where `id` stands on the instance that owns it.
+    fn state<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Option<UrlFlowState>>;
 }
 
 impl std::fmt::Debug for UrlElicitations {
@@ -250,15 +265,9 @@ impl UrlElicitations {
         Some(if entry.completed { UrlFlowState::Completed } else { UrlFlowState::Pending })
     }
 
-    /// The deployment this server is an instance of, if any.
-    #[cfg(feature = "http")]
-    pub(crate) fn deployment(&self) -> Option<&Arc<super::deployment::Deployment>> {
-        self.deployment.get()
-    }
-
     /// Joins a deployment; false when already in one.
     #[cfg(feature = "http")]
-    pub(crate) fn join(&self, deployment: Arc<super::deployment::Deployment>) -> bool {
+    pub(crate) fn join(&self, deployment: Arc<dyn FlowsElsewhere>) -> bool {
         self.deployment.set(deployment).is_ok()
     }
 

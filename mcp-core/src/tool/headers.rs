@@ -6,7 +6,7 @@
 
 use serde_json::Value;
 
-use super::SchemaError;
+use super::ToolSchemaError;
 use crate::protocol::JsonObject;
 
 /// The schema keyword naming a parameter's header.
@@ -68,22 +68,22 @@ impl HeaderParam {
 /// `x-mcp-header`: a non-empty HTTP token, unique among the tool's headers (ignoring case), on a
 /// property of type string, integer or boolean that is reached from the root through
 /// `properties` only (not through `items`, composition or conditional keywords, or `$ref`).
-pub fn header_params(input_schema: &JsonObject) -> Result<Vec<HeaderParam>, SchemaError> {
+pub fn header_params(input_schema: &JsonObject) -> Result<Vec<HeaderParam>, ToolSchemaError> {
     if let Some(problem) = input_schema.get(super::schema::INVALID).and_then(Value::as_str) {
-        return Err(SchemaError(problem.to_owned()));
+        return Err(ToolSchemaError(problem.to_owned()));
     }
     let mut found = Vec::new();
     collect(input_schema, &mut Vec::new(), &mut found)?;
     let reachable = found.len();
     if count_annotations(&Value::Object(input_schema.clone()), false) != reachable {
-        return Err(SchemaError(format!(
+        return Err(ToolSchemaError(format!(
             "`{X_MCP_HEADER}` may only annotate a property reached from the schema root through `properties` alone \
              (not through `items`, `anyOf`/`oneOf`/`allOf`/`not`, `if`/`then`/`else` or `$ref`)"
         )));
     }
     for (i, param) in found.iter().enumerate() {
         if found[..i].iter().any(|p| p.header.eq_ignore_ascii_case(&param.header)) {
-            return Err(SchemaError(format!(
+            return Err(ToolSchemaError(format!(
                 "two parameters are mirrored into the header `Mcp-Param-{}` (header names ignore case)",
                 param.header
             )));
@@ -92,7 +92,7 @@ pub fn header_params(input_schema: &JsonObject) -> Result<Vec<HeaderParam>, Sche
     Ok(found)
 }
 
-fn collect(schema: &JsonObject, path: &mut Vec<String>, found: &mut Vec<HeaderParam>) -> Result<(), SchemaError> {
+fn collect(schema: &JsonObject, path: &mut Vec<String>, found: &mut Vec<HeaderParam>) -> Result<(), ToolSchemaError> {
     let Some(properties) = schema.get("properties").and_then(Value::as_object) else { return Ok(()) };
     for (name, property) in properties {
         let Some(property) = property.as_object() else { continue };
@@ -106,11 +106,12 @@ fn collect(schema: &JsonObject, path: &mut Vec<String>, found: &mut Vec<HeaderPa
     Ok(())
 }
 
-fn annotated(path: &[String], header: &Value, property: &JsonObject) -> Result<HeaderParam, SchemaError> {
+fn annotated(path: &[String], header: &Value, property: &JsonObject) -> Result<HeaderParam, ToolSchemaError> {
     let at = path.join(".");
-    let header = header.as_str().ok_or_else(|| SchemaError(format!("`{X_MCP_HEADER}` of `{at}` must be a string")))?;
+    let header =
+        header.as_str().ok_or_else(|| ToolSchemaError(format!("`{X_MCP_HEADER}` of `{at}` must be a string")))?;
     if header.is_empty() || !header.bytes().all(is_tchar) {
-        return Err(SchemaError(format!(
+        return Err(ToolSchemaError(format!(
             "`{X_MCP_HEADER}` of `{at}` must be a non-empty HTTP token (letters, digits and !#$%&'*+-.^_`|~), not {header:?}"
         )));
     }
@@ -119,7 +120,7 @@ fn annotated(path: &[String], header: &Value, property: &JsonObject) -> Result<H
         Some("integer") => HeaderKind::Integer,
         Some("boolean") => HeaderKind::Boolean,
         _ => {
-            return Err(SchemaError(format!(
+            return Err(ToolSchemaError(format!(
                 "`{at}` is mirrored into a header, so its type must be string, integer or boolean"
             )));
         }
@@ -130,7 +131,7 @@ fn annotated(path: &[String], header: &Value, property: &JsonObject) -> Result<H
         if out_of_range("minimum", |m| m < -(MAX_SAFE_INTEGER as f64))
             || out_of_range("maximum", |m| m > MAX_SAFE_INTEGER as f64)
         {
-            return Err(SchemaError(format!(
+            return Err(ToolSchemaError(format!(
                 "`{at}` is mirrored into a header: its bounds must stay within ±(2^53 − 1)"
             )));
         }

@@ -24,7 +24,7 @@ pub use headers::{HeaderKind, HeaderParam, X_MCP_HEADER, header_params};
 pub(crate) use result::protocol_error;
 pub use result::{IntoToolResult, Json};
 pub(crate) use schema::check_output_schema;
-pub use schema::{InputSchema, SchemaError};
+pub use schema::{InputSchema, ToolSchemaError};
 
 use futures_util::FutureExt;
 use serde_json::Value;
@@ -245,13 +245,13 @@ impl ToolDef {
     }
 
     /// The arguments mirrored into HTTP headers (`x-mcp-header`), checked.
-    pub fn header_params(&self) -> Result<Vec<HeaderParam>, SchemaError> {
+    pub fn header_params(&self) -> Result<Vec<HeaderParam>, ToolSchemaError> {
         header_params(&self.tool.input_schema)
     }
 
     /// Checks the `x-mcp-header` annotations and keeps what they declare for
     /// [`mirrored_headers`](Self::mirrored_headers).
-    pub(crate) fn check_headers(&mut self) -> Result<(), SchemaError> {
+    pub(crate) fn check_headers(&mut self) -> Result<(), ToolSchemaError> {
         self.checked_headers = Some(self.header_params()?.into());
         Ok(())
     }

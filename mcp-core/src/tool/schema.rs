@@ -13,7 +13,7 @@ use crate::protocol::JsonObject;
 /// A schema that is not usable where MCP needs it.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{0}")]
-pub struct SchemaError(pub String);
+pub struct ToolSchemaError(pub String);
 
 /// The generator every tool schema is made with.
 pub(crate) fn generator() -> SchemaGenerator {
@@ -198,10 +198,10 @@ impl InputSchema {
 }
 
 /// Checks that an output schema describes an object, as MCP requires of `outputSchema`.
-pub(crate) fn check_output_schema(schema: &JsonObject) -> Result<(), SchemaError> {
+pub(crate) fn check_output_schema(schema: &JsonObject) -> Result<(), ToolSchemaError> {
     match schema.get("type") {
         Some(Value::String(t)) if t == "object" => Ok(()),
-        other => Err(SchemaError(format!(
+        other => Err(ToolSchemaError(format!(
             "an output schema must have `\"type\": \"object\"` at its root (found {}); wrap the value in a struct",
             other.map_or_else(|| "no type".to_owned(), Value::to_string)
         ))),

@@ -191,7 +191,7 @@ pub(crate) async fn serve_alone(
     message: Message,
 ) -> Response {
     let session = HttpSession::start(String::new(), service, principal, slot, shared, false);
-    let response = deliver(&session, message, None).await;
+    let response = hand_over(&session, message, None).await;
     session.close_when_idle();
     response
 }
@@ -232,7 +232,7 @@ pub(crate) async fn post_to_session(
     }
     let recorded = matches!((&shared.forwarder, &message),
         (Some(_), Message::Request(r)) if created || changes_record(&r.method));
-    let mut response = deliver(&session, message, created.then(|| session.id().to_owned())).await;
+    let mut response = hand_over(&session, message, created.then(|| session.id().to_owned())).await;
     if let (true, Some(forwarder)) = (recorded && response.status().is_success(), &shared.forwarder) {
         let bp = &forwarder.backplane;
         let ttl = shared.config.idle_timeout + bp.lease;
@@ -260,7 +260,7 @@ pub(crate) async fn post_to_session(
 /// Hands a message to the session and answers the POST: 202 for notifications and responses;
 /// for a request, JSON when the response is all there is, else an SSE stream.
 /// `new_id` is the id of the session `initialize` just created, if it did.
-pub(crate) async fn deliver(session: &Arc<HttpSession>, message: Message, new_id: Option<String>) -> Response {
+pub(crate) async fn hand_over(session: &Arc<HttpSession>, message: Message, new_id: Option<String>) -> Response {
     let Message::Request(request) = message else {
         session.engine().handle_message(message).await;
         return StatusCode::ACCEPTED.into_response();
