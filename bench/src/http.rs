@@ -41,7 +41,8 @@ pub struct Head {
     pub status: u16,
     /// `Mcp-Session-Id`, if sent.
     pub session: Option<String>,
-    sse: bool,
+    /// Whether the answer is an SSE stream (else a plain body).
+    pub sse: bool,
     framing: Framing,
     close: bool,
 }
@@ -72,7 +73,8 @@ pub struct Incoming<'a> {
     /// The method of a request or notification.
     #[serde(borrow)]
     pub method: Option<Cow<'a, str>>,
-    result: Option<Outcome>,
+    #[serde(borrow)]
+    result: Option<Outcome<'a>>,
     error: Option<IgnoredAny>,
 }
 
@@ -81,12 +83,19 @@ impl Incoming<'_> {
     pub fn succeeded(&self) -> bool {
         self.error.is_none() && self.result.as_ref().is_some_and(|r| !r.is_error)
     }
+
+    /// The result's `resultType` (2026-07-28), if it has one.
+    pub fn result_type(&self) -> Option<&str> {
+        self.result.as_ref()?.result_type.as_deref()
+    }
 }
 
 #[derive(Deserialize)]
-struct Outcome {
+struct Outcome<'a> {
     #[serde(rename = "isError", default)]
     is_error: bool,
+    #[serde(rename = "resultType", borrow, default)]
+    result_type: Option<Cow<'a, str>>,
 }
 
 impl Conn {
@@ -111,6 +120,11 @@ impl Conn {
 
     /// Sends a POST to `/mcp` and reads the head of the answer.
     pub async fn post(&mut self, session: Option<&str>, body: &str) -> io::Result<Head> {
+        self.post_with(session, "", body).await
+    }
+
+    /// [`Conn::post`] with `extra` header lines (each ending in CRLF) too.
+    async fn post_with(&mut self, session: Option<&str>, extra: &str, body: &str) -> io::Result<Head> {
         if !self.body_done || self.broken {
             return Err(other("the connection is not reusable"));
         }
@@ -132,7 +146,9 @@ impl Conn {
             r.extend_from_slice(b"\r\nAuthorization: ");
             r.extend_from_slice(a.as_bytes());
         }
-        r.extend_from_slice(b"\r\n\r\n");
+        r.extend_from_slice(b"\r\n");
+        r.extend_from_slice(extra.as_bytes());
+        r.extend_from_slice(b"\r\n");
         r.extend_from_slice(body.as_bytes());
         timed(self.writer.write_all(&self.request)).await?;
         let head = timed(self.read_head()).await?;
@@ -296,7 +312,12 @@ impl Conn {
     /// carrying it), leaving the connection ready for the next request. Requests the server
     /// makes meanwhile are an error.
     pub async fn request(&mut self, session: Option<&str>, body: &str) -> io::Result<(Head, String)> {
-        let head = self.post(session, body).await?;
+        self.request_with(session, "", body).await
+    }
+
+    /// [`Conn::request`] with `extra` header lines (each ending in CRLF) too.
+    pub async fn request_with(&mut self, session: Option<&str>, extra: &str, body: &str) -> io::Result<(Head, String)> {
+        let head = self.post_with(session, extra, body).await?;
         if !(200..300).contains(&head.status) {
             let body = self.read_body().await.unwrap_or_default();
             return Err(other(format!("HTTP {}: {}", head.status, String::from_utf8_lossy(&body))));

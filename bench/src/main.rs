@@ -39,6 +39,16 @@ commands:
   stdio-echo [--calls N] [--window W] -- <server command…>
   stdio-elicit [--calls N] -- <server command…>
   http-echo [--sessions N] [--calls N] <http://127.0.0.1:PORT/mcp>
+  http-stateless [--rounds N] [--connections N] [--calls N] [--seconds S] [--rmcp-revision R]
+                            stateless calls of `echo` (2026-07-28: no `initialize`, no
+                            session), each connection kept alive, one call after another:
+                            ours, rmcp (`--stateless`) and bare in alternating order, and
+                            ours over sessions with as many connections, for the ratio
+                            (default 32 connections, 30,000 calls, at most 30 s per run;
+                            --seconds alone runs for that time whatever the count;
+                            --rmcp-revision 2025-11-25 sends rmcp sessionless 2025 calls)
+  http-stateless [--connections N] [--calls N] [--seconds S] [--revision R] <http://127.0.0.1:PORT/mcp>
+                            one run against a server already listening
   http-auth [--rounds N] [--sessions N] [--calls N]   (ours, JWT-protected against unprotected)
   http-backplane [--rounds N] [--sessions N] [--calls N]
                             (ours: one instance alone, the same on a Redis backplane with the
@@ -60,6 +70,8 @@ const STDIO_ECHO_WINDOW: usize = 16;
 const STDIO_ELICIT_CALLS: usize = 3_000;
 const HTTP_SESSIONS: usize = 64;
 const HTTP_ECHO_CALLS: usize = 30_000;
+const STATELESS_CONNECTIONS: usize = 32;
+const STATELESS_CALLS: usize = 30_000;
 const IDLE_SESSIONS: usize = 1_000;
 const PENDING_SESSIONS: usize = 1_000;
 const PENDING_PER_SESSION: usize = 10;
@@ -252,6 +264,44 @@ fn run(command: &str, args: &Args) -> Result<(), String> {
             print_load(runtime().block_on(scenario::http_echo(addr, sessions, calls, 10, RUN_LIMIT))?);
             Ok(())
         }
+        "http-stateless" => {
+            let connections = args.number("connections", STATELESS_CONNECTIONS)?;
+            if connections == 0 {
+                return Err("--connections must be at least 1".into());
+            }
+            let (calls, limit) = match args.options.get("seconds") {
+                Some(s) => {
+                    let seconds: f64 = s.parse().map_err(|_| format!("--seconds: `{s}` is not a number"))?;
+                    if !(seconds > 0.0 && seconds.is_finite()) {
+                        return Err(format!("--seconds: `{s}` is not a positive number"));
+                    }
+                    (args.number("calls", usize::MAX)?, Duration::from_secs_f64(seconds))
+                }
+                None => (args.number("calls", STATELESS_CALLS)?, RUN_LIMIT),
+            };
+            let revision =
+                |name: &str| args.options.get(name).map_or(Ok(wire::Revision::Stateless), |r| wire::Revision::parse(r));
+            match args.rest.first() {
+                Some(url) => {
+                    let addr = loopback(url)?;
+                    let load = runtime().block_on(scenario::http_stateless(
+                        addr,
+                        revision("revision")?,
+                        connections,
+                        calls,
+                        10,
+                        limit,
+                    ))?;
+                    let streamed = load.streamed;
+                    print_load(load);
+                    if streamed > 0 {
+                        println!("{streamed} of those calls were answered with an SSE stream, not plain JSON");
+                    }
+                    Ok(())
+                }
+                None => stateless(args.number("rounds", 3)?, connections, calls, limit, revision("rmcp-revision")?),
+            }
+        }
         "http-idle" | "http-pending" => {
             let server = HttpServer::start_command(&args.command()?)?;
             let sessions =
@@ -304,6 +354,8 @@ enum Unit {
     MiB,
     Millis,
     Seconds,
+    /// A ratio of two figures of the same server.
+    Ratio,
 }
 
 impl Unit {
@@ -318,6 +370,7 @@ impl Unit {
             Unit::MiB => format!("{v:.1} MiB"),
             Unit::Millis => format!("{v:.0} ms"),
             Unit::Seconds => format!("{v:.1} s"),
+            Unit::Ratio => format!("{v:.2}×"),
         }
     }
 }
@@ -345,6 +398,8 @@ enum Goal {
     BareAtLeast(f64),
     /// ours at most this, in the figure's unit.
     AtMost(f64),
+    /// ours at least this, in the figure's unit.
+    AtLeast(f64),
 }
 
 struct Figure {
@@ -353,8 +408,33 @@ struct Figure {
     goals: &'static [Goal],
 }
 
+/// The rows of the table: indices into [`FIGURES`].
+mod fig {
+    pub const STDIO_RATE: usize = 0;
+    pub const STDIO_P50: usize = 1;
+    pub const STDIO_P99: usize = 2;
+    pub const ELICIT_P50: usize = 3;
+    pub const ELICIT_P99: usize = 4;
+    pub const HTTP_RATE: usize = 5;
+    pub const HTTP_P50: usize = 6;
+    pub const HTTP_P99: usize = 7;
+    pub const STATELESS_RATE: usize = 8;
+    pub const STATELESS_P50: usize = 9;
+    pub const STATELESS_P99: usize = 10;
+    pub const SESSION_RATE: usize = 11;
+    pub const STATELESS_PER_SESSION: usize = 12;
+    pub const IDLE_KIB: usize = 13;
+    pub const PENDING_MIB: usize = 14;
+    pub const HELD_MIB: usize = 15;
+    pub const ANSWERED_MS: usize = 16;
+    pub const RSS_BEFORE_MIB: usize = 17;
+    pub const CLEAN_BUILD: usize = 18;
+    pub const REBUILD: usize = 19;
+    pub const COUNT: usize = 20;
+}
+
 /// The figures of the table, in order.
-const FIGURES: [Figure; 15] = [
+const FIGURES: [Figure; fig::COUNT] = [
     Figure {
         label: "stdio echo throughput",
         unit: Unit::Rate,
@@ -367,6 +447,19 @@ const FIGURES: [Figure; 15] = [
     Figure { label: "HTTP echo throughput, 64 sessions", unit: Unit::Rate, goals: &[Goal::RmcpAtLeast(1.5)] },
     Figure { label: "HTTP echo latency p50, 64 sessions", unit: Unit::Micros, goals: &[] },
     Figure { label: "HTTP echo latency p99, 64 sessions", unit: Unit::Micros, goals: &[] },
+    Figure {
+        label: "HTTP stateless echo throughput, {connections} connections (2026-07-28, no session)",
+        unit: Unit::Rate,
+        goals: &[Goal::RmcpAtLeast(2.5)],
+    },
+    Figure { label: "HTTP stateless echo latency p50, {connections} connections", unit: Unit::Micros, goals: &[] },
+    Figure { label: "HTTP stateless echo latency p99, {connections} connections", unit: Unit::Micros, goals: &[] },
+    Figure { label: "HTTP echo throughput, {connections} sessions (the session path)", unit: Unit::Rate, goals: &[] },
+    Figure {
+        label: "HTTP stateless ÷ session echo throughput, {connections} connections each",
+        unit: Unit::Ratio,
+        goals: &[Goal::AtLeast(0.9)],
+    },
     Figure { label: "memory per idle HTTP session (1,000 sessions)", unit: Unit::KiB, goals: &[Goal::AtMost(16.0)] },
     Figure {
         label: "RSS with 10,000 pending elicitations (1,000 sessions), streams closed",
@@ -397,11 +490,18 @@ struct Results {
     values: Vec<[Vec<f64>; 3]>,
     rounds: usize,
     build_rounds: usize,
+    /// Connections of the stateless scenario (and of the session path it is compared with).
+    connections: usize,
 }
 
 impl Results {
     fn new(rounds: usize, build_rounds: usize) -> Self {
-        Results { values: (0..FIGURES.len()).map(|_| Default::default()).collect(), rounds, build_rounds }
+        Results {
+            values: (0..FIGURES.len()).map(|_| Default::default()).collect(),
+            rounds,
+            build_rounds,
+            connections: STATELESS_CONNECTIONS,
+        }
     }
 
     fn record(&mut self, figure: usize, server: usize, round: usize, value: f64) {
@@ -424,12 +524,20 @@ impl Results {
         median(&ratios)
     }
 
+    /// The table of every figure.
     fn table(&self) -> String {
+        self.table_of(0..FIGURES.len())
+    }
+
+    /// The table of the figures in `rows`.
+    fn table_of(&self, rows: std::ops::Range<usize>) -> String {
         let mut t = String::new();
         t.push_str("| scenario | ours | rmcp 3.11.0 | bare | ours/rmcp | ours/bare | target | met |\n");
         t.push_str("| --- | ---: | ---: | ---: | ---: | ---: | --- | :---: |\n");
-        for (i, f) in FIGURES.iter().enumerate() {
-            let (vs_rmcp, vs_bare) = (self.ratio(i, 1), self.ratio(i, 2));
+        for (i, f) in FIGURES.iter().enumerate().filter(|(i, _)| rows.contains(i)) {
+            // A row that is itself a ratio (of each server to itself) has no ratio to the others.
+            let (vs_rmcp, vs_bare) =
+                if matches!(f.unit, Unit::Ratio) { (f64::NAN, f64::NAN) } else { (self.ratio(i, 1), self.ratio(i, 2)) };
             let ratio = |r: f64| if r.is_nan() { "–".to_owned() } else { format!("{r:.2}×") };
             let mut targets = Vec::new();
             let mut met = Vec::new();
@@ -439,6 +547,7 @@ impl Results {
                     Goal::RmcpAtMost(x) => (format!("≤ {x}× rmcp"), vs_rmcp, vs_rmcp <= x),
                     Goal::BareAtLeast(x) => (format!("≥ {x}× bare"), vs_bare, vs_bare >= x),
                     Goal::AtMost(x) => (format!("≤ {}", f.unit.format(x)), self.median(i, 0), self.median(i, 0) <= x),
+                    Goal::AtLeast(x) => (format!("≥ {}", f.unit.format(x)), self.median(i, 0), self.median(i, 0) >= x),
                 };
                 targets.push(text);
                 met.push(if value.is_nan() {
@@ -452,7 +561,7 @@ impl Results {
             let _ = writeln!(
                 t,
                 "| {} | {} | {} | {} | {} | {} | {} | {} |",
-                f.label,
+                f.label.replace("{connections}", &self.connections.to_string()),
                 f.unit.format(self.median(i, 0)),
                 f.unit.format(self.median(i, 1)),
                 f.unit.format(self.median(i, 2)),
@@ -501,9 +610,9 @@ fn round(results: &mut Results, r: usize, order: &[usize]) -> Result<(), String>
             limit: RUN_LIMIT,
         }
         .run()?;
-        results.record(0, s, r, load.rate());
-        results.record(1, s, r, load.latency_us(0.5));
-        results.record(2, s, r, load.latency_us(0.99));
+        results.record(fig::STDIO_RATE, s, r, load.rate());
+        results.record(fig::STDIO_P50, s, r, load.latency_us(0.5));
+        results.record(fig::STDIO_P99, s, r, load.latency_us(0.99));
     }
     for &s in order {
         eprintln!("round {}: stdio elicitation, {}", r + 1, SERVERS[s]);
@@ -516,38 +625,142 @@ fn round(results: &mut Results, r: usize, order: &[usize]) -> Result<(), String>
             limit: RUN_LIMIT,
         }
         .run()?;
-        results.record(3, s, r, load.latency_us(0.5));
-        results.record(4, s, r, load.latency_us(0.99));
+        results.record(fig::ELICIT_P50, s, r, load.latency_us(0.5));
+        results.record(fig::ELICIT_P99, s, r, load.latency_us(0.99));
     }
     for &s in order {
         eprintln!("round {}: HTTP echo, {}", r + 1, SERVERS[s]);
         let server = HttpServer::start(&server_program(SERVERS[s]))?;
         let mut load = rt.block_on(scenario::http_echo(server.addr, HTTP_SESSIONS, HTTP_ECHO_CALLS, 10, RUN_LIMIT))?;
-        results.record(5, s, r, load.rate());
-        results.record(6, s, r, load.latency_us(0.5));
-        results.record(7, s, r, load.latency_us(0.99));
+        results.record(fig::HTTP_RATE, s, r, load.rate());
+        results.record(fig::HTTP_P50, s, r, load.latency_us(0.5));
+        results.record(fig::HTTP_P99, s, r, load.latency_us(0.99));
     }
+    let load = StatelessLoad { connections: STATELESS_CONNECTIONS, calls: STATELESS_CALLS, limit: RUN_LIMIT };
+    stateless_round(results, r, order, &load, wire::Revision::Stateless)?;
     for &s in order {
         eprintln!("round {}: idle HTTP sessions, {}", r + 1, SERVERS[s]);
         let server = HttpServer::start(&server_program(SERVERS[s]))?;
         let m = rt.block_on(scenario::idle_sessions(&server, IDLE_SESSIONS))?;
-        results.record(8, s, r, m.after.saturating_sub(m.before) as f64 / 1024.0 / IDLE_SESSIONS as f64);
+        results.record(fig::IDLE_KIB, s, r, m.after.saturating_sub(m.before) as f64 / 1024.0 / IDLE_SESSIONS as f64);
     }
     for &s in order {
         eprintln!("round {}: pending elicitations, {}", r + 1, SERVERS[s]);
         let server = HttpServer::start(&server_program(SERVERS[s]))?;
         let m = rt.block_on(scenario::pending_elicitations(&server, PENDING_SESSIONS, PENDING_PER_SESSION, false))?;
-        results.record(9, s, r, m.after as f64 / MIB);
-        results.record(12, s, r, m.before as f64 / MIB);
+        results.record(fig::PENDING_MIB, s, r, m.after as f64 / MIB);
+        results.record(fig::RSS_BEFORE_MIB, s, r, m.before as f64 / MIB);
     }
     for &s in order {
         eprintln!("round {}: pending elicitations with open streams, {}", r + 1, SERVERS[s]);
         let server = HttpServer::start(&server_program(SERVERS[s]))?;
         let m = rt.block_on(scenario::pending_elicitations(&server, PENDING_SESSIONS, PENDING_PER_SESSION, true))?;
-        results.record(10, s, r, m.after as f64 / MIB);
+        results.record(fig::HELD_MIB, s, r, m.after as f64 / MIB);
         let answered = m.answered_in.ok_or("the held calls were not answered")?;
-        results.record(11, s, r, answered.as_secs_f64() * 1000.0);
+        results.record(fig::ANSWERED_MS, s, r, answered.as_secs_f64() * 1000.0);
     }
+    Ok(())
+}
+
+/// The size of a stateless run, and of the session run it is compared with.
+struct StatelessLoad {
+    connections: usize,
+    calls: usize,
+    limit: Duration,
+}
+
+/// The command starting benchmark server `s` for stateless calls: rmcp needs `--stateless`
+/// (its stateless mode, answering with JSON); ours and bare answer them beside their sessions.
+fn stateless_command(s: usize) -> Vec<String> {
+    let mut command = vec![server_program(SERVERS[s])];
+    if SERVERS[s] == "rmcp" {
+        command.push("--stateless".into());
+    }
+    command
+}
+
+/// One round of the stateless scenario, servers in `order`: each server's stateless echo, and
+/// its echo over as many sessions (its session path), in alternating order from round to
+/// round; records both, and their ratio. rmcp is sent calls of `rmcp_revision`, the others
+/// 2026-07-28 calls.
+fn stateless_round(
+    results: &mut Results,
+    r: usize,
+    order: &[usize],
+    load: &StatelessLoad,
+    rmcp_revision: wire::Revision,
+) -> Result<(), String> {
+    let rt = runtime();
+    for &s in order {
+        let mut rates = [f64::NAN; 2];
+        let kinds = if r.is_multiple_of(2) { [true, false] } else { [false, true] };
+        for stateless in kinds {
+            if stateless {
+                let revision = if SERVERS[s] == "rmcp" { rmcp_revision } else { wire::Revision::Stateless };
+                let server = HttpServer::start_command(&stateless_command(s))?;
+                let mut run = rt.block_on(scenario::http_stateless(
+                    server.addr,
+                    revision,
+                    load.connections,
+                    load.calls,
+                    10,
+                    load.limit,
+                ))?;
+                let streamed =
+                    if run.streamed > 0 { format!(", {} answered with SSE", run.streamed) } else { "".into() };
+                eprintln!(
+                    "round {}: HTTP stateless echo ({}), {}: {:.0} calls/s{streamed}",
+                    r + 1,
+                    revision.version(),
+                    SERVERS[s],
+                    run.rate()
+                );
+                rates[0] = run.rate();
+                results.record(fig::STATELESS_RATE, s, r, run.rate());
+                results.record(fig::STATELESS_P50, s, r, run.latency_us(0.5));
+                results.record(fig::STATELESS_P99, s, r, run.latency_us(0.99));
+            } else {
+                let server = HttpServer::start(&server_program(SERVERS[s]))?;
+                let run =
+                    rt.block_on(scenario::http_echo(server.addr, load.connections, load.calls, 10, load.limit))?;
+                eprintln!(
+                    "round {}: HTTP echo, {} sessions, {}: {:.0} calls/s",
+                    r + 1,
+                    load.connections,
+                    SERVERS[s],
+                    run.rate()
+                );
+                rates[1] = run.rate();
+                results.record(fig::SESSION_RATE, s, r, run.rate());
+            }
+        }
+        results.record(fig::STATELESS_PER_SESSION, s, r, rates[0] / rates[1]);
+    }
+    Ok(())
+}
+
+/// The stateless scenario on its own: `rounds` rounds of [`stateless_round`], servers in
+/// alternating order, then the table of its rows.
+fn stateless(
+    rounds: usize,
+    connections: usize,
+    calls: usize,
+    limit: Duration,
+    rmcp_revision: wire::Revision,
+) -> Result<(), String> {
+    build_servers()?;
+    let mut results = Results::new(rounds, 0);
+    results.connections = connections;
+    let load = StatelessLoad { connections, calls, limit };
+    for r in 0..rounds {
+        let order: Vec<usize> = (0..SERVERS.len()).map(|i| (i + r) % SERVERS.len()).collect();
+        stateless_round(&mut results, r, &order, &load, rmcp_revision)?;
+    }
+    println!(
+        "Medians of {rounds} alternating runs; ratios are medians of the per-run ratios. rmcp was sent {} calls.\n",
+        rmcp_revision.version()
+    );
+    print!("{}", results.table_of(fig::STATELESS_RATE..fig::STATELESS_PER_SESSION + 1));
     Ok(())
 }
 
@@ -566,8 +779,8 @@ fn all(rounds: usize, build_rounds: usize) -> Result<(), String> {
         for s in order {
             eprintln!("build round {}: {}", r + 1, SERVERS[s]);
             let cost = buildcost::measure(&bench_dir(), SERVERS[s], &scratch)?;
-            results.record(13, s, r, cost.clean.as_secs_f64());
-            results.record(14, s, r, cost.rebuild.as_secs_f64());
+            results.record(fig::CLEAN_BUILD, s, r, cost.clean.as_secs_f64());
+            results.record(fig::REBUILD, s, r, cost.rebuild.as_secs_f64());
         }
     }
     let mut report = String::new();
@@ -579,7 +792,7 @@ fn all(rounds: usize, build_rounds: usize) -> Result<(), String> {
     report.push_str(&results.table());
     let _ = writeln!(
         report,
-        "\nMachine: {} logical CPUs ({}), {}; stdio window {STDIO_ECHO_WINDOW}, builds with CARGO_BUILD_JOBS={}.",
+        "\nMachine: {} logical CPUs ({}), {}; stdio window {STDIO_ECHO_WINDOW}, stateless calls of 2026-07-28 to all three, builds with CARGO_BUILD_JOBS={}.",
         std::thread::available_parallelism().map_or(0, |n| n.get()),
         cpu_model(),
         rustc_version(),
@@ -589,7 +802,10 @@ fn all(rounds: usize, build_rounds: usize) -> Result<(), String> {
     let raw: Vec<String> = FIGURES
         .iter()
         .zip(&results.values)
-        .map(|(f, v)| format!("{}: ours {:?}, rmcp {:?}, bare {:?}", f.label, v[0], v[1], v[2]))
+        .map(|(f, v)| {
+            let label = f.label.replace("{connections}", &results.connections.to_string());
+            format!("{label}: ours {:?}, rmcp {:?}, bare {:?}", v[0], v[1], v[2])
+        })
         .collect();
     let out = release_dir().join("bench-results.md");
     let _ = std::fs::write(&out, format!("{report}\nEvery run:\n\n{}\n", raw.join("\n")));
@@ -704,4 +920,44 @@ fn backplane(rounds: usize, sessions: usize, calls: usize) -> Result<(), String>
     println!("backplane, calls on the owner: {owner_ratio:.2}x the throughput alone (target >= 0.8)");
     println!("forwarded p50: {forwarded_ratio:.2}x the p50 on the owner (target <= 2)");
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_row_names_point_at_their_rows() {
+        let label = |i: usize| FIGURES[i].label;
+        assert!(label(fig::HTTP_P99).starts_with("HTTP echo latency p99"));
+        assert!(label(fig::STATELESS_RATE).starts_with("HTTP stateless echo throughput"));
+        assert!(label(fig::STATELESS_P99).starts_with("HTTP stateless echo latency p99"));
+        assert!(label(fig::SESSION_RATE).contains("session path"));
+        assert!(label(fig::STATELESS_PER_SESSION).contains("÷ session"));
+        assert!(label(fig::IDLE_KIB).starts_with("memory per idle"));
+        assert!(label(fig::RSS_BEFORE_MIB).starts_with("RSS before"));
+        assert!(label(fig::REBUILD).starts_with("release rebuild"));
+        assert_eq!(fig::REBUILD + 1, FIGURES.len());
+    }
+
+    #[test]
+    fn the_stateless_targets_are_judged() {
+        let mut results = Results::new(2, 0);
+        for r in 0..2 {
+            results.record(fig::STATELESS_RATE, 0, r, 100_000.0);
+            results.record(fig::STATELESS_RATE, 1, r, 30_000.0);
+            results.record(fig::STATELESS_PER_SESSION, 0, r, 0.45);
+            results.record(fig::STATELESS_PER_SESSION, 1, r, 1.1);
+        }
+        let table = results.table_of(fig::STATELESS_RATE..fig::STATELESS_PER_SESSION + 1);
+        let row = |needle: &str| table.lines().find(|l| l.contains(needle)).unwrap().to_owned();
+        let rate = row("stateless echo throughput, 32 connections");
+        assert!(rate.contains("3.33×") && rate.contains("≥ 2.5× rmcp") && rate.ends_with("| yes |"), "{rate}");
+        let ratio = row("÷ session");
+        assert!(
+            ratio.contains("| 0.45× | 1.10× |") && ratio.contains("≥ 0.90×") && ratio.ends_with("| no |"),
+            "{ratio}"
+        );
+        assert!(!table.contains("{connections}"), "{table}");
+    }
 }

@@ -11,7 +11,7 @@ use tokio::sync::{Barrier, Semaphore};
 use crate::http::{Conn, Incoming};
 use crate::process::HttpServer;
 use crate::stats::Load;
-use crate::wire::{self, Tool};
+use crate::wire::{self, Revision, Tool};
 
 fn err(e: impl std::fmt::Display) -> String {
     e.to_string()
@@ -107,6 +107,88 @@ pub async fn http_echo_via(
     for t in tasks {
         let (latencies, last) = t.await.map_err(err)??;
         load.latencies_ns.extend(latencies);
+        end = end.max(last);
+    }
+    load.completed = load.latencies_ns.len();
+    load.elapsed = end - start;
+    Ok(load)
+}
+
+/// `connections` keep-alive connections, each sending stateless calls of `echo` (no
+/// `initialize`, no session) of `revision` one after another until `calls` calls (after
+/// `warmup` per connection) were answered or `limit` passed. Every answer must succeed, echo the
+/// text, open no session and, in the 2026-07-28 revision, say `resultType: "complete"`.
+pub async fn http_stateless(
+    addr: SocketAddr,
+    revision: Revision,
+    connections: usize,
+    calls: usize,
+    warmup: usize,
+    limit: Duration,
+) -> Result<Load, String> {
+    let barrier = Arc::new(Barrier::new(connections + 1));
+    let counter = Arc::new(AtomicUsize::new(0));
+    let headers: Arc<str> = revision.echo_headers().into();
+    let mut tasks = Vec::new();
+    for _ in 0..connections {
+        let (barrier, counter, headers) = (barrier.clone(), counter.clone(), headers.clone());
+        tasks.push(tokio::spawn(async move {
+            let mut frame = String::new();
+            let mut streamed = 0;
+            let mut call = async |conn: &mut Conn, id: u64, streamed: &mut usize| -> Result<(), String> {
+                frame.clear();
+                wire::stateless_echo(&mut frame, id, revision);
+                let (head, body) = conn.request_with(None, &headers, &frame).await.map_err(err)?;
+                if let Some(session) = head.session {
+                    return Err(format!("a stateless call was answered with session `{session}`"));
+                }
+                let m: Incoming = serde_json::from_str(&body).map_err(|e| format!("bad answer {body:?}: {e}"))?;
+                if !m.succeeded() || !body.contains(wire::ECHO_TEXT) {
+                    return Err(format!("echo failed: {body}"));
+                }
+                if revision == Revision::Stateless && m.result_type() != Some("complete") {
+                    return Err(format!("expected `resultType: \"complete\"`: {body}"));
+                }
+                *streamed += usize::from(head.sse);
+                Ok(())
+            };
+            let ready = async {
+                let mut conn = Conn::connect(addr).await.map_err(err)?;
+                for i in 0..warmup {
+                    call(&mut conn, i as u64 + 1, &mut streamed).await?;
+                }
+                Ok::<_, String>(conn)
+            }
+            .await;
+            // Everyone waits at the barrier, even after a failure, so nobody waits forever.
+            barrier.wait().await;
+            let mut conn = ready?;
+            let start = Instant::now();
+            let mut latencies = Vec::new();
+            let mut id = warmup as u64;
+            let mut last = start;
+            streamed = 0;
+            while counter.fetch_add(1, Ordering::Relaxed) < calls && start.elapsed() < limit {
+                if conn.broken {
+                    conn = Conn::connect(addr).await.map_err(err)?;
+                }
+                id += 1;
+                let sent = Instant::now();
+                call(&mut conn, id, &mut streamed).await?;
+                last = Instant::now();
+                latencies.push((last - sent).as_nanos() as u64);
+            }
+            Ok::<_, String>((latencies, last, streamed))
+        }));
+    }
+    barrier.wait().await;
+    let start = Instant::now();
+    let mut load = Load::default();
+    let mut end = start;
+    for t in tasks {
+        let (latencies, last, streamed) = t.await.map_err(err)??;
+        load.latencies_ns.extend(latencies);
+        load.streamed += streamed;
         end = end.max(last);
     }
     load.completed = load.latencies_ns.len();

@@ -11,6 +11,9 @@ pub struct Load {
     pub elapsed: Duration,
     /// Each measured call's latency, in nanoseconds.
     pub latencies_ns: Vec<u64>,
+    /// Measured calls answered with an SSE stream rather than a plain JSON body (counted by the
+    /// stateless scenario only).
+    pub streamed: usize,
 }
 
 impl Load {

@@ -226,6 +226,6 @@ impl StdioRun {
         }
         let from = measure_from.load(Ordering::Relaxed);
         let elapsed = Duration::from_nanos(last_answer.saturating_sub(from));
-        Ok(Load { completed: latencies.len(), elapsed, latencies_ns: latencies })
+        Ok(Load { completed: latencies.len(), elapsed, latencies_ns: latencies, streamed: 0 })
     }
 }

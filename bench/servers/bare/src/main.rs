@@ -4,7 +4,9 @@
 //!
 //! `bare-server` serves stdio from one thread; `bare-server --http 0` serves a minimal
 //! Streamable HTTP endpoint (sessions, JSON answers, SSE for the form) on a free loopback port
-//! and prints that port as its first line.
+//! and prints that port as its first line. The endpoint also answers stateless requests of the
+//! 2026-07-28 revision (`MCP-Protocol-Version: 2026-07-28`, no session) with a plain JSON body
+//! whose result says `resultType: "complete"`; `form` is not offered that way.
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -81,6 +83,9 @@ struct ToolResult<'a> {
     content: [Text<'a>; 1],
     #[serde(rename = "isError")]
     is_error: bool,
+    /// `complete` in answers to stateless (2026-07-28) requests; absent otherwise.
+    #[serde(rename = "resultType", skip_serializing_if = "Option::is_none")]
+    result_type: Option<&'static str>,
 }
 
 #[derive(Serialize)]
@@ -103,7 +108,7 @@ fn reply<R: Serialize>(out: &mut Vec<u8>, id: &RawValue, result: R) {
 }
 
 fn text_result(out: &mut Vec<u8>, id: &RawValue, text: &str) {
-    reply(out, id, ToolResult { content: [Text { kind: "text", text }], is_error: false });
+    reply(out, id, ToolResult { content: [Text { kind: "text", text }], is_error: false, result_type: None });
 }
 
 fn error(out: &mut Vec<u8>, id: &RawValue, code: i32, message: &str) {
@@ -131,6 +136,25 @@ enum Handled {
     Done,
     /// `form` was called: the caller sends `elicitation/create` and remembers the call.
     Elicit,
+}
+
+/// Answers a stateless (2026-07-28) request into `out`: `tools/call` of `echo` only.
+fn answer_stateless(id: &RawValue, method: &str, params: Option<&RawValue>, out: &mut Vec<u8>) {
+    let call = params.and_then(|p| serde_json::from_str::<CallParams>(p.get()).ok());
+    let text = call
+        .filter(|c| method == "tools/call" && c.name == "echo")
+        .and_then(|c| serde_json::from_str::<EchoArgs>(c.arguments?.get()).ok());
+    match text {
+        Some(args) => {
+            let result = ToolResult {
+                content: [Text { kind: "text", text: &args.text }],
+                is_error: false,
+                result_type: Some("complete"),
+            };
+            reply(out, id, result);
+        }
+        None => error(out, id, -32602, "this server answers only `tools/call` of `echo` without a session"),
+    }
 }
 
 /// Answers a request into `out`, except `form`, which is left to the caller.
@@ -267,6 +291,7 @@ fn sse(frame: &[u8]) -> Bytes {
 
 async fn handle(shared: Arc<Shared>, request: Request<Incoming>) -> Result<Response<Body>, Infallible> {
     let session_id = request.headers().get("mcp-session-id").and_then(|v| v.to_str().ok()).map(str::to_owned);
+    let stateless = request.headers().get("mcp-protocol-version").is_some_and(|v| v == "2026-07-28");
     let method = request.method().clone();
     if method == Method::DELETE {
         let removed = session_id.and_then(|id| shared.sessions.lock().expect("lock").remove(&id));
@@ -290,6 +315,10 @@ async fn handle(shared: Arc<Shared>, request: Request<Incoming>) -> Result<Respo
             let mut response = json(out);
             response.headers_mut().insert("mcp-session-id", session.parse().expect("hex is a valid header"));
             Ok(response)
+        }
+        (Some(id), Some(m), None) if stateless => {
+            answer_stateless(id, &m, message.params, &mut out);
+            Ok(json(out))
         }
         (_, _, None) => Ok(status(StatusCode::BAD_REQUEST)),
         (id, method, Some(session)) => {

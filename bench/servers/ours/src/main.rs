@@ -7,10 +7,10 @@
 //! as an issuer would, mints an access token for the endpoint, and prints it after the port on
 //! the same line, for the driver to send.
 
-use typed_mcp::prelude::*;
-use typed_mcp::transport::http::HttpConfig;
 use schemars::JsonSchema;
 use serde::Deserialize;
+use typed_mcp::prelude::*;
+use typed_mcp::transport::http::HttpConfig;
 
 /// The form `form` asks for.
 #[derive(Debug, Deserialize, JsonSchema, Elicit)]

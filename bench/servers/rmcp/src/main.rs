@@ -2,7 +2,9 @@
 //! which elicits a three-field form and returns what the user entered.
 //!
 //! `rmcp-server` serves stdio; `rmcp-server --http 0` serves Streamable HTTP on a free loopback
-//! port and prints that port as its first line.
+//! port and prints that port as its first line. With `--stateless` too, it serves Streamable
+//! HTTP without sessions (`legacy_session_mode: false`), answering plain calls with a JSON body
+//! (`json_response: true`): rmcp's best configuration for stateless requests.
 
 use std::sync::Arc;
 
@@ -77,16 +79,20 @@ impl ServerHandler for Bench {
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let mut args = std::env::args().skip(1);
-    match (args.next().as_deref(), args.next()) {
-        (Some("--http"), Some(port)) => {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let stateless = args.iter().any(|a| a == "--stateless");
+    let port = args.iter().position(|a| a == "--http").and_then(|i| args.get(i + 1));
+    match port {
+        Some(port) => {
             let listener = tokio::net::TcpListener::bind(("127.0.0.1", port.parse::<u16>()?)).await?;
             println!("{}", listener.local_addr()?.port());
-            let service = StreamableHttpService::new(
-                || Ok(Bench::new()),
-                Arc::new(LocalSessionManager::default()),
-                StreamableHttpServerConfig::default(),
-            );
+            let config = if stateless {
+                StreamableHttpServerConfig::default().with_legacy_session_mode(false).with_json_response(true)
+            } else {
+                StreamableHttpServerConfig::default()
+            };
+            let service =
+                StreamableHttpService::new(|| Ok(Bench::new()), Arc::new(LocalSessionManager::default()), config);
             // Without TCP_NODELAY an SSE response written in several pieces waits for the
             // client's delayed ACK (~40 ms) between them; rmcp gets its best configuration here.
             let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
@@ -94,10 +100,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             });
             axum::serve(listener, axum::Router::new().nest_service("/mcp", service)).await?;
         }
-        (None, _) => {
+        None if args.is_empty() => {
             Bench::new().serve(rmcp::transport::stdio()).await?.waiting().await?;
         }
-        _ => return Err("usage: rmcp-server [--http PORT]".into()),
+        None => return Err("usage: rmcp-server [--http PORT [--stateless]]".into()),
     }
     Ok(())
 }
