@@ -553,13 +553,12 @@ fn response_frame(id: &RequestId, method: &str, outcome: std::thread::Result<Han
     }
 }
 
-/// 128 random bits from the operating system, hex: an id nobody can guess (a session's, a URL
-/// flow's).
+/// 128 random bits, hex: an id nobody can guess (a session's, a URL flow's, a request's
+/// rounds'). They come from the thread's CSPRNG (ChaCha, seeded and reseeded from the
+/// operating system), not from a system call per id: one is made for every 2026-era request.
 pub(crate) fn random_id() -> String {
     let mut bytes = [0u8; 16];
-    // The OS source failing is not recoverable in any useful way; falling back to a time- and
-    // counter-based value would be guessable, so refuse loudly instead.
-    getrandom::fill(&mut bytes).expect("the operating system's random source is unavailable");
+    rand::fill(&mut bytes[..]);
     hex::encode(bytes)
 }
 

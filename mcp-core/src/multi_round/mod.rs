@@ -191,7 +191,7 @@ impl Rounds {
     /// different for every other request): the request's session key. The top bit is set, so
     /// it never equals the keys counted out to 2025-era sessions.
     pub(crate) fn session_bits(&self) -> u64 {
-        let hash = Sha256::digest(format!("session:{}", self.chain).as_bytes());
+        let hash = Sha256::new().chain_update(b"session:").chain_update(self.chain.as_bytes()).finalize();
         let mut bits = [0u8; 8];
         bits.copy_from_slice(&hash[..8]);
         u64::from_be_bytes(bits) | 1 << 63

@@ -42,8 +42,14 @@ pub(crate) struct SessionState {
 impl SessionState {
     pub(crate) fn new(principal: Option<String>) -> Self {
         static NEXT: AtomicU64 = AtomicU64::new(1);
+        Self::with_key(SessionKey(NEXT.fetch_add(1, Ordering::Relaxed)), principal)
+    }
+
+    /// A state keyed `key` (a 2026-era request's key comes from its rounds, not from the
+    /// counter every core would contend for).
+    fn with_key(key: SessionKey, principal: Option<String>) -> Self {
         SessionState {
-            key: SessionKey(NEXT.fetch_add(1, Ordering::Relaxed)),
+            key,
             principal,
             client: OnceLock::new(),
             initialized: AtomicBool::new(false),
@@ -77,10 +83,9 @@ impl SessionState {
         log_level: Option<LoggingLevel>,
         rounds: Arc<crate::multi_round::Rounds>,
     ) -> Self {
-        let mut state = SessionState::new(principal);
         // The same in every round of the request, so that what a handler keys by session (a
         // completed URL flow, say) is still there when the client retries.
-        state.key = SessionKey(rounds.session_bits());
+        let mut state = SessionState::with_key(SessionKey(rounds.session_bits()), principal);
         let _ = state.client.set(client);
         state.initialized.store(true, Ordering::Relaxed);
         if let Ok(mut level) = state.settings.log_level.lock() {

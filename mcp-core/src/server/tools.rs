@@ -3,6 +3,8 @@
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 
+use serde_json::value::RawValue;
+
 use super::handling::{params, ready};
 use super::state::SessionState;
 use super::{Context, ServerInner};
@@ -10,7 +12,7 @@ use crate::engine::{Handling, RequestScope};
 use crate::protocol::methods::MethodInfo;
 use crate::protocol::scan::{Key, without_position};
 use crate::protocol::view::{NO_PARAMS, ParamsView};
-use crate::protocol::{ErrorObject, PaginatedParams, Request, RequestMeta, TaskSupport};
+use crate::protocol::{ErrorObject, PaginatedParams, ProgressToken, Request, TaskSupport};
 use crate::tool::{Arguments, ToolCall};
 
 /// `tools/list`: the page the cursor names, or, for a token that hides what it may not use,
@@ -60,9 +62,7 @@ fn start(
     // the task is returned. It becomes the task's `statusMessage` instead (the client follows
     // the task with `tasks/get`; see `Context::progress`).
     let progress_token = match ParamsView::text(&text, &view.meta) {
-        Some(meta) if state.task.get().is_none() => serde_json::from_str::<Option<RequestMeta>>(meta)
-            .map_err(|e| invalid(&format!("invalid `_meta`: {}", without_position(&e))))?
-            .and_then(|m| m.progress_token),
+        Some(meta) if state.task.get().is_none() => progress_token(meta).map_err(|e| invalid(&e))?,
         _ => None,
     };
     // The arguments keep the whole text, where the name is found again.
@@ -88,4 +88,30 @@ fn start(
             Err(panic) => ready(crate::tool::panicked(tool.name(), &*panic)),
         })
     })
+}
+
+/// The progress token in a request's `_meta`, if it has one. Only that member is read: the
+/// rest of `_meta` (in the 2026 era, the client's capabilities and identity) is not built
+/// into a tree for nothing.
+fn progress_token(meta: &str) -> Result<Option<ProgressToken>, String> {
+    #[derive(serde::Deserialize)]
+    struct TokenOnly<'a> {
+        #[serde(rename = "progressToken", borrow, default)]
+        token: Option<&'a RawValue>,
+    }
+    if memchr::memmem::find(meta.as_bytes(), b"progressToken").is_none() {
+        // Still an object, as `_meta` must be.
+        return if meta.trim_start().starts_with('{') {
+            Ok(None)
+        } else {
+            Err("invalid `_meta`: expected an object".to_owned())
+        };
+    }
+    let only: TokenOnly<'_> =
+        serde_json::from_str(meta).map_err(|e| format!("invalid `_meta`: {}", without_position(&e)))?;
+    only.token
+        .filter(|t| t.get() != "null")
+        .map(|t| serde_json::from_str(t.get()))
+        .transpose()
+        .map_err(|e| format!("invalid `_meta`: {}", without_position(&e)))
 }
