@@ -11,6 +11,7 @@
 use std::convert::Infallible;
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use axum::body::{Body, Bytes};
 use axum::http::{HeaderMap, StatusCode, header};
@@ -99,7 +100,58 @@ pub(crate) async fn post(
         Ok(meta) => meta,
         Err(error) => return refuse(StatusCode::BAD_REQUEST, &error),
     };
-    answer(shared, principal, auth, request, view, meta).await
+    // Alone, a request is answered on the POST's own task: nothing is quicker. When others are
+    // being answered too, it is answered on a task of its own, which the POST awaits: the
+    // connections' answers then leave together, after the requests that arrived with them
+    // were read, instead of one write (and one wake-up of the client) between each two reads.
+    // Measured with 32 connections, that serves 1.2x the calls per second (see the
+    // `http-stateless` scenario of the benchmarks); one connection alone is not slowed.
+    let args = Box::new(Args { principal, auth, request, view, meta });
+    let busy = Busy::enter(&shared.answering_2026);
+    if !busy.with_others {
+        return answer(shared, args).await;
+    }
+    let mut task = {
+        let shared = shared.clone();
+        AbortOnDrop(tokio::spawn(async move { answer(&shared, args).await }))
+    };
+    match (&mut task.0).await {
+        Ok(response) => response,
+        Err(e) => {
+            tracing::error!(error = %e, "the task answering a request failed");
+            let error = ErrorObject::internal("the request could not be answered");
+            json_rpc_error_for(StatusCode::INTERNAL_SERVER_ERROR, Some(&id), &error)
+        }
+    }
+}
+
+/// Counts the 2026-era requests being answered, while one is.
+struct Busy<'a> {
+    count: &'a AtomicUsize,
+    /// Others were being answered when this one started.
+    with_others: bool,
+}
+
+impl<'a> Busy<'a> {
+    fn enter(count: &'a AtomicUsize) -> Self {
+        Busy { with_others: count.fetch_add(1, Ordering::Relaxed) > 0, count }
+    }
+}
+
+impl Drop for Busy<'_> {
+    fn drop(&mut self) {
+        self.count.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+/// A task aborted when its handle is dropped: the POST's client went away, and the handler
+/// answering it stops, as it would on the POST's own task.
+struct AbortOnDrop<T>(tokio::task::JoinHandle<T>);
+
+impl<T> Drop for AbortOnDrop<T> {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
 }
 
 /// The header rules of the era: `Mcp-Method` (and `Mcp-Name` where the method has a target)
@@ -147,21 +199,50 @@ fn check_headers(
     }
 }
 
-/// Runs the request's handler on this task and answers the POST: JSON when the result is all
-/// there is, else an SSE stream that drives the handler from then on.
-async fn answer(
-    shared: &Arc<Shared>,
+/// A request ready to be answered (boxed: the futures that carry it stay small).
+struct Args {
     principal: Option<String>,
     auth: Identity,
     request: Request,
     view: ParamsView,
     meta: Meta2026,
-) -> Response {
+}
+
+/// Runs the request's handler and answers the POST: JSON when the result is all there is,
+/// else an SSE stream that drives the handler from then on.
+async fn answer(shared: &Arc<Shared>, args: Box<Args>) -> Response {
+    match begin(shared, args) {
+        Begun::Answered(response) => response,
+        Begun::Waiting(waiting) => waiting.finish(shared).await,
+    }
+}
+
+/// How a handler's first run ended.
+enum Begun {
+    /// With the answer.
+    Answered(Response),
+    /// It waits, or sent something before answering.
+    Waiting(Waiting),
+}
+
+/// A request whose handler has not answered yet (or sent something first).
+struct Waiting {
+    id: RequestId,
+    method: crate::protocol::Method,
+    handler: futures_util::future::BoxFuture<'static, std::thread::Result<HandlerResult>>,
+    queue: mpsc::Receiver<Outbound>,
+    cancelled_on_drop: CancelOnDrop,
+}
+
+/// Runs the handler as far as it goes without waiting.
+fn begin(shared: &Shared, args: Box<Args>) -> Begun {
+    let Args { principal, auth, request, view, meta } = *args;
     let id = request.id.clone();
     let method = request.method.clone();
-    let (out, mut queue) = mpsc::channel(QUEUE);
+    let (out, queue) = Queue::take();
     let cancel = Cancellation::new();
-    let scope = RequestScope { id: id.clone(), cancel: cancel.clone(), peer: Peer::new(out).related_to(id.clone()) };
+    let scope =
+        RequestScope { id: id.clone(), cancel: cancel.clone(), peer: Peer::new(out.clone()).related_to(id.clone()) };
     // Dropped with the response (the client went away, or the answer was written): the handler
     // is told, as a session's handlers are when it closes.
     let cancelled_on_drop = CancelOnDrop(cancel);
@@ -169,31 +250,82 @@ async fn answer(
     let handling = std::panic::catch_unwind(AssertUnwindSafe(|| {
         server.serve_2026(request, view, meta, principal, (auth.info, auth.hide), scope)
     }));
-    let mut handler = match handling {
-        Ok(Handling::Ready(result)) if queue.is_empty() => return json(&id, result),
+    let handler = match handling {
+        Ok(Handling::Ready(result)) if queue.is_empty() => {
+            drop(cancelled_on_drop);
+            Queue::give_back(out, queue);
+            return Begun::Answered(json(&id, result));
+        }
         Ok(Handling::Ready(result)) => std::future::ready(Ok(result)).boxed(),
         Ok(Handling::Future(future)) => AssertUnwindSafe(future).catch_unwind().boxed(),
-        Err(panic) => return json(&id, panicked(&method, &*panic)),
+        Err(panic) => return Begun::Answered(json(&id, panicked(&method, &*panic))),
     };
-    let closing = shared.closing.clone();
-    let first = tokio::select! {
-        biased;
-        outcome = &mut handler => {
-            let result = outcome.unwrap_or_else(|panic| panicked(&method, &*panic));
-            if queue.is_empty() {
-                return json(&id, result);
+    Begun::Waiting(Waiting { id, method, handler, queue, cancelled_on_drop })
+}
+
+impl Waiting {
+    async fn finish(self, shared: &Shared) -> Response {
+        let Waiting { id, method, mut handler, mut queue, cancelled_on_drop } = self;
+        let closing = shared.closing.clone();
+        let first = tokio::select! {
+            biased;
+            outcome = &mut handler => {
+                let result = outcome.unwrap_or_else(|panic| panicked(&method, &*panic));
+                if queue.is_empty() {
+                    return json(&id, result);
+                }
+                Step::Answered(result)
             }
-            Step::Answered(result)
+            Some(first) = queue.recv() => Step::Sent(first),
+            () = closing.cancelled() => {
+                let error = ErrorObject::internal("the server is shutting down; retry");
+                return json_rpc_error_for(StatusCode::SERVICE_UNAVAILABLE, Some(&id), &error);
+            }
+        };
+        let stream = Stream {
+            id,
+            method,
+            handler: Some(handler),
+            queue,
+            first: Some(first),
+            closing,
+            _cancel: cancelled_on_drop,
+        };
+        sse(stream, shared.config.keep_alive)
+    }
+}
+
+/// The queues of what handlers send before they answer, kept per thread once their request
+/// is answered: a new one costs an allocation of a few kilobytes (and the allocator's
+/// clean-up of small blocks that comes with one that size), once per request otherwise.
+struct Queue;
+
+thread_local! {
+    static SPARE_QUEUES: std::cell::RefCell<Vec<(mpsc::Sender<Outbound>, mpsc::Receiver<Outbound>)>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+impl Queue {
+    /// How many spare queues a thread keeps.
+    const SPARES: usize = 64;
+
+    fn take() -> (mpsc::Sender<Outbound>, mpsc::Receiver<Outbound>) {
+        SPARE_QUEUES.with(|q| q.borrow_mut().pop()).unwrap_or_else(|| mpsc::channel(QUEUE))
+    }
+
+    /// Keeps a queue for the next request, if nothing else holds its sending half any more
+    /// (a handler may have handed its context to a task that outlives the request) and it is
+    /// empty.
+    fn give_back(out: mpsc::Sender<Outbound>, queue: mpsc::Receiver<Outbound>) {
+        if out.strong_count() == 1 && queue.is_empty() {
+            SPARE_QUEUES.with(|q| {
+                let mut q = q.borrow_mut();
+                if q.len() < Self::SPARES {
+                    q.push((out, queue));
+                }
+            });
         }
-        Some(first) = queue.recv() => Step::Sent(first),
-        () = closing.cancelled() => {
-            let error = ErrorObject::internal("the server is shutting down; retry");
-            return json_rpc_error_for(StatusCode::SERVICE_UNAVAILABLE, Some(&id), &error);
-        }
-    };
-    let stream =
-        Stream { id, method, handler: Some(handler), queue, first: Some(first), closing, _cancel: cancelled_on_drop };
-    sse(stream, shared.config.keep_alive)
+    }
 }
 
 /// A JSON answer, its status following from the result.

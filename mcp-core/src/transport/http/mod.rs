@@ -129,6 +129,8 @@ pub(crate) struct Shared {
     pub(crate) forwarder: Option<backplane::Forwarder>,
     /// The task renewing this instance's presence in the deployment, if it is in one.
     pub(crate) heartbeat: std::sync::Mutex<Option<tokio::task::AbortHandle>>,
+    /// How many 2026-era requests are being answered.
+    pub(crate) answering_2026: std::sync::atomic::AtomicUsize,
 }
 
 /// The Streamable HTTP endpoint of a [`Server`](crate::Server). Cheap to clone.
@@ -156,6 +158,7 @@ impl StreamableHttp {
             sessions: RwLock::default(),
             closing: CancellationToken::new(),
             heartbeat: std::sync::Mutex::default(),
+            answering_2026: std::sync::atomic::AtomicUsize::new(0),
         });
         if !shared.config.stateless {
             tokio::spawn(lifecycle::expire_idle(Arc::downgrade(&shared)));
