@@ -63,12 +63,14 @@ pub(crate) fn header_str<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a s
 /// Whether `Accept` lists `media` (or a wildcard covering it). The list may be split over
 /// several header lines.
 pub(crate) fn accepts(headers: &HeaderMap, media: &str) -> bool {
+    let kind = media.split('/').next().unwrap_or("");
     let mut listed = headers.get_all(header::ACCEPT).iter().filter_map(|v| v.to_str().ok()).flat_map(|v| v.split(','));
     listed.any(|part| {
         let media_type = part.split(';').next().unwrap_or("").trim();
-        media_type == media
+        // Media types are case-insensitive.
+        media_type.eq_ignore_ascii_case(media)
             || media_type == "*/*"
-            || media_type == format!("{}/*", media.split('/').next().unwrap_or(""))
+            || media_type.strip_suffix("/*").is_some_and(|k| k.eq_ignore_ascii_case(kind))
     })
 }
 
@@ -117,4 +119,32 @@ pub(crate) fn read_message(headers: &HeaderMap, bytes: &[u8]) -> Result<Message,
         let body = encode_error(id.as_ref(), &error);
         Box::new((StatusCode::BAD_REQUEST, [(header::CONTENT_TYPE, "application/json")], body).into_response())
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use axum::http::{HeaderMap, HeaderValue, header};
+
+    use super::accepts;
+
+    fn with_accept(values: &[&'static str]) -> HeaderMap {
+        let mut headers = HeaderMap::new();
+        for v in values {
+            headers.append(header::ACCEPT, HeaderValue::from_static(v));
+        }
+        headers
+    }
+
+    #[test]
+    fn accept_lists_media_types_wildcards_and_parameters_over_several_lines() {
+        let both = with_accept(&["application/json;q=0.9, text/event-stream"]);
+        assert!(accepts(&both, "application/json") && accepts(&both, "text/event-stream"));
+        let split = with_accept(&["Application/JSON", "text/*"]);
+        assert!(accepts(&split, "application/json") && accepts(&split, "text/event-stream"));
+        assert!(accepts(&with_accept(&["*/*"]), "text/event-stream"));
+        let json_only = with_accept(&["application/json"]);
+        assert!(!accepts(&json_only, "text/event-stream"));
+        assert!(!accepts(&with_accept(&["application/*"]), "text/event-stream"));
+        assert!(!accepts(&HeaderMap::new(), "application/json"));
+    }
 }
