@@ -11,6 +11,14 @@
 //! not wait on a user whose client is gone. Every example takes `--port N` to serve HTTP instead
 //! of stdio.
 //!
+//! The same endpoint serves 2026-07-28 requests, which carry no session id: each POST is one
+//! request, its `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` and `Mcp-Param-*` headers are
+//! checked against its body (a mismatch is HTTP 400 with error -32020), and it is answered with
+//! plain JSON, or with an SSE stream when the handler sends progress or log messages before its
+//! answer. No session is made for it, so any instance behind a load balancer can answer it
+//! (give them one `ServerBuilder::request_state_key` for the rounds of a request that asks the
+//! user something). A client that disconnects cancels its request's handler.
+//!
 //! # HTTPS
 //!
 //! With the default features, `Client::connect_http("https://…")` works against any server

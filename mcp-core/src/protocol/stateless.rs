@@ -101,6 +101,7 @@ pub fn supported_versions() -> Vec<&'static str> {
 
 /// Decodes the value of a header that mirrors the body (`Mcp-Name`, `Mcp-Param-*`): as it
 /// is, or from the `=?base64?…?=` form that carries what a header cannot hold.
+#[cfg(feature = "http")]
 pub(crate) fn decode_header_value(raw: &str) -> Option<String> {
     match raw.strip_prefix("=?base64?").and_then(|r| r.strip_suffix("?=")) {
         Some(encoded) => {

@@ -116,7 +116,6 @@ impl<'a> Meta2026Text<'a> {
 
     /// The protocol version it names, if any (not checked).
     #[cfg_attr(not(feature = "http"), allow(dead_code))]
-    #[allow(dead_code)]
     pub(crate) fn version(&self) -> Option<&'a str> {
         self.protocol_version.and_then(|v| unescaped_str(v.get()))
     }

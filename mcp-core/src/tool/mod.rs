@@ -257,6 +257,7 @@ impl ToolDef {
     }
 
     /// The arguments mirrored into headers: as checked, or found now.
+    #[cfg(feature = "http")]
     pub(crate) fn mirrored_headers(&self) -> Arc<[HeaderParam]> {
         match &self.checked_headers {
             Some(params) => params.clone(),

@@ -158,7 +158,7 @@ impl HttpConfig {
         self
     }
 
-    /// The most sessions one authenticated user ([`Principal`], or the subject of an OAuth
+    /// The most sessions one authenticated user ([`Principal`](super::Principal), or the subject of an OAuth
     /// token) may have open at once (default 32); beyond it, that user's session idle the
     /// longest is closed, or the `initialize` is answered `503` when all of them are busy.
     pub fn max_sessions_per_subject(mut self, max: usize) -> Self {
@@ -170,7 +170,7 @@ impl HttpConfig {
     /// 10 s); a connection that has not sent its headers in time is closed, and a request
     /// whose body has not arrived in time is answered `408`. So a client that sends half a
     /// request cannot hold a connection forever. The header limit applies where
-    /// [`StreamableHttp::serve`] (or [`Server::serve_http`](crate::Server::serve_http)) runs
+    /// [`StreamableHttp::serve`](super::StreamableHttp::serve) (or [`Server::serve_http`](crate::Server::serve_http)) runs
     /// the listener; an application that serves the router itself sets its own.
     pub fn request_read_timeout(mut self, timeout: Duration) -> Self {
         self.request_read_timeout = timeout;
@@ -183,11 +183,11 @@ impl HttpConfig {
         self
     }
 
-    /// Serves `https://` with `certificate` (feature `http-tls`): [`StreamableHttp::serve`] and
+    /// Serves `https://` with `certificate` (feature `http-tls`): [`StreamableHttp::serve`](super::StreamableHttp::serve) and
     /// [`Server::serve_http`](crate::Server::serve_http) then accept TLS connections only, and
     /// the default resource identifier of a protected endpoint is its `https://` URL. The TLS
     /// handshake must complete within [`request_read_timeout`](Self::request_read_timeout).
-    /// A router mounted in an application ([`StreamableHttp::router`]) is served by the
+    /// A router mounted in an application ([`StreamableHttp::router`](super::StreamableHttp::router)) is served by the
     /// application's own server, which does its own TLS.
     ///
     /// ```no_run
