@@ -1,6 +1,6 @@
 //! Our client over Streamable HTTP against our server (in process on a loopback port, and the
 //! elicitation example started with `--port`): JSON and SSE answers, server requests on a
-//! request's stream, notifications on the GET stream, DELETE on close, stateless servers, a
+//! request's stream, notifications on the GET stream, DELETE on close, sessionless servers, a
 //! session the server forgot, and unreachable endpoints.
 
 use std::time::Duration;
@@ -192,8 +192,8 @@ async fn a_silent_call_holds_up_nothing_and_can_be_cancelled() {
 }
 
 #[tokio::test]
-async fn stateless_servers_work_without_sessions() {
-    let served = serve(HttpConfig::default().stateless(true)).await;
+async fn sessionless_servers_work_without_sessions() {
+    let served = serve(HttpConfig::default().sessionless(true)).await;
     let client = Client::builder("http-test", "1").connect_http(&served.url).await.unwrap();
     assert_eq!(client.call_tool("add", json!({"a": 1, "b": 2})).await.unwrap().text(), "3");
     client.ping().await.unwrap();

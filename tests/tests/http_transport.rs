@@ -1,7 +1,7 @@
 //! The Streamable HTTP transport (MCP 2025-11-25) in process, driven by a plain HTTP client:
 //! sessions, header checks, where each server message travels (the POST's own SSE stream, or
 //! the session's GET stream), resumption with `Last-Event-ID`, DNS-rebinding protection,
-//! stateless serving, idle expiry, principals, and that nothing is kept once requests finish.
+//! sessionless serving, idle expiry, principals, and that nothing is kept once requests finish.
 
 use std::pin::Pin;
 use std::sync::Arc;
@@ -756,11 +756,11 @@ async fn foreign_hosts_and_origins_are_refused() {
 }
 
 #[tokio::test]
-async fn stateless_mode_serves_each_post_on_its_own() {
-    let h = Harness::start(HttpConfig::default().stateless(true)).await;
+async fn sessionless_mode_serves_each_post_on_its_own() {
+    let h = Harness::start(HttpConfig::default().sessionless(true)).await;
     let response = h.post(&tool_call(1, "add", json!({"a": 20, "b": 22}))).send().await.unwrap();
     assert_eq!(response.status(), StatusCode::OK);
-    assert!(header(&response, "mcp-session-id").is_none(), "no session ids when stateless");
+    assert!(header(&response, "mcp-session-id").is_none(), "no session ids when sessionless");
     assert_eq!(text_of(&response.json_body().await), "42");
 
     let init = h.post(&initialize_request(form_capable())).send().await.unwrap();

@@ -42,7 +42,7 @@ impl ServerSession {
         self
     }
 
-    /// A session that serves requests without an `initialize` handshake (stateless HTTP):
+    /// A session that serves requests without an `initialize` handshake (sessionless HTTP):
     /// the client is taken to speak `protocol_version` and to declare no capabilities.
     #[cfg(feature = "http")]
     pub(crate) fn preinitialized(server: Arc<ServerInner>, principal: Option<String>, protocol_version: &str) -> Self {

@@ -16,7 +16,7 @@ pub const DEFAULT_MAX_SESSIONS_PER_SUBJECT: usize = 32;
 /// Settings of the Streamable HTTP transport.
 #[derive(Clone)]
 pub struct HttpConfig {
-    pub(crate) stateless: bool,
+    pub(crate) sessionless: bool,
     pub(crate) idle_timeout: Duration,
     pub(crate) allowed_hosts: Option<Vec<String>>,
     pub(crate) allowed_origins: Option<Vec<String>>,
@@ -36,7 +36,7 @@ pub struct HttpConfig {
 impl std::fmt::Debug for HttpConfig {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("HttpConfig")
-            .field("stateless", &self.stateless)
+            .field("sessionless", &self.sessionless)
             .field("idle_timeout", &self.idle_timeout)
             .field("allowed_hosts", &self.allowed_hosts)
             .field("allowed_origins", &self.allowed_origins)
@@ -56,7 +56,7 @@ impl std::fmt::Debug for HttpConfig {
 impl Default for HttpConfig {
     fn default() -> Self {
         HttpConfig {
-            stateless: false,
+            sessionless: false,
             idle_timeout: Duration::from_secs(30 * 60),
             allowed_hosts: Some(security::LOOPBACK_HOSTS.iter().map(|h| (*h).to_owned()).collect()),
             allowed_origins: None,
@@ -77,8 +77,8 @@ impl Default for HttpConfig {
 
 impl HttpConfig {
     /// Serves without sessions (see the module documentation for what that rules out).
-    pub fn stateless(mut self, stateless: bool) -> Self {
-        self.stateless = stateless;
+    pub fn sessionless(mut self, sessionless: bool) -> Self {
+        self.sessionless = sessionless;
         self
     }
 
@@ -216,7 +216,7 @@ impl HttpConfig {
 
     /// Makes this endpoint one instance of a shared deployment: sessions are recorded in the
     /// backplane's registry, and a request for a session another instance owns is forwarded to
-    /// it (see [`Backplane`]). Ignored in [`stateless`](Self::stateless) mode, which has no
+    /// it (see [`Backplane`]). Ignored in [`sessionless`](Self::sessionless) mode, which has no
     /// sessions to share.
     pub fn backplane(mut self, backplane: Backplane) -> Self {
         if let Some(events) = &backplane.events {

@@ -1,6 +1,6 @@
 //! The endpoint: one handler for `POST`, `GET` and `DELETE`, which checks what every request
 //! must satisfy and hands a POSTed message to its era: a 2026-era request to [`super::era_2026`],
-//! a 2025-era message to its session (or, in stateless mode, to a session of its own).
+//! a 2025-era message to its session (or, in sessionless mode, to a session of its own).
 
 use std::sync::Arc;
 
@@ -113,7 +113,7 @@ pub(crate) async fn endpoint(State(shared): State<Arc<Shared>>, request: HttpReq
 }
 
 /// A POST: checks and decodes the message, then serves it by its era (a 2026-era request), in
-/// stateless mode, or on its session.
+/// sessionless mode, or on its session.
 pub(crate) async fn post(
     shared: &Arc<Shared>,
     headers: &HeaderMap,
@@ -145,8 +145,8 @@ pub(crate) async fn post(
         _ if version == Some(PROTOCOL_VERSION_2026_07_28) => return StatusCode::ACCEPTED.into_response(),
         other => other,
     };
-    if shared.config.stateless {
-        post_stateless(shared, principal, auth, message, version).await
+    if shared.config.sessionless {
+        post_sessionless(shared, principal, auth, message, version).await
     } else {
         post_to_session(shared, headers, principal, auth, message).await
     }
@@ -162,9 +162,9 @@ fn check_scopes(shared: &Shared, auth: &Identity, request: &Request) -> Result<(
     guard.check_scopes(info, &shared.server.required_scopes(method, view.target(text)))
 }
 
-/// A 2025-era message in stateless mode: served by a fresh session, initialized by the
+/// A 2025-era message in sessionless mode: served by a fresh session, initialized by the
 /// message itself or taken to be at the revision its header names.
-pub(crate) async fn post_stateless(
+pub(crate) async fn post_sessionless(
     shared: &Arc<Shared>,
     principal: Option<String>,
     auth: Identity,
@@ -300,8 +300,11 @@ pub(crate) async fn hand_over(session: &Arc<HttpSession>, message: Message, new_
 }
 
 pub(crate) async fn get(shared: &Arc<Shared>, headers: &HeaderMap, principal: Option<String>) -> Response {
-    if shared.config.stateless {
-        return plain(StatusCode::METHOD_NOT_ALLOWED, "this server is stateless: there is no session stream to GET");
+    if shared.config.sessionless {
+        return plain(
+            StatusCode::METHOD_NOT_ALLOWED,
+            "this server keeps no sessions: there is no session stream to GET",
+        );
     }
     if !accepts(headers, "text/event-stream") {
         return plain(StatusCode::NOT_ACCEPTABLE, "GET needs `Accept: text/event-stream`");
@@ -331,8 +334,8 @@ pub(crate) async fn get(shared: &Arc<Shared>, headers: &HeaderMap, principal: Op
 }
 
 pub(crate) async fn delete(shared: &Arc<Shared>, headers: &HeaderMap, principal: Option<String>) -> Response {
-    if shared.config.stateless {
-        return plain(StatusCode::METHOD_NOT_ALLOWED, "this server is stateless: there is no session to end");
+    if shared.config.sessionless {
+        return plain(StatusCode::METHOD_NOT_ALLOWED, "this server keeps no sessions: there is no session to end");
     }
     let session = match lookup(shared, headers, &principal) {
         Ok(s) => s,

@@ -21,7 +21,7 @@
 //! `typed_mcp::tls::ServerCertificate`, feature `http-tls`); otherwise plain HTTP, with no TLS
 //! code on the way.
 //!
-//! In stateless mode ([`HttpConfig::stateless`]) there are no session ids: every POST is served
+//! In sessionless mode ([`HttpConfig::sessionless`], for 2025-era clients) there are no session ids: every POST is served
 //! by a fresh session, so server-to-client requests (elicitation, sampling, roots) cannot be
 //! made — the client declared no capabilities to that session — and `GET`/`DELETE` answer 405.
 
@@ -111,7 +111,7 @@ pub(crate) trait HttpService: Send + Sync + 'static {
 pub(crate) enum Opening<'a> {
     /// With the client's `initialize`.
     Initialize,
-    /// Already initialized at this revision, the client declaring no capabilities (stateless
+    /// Already initialized at this revision, the client declaring no capabilities (sessionless
     /// serving of 2025-era requests).
     Preinitialized(&'a str),
     /// Taken over from another instance of a shared deployment, in the state its
@@ -149,7 +149,7 @@ impl StreamableHttp {
     /// The endpoint for `server`. Call from within a tokio runtime (a task expires idle sessions).
     pub(crate) fn for_service(server: Arc<dyn HttpService>, config: HttpConfig) -> Self {
         let guard = config.authorization.clone().map(auth::Guard::new);
-        let forwarder = config.backplane.clone().filter(|_| !config.stateless).map(backplane::Forwarder::new);
+        let forwarder = config.backplane.clone().filter(|_| !config.sessionless).map(backplane::Forwarder::new);
         let shared = Arc::new(Shared {
             server,
             config,
@@ -160,7 +160,7 @@ impl StreamableHttp {
             heartbeat: std::sync::Mutex::default(),
             answering_2026: std::sync::atomic::AtomicUsize::new(0),
         });
-        if !shared.config.stateless {
+        if !shared.config.sessionless {
             tokio::spawn(lifecycle::expire_idle(Arc::downgrade(&shared)));
         }
         if let Some(forwarder) = &shared.forwarder {

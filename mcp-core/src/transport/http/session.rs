@@ -330,7 +330,7 @@ pub(crate) struct HttpSession {
     /// Request streams whose reader went away, oldest first: see [`detached`](Self::detached).
     detached: Mutex<Detached>,
     closing: CancellationToken,
-    /// Close as soon as no request is in flight (stateless serving).
+    /// Close as soon as no request is in flight (sessionless serving).
     ephemeral: AtomicBool,
 }
 
@@ -656,7 +656,7 @@ fn format_event(event: &SseEvent) -> Bytes {
 /// An SSE response delivering `delivery`, with keep-alive comments, ending when the stream's
 /// response was sent, the stream was detached, or the session closed.
 ///
-/// The response keeps `session` alive while it streams: a stateless session is held by nothing
+/// The response keeps `session` alive while it streams: a sessionless one is held by nothing
 /// else, and dropping it would cancel the very request whose messages the stream carries.
 pub(crate) fn sse_response(delivery: Delivery, session: Arc<HttpSession>) -> Response {
     struct St {
@@ -680,7 +680,7 @@ pub(crate) fn sse_response(delivery: Delivery, session: Arc<HttpSession>) -> Res
         }
         let live = st.delivery.live.as_mut()?;
         tokio::select! {
-            // What was routed before the session closed is still delivered (a stateless
+            // What was routed before the session closed is still delivered (a sessionless
             // session closes as soon as its response is routed).
             biased;
             event = live.recv() => {
