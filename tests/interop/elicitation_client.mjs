@@ -28,44 +28,12 @@ import {
   McpError,
   UrlElicitationRequiredError,
 } from "@modelcontextprotocol/sdk/types.js";
+import { CheckFailed, check, errorText, okText, sameJson, sameMembers, textOf } from "./checks.mjs";
 
 const EXPECTED_PROTOCOL = "2025-11-25";
 const URL_ELICITATION_REQUIRED = -32042;
 /** How long to wait for a notification the server should send at once. */
 const NOTIFICATION_WAIT_MS = 10_000;
-
-class CheckFailed extends Error {}
-
-function check(condition, what, detail) {
-  if (!condition) {
-    throw new CheckFailed(detail === undefined ? what : `${what}: got ${JSON.stringify(detail)}`);
-  }
-  console.log(`  ok: ${what}`);
-}
-
-function sameJson(actual, expected) {
-  return JSON.stringify(actual) === JSON.stringify(expected);
-}
-
-function sameMembers(actual, expected) {
-  return sameJson([...actual].sort(), [...expected].sort());
-}
-
-function textOf(result) {
-  check(result.content.length === 1, "result has one content block", result.content);
-  check(result.content[0].type === "text", "content block is text", result.content[0]);
-  return result.content[0].text;
-}
-
-function okText(result) {
-  check(!result.isError, "result is not an error", result);
-  return textOf(result);
-}
-
-function errorText(result) {
-  check(result.isError === true, "result is an error (isError: true)", result);
-  return textOf(result);
-}
 
 function sdkVersion() {
   const url = new URL("./node_modules/@modelcontextprotocol/sdk/package.json", import.meta.url);

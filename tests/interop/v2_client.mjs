@@ -29,6 +29,7 @@
 import { readFileSync } from "node:fs";
 import { Client, ProtocolError, StreamableHTTPClientTransport, UrlElicitationRequiredError } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import { CheckFailed, check, errorText, okText, sameJson, sameMembers, textOf } from "./checks.mjs";
 
 const PARTS = ["quickstart", "forms", "combined", "url"];
 const LEGACY = "2025-11-25";
@@ -38,34 +39,6 @@ const INVALID_PARAMS = -32602;
 const MISSING_CAPABILITY = -32021;
 /** How long to wait for a notification the server should send at once. */
 const NOTIFICATION_WAIT_MS = 10_000;
-
-class CheckFailed extends Error {}
-
-function check(condition, what, detail) {
-  if (!condition) {
-    throw new CheckFailed(detail === undefined ? what : `${what}: got ${JSON.stringify(detail)}`);
-  }
-  console.log(`  ok: ${what}`);
-}
-
-const sameJson = (actual, expected) => JSON.stringify(actual) === JSON.stringify(expected);
-const sameMembers = (actual, expected) => sameJson([...actual].sort(), [...expected].sort());
-
-function textOf(result) {
-  check(Array.isArray(result.content) && result.content.length === 1, "result has one content block", result.content);
-  check(result.content[0].type === "text", "content block is text", result.content[0]);
-  return result.content[0].text;
-}
-
-function okText(result) {
-  check(!result.isError, "result is not an error", result);
-  return textOf(result);
-}
-
-function errorText(result) {
-  check(result.isError === true, "result is an error (isError: true)", result);
-  return textOf(result);
-}
 
 function sdkVersion() {
   const url = new URL("./node_modules/@modelcontextprotocol/client/package.json", import.meta.url);

@@ -36,12 +36,10 @@ pub(crate) fn call(
     view: Option<ParamsView>,
     scope: RequestScope,
 ) -> Handling {
-    match start(server, state, method, request, view, scope) {
-        Ok(call) => call,
-        Err(error) => ready(Err(error)),
-    }
+    start(server, state, method, request, view, scope).unwrap_or_else(|error| ready(Err(error)))
 }
 
+/// [`call`], its errors those of the parameters or the tool's name.
 fn start(
     server: &Arc<ServerInner>,
     state: &Arc<SessionState>,

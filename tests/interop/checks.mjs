@@ -1,0 +1,33 @@
+// The checks the interop scripts share: each passing check prints one `ok:` line, the first
+// failing one throws `CheckFailed` with what was expected and what came.
+
+export class CheckFailed extends Error {}
+
+export function check(condition, what, detail) {
+  if (!condition) {
+    throw new CheckFailed(detail === undefined ? what : `${what}: got ${JSON.stringify(detail)}`);
+  }
+  console.log(`  ok: ${what}`);
+}
+
+export const sameJson = (actual, expected) => JSON.stringify(actual) === JSON.stringify(expected);
+export const sameMembers = (actual, expected) => sameJson([...actual].sort(), [...expected].sort());
+
+/** The text of a result's one text content block. */
+export function textOf(result) {
+  check(Array.isArray(result.content) && result.content.length === 1, "result has one content block", result.content);
+  check(result.content[0].type === "text", "content block is text", result.content[0]);
+  return result.content[0].text;
+}
+
+/** The text of a result that is not an error. */
+export function okText(result) {
+  check(!result.isError, "result is not an error", result);
+  return textOf(result);
+}
+
+/** The text of a result marked `isError: true`. */
+export function errorText(result) {
+  check(result.isError === true, "result is an error (isError: true)", result);
+  return textOf(result);
+}
