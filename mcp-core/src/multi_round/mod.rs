@@ -142,7 +142,8 @@ use crate::protocol::{ErrorObject, JsonObject};
 #[derive(Debug)]
 pub(crate) struct Rounds {
     /// Fixed in the request's first round and carried in its state (see [`state::Carried`]).
-    chain: String,
+    /// (Chosen when first needed: most requests never ask.)
+    chain: std::sync::OnceLock<String>,
     answers: JsonObject,
     next_key: AtomicU32,
     next_url_id: AtomicU32,
@@ -164,13 +165,22 @@ impl Rounds {
     /// The first round of a request: no answers yet, a fresh chain.
     #[cfg(test)]
     pub(crate) fn first() -> Self {
-        Self::new(state::Carried { chain: new_chain(), answers: JsonObject::new() })
+        Self::starting(JsonObject::new())
     }
 
+    /// A round of a request carried over from the one before.
     pub(crate) fn new(carried: state::Carried) -> Self {
+        let rounds = Self::starting(carried.answers);
+        let _ = rounds.chain.set(carried.chain);
+        rounds
+    }
+
+    /// The first round of a request, with what the client answered unasked: its chain is
+    /// chosen when first needed.
+    pub(crate) fn starting(answers: JsonObject) -> Self {
         Rounds {
-            chain: carried.chain,
-            answers: carried.answers,
+            chain: std::sync::OnceLock::new(),
+            answers,
             next_key: AtomicU32::new(0),
             next_url_id: AtomicU32::new(0),
             asked: Mutex::default(),
@@ -184,14 +194,14 @@ impl Rounds {
 
     /// What stays the same across the rounds of this request.
     pub(crate) fn chain(&self) -> &str {
-        &self.chain
+        self.chain.get_or_init(new_chain)
     }
 
     /// A number that is the same in every round of this request (and, with 63 random bits,
     /// different for every other request): the request's session key. The top bit is set, so
     /// it never equals the keys counted out to 2025-era sessions.
     pub(crate) fn session_bits(&self) -> u64 {
-        let hash = Sha256::new().chain_update(b"session:").chain_update(self.chain.as_bytes()).finalize();
+        let hash = Sha256::new().chain_update(b"session:").chain_update(self.chain().as_bytes()).finalize();
         let mut bits = [0u8; 8];
         bits.copy_from_slice(&hash[..8]);
         u64::from_be_bytes(bits) | 1 << 63
@@ -202,7 +212,7 @@ impl Rounds {
     /// in an earlier round is the one it sees. 128 bits, as unguessable as the chain.
     pub(crate) fn url_elicitation_id(&self) -> String {
         let n = self.next_url_id.fetch_add(1, Ordering::Relaxed);
-        let hash = Sha256::digest(format!("url-elicitation:{}:{n}", self.chain).as_bytes());
+        let hash = Sha256::digest(format!("url-elicitation:{}:{n}", self.chain()).as_bytes());
         hex::encode(&hash[..16])
     }
 
@@ -296,7 +306,7 @@ impl Rounds {
 
     /// What the next round carries: the chain and the answers this run relied on.
     pub(crate) fn carried(&self) -> state::Carried {
-        state::Carried { chain: self.chain.clone(), answers: self.used_answers() }
+        state::Carried { chain: self.chain().to_owned(), answers: self.used_answers() }
     }
 
     fn take_asked(&self) -> JsonObject {

@@ -23,7 +23,7 @@ use super::handling::{error_2026, ready, to_raw};
 use super::state::{ClientState, SessionState};
 use crate::engine::{HandlerResult, Handling, RequestScope, ResultText};
 use crate::multi_round::state::{Binding, Carried, digest};
-use crate::multi_round::{Outcome, Rounds, answered, drive, first_run, new_chain};
+use crate::multi_round::{Outcome, Rounds, answered, drive, first_run};
 use crate::protocol::codes::UNSUPPORTED_PROTOCOL_VERSION;
 use crate::protocol::methods::{self, Direction, Era, Kind, MethodInfo};
 use crate::protocol::scan::{Key, Members};
@@ -145,14 +145,14 @@ fn start(
         _ => None,
     };
     let mut binding = None;
-    let carried = if method.multi_round {
+    let rounds = if method.multi_round {
         carried(server, method, text, &view, principal.as_deref(), &mut binding)?
     } else {
-        Carried { chain: new_chain(), answers: JsonObject::new() }
+        Rounds::starting(JsonObject::new())
     };
     // The parameters a state sealed in this round is bound to (the handler takes the request).
     let params = (method.multi_round && binding.is_none()).then(|| text.into());
-    let rounds = Arc::new(Rounds::new(carried));
+    let rounds = Arc::new(rounds);
     let client = ClientState {
         protocol_version: meta.protocol_version,
         capabilities: meta.capabilities,
@@ -250,8 +250,8 @@ pub(crate) fn unsupported_version(requested: &str) -> ErrorObject {
         .with_data(json!({"supported": [PROTOCOL_VERSION_2026_07_28], "requested": requested}))
 }
 
-/// What a request carries into this round: the chain and answers of its sealed
-/// `requestState` (a fresh chain in the first round), with the retry's `inputResponses` added.
+/// The rounds of a request so far: the chain and answers of its sealed `requestState` (none
+/// in the first round), with the retry's `inputResponses` added.
 /// An answer sealed in an earlier round stands: a retry cannot replace it. The binding the
 /// state was checked against is kept in `binding`.
 fn carried(
@@ -261,9 +261,10 @@ fn carried(
     view: &ParamsView,
     principal: Option<&str>,
     binding: &mut Option<Binding>,
-) -> Result<Carried, ErrorObject> {
+) -> Result<Rounds, ErrorObject> {
     let mut carried = match ParamsView::text(text, &view.request_state) {
-        None => Carried { chain: new_chain(), answers: JsonObject::new() },
+        // The first round: its chain is chosen when first needed.
+        None => Carried { chain: String::new(), answers: JsonObject::new() },
         Some(sealed) => {
             let sealed: String = serde_json::from_str(sealed)
                 .map_err(|_| ErrorObject::invalid_params("`requestState` must be a string"))?;
@@ -284,7 +285,7 @@ fn carried(
             carried.answers.entry(key).or_insert(response);
         }
     }
-    Ok(carried)
+    Ok(if carried.chain.is_empty() { Rounds::starting(carried.answers) } else { Rounds::new(carried) })
 }
 
 /// What a sealed state must match: method, target, original parameters and user.

@@ -258,7 +258,7 @@ pub(crate) struct Sessions(Mutex<HashMap<SessionKey, (Peer, Arc<SessionState>)>>
 impl Sessions {
     pub(crate) fn register(&self, peer: Peer, state: Arc<SessionState>) {
         if let Ok(mut m) = self.0.lock() {
-            m.insert(state.key, (peer, state));
+            m.insert(state.key(), (peer, state));
         }
     }
 

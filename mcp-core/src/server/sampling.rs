@@ -71,14 +71,14 @@ pub struct SessionHandle {
 
 impl std::fmt::Debug for SessionHandle {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SessionHandle").field("key", &self.state.key).finish_non_exhaustive()
+        f.debug_struct("SessionHandle").field("key", &self.state.key()).finish_non_exhaustive()
     }
 }
 
 impl SessionHandle {
     /// Identifies the session.
     pub fn key(&self) -> SessionKey {
-        self.state.key
+        self.state.key()
     }
 
     /// The client's `clientInfo`.

@@ -171,8 +171,8 @@ impl Service for ServerSession {
     }
 
     fn closed(&self) {
-        self.server.url_elicitations.remove_session(self.state.key);
-        self.server.surface.sessions.remove(self.state.key);
+        self.server.url_elicitations.remove_session(self.state.key());
+        self.server.surface.sessions.remove(self.state.key());
     }
 
     fn handle_notification(&self, notification: Notification, peer: &Peer) {

@@ -19,7 +19,9 @@ pub(crate) struct ClientState {
 /// Per-session state shared by every request of the session.
 #[derive(Debug)]
 pub(crate) struct SessionState {
-    pub(crate) key: SessionKey,
+    /// The session's key; for a 2026-era request, derived from its rounds when first asked for
+    /// (see [`key`](Self::key)).
+    key: Option<SessionKey>,
     /// The authenticated user, where the transport knows one.
     pub(crate) principal: Option<String>,
     pub(crate) client: OnceLock<ClientState>,
@@ -42,12 +44,12 @@ pub(crate) struct SessionState {
 impl SessionState {
     pub(crate) fn new(principal: Option<String>) -> Self {
         static NEXT: AtomicU64 = AtomicU64::new(1);
-        Self::with_key(SessionKey(NEXT.fetch_add(1, Ordering::Relaxed)), principal)
+        Self::with_key(Some(SessionKey(NEXT.fetch_add(1, Ordering::Relaxed))), principal)
     }
 
-    /// A state keyed `key` (a 2026-era request's key comes from its rounds, not from the
-    /// counter every core would contend for).
-    fn with_key(key: SessionKey, principal: Option<String>) -> Self {
+    /// A state keyed `key` (`None` for a 2026-era request, whose key comes from its rounds,
+    /// not from the counter every core would contend for).
+    fn with_key(key: Option<SessionKey>, principal: Option<String>) -> Self {
         SessionState {
             key,
             principal,
@@ -83,9 +85,7 @@ impl SessionState {
         log_level: Option<LoggingLevel>,
         rounds: Arc<crate::multi_round::Rounds>,
     ) -> Self {
-        // The same in every round of the request, so that what a handler keys by session (a
-        // completed URL flow, say) is still there when the client retries.
-        let mut state = SessionState::with_key(SessionKey(rounds.session_bits()), principal);
+        let mut state = SessionState::with_key(None, principal);
         let _ = state.client.set(client);
         state.initialized.store(true, Ordering::Relaxed);
         if let Ok(mut level) = state.settings.log_level.lock() {
@@ -93,6 +93,17 @@ impl SessionState {
         }
         state.rounds = Some(rounds);
         state
+    }
+
+    /// The session's key: counted out to a 2025-era session; for a 2026-era request, the same
+    /// in every round of it, so that what a handler keys by session (a completed URL flow, say)
+    /// is still there when the client retries.
+    pub(crate) fn key(&self) -> SessionKey {
+        match (self.key, &self.rounds) {
+            (Some(key), _) => key,
+            (None, Some(rounds)) => SessionKey(rounds.session_bits()),
+            (None, None) => SessionKey(0),
+        }
     }
 
     pub(crate) fn client(&self) -> Option<&ClientState> {

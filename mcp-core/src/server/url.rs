@@ -371,7 +371,7 @@ impl<'a> IntoFuture for UrlElicitRequest<'a> {
 impl Context {
     /// This request's session.
     pub fn session_key(&self) -> SessionKey {
-        self.session_state().key
+        self.session_state().key()
     }
 
     /// Creates an elicitation id (128 random bits) owned by this session, for a URL the user
