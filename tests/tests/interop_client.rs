@@ -6,13 +6,11 @@
 //!
 //! The pinned SDK is installed on first use (`tests::provision`).
 
-use std::process::Stdio;
 use std::time::Duration;
 
 use serde_json::{Value, json};
 use tests::interop::{interop_dir, require_node_package};
 use tests::stdio::within;
-use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::Command;
 use typed_mcp::client::{
     Client, ClientBuilder, ClientError, ElicitationModes, ElicitationRequest, ProtocolEra, elicitation_fn, sampling_fn,
@@ -129,14 +127,7 @@ async fn typescript_server_in_auto_mode_over_http_falls_back_to_a_session() {
 
 /// The script serving Streamable HTTP, and its URL.
 async fn http_server() -> (tokio::process::Child, String) {
-    let mut command = server_script();
-    command.arg("--http").stdout(Stdio::piped()).kill_on_drop(true);
-    let mut child = command.spawn().expect("node starts");
-    let stdout = child.stdout.take().expect("piped stdout");
-    let mut lines = BufReader::new(stdout).lines();
-    let line = within("the server to listen", lines.next_line()).await.unwrap().expect("a first line");
-    let url = line.strip_prefix("LISTENING ").unwrap_or_else(|| panic!("unexpected first line {line:?}")).to_owned();
-    (child, url)
+    crate::support::listening::script_listening(server_script()).await
 }
 
 #[tokio::test]

@@ -8,13 +8,11 @@
 //! answers accept (the schema's default filled in for the field left out), decline and cancel.
 
 use std::collections::VecDeque;
-use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
 use tests::interop::{interop_dir, require_node_package};
 use tests::stdio::within;
-use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::Command;
 use typed_mcp::client::{Client, ElicitationModes, ElicitationRequest, ProtocolEra, elicitation_fn};
 use typed_mcp::protocol::ElicitResult;
@@ -45,14 +43,7 @@ fn server_script() -> Command {
 
 /// The script serving Streamable HTTP, and its URL.
 async fn http_server() -> (tokio::process::Child, String) {
-    let mut command = server_script();
-    command.arg("--http").stdout(Stdio::piped());
-    let mut child = command.spawn().expect("node starts");
-    let stdout = child.stdout.take().expect("piped stdout");
-    let mut lines = BufReader::new(stdout).lines();
-    let line = within("the server to listen", lines.next_line()).await.unwrap().expect("a first line");
-    let url = line.strip_prefix("LISTENING ").unwrap_or_else(|| panic!("unexpected first line {line:?}")).to_owned();
-    (child, url)
+    crate::support::listening::script_listening(server_script()).await
 }
 
 /// A client in `era` whose user answers forms from `user`.

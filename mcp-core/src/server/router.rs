@@ -52,7 +52,9 @@ pub(crate) fn route(
         ready(params(request).and_then(|p: PaginatedParams| list(p.cursor.as_deref())))
     };
     match method.name {
-        "tools/call" => super::tools::call(server, state, method, request, view, scope),
+        "tools/call" => {
+            super::tools::call(server, state, method, request, view, scope).unwrap_or_else(|e| ready(Err(e)))
+        }
         "tools/list" => super::tools::list(server, state, &request),
         "ping" => ready(to_raw(&EmptyResult {})),
         "prompts/list" => page(&request, &|c| s.prompts.page(c)),

@@ -35,18 +35,6 @@ pub(crate) fn call(
     request: Request,
     view: Option<ParamsView>,
     scope: RequestScope,
-) -> Handling {
-    start(server, state, method, request, view, scope).unwrap_or_else(|error| ready(Err(error)))
-}
-
-/// [`call`], its errors those of the parameters or the tool's name.
-fn start(
-    server: &Arc<ServerInner>,
-    state: &Arc<SessionState>,
-    method: &MethodInfo,
-    request: Request,
-    view: Option<ParamsView>,
-    scope: RequestScope,
 ) -> Result<Handling, ErrorObject> {
     let invalid =
         |e: &dyn std::fmt::Display| ErrorObject::invalid_params(format!("invalid `tools/call` parameters: {e}"));

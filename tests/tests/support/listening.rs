@@ -76,3 +76,16 @@ impl Drop for Listening {
         }
     }
 }
+
+/// Starts `command` (a node script given `--http`), which prints `LISTENING <url>` as its first
+/// line once it listens; the process is killed when the returned child is dropped.
+pub async fn script_listening(mut command: tokio::process::Command) -> (tokio::process::Child, String) {
+    use tokio::io::{AsyncBufReadExt, BufReader};
+    command.arg("--http").stdout(Stdio::piped()).kill_on_drop(true);
+    let mut child = command.spawn().expect("node starts");
+    let stdout = child.stdout.take().expect("piped stdout");
+    let mut lines = BufReader::new(stdout).lines();
+    let line = tests::stdio::within("the server to listen", lines.next_line()).await.unwrap().expect("a first line");
+    let url = line.strip_prefix("LISTENING ").unwrap_or_else(|| panic!("unexpected first line {line:?}")).to_owned();
+    (child, url)
+}
