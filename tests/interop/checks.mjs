@@ -31,3 +31,13 @@ export function errorText(result) {
   check(result.isError === true, "result is an error (isError: true)", result);
   return textOf(result);
 }
+
+/** Runs `scenario` on a connected session, checks what the session saw, and closes it. */
+export async function runSession(session, scenario) {
+  try {
+    await scenario(session);
+    session.verify();
+  } finally {
+    await session.client.close();
+  }
+}

@@ -28,7 +28,7 @@ import {
   McpError,
   UrlElicitationRequiredError,
 } from "@modelcontextprotocol/sdk/types.js";
-import { CheckFailed, check, errorText, okText, sameJson, sameMembers, textOf } from "./checks.mjs";
+import { CheckFailed, check, errorText, okText, runSession, sameJson, sameMembers, textOf } from "./checks.mjs";
 
 const EXPECTED_PROTOCOL = "2025-11-25";
 const URL_ELICITATION_REQUIRED = -32042;
@@ -328,13 +328,7 @@ async function urlOnly(session) {
 
 /** Connects with `elicitation` capabilities, runs `scenario`, verifies and closes. */
 async function withClient(command, args, elicitation, name, scenario) {
-  const session = await connect(command, args, elicitation, name);
-  try {
-    await scenario(session);
-    session.verify();
-  } finally {
-    await session.client.close();
-  }
+  return runSession(await connect(command, args, elicitation, name), scenario);
 }
 
 async function run(part, command, args) {

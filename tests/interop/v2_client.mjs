@@ -29,7 +29,7 @@
 import { readFileSync } from "node:fs";
 import { Client, ProtocolError, StreamableHTTPClientTransport, UrlElicitationRequiredError } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { CheckFailed, check, errorText, okText, sameJson, sameMembers, textOf } from "./checks.mjs";
+import { CheckFailed, check, errorText, okText, runSession, sameJson, sameMembers, textOf } from "./checks.mjs";
 
 const PARTS = ["quickstart", "forms", "combined", "url"];
 const LEGACY = "2025-11-25";
@@ -411,13 +411,7 @@ async function refusedMode(session, tool, mode) {
 }
 
 async function withClient(era, target, elicitation, name, scenario) {
-  const session = await connect(era, target, elicitation, name);
-  try {
-    await scenario(session);
-    session.verify();
-  } finally {
-    await session.client.close();
-  }
+  return runSession(await connect(era, target, elicitation, name), scenario);
 }
 
 async function run(era, part, target) {
