@@ -45,6 +45,18 @@ impl Cancellation {
         }
     }
 
+    /// For a request answered: cancels it if anything else still holds it (a task its handler
+    /// left running is told that the request is over), else keeps it for the next request on
+    /// this thread (see [`recycle`](Self::recycle)).
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn end(self) {
+        if Arc::strong_count(&self.0) == 1 {
+            self.recycle();
+        } else {
+            self.cancel();
+        }
+    }
+
     /// Cancels the request. Calling it again does nothing.
     pub fn cancel(&self) {
         self.0.cancelled.store(true, Ordering::SeqCst);

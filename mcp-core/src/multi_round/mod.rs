@@ -134,8 +134,8 @@ use std::task::{Poll, Waker};
 
 use serde_json::Value;
 use sha2::{Digest, Sha256};
-use tokio_util::sync::CancellationToken;
 
+use crate::engine::Cancellation;
 use crate::protocol::{ErrorObject, JsonObject};
 
 /// The inputs of one run of a handler serving a 2026-era request.
@@ -153,7 +153,8 @@ pub(crate) struct Rounds {
     /// task the handler spawned (the handler itself is then waiting on something else).
     waker: Mutex<Option<Waker>>,
     /// Cancelled when the run is over: a question still waiting (in a spawned task) ends.
-    ended: CancellationToken,
+    /// (Its token is made only if something waits for the end.)
+    ended: Cancellation,
     /// The client capabilities the handler needed and the client did not declare (a
     /// `ClientCapabilities` object, merged), for a -32021 error if the handler then fails.
     required: Mutex<JsonObject>,
@@ -186,7 +187,7 @@ impl Rounds {
             asked: Mutex::default(),
             used: Mutex::default(),
             waker: Mutex::default(),
-            ended: CancellationToken::new(),
+            ended: Cancellation::new(),
             required: Mutex::default(),
             rejected: Mutex::default(),
         }
@@ -329,6 +330,15 @@ pub(crate) enum Outcome<T> {
     Rejected(ErrorObject),
 }
 
+/// Ends a run when dropped.
+struct EndsRun<'a>(&'a Cancellation);
+
+impl Drop for EndsRun<'_> {
+    fn drop(&mut self) {
+        self.0.cancel();
+    }
+}
+
 /// Runs `handler` until it finishes or waits on an unanswered input request, or until one of
 /// the client's answers is rejected (see [`Rounds::reject`]). Requests it makes together (in
 /// one poll) are gathered into one round. When it returns (or is dropped), the
@@ -336,7 +346,7 @@ pub(crate) enum Outcome<T> {
 /// [`PeerError::Cancelled`](crate::engine::PeerError::Cancelled).
 pub(crate) async fn drive<F: Future>(handler: F, rounds: &Rounds) -> Outcome<F::Output> {
     let mut handler = pin!(handler);
-    let _over = rounds.ended.clone().drop_guard();
+    let _over = EndsRun(&rounds.ended);
     std::future::poll_fn(|cx| {
         if let Ok(mut waker) = rounds.waker.lock() {
             *waker = Some(cx.waker().clone());

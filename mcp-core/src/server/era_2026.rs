@@ -20,7 +20,7 @@ use serde_json::{Value, json};
 
 use super::ServerInner;
 use super::handling::{error_2026, ready, to_raw};
-use super::state::{ClientState, SessionState};
+use super::state::SessionState;
 use crate::engine::{HandlerResult, Handling, RequestScope, ResultText};
 use crate::multi_round::state::{Binding, Carried, digest};
 use crate::multi_round::{Outcome, Rounds, answered, drive, first_run};
@@ -125,8 +125,8 @@ fn start(
             (view, meta)
         }
     };
-    if meta.protocol_version != PROTOCOL_VERSION_2026_07_28 {
-        return Err(unsupported_version(&meta.protocol_version));
+    if meta.client.protocol_version != PROTOCOL_VERSION_2026_07_28 {
+        return Err(unsupported_version(&meta.client.protocol_version));
     }
     let method = found
         .filter(|m| m.kind == Kind::Request && m.direction != Direction::ToClient && m.valid_in(Era::Y2026))
@@ -141,7 +141,9 @@ fn start(
     }
     // A call that may become a task (the tool allows it, the client negotiated tasks).
     let task = match view.target(text) {
-        Some(name) if method.task_capable => super::tasks::plan(server, name, &meta.capabilities, principal.as_deref()),
+        Some(name) if method.task_capable => {
+            super::tasks::plan(server, name, &meta.client.capabilities, principal.as_deref())
+        }
         _ => None,
     };
     let mut binding = None;
@@ -153,12 +155,7 @@ fn start(
     // The parameters a state sealed in this round is bound to (the handler takes the request).
     let params = (method.multi_round && binding.is_none()).then(|| text.into());
     let rounds = Arc::new(rounds);
-    let client = ClientState {
-        protocol_version: meta.protocol_version,
-        capabilities: meta.capabilities,
-        info: meta.client_info,
-    };
-    let state = SessionState::for_2026_request(principal, client, meta.log_level, rounds.clone());
+    let state = SessionState::for_2026_request(principal, meta.client, meta.log_level, rounds.clone(), auth);
     let scope = match &task {
         // A task is cancelled by `tasks/cancel`, not when the request that made it ends.
         Some(run) => {
@@ -168,7 +165,6 @@ fn start(
         None => scope,
     };
     let state = Arc::new(state);
-    state.set_auth(auth.0, auth.1);
     let handler = super::router::route(server, &state, method, request, Some(view), scope);
     let pending = Pending { server: server.clone(), method, state, rounds, binding, params };
     Ok(match (handler, task) {

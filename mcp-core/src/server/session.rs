@@ -37,7 +37,7 @@ impl ServerSession {
     pub(crate) fn with_auth(mut self, auth: Arc<crate::auth::AuthSlot>) -> Self {
         // Just made: nothing else holds the state yet.
         if let Some(state) = Arc::get_mut(&mut self.state) {
-            state.auth = auth;
+            state.auth = super::state::AuthOf::Session(auth);
         }
         self
     }
@@ -47,11 +47,11 @@ impl ServerSession {
     #[cfg(feature = "http")]
     pub(crate) fn preinitialized(server: Arc<ServerInner>, principal: Option<String>, protocol_version: &str) -> Self {
         let session = Self::for_principal(server, principal);
-        let _ = session.state.client.set(ClientState {
+        let _ = session.state.client.set(Arc::new(ClientState {
             protocol_version: protocol_version.to_owned(),
             capabilities: ClientCapabilities::default(),
             info: Implementation::new("unknown", "unknown"),
-        });
+        }));
         session.state.initialized.store(true, Ordering::Relaxed);
         session
     }
@@ -77,11 +77,11 @@ impl ServerSession {
         let session = Self::for_principal(server, principal);
         match serde_json::from_str::<Snapshot>(snapshot) {
             Ok(s) => {
-                let _ = session.state.client.set(ClientState {
+                let _ = session.state.client.set(Arc::new(ClientState {
                     protocol_version: s.protocol_version,
                     capabilities: s.capabilities,
                     info: s.client_info,
-                });
+                }));
                 if let Ok(mut level) = session.state.settings.log_level.lock() {
                     *level = s.log_level;
                 }
@@ -108,7 +108,7 @@ impl ServerSession {
             capabilities: p.capabilities,
             info: p.client_info,
         };
-        if self.state.client.set(client).is_err() {
+        if self.state.client.set(Arc::new(client)).is_err() {
             return Err(ErrorObject::invalid_request("the session is already initialized"));
         }
         tracing::debug!(%protocol_version, "session initialized");

@@ -6,15 +6,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use super::url::SessionKey;
-use crate::protocol::{ClientCapabilities, Implementation, LoggingLevel};
-
-/// What `initialize` established.
-#[derive(Debug)]
-pub(crate) struct ClientState {
-    pub(crate) protocol_version: String,
-    pub(crate) capabilities: ClientCapabilities,
-    pub(crate) info: Implementation,
-}
+use crate::protocol::LoggingLevel;
+pub(crate) use crate::protocol::view::ClientState;
 
 /// Per-session state shared by every request of the session.
 #[derive(Debug)]
@@ -24,7 +17,8 @@ pub(crate) struct SessionState {
     key: Option<SessionKey>,
     /// The authenticated user, where the transport knows one.
     pub(crate) principal: Option<String>,
-    pub(crate) client: OnceLock<ClientState>,
+    /// What `initialize` said of the client (2025 era), or the request's `_meta` (2026 era).
+    pub(crate) client: OnceLock<Arc<ClientState>>,
     pub(crate) initialized: AtomicBool,
     /// Logging level and resource subscriptions.
     pub(crate) settings: SessionSettings,
@@ -34,22 +28,33 @@ pub(crate) struct SessionState {
     /// For a `tools/call` that may become a task (see [`crate::task`]): its run, where the
     /// handler's questions go.
     pub(crate) task: OnceLock<Arc<crate::task::run::TaskRun>>,
-    /// The verified identity of the latest request (an OAuth-protected HTTP server sets it
-    /// before handing each request on), and whether lists leave out what it may not use. A
-    /// 2025-era session belongs to one subject, so only the scopes can differ between two of
-    /// its requests in flight at once, and scopes are checked by the transport per request.
-    pub(crate) auth: Arc<crate::auth::AuthSlot>,
+    /// The verified identity of the request being served, and whether lists leave out what it
+    /// may not use.
+    pub(crate) auth: AuthOf,
+}
+
+/// Where a request's verified identity is read from.
+#[derive(Debug)]
+pub(crate) enum AuthOf {
+    /// A 2025-era session's slot, which an OAuth-protected HTTP transport sets before handing
+    /// on each request. A session belongs to one subject, so only the scopes can differ between
+    /// two of its requests in flight at once, and scopes are checked by the transport per
+    /// request.
+    Session(Arc<crate::auth::AuthSlot>),
+    /// A 2026-era request's own.
+    Request(Option<Arc<crate::auth::AuthInfo>>, bool),
 }
 
 impl SessionState {
     pub(crate) fn new(principal: Option<String>) -> Self {
         static NEXT: AtomicU64 = AtomicU64::new(1);
-        Self::with_key(Some(SessionKey(NEXT.fetch_add(1, Ordering::Relaxed))), principal)
+        let key = Some(SessionKey(NEXT.fetch_add(1, Ordering::Relaxed)));
+        Self::with_key(key, principal, AuthOf::Session(Arc::default()))
     }
 
     /// A state keyed `key` (`None` for a 2026-era request, whose key comes from its rounds,
     /// not from the counter every core would contend for).
-    fn with_key(key: Option<SessionKey>, principal: Option<String>) -> Self {
+    fn with_key(key: Option<SessionKey>, principal: Option<String>, auth: AuthOf) -> Self {
         SessionState {
             key,
             principal,
@@ -58,41 +63,41 @@ impl SessionState {
             settings: Default::default(),
             rounds: None,
             task: OnceLock::new(),
-            auth: Arc::default(),
+            auth,
         }
     }
 
     /// The verified identity of the request being served, if the transport checked one.
     pub(crate) fn auth(&self) -> Option<Arc<crate::auth::AuthInfo>> {
-        self.auth.get()
-    }
-
-    /// Sets the verified identity of the request about to be served.
-    #[cfg_attr(not(feature = "http"), allow(dead_code))]
-    pub(crate) fn set_auth(&self, auth: Option<Arc<crate::auth::AuthInfo>>, hide_unauthorized: bool) {
-        self.auth.set(auth, hide_unauthorized);
+        match &self.auth {
+            AuthOf::Session(slot) => slot.get(),
+            AuthOf::Request(auth, _) => auth.clone(),
+        }
     }
 
     /// Whether lists leave out what the request's token may not use.
     pub(crate) fn hides_unauthorized(&self) -> bool {
-        self.auth.hides()
+        match &self.auth {
+            AuthOf::Session(slot) => slot.hides(),
+            AuthOf::Request(_, hide) => *hide,
+        }
     }
 
     /// The state of one 2026-era request, built from its `_meta`.
     pub(crate) fn for_2026_request(
         principal: Option<String>,
-        client: ClientState,
+        client: Arc<ClientState>,
         log_level: Option<LoggingLevel>,
         rounds: Arc<crate::multi_round::Rounds>,
+        auth: (Option<Arc<crate::auth::AuthInfo>>, bool),
     ) -> Self {
-        let mut state = SessionState::with_key(None, principal);
-        let _ = state.client.set(client);
-        state.initialized.store(true, Ordering::Relaxed);
-        if let Ok(mut level) = state.settings.log_level.lock() {
-            *level = log_level;
+        SessionState {
+            client: OnceLock::from(client),
+            initialized: AtomicBool::new(true),
+            settings: SessionSettings { log_level: Mutex::new(log_level), subscriptions: Mutex::default() },
+            rounds: Some(rounds),
+            ..SessionState::with_key(None, principal, AuthOf::Request(auth.0, auth.1))
         }
-        state.rounds = Some(rounds);
-        state
     }
 
     /// The session's key: counted out to a 2025-era session; for a 2026-era request, the same
@@ -107,7 +112,7 @@ impl SessionState {
     }
 
     pub(crate) fn client(&self) -> Option<&ClientState> {
-        self.client.get()
+        self.client.get().map(|c| &**c)
     }
 }
 

@@ -85,7 +85,9 @@ fn progress_token(meta: &str) -> Result<Option<ProgressToken>, String> {
         #[serde(rename = "progressToken", borrow, default)]
         token: Option<&'a RawValue>,
     }
-    if memchr::memmem::find(meta.as_bytes(), b"progressToken").is_none() {
+    static KEY: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+        std::sync::LazyLock::new(|| memchr::memmem::Finder::new("progressToken"));
+    if KEY.find(meta.as_bytes()).is_none() {
         // Still an object, as `_meta` must be.
         return if meta.trim_start().starts_with('{') {
             Ok(None)
