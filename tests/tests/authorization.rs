@@ -892,3 +892,29 @@ async fn required_dpop_refuses_bearer_tokens_and_nonces_round_trip() {
     let response = post_dpop(&endpoint, &token, &[with_nonce(&nonce)], None, &init).await;
     assert_eq!(response.status(), StatusCode::OK, "{}", challenge(&response));
 }
+
+#[tokio::test]
+async fn a_proof_accepted_by_one_instance_is_refused_by_another_sharing_redis() {
+    let redis = typed_mcp_redis::testing::RedisServer::start();
+    let issuer = Issuer::start().await;
+    let instance = || {
+        let shared = typed_mcp_redis::Redis::connect(&redis.url()).expect("redis").replay_cache();
+        authorization(&issuer).dpop(typed_mcp::auth::Dpop::new().replay_cache(shared))
+    };
+    let one = Endpoint::serve(&server(), HttpConfig::default().authorization(instance()).sessionless(true)).await;
+    let two = Endpoint::serve(&server(), HttpConfig::default().authorization(instance()).sessionless(true)).await;
+    let token = bound(&issuer.url, "alice", &thumbprint(&client_jwk()));
+    let list = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"});
+    let once = proof(&token);
+    let first = post_dpop(&one, &token, std::slice::from_ref(&once), None, &list).await;
+    assert_eq!(first.status(), StatusCode::OK, "{}", challenge(&first));
+    for endpoint in [&two, &one] {
+        let replay = post_dpop(endpoint, &token, std::slice::from_ref(&once), None, &list).await;
+        assert_eq!(replay.status(), StatusCode::UNAUTHORIZED);
+        assert!(challenge(&replay).contains("error=\"invalid_dpop_proof\""), "{}", challenge(&replay));
+    }
+    let fresh = post_dpop(&two, &token, &[proof(&token)], None, &list).await;
+    assert_eq!(fresh.status(), StatusCode::OK, "{}", challenge(&fresh));
+    let keys = typed_mcp_redis::testing::keys(&redis.url(), "mcp:dpop:*").await;
+    assert_eq!(keys.len(), 2, "{keys:?}");
+}
