@@ -918,3 +918,40 @@ async fn a_proof_accepted_by_one_instance_is_refused_by_another_sharing_redis() 
     let keys = typed_mcp_redis::testing::keys(&redis.url(), "mcp:dpop:*").await;
     assert_eq!(keys.len(), 2, "{keys:?}");
 }
+
+#[tokio::test]
+async fn introspected_tokens_are_bound_by_the_answers_cnf() {
+    let jkt = thumbprint(&client_jwk());
+    let app = axum::Router::new().route(
+        "/mcp",
+        axum::routing::post(move |body: String| {
+            let jkt = jkt.clone();
+            async move {
+                let answer = if body.contains("token=opaque-bound") {
+                    json!({"active": true, "sub": "alice", "aud": RESOURCE, "scope": "notes:read",
+                           "client_id": "introspected", "exp": now() + 600, "cnf": {"jkt": jkt}, "token_type": "DPoP"})
+                } else {
+                    json!({"active": false})
+                };
+                json_response(answer)
+            }
+        }),
+    );
+    let (introspection, _stop) = serve_router(app).await;
+    let verifier = typed_mcp::auth::IntrospectionVerifier::new(introspection).client_credentials("rs", "secret");
+    let auth = Authorization::new(verifier).resource(RESOURCE).dpop(typed_mcp::auth::Dpop::new());
+    let endpoint = Endpoint::serve(&server(), HttpConfig::default().authorization(auth)).await;
+    let session = open_dpop(&endpoint, "opaque-bound").await;
+    let body = json_body(
+        post_dpop(&endpoint, "opaque-bound", &[proof("opaque-bound")], Some(&session), &call("whoami")).await,
+    )
+    .await;
+    assert_eq!(text_of(&body["result"]), "alice via introspected with [notes:read]", "{body}");
+    // Without the key: as a bearer token, or with a proof naming another key than its signer.
+    let response = post(&endpoint, Some("Bearer opaque-bound"), Some(&session), &call("whoami")).await;
+    assert_eq!(response.status(), StatusCode::UNAUTHORIZED);
+    let other =
+        proof_with("opaque-bound", |h, _| h["jwk"] = json!({"kty": "EC", "crv": "P-256", "x": KEY_A_X, "y": KEY_A_Y}));
+    let response = post_dpop(&endpoint, "opaque-bound", &[other], Some(&session), &call("whoami")).await;
+    assert_eq!(response.status(), StatusCode::UNAUTHORIZED);
+}
