@@ -17,8 +17,8 @@
 //!   private CA is trusted with their `root_certificates` (`typed_mcp::tls::RootCertificates`).
 //!   A certificate that is not trusted makes the check fail as `TokenError::Unavailable`
 //!   (`503`), saying so.
-//! - With [`Authorization::dpop`] (feature `auth`), tokens bound to the client's key (DPoP,
-//!   RFC 9449) are accepted with `Authorization: DPoP` and a proof per request ([`Dpop`]).
+//! - With `Authorization::dpop` (feature `auth`), tokens bound to the client's key (DPoP,
+//!   RFC 9449) are accepted with `Authorization: DPoP` and a proof per request (`Dpop`).
 //! - A tool, prompt or resource may require scopes ([`ToolDef::scopes`](crate::ToolDef::scopes));
 //!   a call whose token lacks them is answered `403` with `error="insufficient_scope"` and the
 //!   scopes to ask for, so the client can step up.
