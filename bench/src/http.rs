@@ -62,6 +62,27 @@ pub struct Conn {
     pub broken: bool,
     /// The `Authorization` header value sent with every request, if any.
     pub authorization: Option<String>,
+    /// DPoP proofs: each request takes the next one, sent as its `DPoP` header.
+    pub proofs: Option<std::sync::Arc<Proofs>>,
+}
+
+/// DPoP proofs signed ahead of time, each used once.
+pub struct Proofs {
+    all: Vec<String>,
+    next: std::sync::atomic::AtomicUsize,
+}
+
+impl Proofs {
+    /// The proofs in `path`, one per line.
+    pub fn read(path: &std::path::Path) -> Result<Proofs, String> {
+        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        Ok(Proofs { all: text.lines().map(str::to_owned).collect(), next: Default::default() })
+    }
+
+    fn take(&self) -> io::Result<&str> {
+        let i = self.next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        self.all.get(i).map(String::as_str).ok_or_else(|| other("out of DPoP proofs"))
+    }
 }
 
 /// A message from the server, as far as the driver cares.
@@ -115,6 +136,7 @@ impl Conn {
             request: Vec::with_capacity(1024),
             broken: false,
             authorization: None,
+            proofs: None,
         })
     }
 
@@ -145,6 +167,10 @@ impl Conn {
         if let Some(a) = &self.authorization {
             r.extend_from_slice(b"\r\nAuthorization: ");
             r.extend_from_slice(a.as_bytes());
+        }
+        if let Some(proofs) = &self.proofs {
+            r.extend_from_slice(b"\r\nDPoP: ");
+            r.extend_from_slice(proofs.take()?.as_bytes());
         }
         r.extend_from_slice(b"\r\n");
         r.extend_from_slice(extra.as_bytes());

@@ -50,6 +50,7 @@ commands:
   http-stateless [--connections N] [--calls N] [--seconds S] [--revision R] <http://127.0.0.1:PORT/mcp>
                             one run against a server already listening
   http-auth [--rounds N] [--sessions N] [--calls N]   (ours, JWT-protected against unprotected)
+  http-dpop [--rounds N] [--sessions N] [--calls N]   (ours, DPoP-bound JWT against bearer JWT)
   http-backplane [--rounds N] [--sessions N] [--calls N]
                             (ours: one instance alone, the same on a Redis backplane with the
                             calls landing on the session's owner, and forwarded by another
@@ -249,6 +250,60 @@ fn run(command: &str, args: &Args) -> Result<(), String> {
             println!(
                 "HTTP echo, median of {rounds}: unprotected {o:.0} calls/s, JWT-protected {p:.0} calls/s: {:.2}x",
                 p / o
+            );
+            Ok(())
+        }
+        "http-dpop" => {
+            // The HTTP echo with DPoP-bound tokens (a fresh proof per request, checked and
+            // remembered by the server) against the same server with bearer tokens, alternating.
+            let rounds = args.number("rounds", 3)?;
+            let sessions = args.number("sessions", HTTP_SESSIONS)?;
+            let calls = args.number("calls", HTTP_ECHO_CALLS)?;
+            let program = server_program("ours");
+            let rt = runtime();
+            let proofs_file = std::env::temp_dir().join(format!("bench-dpop-proofs-{}", std::process::id()));
+            let needed = calls + sessions * 20 + 100;
+            let (mut bearer, mut dpop) = (Vec::new(), Vec::new());
+            for round in 0..rounds {
+                for bound in [false, true] {
+                    let mut command = vec![program.clone(), "--jwt".into()];
+                    if bound {
+                        command.extend(["--dpop".into(), proofs_file.display().to_string(), needed.to_string()]);
+                    }
+                    let server = HttpServer::start_command(&command)?;
+                    let token = server.token.clone().ok_or("the server printed no token")?;
+                    let load = if bound {
+                        let proofs = std::sync::Arc::new(http::Proofs::read(&proofs_file)?);
+                        rt.block_on(scenario::http_echo_dpop(
+                            server.addr,
+                            token,
+                            proofs,
+                            sessions,
+                            calls,
+                            10,
+                            RUN_LIMIT,
+                        ))?
+                    } else {
+                        rt.block_on(scenario::http_echo_as(server.addr, Some(token), sessions, calls, 10, RUN_LIMIT))?
+                    };
+                    eprintln!(
+                        "round {}: {}: {:.0} calls/s",
+                        round + 1,
+                        if bound { "DPoP" } else { "bearer" },
+                        load.rate()
+                    );
+                    if bound { dpop.push(load.rate()) } else { bearer.push(load.rate()) }
+                }
+            }
+            let _ = std::fs::remove_file(&proofs_file);
+            let median = |v: &mut Vec<f64>| {
+                v.sort_by(f64::total_cmp);
+                v[v.len() / 2]
+            };
+            let (b, d) = (median(&mut bearer), median(&mut dpop));
+            println!(
+                "HTTP echo, median of {rounds}: bearer JWT {b:.0} calls/s, DPoP-bound JWT {d:.0} calls/s: {:.2}x",
+                d / b
             );
             Ok(())
         }
@@ -889,7 +944,7 @@ fn backplane(rounds: usize, sessions: usize, calls: usize) -> Result<(), String>
             let calls_to = if kind == "forwarded" { b.as_ref().map(|b| b.addr) } else { None };
             let before = redis.commands()?;
             let mut load =
-                rt.block_on(scenario::http_echo_via(a.addr, calls_to, None, sessions, calls, 10, RUN_LIMIT))?;
+                rt.block_on(scenario::http_echo_via(a.addr, calls_to, None, None, sessions, calls, 10, RUN_LIMIT))?;
             let commands = redis.commands()?.saturating_sub(before);
             let p50 = load.latency_us(0.5);
             // Sessions opened, warm-up calls and heartbeats are counted too: an upper bound.

@@ -38,15 +38,30 @@ pub async fn http_echo_as(
     warmup: usize,
     limit: Duration,
 ) -> Result<Load, String> {
-    http_echo_via(addr, None, token, sessions, calls, warmup, limit).await
+    http_echo_via(addr, None, token.map(|t| format!("Bearer {t}")), None, sessions, calls, warmup, limit).await
+}
+
+/// [`http_echo`] with a DPoP-bound `token` and one of `proofs` on every request.
+pub async fn http_echo_dpop(
+    addr: SocketAddr,
+    token: String,
+    proofs: Arc<crate::http::Proofs>,
+    sessions: usize,
+    calls: usize,
+    warmup: usize,
+    limit: Duration,
+) -> Result<Load, String> {
+    http_echo_via(addr, None, Some(format!("DPoP {token}")), Some(proofs), sessions, calls, warmup, limit).await
 }
 
 /// [`http_echo`] with the sessions opened at `addr` and, when `calls_to` is given, every call
 /// (warm-up included) sent to that other instance of a shared deployment, which forwards it.
+#[allow(clippy::too_many_arguments)]
 pub async fn http_echo_via(
     addr: SocketAddr,
     calls_to: Option<SocketAddr>,
-    token: Option<String>,
+    authorization: Option<String>,
+    proofs: Option<Arc<crate::http::Proofs>>,
     sessions: usize,
     calls: usize,
     warmup: usize,
@@ -57,15 +72,17 @@ pub async fn http_echo_via(
     let mut tasks = Vec::new();
     for _ in 0..sessions {
         let (barrier, counter) = (barrier.clone(), counter.clone());
-        let authorization = token.as_ref().map(|t| format!("Bearer {t}"));
+        let (authorization, proofs) = (authorization.clone(), proofs.clone());
         tasks.push(tokio::spawn(async move {
             let ready = async {
                 let mut conn = Conn::connect(addr).await?;
                 conn.authorization = authorization.clone();
+                conn.proofs = proofs.clone();
                 let session = conn.open_session().await?;
                 if let Some(other) = calls_to {
                     conn = Conn::connect(other).await?;
                     conn.authorization = authorization;
+                    conn.proofs = proofs;
                 }
                 let mut frame = String::new();
                 for i in 0..warmup {

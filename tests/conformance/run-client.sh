@@ -6,10 +6,12 @@
 #                initialize, tools_call, elicitation-sep1034-client-defaults,
 #                sse-retry
 #   2025-11-25   0.2.0-alpha.12 `client --requirements 2025-11-25` (every        client-baseline-2025-11-25.yml
-#                client scenario the revision requires)
+#                client scenario the revision requires, scored or not), then
+#                the 2025-03-26 authorization fallbacks at this revision
+#                (`--scenario … --spec-version 2025-11-25 --force`)
 #   2026-07-28   0.2.0-alpha.12 `client --requirements 2026-07-28` (the          client-baseline-2026-07-28.yml
 #                stateless revision; the client is told so in
-#                MCP_CONFORMANCE_PROTOCOL_VERSION)
+#                MCP_CONFORMANCE_PROTOCOL_VERSION), then the same fallbacks
 #
 # Usage: tests/conformance/run-client.sh [--suite 0.1.16|2025-11-25|2026-07-28] [--output-dir DIR] [COMMAND]
 #
@@ -28,13 +30,16 @@ node="$here/node_modules/.bin/node"
 
 suites=(0.1.16 2025-11-25 2026-07-28)
 scenarios=(initialize tools_call elicitation-sep1034-client-defaults sse-retry)
+# Servers without protected resource metadata: the requirement sets leave these out (the
+# revision that described them is superseded), but a client still meets such servers.
+legacy_scenarios=(auth/2025-03-26-oauth-endpoint-fallback auth/2025-03-26-oauth-metadata-backcompat)
 output_dir=""
 command="$root/target/debug/conformance-client"
 while [[ $# -gt 0 ]]; do
     case "$1" in
         --suite) suites=("$2"); shift 2 ;;
         --output-dir) output_dir="$2"; shift 2 ;;
-        -h|--help) sed -n '2,22p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,24p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
         -*) echo "run-client.sh: unknown option $1" >&2; exit 2 ;;
         *) command="$1"; shift ;;
     esac
@@ -71,6 +76,14 @@ for suite in "${suites[@]}"; do
                 --expected-failures "$here/client-baseline-$suite.yml" "${out[@]}"; then
                 status=1
             fi
+            for scenario in "${legacy_scenarios[@]}"; do
+                echo "==> conformance $suite client scenario $scenario"
+                if ! "$node" "$here/node_modules/conformance-0.2/dist/index.js" client \
+                    --command "$command" --scenario "$scenario" --spec-version "$suite" --force \
+                    --expected-failures "$here/client-baseline-$suite.yml" "${out[@]}"; then
+                    status=1
+                fi
+            done
             ;;
         *) echo "run-client.sh: unknown suite $suite (expected 0.1.16, 2025-11-25 or 2026-07-28)" >&2; exit 2 ;;
     esac

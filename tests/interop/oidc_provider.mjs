@@ -12,6 +12,11 @@
 // who it is in authorization responses (RFC 9207 `iss`). Logging in and consenting go through
 // its own interaction pages (`/interaction/<uid>`): any login name is accepted, and consent
 // grants what was asked. Prints `listening <issuer>` once it accepts connections.
+//
+// Machines too: client credentials for `machine-secret` (secret `machine-secret-value`,
+// `client_secret_basic`) and, when MACHINE_JWKS holds a JWKS (JSON), `machine-jwt`
+// (`private_key_jwt` with those keys); tokens are DPoP-bound (RFC 9449, `cnf.jkt`) whenever
+// the token request carries a proof.
 
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:https';
@@ -31,8 +36,23 @@ const signing = { ...(await exportJWK(privateKey)), kid: 'test-es256', alg: 'ES2
 
 const RESOURCE_SCOPES = 'notes:read notes:write';
 
+const machine = { grant_types: ['client_credentials'], redirect_uris: [], response_types: [], scope: RESOURCE_SCOPES };
+const clients = [
+  { ...machine, client_id: 'machine-secret', client_secret: 'machine-secret-value', token_endpoint_auth_method: 'client_secret_basic' },
+];
+if (process.env.MACHINE_JWKS) {
+  clients.push({
+    ...machine,
+    client_id: 'machine-jwt',
+    token_endpoint_auth_method: 'private_key_jwt',
+    token_endpoint_auth_signing_alg: 'ES256',
+    jwks: JSON.parse(process.env.MACHINE_JWKS),
+  });
+}
+
 const provider = new Provider(issuer, {
   jwks: { keys: [signing] },
+  clients,
   findAccount: async (_ctx, id) => ({ accountId: id, claims: async () => ({ sub: id }) }),
   scopes: ['openid', 'offline_access', 'notes:read', 'notes:write'],
   pkce: { required: () => true },
@@ -43,6 +63,8 @@ const provider = new Provider(issuer, {
   },
   features: {
     devInteractions: { enabled: true },
+    clientCredentials: { enabled: true },
+    dPoP: { enabled: true },
     registration: { enabled: true },
     revocation: { enabled: true },
     resourceIndicators: {

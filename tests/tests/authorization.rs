@@ -612,3 +612,346 @@ async fn introspection_accepts_active_tokens_for_this_resource_and_caches_answer
         assert!(challenge(&response).contains("error=\"invalid_token\""));
     }
 }
+
+// ----- DPoP (RFC 9449) -----
+
+/// The client's DPoP key: `KEY_B` (the issuer never publishes it in these tests).
+fn client_jwk() -> Value {
+    json!({"kty": "EC", "crv": "P-256", "x": KEY_B_X, "y": KEY_B_Y})
+}
+
+fn thumbprint(jwk: &Value) -> String {
+    let jwk: jsonwebtoken::jwk::Jwk = serde_json::from_value(jwk.clone()).unwrap();
+    jwk.thumbprint(jsonwebtoken::jwk::ThumbprintHash::SHA256)
+}
+
+/// A token for `sub` bound to the key whose thumbprint is `jkt`.
+fn bound(issuer: &str, sub: &str, jkt: &str) -> String {
+    let mut c = claims(issuer, sub, "notes:read");
+    c["cnf"] = json!({"jkt": jkt});
+    sign(&c, "a", KEY_A)
+}
+
+fn ath(token: &str) -> String {
+    use sha2::Digest as _;
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(sha2::Sha256::digest(token.as_bytes()))
+}
+
+/// A fresh, valid proof of `KEY_B` for POST `RESOURCE` with `token`, changed by `tweak`.
+fn proof_with(token: &str, tweak: impl FnOnce(&mut Value, &mut Value)) -> String {
+    let mut header = json!({"typ": "dpop+jwt", "alg": "ES256", "jwk": client_jwk()});
+    let mut claims = json!({"jti": uuid(), "htm": "POST", "htu": RESOURCE, "iat": now(), "ath": ath(token)});
+    tweak(&mut header, &mut claims);
+    // Signed over exactly the header the case asks for (private parameters, odd `typ`), so
+    // that only what the case changes is wrong.
+    let signing_input = format!("{}.{}", b64(&header), b64(&claims));
+    let key = EncodingKey::from_ec_pem(KEY_B.as_bytes()).unwrap();
+    let signature = jsonwebtoken::crypto::sign(signing_input.as_bytes(), &key, Algorithm::ES256).unwrap();
+    format!("{signing_input}.{signature}")
+}
+
+fn proof(token: &str) -> String {
+    proof_with(token, |_, _| {})
+}
+
+/// A `jti` not used before in this process.
+fn uuid() -> String {
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    let nanos = SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_nanos();
+    format!("{nanos:x}-{}", NEXT.fetch_add(1, Ordering::Relaxed))
+}
+
+/// POSTs `message` with `DPoP <token>` and each of `proofs`.
+async fn post_dpop(
+    endpoint: &Endpoint,
+    token: &str,
+    proofs: &[String],
+    session: Option<&str>,
+    message: &Value,
+) -> reqwest::Response {
+    let mut request = endpoint
+        .client
+        .post(&endpoint.url)
+        .header(CONTENT_TYPE, "application/json")
+        .header(ACCEPT, ACCEPT_BOTH)
+        .header("mcp-protocol-version", PROTOCOL)
+        .header("authorization", format!("DPoP {token}"))
+        .body(message.to_string());
+    for p in proofs {
+        request = request.header("dpop", p);
+    }
+    if let Some(s) = session {
+        request = request.header("mcp-session-id", s);
+    }
+    request.send().await.expect("POST")
+}
+
+/// Opens a session with a DPoP-bound `token`; returns its id.
+async fn open_dpop(endpoint: &Endpoint, token: &str) -> String {
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
+        "params": {"protocolVersion": PROTOCOL, "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
+    let response = post_dpop(endpoint, token, &[proof(token)], None, &init).await;
+    assert_eq!(response.status(), StatusCode::OK, "{}", challenge(&response));
+    let id = response.headers()["mcp-session-id"].to_str().unwrap().to_owned();
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    let ack = post_dpop(endpoint, token, &[proof(token)], Some(&id), &initialized).await;
+    assert_eq!(ack.status(), StatusCode::ACCEPTED);
+    id
+}
+
+/// One bad DPoP request: what it sends (token, proofs) and the challenge `error` it must get.
+struct DpopCase {
+    name: &'static str,
+    request: fn(&str, &str) -> (String, Vec<String>),
+    error: &'static str,
+}
+
+const BAD_DPOP: &[DpopCase] = &[
+    DpopCase { name: "no proof", request: |_, t| (t.into(), vec![]), error: "invalid_dpop_proof" },
+    DpopCase { name: "two proofs", request: |_, t| (t.into(), vec![proof(t), proof(t)]), error: "invalid_dpop_proof" },
+    DpopCase {
+        name: "malformed proof",
+        request: |_, t| (t.into(), vec!["not.a.jwt".into()]),
+        error: "invalid_dpop_proof",
+    },
+    DpopCase {
+        name: "proof not base64",
+        request: |_, t| (t.into(), vec!["%%%.%%%.%%%".into()]),
+        error: "invalid_dpop_proof",
+    },
+    DpopCase {
+        name: "typ JWT",
+        request: |_, t| (t.into(), vec![proof_with(t, |h, _| h["typ"] = json!("JWT"))]),
+        error: "invalid_dpop_proof",
+    },
+    DpopCase {
+        name: "alg none",
+        request: |_, t| {
+            let header = json!({"typ": "dpop+jwt", "alg": "none", "jwk": client_jwk()});
+            let claims = json!({"jti": uuid(), "htm": "POST", "htu": RESOURCE, "iat": now(), "ath": ath(t)});
+            (t.into(), vec![format!("{}.{}.", b64(&header), b64(&claims))])
+        },
+        error: "invalid_dpop_proof",
+    },
+    DpopCase {
+        name: "HS256 with the public key as secret",
+        request: |_, t| {
+            let header = Header { typ: Some("dpop+jwt".into()), ..Header::new(Algorithm::HS256) };
+            let claims = json!({"jti": uuid(), "htm": "POST", "htu": RESOURCE, "iat": now(), "ath": ath(t)});
+            let proof = jsonwebtoken::encode(&header, &claims, &EncodingKey::from_secret(KEY_B_X.as_bytes())).unwrap();
+            (t.into(), vec![proof])
+        },
+        error: "invalid_dpop_proof",
+    },
+    DpopCase {
+        name: "private key in the jwk",
+        request: |_, t| {
+            (t.into(), vec![proof_with(t, |h, _| h["jwk"]["d"] = json!("5pziGwZKa5NDLQt4h8md4rR5XJ7kpjmnNJ8GCmbwcEM"))])
+        },
+        error: "invalid_dpop_proof",
+    },
+    DpopCase {
+        name: "another key's jwk (signature does not verify)",
+        request: |_, t| {
+            (
+                t.into(),
+                vec![proof_with(t, |h, _| h["jwk"] = json!({"kty": "EC", "crv": "P-256", "x": KEY_A_X, "y": KEY_A_Y}))],
+            )
+        },
+        error: "invalid_dpop_proof",
+    },
+    DpopCase {
+        name: "ath of another token",
+        request: |_, t| (t.into(), vec![proof_with(t, |_, c| c["ath"] = json!(ath("another")))]),
+        error: "invalid_dpop_proof",
+    },
+    DpopCase {
+        name: "no ath",
+        request: |_, t| (t.into(), vec![proof_with(t, |_, c| drop(c.as_object_mut().unwrap().remove("ath")))]),
+        error: "invalid_dpop_proof",
+    },
+    DpopCase {
+        name: "htm GET on a POST",
+        request: |_, t| (t.into(), vec![proof_with(t, |_, c| c["htm"] = json!("GET"))]),
+        error: "invalid_dpop_proof",
+    },
+    DpopCase {
+        name: "htu of another server",
+        request: |_, t| (t.into(), vec![proof_with(t, |_, c| c["htu"] = json!("https://other.test/mcp"))]),
+        error: "invalid_dpop_proof",
+    },
+    DpopCase {
+        name: "stale iat",
+        request: |_, t| (t.into(), vec![proof_with(t, |_, c| c["iat"] = json!(now() - 600))]),
+        error: "invalid_dpop_proof",
+    },
+    DpopCase {
+        name: "iat in the future",
+        request: |_, t| (t.into(), vec![proof_with(t, |_, c| c["iat"] = json!(now() + 600))]),
+        error: "invalid_dpop_proof",
+    },
+    DpopCase {
+        name: "no jti",
+        request: |_, t| (t.into(), vec![proof_with(t, |_, c| drop(c.as_object_mut().unwrap().remove("jti")))]),
+        error: "invalid_dpop_proof",
+    },
+    DpopCase {
+        name: "token bound to another key (cnf.jkt)",
+        request: |iss, _| {
+            let other =
+                bound(iss, "alice", &thumbprint(&json!({"kty": "EC", "crv": "P-256", "x": KEY_A_X, "y": KEY_A_Y})));
+            let p = proof(&other);
+            (other, vec![p])
+        },
+        error: "invalid_token",
+    },
+    DpopCase {
+        name: "unbound token with the DPoP scheme",
+        request: |iss, _| {
+            let plain = good(iss, "alice", "notes:read");
+            let p = proof(&plain);
+            (plain, vec![p])
+        },
+        error: "invalid_token",
+    },
+];
+
+#[tokio::test]
+async fn bad_dpop_proofs_get_401_and_the_dpop_challenge_and_the_server_keeps_serving() {
+    let issuer = Issuer::start().await;
+    let auth = authorization(&issuer).dpop(typed_mcp::auth::Dpop::new());
+    let endpoint = Endpoint::serve(&server(), HttpConfig::default().authorization(auth)).await;
+    let token = bound(&issuer.url, "alice", &thumbprint(&client_jwk()));
+    let session = open_dpop(&endpoint, &token).await;
+    for case in BAD_DPOP {
+        let (sent, proofs) = (case.request)(&issuer.url, &token);
+        let response = post_dpop(&endpoint, &sent, &proofs, Some(&session), &call("whoami")).await;
+        assert_eq!(response.status(), StatusCode::UNAUTHORIZED, "{}", case.name);
+        let www = challenge(&response);
+        let (bearer, dpop) = www.split_once(", DPoP ").unwrap_or_else(|| panic!("{}: {www}", case.name));
+        assert!(bearer.starts_with("Bearer resource_metadata="), "{}: {www}", case.name);
+        assert!(!bearer.contains("error="), "{}: {www}", case.name);
+        assert!(dpop.starts_with("algs=\"ES256 ES384 RS256 PS256\""), "{}: {www}", case.name);
+        assert!(dpop.contains(&format!("error=\"{}\"", case.error)), "{}: {www}", case.name);
+        let body = json_body(response).await;
+        assert_eq!(body["error"], case.error, "{}: {body}", case.name);
+        let next = post_dpop(&endpoint, &token, &[proof(&token)], Some(&session), &call("whoami")).await;
+        let next = json_body(next).await;
+        assert_eq!(text_of(&next["result"]), "alice via test-client with [notes:read]", "after {}: {next}", case.name);
+    }
+
+    // A proof is good once: the same one again is a replay.
+    let once = proof(&token);
+    let first = post_dpop(&endpoint, &token, std::slice::from_ref(&once), Some(&session), &call("whoami")).await;
+    assert_eq!(first.status(), StatusCode::OK);
+    let replay = post_dpop(&endpoint, &token, &[once], Some(&session), &call("whoami")).await;
+    assert_eq!(replay.status(), StatusCode::UNAUTHORIZED);
+    assert!(challenge(&replay).contains("error=\"invalid_dpop_proof\""));
+
+    // A bound token sent as a bearer token is refused; an unbound bearer token still works.
+    let response = post(&endpoint, Some(&format!("Bearer {token}")), Some(&session), &call("whoami")).await;
+    assert_eq!(response.status(), StatusCode::UNAUTHORIZED);
+    assert!(challenge(&response).starts_with("Bearer resource_metadata="), "{}", challenge(&response));
+    let bob = good(&issuer.url, "bob", "notes:read");
+    let bob_session = open(&endpoint, &bob).await;
+    let body =
+        json_body(post(&endpoint, Some(&format!("Bearer {bob}")), Some(&bob_session), &call("whoami")).await).await;
+    assert_eq!(text_of(&body["result"]), "bob via test-client with [notes:read]", "{body}");
+}
+
+#[tokio::test]
+async fn required_dpop_refuses_bearer_tokens_and_nonces_round_trip() {
+    let issuer = Issuer::start().await;
+    let auth = authorization(&issuer).dpop(typed_mcp::auth::Dpop::new().require(true).nonces(None));
+    let endpoint = Endpoint::serve(&server(), HttpConfig::default().authorization(auth)).await;
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
+        "params": {"protocolVersion": PROTOCOL, "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
+
+    // No token, then a bearer token: only the DPoP challenge.
+    for authorization in [None, Some(format!("Bearer {}", good(&issuer.url, "bob", "notes:read")))] {
+        let response = post(&endpoint, authorization.as_deref(), None, &init).await;
+        assert_eq!(response.status(), StatusCode::UNAUTHORIZED);
+        let www = challenge(&response);
+        assert!(www.starts_with("DPoP algs=\"ES256 ES384 RS256 PS256\", resource_metadata="), "{www}");
+        assert!(!www.contains("Bearer"), "{www}");
+    }
+
+    // Without a nonce: 401 use_dpop_nonce with one; with it, served.
+    let token = bound(&issuer.url, "alice", &thumbprint(&client_jwk()));
+    let response = post_dpop(&endpoint, &token, &[proof(&token)], None, &init).await;
+    assert_eq!(response.status(), StatusCode::UNAUTHORIZED);
+    assert!(challenge(&response).contains("error=\"use_dpop_nonce\""), "{}", challenge(&response));
+    let nonce = response.headers()["dpop-nonce"].to_str().unwrap().to_owned();
+    let with_nonce = |n: &str| {
+        let n = n.to_owned();
+        proof_with(&token, move |_, c| c["nonce"] = json!(n))
+    };
+    let wrong = post_dpop(&endpoint, &token, &[with_nonce("made-up")], None, &init).await;
+    assert_eq!(wrong.status(), StatusCode::UNAUTHORIZED);
+    assert!(wrong.headers().contains_key("dpop-nonce"));
+    let response = post_dpop(&endpoint, &token, &[with_nonce(&nonce)], None, &init).await;
+    assert_eq!(response.status(), StatusCode::OK, "{}", challenge(&response));
+}
+
+#[tokio::test]
+async fn a_proof_accepted_by_one_instance_is_refused_by_another_sharing_redis() {
+    let redis = typed_mcp_redis::testing::RedisServer::start();
+    let issuer = Issuer::start().await;
+    let instance = || {
+        let shared = typed_mcp_redis::Redis::connect(&redis.url()).expect("redis").replay_cache();
+        authorization(&issuer).dpop(typed_mcp::auth::Dpop::new().replay_cache(shared))
+    };
+    let one = Endpoint::serve(&server(), HttpConfig::default().authorization(instance()).sessionless(true)).await;
+    let two = Endpoint::serve(&server(), HttpConfig::default().authorization(instance()).sessionless(true)).await;
+    let token = bound(&issuer.url, "alice", &thumbprint(&client_jwk()));
+    let list = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"});
+    let once = proof(&token);
+    let first = post_dpop(&one, &token, std::slice::from_ref(&once), None, &list).await;
+    assert_eq!(first.status(), StatusCode::OK, "{}", challenge(&first));
+    for endpoint in [&two, &one] {
+        let replay = post_dpop(endpoint, &token, std::slice::from_ref(&once), None, &list).await;
+        assert_eq!(replay.status(), StatusCode::UNAUTHORIZED);
+        assert!(challenge(&replay).contains("error=\"invalid_dpop_proof\""), "{}", challenge(&replay));
+    }
+    let fresh = post_dpop(&two, &token, &[proof(&token)], None, &list).await;
+    assert_eq!(fresh.status(), StatusCode::OK, "{}", challenge(&fresh));
+    let keys = typed_mcp_redis::testing::keys(&redis.url(), "mcp:dpop:*").await;
+    assert_eq!(keys.len(), 2, "{keys:?}");
+}
+
+#[tokio::test]
+async fn introspected_tokens_are_bound_by_the_answers_cnf() {
+    let jkt = thumbprint(&client_jwk());
+    let app = axum::Router::new().route(
+        "/mcp",
+        axum::routing::post(move |body: String| {
+            let jkt = jkt.clone();
+            async move {
+                let answer = if body.contains("token=opaque-bound") {
+                    json!({"active": true, "sub": "alice", "aud": RESOURCE, "scope": "notes:read",
+                           "client_id": "introspected", "exp": now() + 600, "cnf": {"jkt": jkt}, "token_type": "DPoP"})
+                } else {
+                    json!({"active": false})
+                };
+                json_response(answer)
+            }
+        }),
+    );
+    let (introspection, _stop) = serve_router(app).await;
+    let verifier = typed_mcp::auth::IntrospectionVerifier::new(introspection).client_credentials("rs", "secret");
+    let auth = Authorization::new(verifier).resource(RESOURCE).dpop(typed_mcp::auth::Dpop::new());
+    let endpoint = Endpoint::serve(&server(), HttpConfig::default().authorization(auth)).await;
+    let session = open_dpop(&endpoint, "opaque-bound").await;
+    let body = json_body(
+        post_dpop(&endpoint, "opaque-bound", &[proof("opaque-bound")], Some(&session), &call("whoami")).await,
+    )
+    .await;
+    assert_eq!(text_of(&body["result"]), "alice via introspected with [notes:read]", "{body}");
+    // Without the key: as a bearer token, or with a proof naming another key than its signer.
+    let response = post(&endpoint, Some("Bearer opaque-bound"), Some(&session), &call("whoami")).await;
+    assert_eq!(response.status(), StatusCode::UNAUTHORIZED);
+    let other =
+        proof_with("opaque-bound", |h, _| h["jwk"] = json!({"kty": "EC", "crv": "P-256", "x": KEY_A_X, "y": KEY_A_Y}));
+    let response = post_dpop(&endpoint, "opaque-bound", &[other], Some(&session), &call("whoami")).await;
+    assert_eq!(response.status(), StatusCode::UNAUTHORIZED);
+}

@@ -25,7 +25,7 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
 use tests::interop::{example_binary, interop_dir, require_node_package, run_with_deadline};
-use typed_mcp::client::oauth::{LoopbackAuthorizer, MemoryTokenStore, OAuth, StoredTokens, TokenStore};
+use typed_mcp::client::oauth::{LoopbackAuthorizer, MemoryTokenStore, OAuth, SigningKey, StoredTokens, TokenStore};
 use typed_mcp::client::{Client, ElicitationModes, ProtocolEra, elicitation_fn};
 use typed_mcp::protocol::ElicitResult;
 
@@ -93,9 +93,15 @@ fn start_provider(resource: &str) -> (Running, String) {
 /// oidc-provider on a free port, issuing tokens for `resource`, with `tls` (its certificate
 /// chain and key, PEM files: it then serves https); returns it and its issuer.
 fn start_provider_with(resource: &str, tls: &[&Path]) -> (Running, String) {
+    start_provider_env(resource, tls, &[])
+}
+
+/// oidc-provider as [`start_provider_with`], with environment variables `env`.
+fn start_provider_env(resource: &str, tls: &[&Path], env: &[(&str, String)]) -> (Running, String) {
     let port = free_port();
     let (log, file) = log_file("oidc-provider", port);
     let child = Command::new(node22())
+        .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
         .arg("oidc_provider.mjs")
         .arg(port.to_string())
         .arg(resource)
@@ -541,4 +547,154 @@ fn our_client_authorizes_over_https_with_oidc_provider_and_a_tls_protected_serve
         );
     }
     assert!(protected.log_text().contains("fetched the issuer's keys"), "{}", protected.log_text());
+}
+
+// ----- machines: client credentials and DPoP-bound tokens -----
+
+/// The DPoP key the test's machine client holds (P-256, made for this test).
+const DPOP_KEY: &str = "-----BEGIN PRIVATE KEY-----
+MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQg3gdJ/8C1/XIVZYox
+NddyfKRABFuLLi3w+tPNgYeusX6hRANCAARcCW7qv+hCovwFltSHssXET3/6fOrP
+4JF6PKkKagCXzgzMLIzkkZzss2pskNHKbUi7PhRWr6ojBUkUfID/UD4M
+-----END PRIVATE KEY-----
+";
+
+fn unix_now() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs()
+}
+
+/// A DPoP proof by `DPOP_KEY` for `method url` with `token`, then `tweak`ed.
+fn manual_proof(
+    method: &str,
+    url: &str,
+    token: &str,
+    nonce: Option<&str>,
+    tweak: impl FnOnce(&mut serde_json::Value),
+) -> String {
+    use base64::Engine as _;
+    use sha2::Digest as _;
+    let public = SigningKey::from_pem(DPOP_KEY).unwrap().public_jwk();
+    let mut header = jsonwebtoken::Header::new(jsonwebtoken::Algorithm::ES256);
+    header.typ = Some("dpop+jwt".into());
+    header.jwk = Some(serde_json::from_value(public).unwrap());
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let ath = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(sha2::Sha256::digest(token.as_bytes()));
+    let mut claims = serde_json::json!({
+        "jti": format!("manual-{}-{}", unix_now(), NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)),
+        "htm": method, "htu": url, "iat": unix_now(), "ath": ath,
+    });
+    if let Some(nonce) = nonce {
+        claims["nonce"] = serde_json::json!(nonce);
+    }
+    tweak(&mut claims);
+    let key = jsonwebtoken::EncodingKey::from_ec_pem(DPOP_KEY.as_bytes()).unwrap();
+    jsonwebtoken::encode(&header, &claims, &key).unwrap()
+}
+
+#[test]
+fn machines_get_dpop_bound_tokens_by_client_credentials_and_stolen_tokens_are_refused() {
+    println!("node {}", require_node_package("oidc-provider"));
+
+    let port = free_port();
+    let resource = format!("http://127.0.0.1:{port}/mcp");
+    let assertion_key = SigningKey::generate().unwrap().key_id("machine-key");
+    let mut public = assertion_key.public_jwk();
+    public["kid"] = serde_json::json!("machine-key");
+    public["alg"] = serde_json::json!("ES256");
+    public["use"] = serde_json::json!("sig");
+    let jwks = serde_json::json!({"keys": [public]}).to_string();
+    let (provider, issuer) = start_provider_env(&resource, &[], &[("MACHINE_JWKS", jwks)]);
+    let flags: Vec<&std::ffi::OsStr> = ["--dpop-required", "--dpop-nonces"].iter().map(std::ffi::OsStr::new).collect();
+    let protected = start_protected_with(port, &issuer, &flags);
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    let outcome: Result<(), String> = runtime.block_on(async {
+        let dpop_key = SigningKey::from_pem(DPOP_KEY).map_err(|e| e.to_string())?;
+        let mut store = Arc::new(MemoryTokenStore::default());
+        let machines = [
+            ("machine-secret", OAuth::client_secret("machine-secret", "machine-secret-value")),
+            ("machine-jwt", OAuth::private_key_jwt("machine-jwt", assertion_key.clone())),
+        ];
+        for (name, oauth) in machines {
+            // Each machine its own tokens; the last one's are stolen below.
+            store = Arc::new(MemoryTokenStore::default());
+            let oauth = oauth.dpop_key(dpop_key.clone()).token_store(store.clone());
+            let client = Client::builder("interop-machine", "1.0.0")
+                .oauth(oauth)
+                .connect_http(&resource)
+                .await
+                .map_err(|e| format!("{name}: connecting: {e}"))?;
+            let whoami = client.call_tool("whoami", serde_json::json!({})).await.map_err(|e| format!("{name}: whoami: {e}"))?;
+            assert_eq!(whoami.content[0].as_text(), Some(name), "{whoami:?}");
+            client.close().await;
+        }
+        let tokens = store.load(&resource).await?.ok_or("no token kept")?;
+        assert!(tokens.dpop_bound, "the token is DPoP-bound");
+        let token = tokens.access_token;
+        let claims: serde_json::Value = {
+            use base64::Engine as _;
+            let payload = token.split('.').nth(1).ok_or("the token is not a JWT")?;
+            serde_json::from_slice(&base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(payload).unwrap()).unwrap()
+        };
+        assert_eq!(claims["cnf"]["jkt"], dpop_key.thumbprint(), "{claims}");
+
+        // Someone holding the token but not the key.
+        let http = reqwest::Client::new();
+        let init = serde_json::json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
+            "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "thief", "version": "1"}}});
+        let send = |authorization: String, proof: Option<String>| {
+            let mut request = http
+                .post(&resource)
+                .header("content-type", "application/json")
+                .header("accept", "application/json, text/event-stream")
+                .header("authorization", authorization)
+                .body(init.to_string());
+            if let Some(proof) = proof {
+                request = request.header("dpop", proof);
+            }
+            async move { request.send().await.expect("POST") }
+        };
+        let challenge =
+            |r: &reqwest::Response| r.headers().get("www-authenticate").map(|v| v.to_str().unwrap().to_owned()).unwrap_or_default();
+        // The nonce round trip: a proof without one gets `use_dpop_nonce` and a nonce.
+        let first = send(format!("DPoP {token}"), Some(manual_proof("POST", &resource, &token, None, |_| {}))).await;
+        assert_eq!(first.status(), 401);
+        assert!(challenge(&first).contains("error=\"use_dpop_nonce\""), "{}", challenge(&first));
+        let nonce = first.headers()["dpop-nonce"].to_str().unwrap().to_owned();
+        let nonce = Some(nonce.as_str());
+        let good = manual_proof("POST", &resource, &token, nonce, |_| {});
+        let served = send(format!("DPoP {token}"), Some(good.clone())).await;
+        assert_eq!(served.status(), 200, "the key holder is served: {}", challenge(&served));
+        let refusals = [
+            ("as a bearer token", format!("Bearer {token}"), None),
+            ("without a proof", format!("DPoP {token}"), None),
+            ("with the proof used already (jti)", format!("DPoP {token}"), Some(good)),
+            ("with a proof for GET", format!("DPoP {token}"), Some(manual_proof("GET", &resource, &token, nonce, |_| {}))),
+            (
+                "with a proof for another URL",
+                format!("DPoP {token}"),
+                Some(manual_proof("POST", &format!("http://127.0.0.1:{port}/other"), &token, nonce, |_| {})),
+            ),
+            (
+                "with a stale proof",
+                format!("DPoP {token}"),
+                Some(manual_proof("POST", &resource, &token, nonce, |c| c["iat"] = serde_json::json!(unix_now() - 600))),
+            ),
+            (
+                "with a proof for another token (ath)",
+                format!("DPoP {token}"),
+                Some(manual_proof("POST", &resource, "another token", nonce, |_| {})),
+            ),
+        ];
+        for (name, authorization, proof) in refusals {
+            let response = send(authorization, proof).await;
+            assert_eq!(response.status(), 401, "{name}");
+            let www = challenge(&response);
+            assert!(www.starts_with("DPoP algs=\"ES256"), "{name}: {www}");
+            assert!(www.contains("error="), "{name}: {www}");
+        }
+        Ok(())
+    });
+    if let Err(e) = outcome {
+        panic!("{e}\n--- protected ---\n{}\n--- oidc-provider ---\n{}", protected.log_text(), provider.log_text());
+    }
 }

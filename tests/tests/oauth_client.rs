@@ -357,3 +357,157 @@ async fn a_fixed_authorization_header_and_oauth_are_refused_together() {
         other => panic!("expected a configuration error, got {other:?}"),
     }
 }
+
+// ----- workload identity: the platform token is read again for each token request -----
+
+/// An authorization server for the JWT bearer grant: it records each assertion, and answers
+/// `token-<assertion>` (or `invalid_grant` when `refuse` is set).
+#[derive(Default)]
+struct BearerGrants {
+    assertions: Mutex<Vec<String>>,
+    refuse: bool,
+}
+
+async fn bearer_grant_server(grants: Arc<BearerGrants>) -> String {
+    let as_url: Arc<OnceLock<String>> = Arc::default();
+    let for_metadata = as_url.clone();
+    let app = axum::Router::new()
+        .route(
+            "/.well-known/oauth-authorization-server",
+            axum::routing::get(move || {
+                let url = for_metadata.get().cloned().unwrap_or_default();
+                async move {
+                    json_response(
+                        StatusCode::OK,
+                        &json!({"issuer": url, "token_endpoint": format!("{url}/token"),
+                                "grant_types_supported": ["urn:ietf:params:oauth:grant-type:jwt-bearer"]}),
+                    )
+                }
+            }),
+        )
+        .route(
+            "/token",
+            axum::routing::post(move |body: String| {
+                let grants = grants.clone();
+                async move {
+                    let form: std::collections::HashMap<String, String> =
+                        reqwest::Url::parse(&format!("http://form/?{body}"))
+                            .unwrap()
+                            .query_pairs()
+                            .into_owned()
+                            .collect();
+                    assert_eq!(form["grant_type"], "urn:ietf:params:oauth:grant-type:jwt-bearer", "{form:?}");
+                    assert!(!form.contains_key("client_secret"), "{form:?}");
+                    let assertion = form["assertion"].clone();
+                    grants.assertions.lock().unwrap().push(assertion.clone());
+                    if grants.refuse {
+                        return json_response(StatusCode::BAD_REQUEST, &json!({"error": "invalid_grant"}));
+                    }
+                    json_response(
+                        StatusCode::OK,
+                        &json!({"access_token": format!("token-{assertion}"), "token_type": "Bearer"}),
+                    )
+                }
+            }),
+        );
+    let (url, stop) = serve_router(app).await;
+    std::mem::forget(stop);
+    let url = url.trim_end_matches("/mcp").to_owned();
+    as_url.set(url.clone()).unwrap();
+    url
+}
+
+/// Accepts only `token-<what the platform file holds now>`.
+struct CurrentPlatformToken(std::path::PathBuf);
+
+impl typed_mcp::auth::TokenVerifier for CurrentPlatformToken {
+    fn verify<'a>(
+        &'a self,
+        token: &'a str,
+        _resource: &'a str,
+    ) -> typed_mcp::engine::BoxFuture<'a, Result<typed_mcp::auth::AuthInfo, typed_mcp::auth::TokenError>> {
+        let now = std::fs::read_to_string(&self.0).unwrap_or_default();
+        let ok = token == format!("token-{}", now.trim());
+        Box::pin(async move {
+            if ok {
+                Ok(typed_mcp::auth::AuthInfo::new("workload"))
+            } else {
+                Err(typed_mcp::auth::TokenError::Invalid("not the current platform token".into()))
+            }
+        })
+    }
+}
+
+fn workload_server() -> typed_mcp::Server {
+    let whoami = typed_mcp::ToolDef::new(
+        "whoami",
+        json!({"type": "object"}).as_object().unwrap().clone(),
+        |call: typed_mcp::tool::ToolCall| async move {
+            Ok::<_, typed_mcp::protocol::ErrorObject>(
+                call.ctx.auth().map(|a| a.subject().to_owned()).unwrap_or_default(),
+            )
+        },
+    );
+    typed_mcp::Server::builder("workload-test", "1.0.0").tool(whoami).build().unwrap()
+}
+
+/// The workload test server behind `verifier`, trusting `issuer`; returns its URL.
+struct Protected {
+    url: String,
+}
+
+async fn serve_workload(verifier: CurrentPlatformToken, issuer: &str) -> Protected {
+    let listener = tokio::net::TcpListener::bind(("127.0.0.1", 0)).await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let auth = typed_mcp::auth::Authorization::new(verifier).authorization_server(issuer).resource(&url);
+    let http = workload_server().streamable_http(typed_mcp::transport::http::HttpConfig::default().authorization(auth));
+    tokio::spawn(async move { http.serve(listener, std::future::pending()).await });
+    Protected { url }
+}
+
+#[tokio::test]
+async fn workload_identity_reads_the_rotated_platform_token_for_the_next_grant() {
+    let dir = std::env::temp_dir().join(format!("wif-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("token");
+    std::fs::write(&file, "platform-1\n").unwrap();
+    let grants = Arc::new(BearerGrants::default());
+    let issuer = bearer_grant_server(grants.clone()).await;
+    let endpoint = serve_workload(CurrentPlatformToken(file.clone()), &issuer).await;
+    let oauth = OAuth::workload_identity(typed_mcp::client::oauth::TokenSource::file(&file));
+    assert_eq!(oauth.extensions(), ["io.modelcontextprotocol/auth/wif"]);
+    let client = Client::builder("wif", "1").oauth(oauth).connect_http(&endpoint.url).await.expect("connect");
+    let first = client.call_tool("whoami", json!({})).await.expect("whoami");
+    assert_eq!(first.content[0].as_text(), Some("workload"));
+    // The platform rotates the token: the server refuses the old access token, and the client's
+    // next grant presents the new platform token.
+    std::fs::write(&file, "platform-2\n").unwrap();
+    let second = client.call_tool("whoami", json!({})).await.expect("whoami after rotation");
+    assert_eq!(second.content[0].as_text(), Some("workload"));
+    assert_eq!(*grants.assertions.lock().unwrap(), ["platform-1", "platform-2"]);
+    client.close().await;
+
+    // A refused grant is an error, asked once: no retry, no other grant.
+    let refusing = Arc::new(BearerGrants { refuse: true, ..Default::default() });
+    let issuer = bearer_grant_server(refusing.clone()).await;
+    let endpoint = serve_workload(CurrentPlatformToken(file.clone()), &issuer).await;
+    let oauth = OAuth::workload_identity(typed_mcp::client::oauth::TokenSource::file(&file));
+    let error = match Client::builder("wif", "1").oauth(oauth).connect_http(&endpoint.url).await {
+        Ok(client) => client.call_tool("whoami", json!({})).await.expect_err("refused"),
+        Err(e) => e,
+    };
+    assert!(
+        matches!(&error, ClientError::Authorization(OAuthError::TokenEndpoint { error, .. }) if error == "invalid_grant"),
+        "{error:?}"
+    );
+    assert_eq!(refusing.assertions.lock().unwrap().len(), 1);
+
+    // A missing file is an error saying which.
+    let oauth = OAuth::workload_identity(typed_mcp::client::oauth::TokenSource::file(dir.join("missing")));
+    let error = match Client::builder("wif", "1").oauth(oauth).connect_http(&endpoint.url).await {
+        Ok(client) => client.call_tool("whoami", json!({})).await.expect_err("no token"),
+        Err(e) => e,
+    };
+    assert!(error.to_string().contains("missing"), "{error}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

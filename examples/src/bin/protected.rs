@@ -20,6 +20,11 @@
 //! trusts that CA, besides the platform's roots, when fetching the issuer's metadata and keys
 //! (an issuer whose certificate comes from a private CA).
 //!
+//! DPoP-bound tokens (RFC 9449): `--dpop` accepts them (with a proof per request, replays
+//! refused) besides bearer tokens; `--dpop-required` refuses bearer tokens; `--dpop-nonces`
+//! also makes proofs carry a nonce the server hands out. `--redis URL` shares the proofs seen
+//! (and the nonce secret) with every instance using the same Redis.
+//!
 //! Logs go to stderr (`RUST_LOG`, default `info`).
 
 use std::collections::HashMap;
@@ -29,7 +34,7 @@ use std::sync::Mutex;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use tracing_subscriber::EnvFilter;
-use typed_mcp::auth::{Authorization, JwtVerifier};
+use typed_mcp::auth::{Authorization, Dpop, JwtVerifier};
 use typed_mcp::prelude::*;
 use typed_mcp::tls::{RootCertificates, ServerCertificate};
 use typed_mcp::transport::http::HttpConfig;
@@ -70,6 +75,11 @@ async fn write_note(ctx: Context, notes: State<Notes>, title: String, body: Stri
     let mine = all.entry(user.clone()).or_default();
     mine.push((title.clone(), body));
     Ok(format!("Wrote note \"{title}\" for {user} ({} in all)", mine.len()))
+}
+
+/// Whether `flag` is on the command line.
+fn flag(flag: &str) -> bool {
+    std::env::args().any(|arg| arg == flag)
 }
 
 /// The value after `flag` on the command line, else the environment variable `env`.
@@ -120,6 +130,22 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         // Clients ask for reading first, and for writing when they first write.
         .initial_scopes(["notes:read"])
         .resource_name("Protected notes");
+    let authorization = if flag("--dpop") || flag("--dpop-required") || flag("--dpop-nonces") {
+        let mut dpop = Dpop::new().require(flag("--dpop-required"));
+        let mut nonce_secret = None;
+        if let Some(url) = option("--redis", "REDIS_URL") {
+            let redis = typed_mcp_redis::Redis::connect(&url)?;
+            nonce_secret = Some(redis.shared_secret("dpop-nonce").await?);
+            dpop = dpop.replay_cache(redis.replay_cache());
+        }
+        if flag("--dpop-nonces") {
+            dpop = dpop.nonces(nonce_secret);
+        }
+        tracing::info!(?dpop, "accepting DPoP-bound tokens");
+        authorization.dpop(dpop)
+    } else {
+        authorization
+    };
     tracing::info!(%issuer, "serving MCP at {scheme}://{address}/mcp, protected by OAuth");
     let shutdown = async {
         let _ = tokio::signal::ctrl_c().await;

@@ -17,6 +17,8 @@
 //!   private CA is trusted with their `root_certificates` (`typed_mcp::tls::RootCertificates`).
 //!   A certificate that is not trusted makes the check fail as `TokenError::Unavailable`
 //!   (`503`), saying so.
+//! - With `Authorization::dpop` (feature `auth`), tokens bound to the client's key (DPoP,
+//!   RFC 9449) are accepted with `Authorization: DPoP` and a proof per request (`Dpop`).
 //! - A tool, prompt or resource may require scopes ([`ToolDef::scopes`](crate::ToolDef::scopes));
 //!   a call whose token lacks them is answered `403` with `error="insufficient_scope"` and the
 //!   scopes to ask for, so the client can step up.
@@ -27,6 +29,8 @@
 
 #[cfg(feature = "auth")]
 mod cache;
+#[cfg(feature = "auth")]
+mod dpop;
 #[cfg(feature = "auth")]
 mod fetch;
 #[cfg(feature = "auth")]
@@ -42,6 +46,10 @@ use std::time::SystemTime;
 
 use crate::engine::BoxFuture;
 
+#[cfg(feature = "auth")]
+pub use dpop::{Dpop, MemoryReplayCache, ReplayCache};
+#[cfg(feature = "auth")]
+pub(crate) use dpop::{DpopRefusal, is_bound};
 #[cfg(feature = "auth")]
 pub use introspection::IntrospectionVerifier;
 #[cfg(feature = "auth")]
@@ -210,6 +218,8 @@ pub struct Authorization {
     pub(crate) resource_name: Option<String>,
     pub(crate) hide_unauthorized: bool,
     pub(crate) verifier: Arc<dyn TokenVerifier>,
+    #[cfg(feature = "auth")]
+    pub(crate) dpop: Option<Arc<Dpop>>,
 }
 
 impl std::fmt::Debug for Authorization {
@@ -241,6 +251,8 @@ impl Authorization {
             resource_name: None,
             hide_unauthorized: false,
             verifier,
+            #[cfg(feature = "auth")]
+            dpop: None,
         }
     }
 
@@ -286,6 +298,15 @@ impl Authorization {
     /// A human-readable name for the metadata's `resource_name`.
     pub fn resource_name(mut self, name: impl Into<String>) -> Self {
         self.resource_name = Some(name.into());
+        self
+    }
+
+    /// Accepts DPoP-bound tokens (RFC 9449) as `dpop` says: proofs checked, replays refused,
+    /// nonces if asked for, and whether bearer tokens are still accepted. The challenges then
+    /// name the `DPoP` scheme with the accepted `algs`.
+    #[cfg(feature = "auth")]
+    pub fn dpop(mut self, dpop: Dpop) -> Self {
+        self.dpop = Some(Arc::new(dpop));
         self
     }
 

@@ -477,8 +477,8 @@ impl Shared {
             .with_session(self.http.post(self.url.clone()))
             .header(CONTENT_TYPE, "application/json")
             .header(ACCEPT, "application/json, text/event-stream");
-        if let Some(token) = token {
-            request = request.bearer_auth(token);
+        if let (Some(token), Some(oauth)) = (token, &self.oauth) {
+            request = oauth.authorize_request(request, token, "POST");
         }
         let stateless = self.stateless.read().ok().and_then(|s| s.clone());
         if let Some(headers) = stateless {
@@ -504,6 +504,7 @@ impl Shared {
         };
         let mut reauthorized = false;
         let mut step_ups = 0;
+        let mut nonce_retries = 0;
         loop {
             let token = tokio::select! {
                 biased;
@@ -520,6 +521,17 @@ impl Shared {
                 .get(reqwest::header::WWW_AUTHENTICATE)
                 .and_then(|v| v.to_str().ok())
                 .map(str::to_owned);
+            let new_nonce = oauth.observe_nonce(response.headers());
+            if status == StatusCode::UNAUTHORIZED
+                && new_nonce
+                && nonce_retries < 2
+                && challenge.as_deref().and_then(super::oauth::challenge_error).as_deref() == Some("use_dpop_nonce")
+            {
+                // RFC 9449 section 9: the same token again, with a proof carrying the nonce.
+                tracing::debug!("the server asks for a DPoP nonce; retrying with it");
+                nonce_retries += 1;
+                continue;
+            }
             let authorized = if status == StatusCode::UNAUTHORIZED {
                 if reauthorized {
                     return Some(Err(authorization_error(OAuthError::Unauthorized { status: status.as_u16() })));
@@ -557,8 +569,10 @@ impl Shared {
     /// Opens (or resumes, after `last_event_id`) a GET stream, unless the connection closes first.
     async fn get(&self, last_event_id: Option<&str>) -> Option<Result<Response, reqwest::Error>> {
         let mut request = self.with_session(self.http.get(self.url.clone())).header(ACCEPT, "text/event-stream");
-        if let Some(token) = self.oauth.as_ref().and_then(OAuthSession::current) {
-            request = request.bearer_auth(token);
+        if let Some(oauth) = &self.oauth
+            && let Some(token) = oauth.current()
+        {
+            request = oauth.authorize_request(request, &token, "GET");
         }
         if let Some(id) = last_event_id {
             request = request.header("last-event-id", id);
@@ -575,8 +589,10 @@ impl Shared {
             return;
         }
         let mut request = self.with_session(self.http.delete(self.url.clone()));
-        if let Some(token) = self.oauth.as_ref().and_then(OAuthSession::current) {
-            request = request.bearer_auth(token);
+        if let Some(oauth) = &self.oauth
+            && let Some(token) = oauth.current()
+        {
+            request = oauth.authorize_request(request, &token, "DELETE");
         }
         let request = request.send();
         match tokio::time::timeout(DELETE_TIMEOUT, request).await {

@@ -258,6 +258,10 @@ impl ClientBuilder {
             completions: Default::default(),
             progress: Mutex::default(),
             closed: CancellationToken::new(),
+            #[cfg(feature = "http-client")]
+            extensions: self.oauth.as_ref().map(oauth::OAuth::extensions).unwrap_or_default(),
+            #[cfg(not(feature = "http-client"))]
+            extensions: Vec::new(),
         }
     }
 

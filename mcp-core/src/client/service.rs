@@ -35,6 +35,8 @@ pub(crate) struct ClientShared {
     pub(crate) progress: Mutex<HashMap<ProgressToken, ProgressCallback>>,
     /// Cancelled when the session closes.
     pub(crate) closed: CancellationToken,
+    /// The extensions declared besides those of the handlers (the OAuth grant's).
+    pub(crate) extensions: Vec<&'static str>,
 }
 
 impl ClientShared {
@@ -44,6 +46,12 @@ impl ClientShared {
             elicitation: self.elicitation.as_ref().and_then(|h| h.modes().capability()),
             sampling: self.sampling.as_ref().map(|h| h.support().capability()),
             roots: self.roots.as_ref().map(|h| RootsCapability { list_changed: h.list_changed().then_some(true) }),
+            extensions: (!self.extensions.is_empty()).then(|| {
+                self.extensions
+                    .iter()
+                    .map(|id| ((*id).to_owned(), serde_json::Value::Object(Default::default())))
+                    .collect()
+            }),
             ..ClientCapabilities::default()
         }
     }

@@ -53,6 +53,38 @@
 //!   elicitations and 2026-era `requestState` are bound to the user; 2026-era requests are each
 //!   authorized on their own.
 //!
+//! ## DPoP-bound tokens
+//!
+//! A bearer token works for whoever holds it; a DPoP-bound one (RFC 9449) only with a proof
+//! signed by the client's key. `Authorization::dpop(Dpop::new())` accepts them:
+//!
+//! ```rust,no_run
+//! # #[cfg(feature = "auth")]
+//! # fn run() {
+//! use typed_mcp::auth::{Authorization, Dpop, JwtVerifier};
+//!
+//! let auth = Authorization::new(JwtVerifier::new("https://auth.example.com"))
+//!     .dpop(Dpop::new().require(true).nonces(None));
+//! # let _ = auth;
+//! # }
+//! ```
+//!
+//! A request with `Authorization: DPoP <token>` must carry exactly one `DPoP` proof: typed
+//! `dpop+jwt`, signed with an accepted asymmetric algorithm by the public key in its header (a
+//! JWK with private parameters, `alg: none` or HMAC are refused), for the request's method
+//! (`htm`) and URL (`htu`, compared with the resource's origin and the request's path), recent
+//! (`iat` within `Dpop::max_age`, 60 s), for this token (`ath`), by the key the token is bound to
+//! (`cnf.jkt` against the key's RFC 7638 thumbprint — in the JWT's claims, or in the introspection
+//! answer), and never seen before (`jti`, in a `ReplayCache`: `MemoryReplayCache`, bounded, by
+//! default; `typed_mcp_redis::Redis::replay_cache` shares it across instances, so a proof
+//! replayed on another instance is refused too). `Dpop::nonces` adds server nonces (a `401
+//! use_dpop_nonce` hands one out in `DPoP-Nonce`; instances given the same secret accept each
+//! other's). `Dpop::require(true)` refuses bearer tokens; otherwise they are still accepted,
+//! except a bound token sent as a bearer token. Challenges then carry
+//! `DPoP algs="ES256 ES384 RS256 PS256", resource_metadata="…"` (after the `Bearer` one unless DPoP
+//! is required), with `error="invalid_dpop_proof"`, `"invalid_token"` or `"use_dpop_nonce"`.
+//! The `protected` example takes `--dpop`, `--dpop-required`, `--dpop-nonces` and `--redis URL`.
+//!
 //! The resource identifier defaults to `http://{address}/mcp` for the address `serve` listens
 //! on; behind a proxy, or mounted with `router_at`, set it. `examples/src/bin/protected.rs` is a
 //! complete server (`--port N --issuer URL`, tools `whoami` and `write_note`, which needs

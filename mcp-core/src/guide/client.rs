@@ -118,6 +118,59 @@
 //!   `StateMismatch`, `IssuerMismatch`, `MissingIssuer`, `AuthorizationDenied`, `TokenEndpoint`,
 //!   `InsufficientScope`…
 //!
+//! ## Without a browser: choosing the grant
+//!
+//! The constructor of `OAuth` picks how tokens are obtained; everything else (discovery,
+//! refusals, step-up, the store) stays the same:
+//!
+//! ```rust,no_run
+//! # #[cfg(feature = "http-client")]
+//! # fn run(pem: &str, id_token: String) -> Result<(), Box<dyn std::error::Error>> {
+//! use typed_mcp::client::oauth::{ClientCredentials, EnterpriseAuthorization, OAuth, SigningKey, TokenSource};
+//!
+//! // A backend with a client secret (client credentials, SEP-1046).
+//! let a = OAuth::client_secret("reporting-job", "s3cret");
+//! // The same without a shared secret: it signs a JWT with its registered key (private_key_jwt).
+//! let b = OAuth::private_key_jwt("reporting-job", SigningKey::from_pem(pem)?);
+//! // A workload whose platform mounts a token that rotates (RFC 7523 JWT bearer, SEP-1933).
+//! let c = OAuth::workload_identity(TokenSource::file("/var/run/secrets/tokens/mcp"));
+//! // A person signed in to the company's identity provider (SEP-990: token exchange, then JWT bearer).
+//! let d = OAuth::enterprise(EnterpriseAuthorization::new(
+//!     "https://idp.example.com/oauth2/token",
+//!     "idp-client-id",
+//!     TokenSource::fixed(id_token),
+//!     ClientCredentials { client_id: "mcp-client".into(), client_secret: Some("s3cret".into()), issuer: None },
+//! ));
+//! // Any of them with tokens bound to a key (DPoP, RFC 9449): a stolen token is useless alone.
+//! let e = OAuth::client_secret("reporting-job", "s3cret").dpop();
+//! # let _ = (a, b, c, d, e);
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! Which to use:
+//!
+//! | situation | grant |
+//! |---|---|
+//! | a person at the keyboard, any authorization server | `OAuth::new` (authorization code + PKCE) |
+//! | a service acting for itself, a secret in its vault | `OAuth::client_secret` |
+//! | a service acting for itself, no shared secret wanted | `OAuth::private_key_jwt` |
+//! | a workload on a platform that issues it tokens (Kubernetes, cloud instance identity) | `OAuth::workload_identity` with `TokenSource::file` or `TokenSource::callback` |
+//! | an employee's agent, the company's identity provider deciding | `OAuth::enterprise` |
+//! | any of these where a leaked token must not be replayable | add `.dpop()` (or `.dpop_key(key)` to keep tokens valid across runs) |
+//!
+//! The grant's extension (`io.modelcontextprotocol/oauth-client-credentials`,
+//! `…/enterprise-managed-authorization`, `…/auth/wif`, `…/auth/dpop`) is declared in the client's
+//! capabilities. With DPoP, the token request and every MCP request carry a fresh proof
+//! (`htm`, `htu`, `iat`, `jti`, and `ath` for the token), the token goes out as
+//! `Authorization: DPoP`, and a `use_dpop_nonce` answer (a token endpoint's `400` or the server's
+//! `401`) is retried once with the nonce given. A workload token source is read again for each
+//! token request, so a rotated file is picked up; a refused JWT bearer grant is reported, never
+//! retried with another grant. Among several authorization servers the flow uses the one the
+//! credentials name (`ClientCredentials::issuer`), else one it registered with, else the first;
+//! a server without protected resource metadata (2025-03-26) is asked at its origin, with the
+//! default `/authorize`, `/token` and `/register` when that has no metadata either.
+//!
 //! `authorizer_fn(redirect_uri, |url| async { … })` makes any other UI an `Authorizer` (a desktop
 //! app's web view, a URL pasted back by the user). The flow is checked by the official
 //! conformance suite's `auth/*` client scenarios (see `CONTRIBUTING.md` in the repository), against

@@ -154,4 +154,11 @@ pub enum OAuthError {
     /// The token store failed.
     #[error("token store: {0}")]
     Store(String),
+    /// A signing key (for `private_key_jwt` or DPoP) could not be read or used.
+    #[error("signing key: {0}")]
+    InvalidKey(String),
+    /// The token to present as an assertion (a workload's platform token, an identity
+    /// provider's token) could not be obtained.
+    #[error("assertion: {0}")]
+    Assertion(String),
 }

@@ -22,13 +22,17 @@
 //! [`OAuth`] (discovery, registration, PKCE, scopes, step-up), playing the person's part
 //! itself (it follows the authorization endpoint's redirect without a browser), with the
 //! pre-registered credentials the suite passes in the context when it does, and the client ID
-//! metadata document URL the suite expects. Logs go to stderr (`RUST_LOG`).
+//! metadata document URL the suite expects; with the grant the context calls for (client
+//! credentials with a secret or a private key, enterprise-managed authorization, workload
+//! identity), and DPoP-bound tokens for `auth/dpop*`. Logs go to stderr (`RUST_LOG`).
 
 use std::error::Error;
 use std::process::ExitCode;
 
 use serde_json::{Value, json};
-use typed_mcp::client::oauth::{ClientCredentials, OAuth, OAuthError, authorizer_fn};
+use typed_mcp::client::oauth::{
+    ClientCredentials, EnterpriseAuthorization, OAuth, OAuthError, SigningKey, TokenSource, authorizer_fn,
+};
 use typed_mcp::client::{Client, ClientBuilder, ElicitationModes, ProtocolEra, elicitation_fn, sampling_fn};
 use typed_mcp::protocol::{
     CreateMessageResult, ElicitResult, Role, Root, SamplingContent, SamplingMessageContent, stateless,
@@ -222,9 +226,52 @@ const CLIENT_METADATA_URL: &str = "https://conformance-test.local/client-metadat
 /// redirect is read from the authorization endpoint's answer).
 const REDIRECT_URI: &str = "http://localhost:3000/callback";
 
-/// The OAuth settings for an `auth/*` scenario: the "person" GETs the authorization URL and
-/// hands back where the authorization server redirects to.
-fn oauth() -> Result<OAuth, Box<dyn Error>> {
+/// The OAuth settings for an `auth/*` scenario, from what the suite passes in the context: a
+/// private key (client credentials with `private_key_jwt`), an identity provider's ID token
+/// (enterprise-managed authorization), a workload token (workload identity), a client secret
+/// for a client-credentials scenario; else the authorization code flow, with DPoP for the
+/// DPoP scenarios.
+fn oauth(scenario: &str) -> Result<OAuth, Box<dyn Error>> {
+    let context = context();
+    let text = |name: &str| context[name].as_str().map(str::to_owned);
+    let client_id = text("client_id");
+    if let (Some(id), Some(pem)) = (&client_id, text("private_key_pem")) {
+        return Ok(OAuth::private_key_jwt(id, SigningKey::from_pem(&pem)?));
+    }
+    if let (Some(endpoint), Some(idp_client), Some(id_token), Some(id)) =
+        (text("idp_token_endpoint"), text("idp_client_id"), text("idp_id_token"), &client_id)
+    {
+        let client = ClientCredentials { client_id: id.clone(), client_secret: text("client_secret"), issuer: None };
+        return Ok(OAuth::enterprise(EnterpriseAuthorization::new(
+            endpoint,
+            idp_client,
+            TokenSource::fixed(id_token),
+            client,
+        )));
+    }
+    if let Some(token) = text("valid_jwt") {
+        let mut oauth = OAuth::workload_identity(TokenSource::fixed(token));
+        if let Some(id) = &client_id {
+            oauth = oauth.client_credentials(ClientCredentials {
+                client_id: id.clone(),
+                client_secret: None,
+                issuer: None,
+            });
+        }
+        return Ok(oauth);
+    }
+    if let (true, Some(id), Some(secret)) =
+        (scenario.starts_with("auth/client-credentials"), &client_id, text("client_secret"))
+    {
+        return Ok(OAuth::client_secret(id, secret));
+    }
+    let oauth = authorization_code()?;
+    Ok(if scenario.starts_with("auth/dpop") { oauth.dpop() } else { oauth })
+}
+
+/// The authorization code flow: the "person" GETs the authorization URL and hands back where
+/// the authorization server redirects to.
+fn authorization_code() -> Result<OAuth, Box<dyn Error>> {
     let browser = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build()?;
     let authorizer = authorizer_fn(REDIRECT_URI, move |url: String| {
         let browser = browser.clone();
@@ -251,8 +298,8 @@ fn oauth() -> Result<OAuth, Box<dyn Error>> {
 }
 
 /// Authorizes, lists the tools and calls each (the protected server's `test-tool`).
-async fn authorized(url: &str) -> Result<(), Box<dyn Error>> {
-    let client = client().oauth(oauth()?).connect_http(url).await?;
+async fn authorized(scenario: &str, url: &str) -> Result<(), Box<dyn Error>> {
+    let client = client().oauth(oauth(scenario)?).connect_http(url).await?;
     for tool in client.list_all_tools().await? {
         let result = client.call_tool(&tool.name, json!({})).await?;
         tracing::info!(tool = %tool.name, ?result, "called");
@@ -272,7 +319,7 @@ async fn run(scenario: &str, url: &str) -> Result<(), Box<dyn Error>> {
         "elicitation-sep1034-client-defaults" | "elicitation-defaults" => elicitation_defaults(url).await,
         "sse-retry" => sse_retry(url).await,
         "json-schema-2020-12-preservation" => schema_preservation(url).await,
-        s if s.starts_with("auth/") => authorized(url).await,
+        s if s.starts_with("auth/") => authorized(s, url).await,
         s => Err(format!("unknown scenario `{s}`").into()),
     }
 }

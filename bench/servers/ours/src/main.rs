@@ -5,7 +5,10 @@
 //! port and prints that port as its first line. With `--jwt` too, the endpoint is an OAuth
 //! protected resource (`JwtVerifier`): the process publishes a key set on another loopback port,
 //! as an issuer would, mints an access token for the endpoint, and prints it after the port on
-//! the same line, for the driver to send.
+//! the same line, for the driver to send. With `--dpop FILE N` as well, the endpoint accepts
+//! DPoP-bound tokens, the token is bound to the driver's key, and N proofs for it (signed ahead
+//! of time, so that the driver measures the server's checks, not its own signing) are written to
+//! FILE, one per line.
 
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -52,6 +55,40 @@ Tt5uKonh1EhDApSlhNjWQF7DSIO+ldZ08hgxc1o4D12lub4i5h/MayHr
 ";
 const JWKS: &str = r#"{"keys":[{"kty":"EC","crv":"P-256","alg":"ES256","use":"sig","kid":"bench","x":"hWZtsaLsqhF17EpespUPbaET_FTS307ebiqJ4dRIQwI","y":"lKWE2NZAXsNIg76V1nTyGDFzWjgPXaW5viLmH8xrIes"}]}"#;
 
+/// The driver's DPoP key (P-256), made for the benchmark: the server signs the driver's proofs
+/// with it ahead of time (`--dpop FILE N`), so that the driver spends nothing on signing.
+const CLIENT_KEY: &str = "-----BEGIN PRIVATE KEY-----
+MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQggJcFkq8vIlZw6q+u
+lU0+9OjDD4PlhsEeLnG4XmrIp92hRANCAARZVFBQ30r4rnBAPBzj2cqqpnv5l87X
+qraeDdYOMTluQy84/jXReiJYVp9LOSwgmn6dFPfj7XkmKVdcd4l46Yn8
+-----END PRIVATE KEY-----
+";
+const CLIENT_JWK: &str = r#"{"kty":"EC","crv":"P-256","x":"WVRQUN9K-K5wQDwc49nKqqZ7-ZfO16q2ng3WDjE5bkM","y":"Lzj-NdF6IlhWn0s5LCCafp0U9-PteSYpV1x3iXjpifw"}"#;
+
+/// Writes `count` DPoP proofs (one per line) for `POST url` with `token` to `path`.
+fn write_proofs(path: &str, count: usize, url: &str, token: &str) -> Result<(), Box<dyn std::error::Error>> {
+    use std::io::Write as _;
+    let jwk: jsonwebtoken::jwk::Jwk = serde_json::from_str(CLIENT_JWK)?;
+    let mut header = jsonwebtoken::Header::new(jsonwebtoken::Algorithm::ES256);
+    header.typ = Some("dpop+jwt".into());
+    header.jwk = Some(jwk);
+    let key = jsonwebtoken::EncodingKey::from_ec_pem(CLIENT_KEY.as_bytes())?;
+    let ath = {
+        use base64::Engine as _;
+        use sha2::Digest as _;
+        base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(sha2::Sha256::digest(token.as_bytes()))
+    };
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH)?.as_secs();
+    let mut out = std::io::BufWriter::new(std::fs::File::create(path)?);
+    for i in 0..count {
+        let claims =
+            serde_json::json!({"jti": format!("bench-{i}"), "htm": "POST", "htu": url, "iat": now, "ath": ath});
+        writeln!(out, "{}", jsonwebtoken::encode(&header, &claims, &key)?)?;
+    }
+    out.flush()?;
+    Ok(())
+}
+
 /// Serves the key set to whoever asks, on a free loopback port; returns its URL.
 async fn publish_keys() -> std::io::Result<String> {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -78,6 +115,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let server = Server::builder("bench-ours", "0.0.0").tools(tools![echo, form]).build()?;
     let args: Vec<String> = std::env::args().skip(1).collect();
     let jwt = args.iter().any(|a| a == "--jwt");
+    // `--dpop FILE N`: the token is DPoP-bound, and N proofs for it are written to FILE.
+    let dpop = args.iter().position(|a| a == "--dpop").map(|i| (args.get(i + 1), args.get(i + 2)));
     let port = args.iter().position(|a| a == "--http").and_then(|i| args.get(i + 1));
     match port {
         Some(port) => {
@@ -91,16 +130,31 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                 let resource = format!("http://{address}/mcp");
                 let verifier = typed_mcp::auth::JwtVerifier::new(issuer).jwks_uri(publish_keys().await?);
                 // Every session of the driver is the same user, with the one token printed here.
-                config = config
-                    .authorization(typed_mcp::auth::Authorization::new(verifier).resource(&resource))
-                    .max_sessions_per_subject(1000);
+                let mut authorization = typed_mcp::auth::Authorization::new(verifier).resource(&resource);
+                if dpop.is_some() {
+                    authorization =
+                        authorization.dpop(typed_mcp::auth::Dpop::new().max_age(std::time::Duration::from_secs(600)));
+                }
+                config = config.authorization(authorization).max_sessions_per_subject(1000);
                 let mut header = jsonwebtoken::Header::new(jsonwebtoken::Algorithm::ES256);
                 header.kid = Some("bench".into());
                 let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH)?.as_secs();
-                let claims = serde_json::json!({"iss": issuer, "aud": resource, "sub": "bench", "exp": now + 3600,
+                let mut claims = serde_json::json!({"iss": issuer, "aud": resource, "sub": "bench", "exp": now + 3600,
                                                 "iat": now, "scope": "echo", "client_id": "bench"});
+                if dpop.is_some() {
+                    let jwk: jsonwebtoken::jwk::Jwk = serde_json::from_str(CLIENT_JWK)?;
+                    claims["cnf"] =
+                        serde_json::json!({"jkt": jwk.thumbprint(jsonwebtoken::jwk::ThumbprintHash::SHA256)});
+                }
                 let key = jsonwebtoken::EncodingKey::from_ec_pem(KEY.as_bytes())?;
-                println!("{} {}", address.port(), jsonwebtoken::encode(&header, &claims, &key)?);
+                let token = jsonwebtoken::encode(&header, &claims, &key)?;
+                if let Some((file, count)) = dpop {
+                    let (Some(file), Some(count)) = (file, count.and_then(|c| c.parse::<usize>().ok())) else {
+                        return Err("--dpop FILE N".into());
+                    };
+                    write_proofs(file, count, &resource, &token)?;
+                }
+                println!("{} {token}", address.port());
             } else {
                 println!("{}", address.port());
             }
@@ -111,7 +165,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             server.streamable_http(config).serve(listener, std::future::pending()).await?;
         }
         None if args.is_empty() => server.serve_stdio().await?,
-        None => return Err("usage: ours-server [--http PORT [--jwt] [--redis URL]]".into()),
+        None => return Err("usage: ours-server [--http PORT [--jwt [--dpop FILE N]] [--redis URL]]".into()),
     }
     Ok(())
 }

@@ -1,4 +1,5 @@
-//! Reading a `WWW-Authenticate` header (RFC 9110 section 11.6.1) for its `Bearer` challenge.
+//! Reading a `WWW-Authenticate` header (RFC 9110 section 11.6.1) for its `Bearer` and `DPoP`
+//! (RFC 9449 section 7.1) challenges.
 
 /// The parameters of a `Bearer` challenge that the flow uses.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -14,8 +15,9 @@ pub(crate) struct BearerChallenge {
 /// Bounds what is read from a header a server controls.
 const MAX_HEADER: usize = 8 * 1024;
 
-/// The `Bearer` challenge among those in `header` (several challenges may share one header),
-/// or `None` when there is none. Malformed text ends the parse with what was read so far.
+/// The `Bearer` and `DPoP` challenges among those in `header` (several challenges may share
+/// one header; a parameter found in both is taken from the first), or `None` when there are
+/// none. Malformed text ends the parse with what was read so far.
 pub(crate) fn parse(header: &str) -> Option<BearerChallenge> {
     if header.len() > MAX_HEADER {
         return None;
@@ -38,19 +40,17 @@ pub(crate) fn parse(header: &str) -> Option<BearerChallenge> {
             let Some(value) = value else { break };
             if in_bearer {
                 let challenge = found.get_or_insert_with(BearerChallenge::default);
-                match token.to_ascii_lowercase().as_str() {
-                    "resource_metadata" => challenge.resource_metadata = Some(value),
-                    "scope" => challenge.scope = Some(value),
-                    "error" => challenge.error = Some(value),
-                    _ => {}
-                }
+                let slot = match token.to_ascii_lowercase().as_str() {
+                    "resource_metadata" => &mut challenge.resource_metadata,
+                    "scope" => &mut challenge.scope,
+                    "error" => &mut challenge.error,
+                    _ => continue,
+                };
+                slot.get_or_insert(value);
             }
         } else {
             // A new challenge's scheme.
-            if found.is_some() && in_bearer {
-                break;
-            }
-            in_bearer = token.eq_ignore_ascii_case("bearer");
+            in_bearer = token.eq_ignore_ascii_case("bearer") || token.eq_ignore_ascii_case("dpop");
             if in_bearer {
                 found.get_or_insert_with(BearerChallenge::default);
             }
@@ -138,9 +138,12 @@ mod tests {
 
     #[test]
     fn finds_bearer_among_other_challenges() {
-        let c = parse(r#"Basic realm="x", Bearer scope="s\"q", realm=r, DPoP algs="ES256""#).unwrap();
+        let c = parse(r#"Basic realm="x", Bearer scope="s\"q", realm=r, DPoP algs="ES256", error="e""#).unwrap();
         assert_eq!(c.scope.as_deref(), Some("s\"q"));
-        assert_eq!(c.error, None);
+        assert_eq!(c.error.as_deref(), Some("e"));
+        let dpop = parse(r#"DPoP error="use_dpop_nonce", resource_metadata="http://x/m""#).unwrap();
+        assert_eq!(dpop.error.as_deref(), Some("use_dpop_nonce"));
+        assert_eq!(dpop.resource_metadata.as_deref(), Some("http://x/m"));
         let token68 = parse("Negotiate abc==, Bearer error=invalid_token").unwrap();
         assert_eq!(token68.error.as_deref(), Some("invalid_token"));
     }

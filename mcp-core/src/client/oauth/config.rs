@@ -4,7 +4,7 @@ use std::fmt;
 use std::future::Future;
 use std::sync::Arc;
 
-use super::{MemoryTokenStore, OAuthError, TokenStore};
+use super::{MemoryTokenStore, OAuthError, SigningKey, TokenStore};
 use crate::engine::BoxFuture;
 
 /// The person's part of the authorization code flow: show them the authorization server's
@@ -81,8 +81,173 @@ impl fmt::Debug for ClientCredentials {
     }
 }
 
+/// Where a token the client presents as an assertion comes from: a workload's platform token
+/// ([`OAuth::workload_identity`]) or a person's identity provider token
+/// ([`EnterpriseAuthorization`]).
+///
+/// The source is asked each time a token is needed, so a file that the platform rotates (a
+/// Kubernetes projected service-account token, say) is read afresh.
+#[derive(Clone)]
+pub struct TokenSource {
+    read: Arc<dyn Fn() -> BoxFuture<'static, Result<String, OAuthError>> + Send + Sync>,
+    label: String,
+}
+
+impl fmt::Debug for TokenSource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("TokenSource").field(&self.label).finish()
+    }
+}
+
+impl TokenSource {
+    /// The token in the file at `path` (surrounding whitespace removed), read each time it is
+    /// needed.
+    pub fn file(path: impl Into<std::path::PathBuf>) -> Self {
+        let path: std::path::PathBuf = path.into();
+        let label = format!("file {}", path.display());
+        let read = move || -> BoxFuture<'static, Result<String, OAuthError>> {
+            let path = path.clone();
+            Box::pin(async move {
+                let read = {
+                    let path = path.clone();
+                    tokio::task::spawn_blocking(move || std::fs::read_to_string(path))
+                };
+                let text = read
+                    .await
+                    .map_err(|e| OAuthError::Assertion(e.to_string()))?
+                    .map_err(|e| OAuthError::Assertion(format!("cannot read {}: {e}", path.display())))?;
+                let token = text.trim();
+                if token.is_empty() {
+                    return Err(OAuthError::Assertion(format!("{} is empty", path.display())));
+                }
+                Ok(token.to_owned())
+            })
+        };
+        TokenSource { read: Arc::new(read), label }
+    }
+
+    /// The token `callback` returns, asked each time one is needed.
+    pub fn callback<F, Fut>(callback: F) -> Self
+    where
+        F: Fn() -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<String, OAuthError>> + Send + 'static,
+    {
+        TokenSource { read: Arc::new(move || Box::pin(callback())), label: "callback".into() }
+    }
+
+    /// Always `token` (for tokens that outlive the connection, and tests).
+    pub fn fixed(token: impl Into<String>) -> Self {
+        let token = token.into();
+        TokenSource {
+            read: Arc::new(move || {
+                let token = token.clone();
+                Box::pin(async move { Ok(token) })
+            }),
+            label: "fixed".into(),
+        }
+    }
+
+    /// A token now.
+    pub(crate) async fn token(&self) -> Result<String, OAuthError> {
+        (self.read)().await
+    }
+}
+
+/// Enterprise-managed authorization (the `io.modelcontextprotocol/enterprise-managed-authorization`
+/// extension): the person's identity provider token is exchanged at the identity provider for
+/// an identity assertion authorization grant (ID-JAG, RFC 8693 token exchange), which the MCP
+/// server's authorization server exchanges for an access token (RFC 7523 JWT bearer grant).
+///
+/// ```
+/// use typed_mcp::client::oauth::{ClientCredentials, EnterpriseAuthorization, OAuth, TokenSource};
+///
+/// let oauth = OAuth::enterprise(EnterpriseAuthorization::new(
+///     "https://idp.example.com/oauth2/token",
+///     "idp-client-id",
+///     TokenSource::fixed("eyJ…the person's ID token"),
+///     ClientCredentials { client_id: "mcp-client".into(), client_secret: Some("s3cret".into()), issuer: None },
+/// ));
+/// # let _ = oauth;
+/// ```
+#[derive(Clone, Debug)]
+pub struct EnterpriseAuthorization {
+    pub(crate) idp_token_endpoint: String,
+    pub(crate) idp_client_id: String,
+    pub(crate) idp_client_secret: Option<String>,
+    pub(crate) id_token: TokenSource,
+    pub(crate) client: ClientCredentials,
+}
+
+impl EnterpriseAuthorization {
+    /// Exchanges the ID token `id_token` gives at the identity provider's
+    /// `idp_token_endpoint` (as its client `idp_client_id`), then the grant at the MCP
+    /// server's authorization server as `client`.
+    pub fn new(
+        idp_token_endpoint: impl Into<String>,
+        idp_client_id: impl Into<String>,
+        id_token: TokenSource,
+        client: ClientCredentials,
+    ) -> Self {
+        EnterpriseAuthorization {
+            idp_token_endpoint: idp_token_endpoint.into(),
+            idp_client_id: idp_client_id.into(),
+            idp_client_secret: None,
+            id_token,
+            client,
+        }
+    }
+
+    /// The client secret at the identity provider, for a confidential client there
+    /// (`client_secret_basic`).
+    pub fn idp_client_secret(mut self, secret: impl Into<String>) -> Self {
+        self.idp_client_secret = Some(secret.into());
+        self
+    }
+}
+
+/// How the client obtains its tokens.
+#[derive(Clone)]
+pub(crate) enum Grant {
+    /// Authorization code with PKCE: a person approves in a browser.
+    AuthorizationCode(Arc<dyn Authorizer>),
+    /// Client credentials (RFC 6749 section 4.4): the client acts for itself.
+    ClientCredentials,
+    /// A platform token presented as an RFC 7523 JWT bearer grant.
+    WorkloadIdentity(TokenSource),
+    /// RFC 8693 token exchange at the identity provider, then an RFC 7523 JWT bearer grant.
+    Enterprise(Arc<EnterpriseAuthorization>),
+}
+
+/// The DPoP key the client proves possession of: generated for the connection, or given.
+#[derive(Clone, Debug)]
+pub(crate) enum DpopSetting {
+    Generate,
+    Key(SigningKey),
+}
+
+/// The extension identifier of client credentials (SEP-1046).
+pub const CLIENT_CREDENTIALS_EXTENSION: &str = "io.modelcontextprotocol/oauth-client-credentials";
+/// The extension identifier of enterprise-managed authorization (SEP-990).
+pub const ENTERPRISE_AUTHORIZATION_EXTENSION: &str = "io.modelcontextprotocol/enterprise-managed-authorization";
+/// The extension identifier of DPoP-bound tokens (SEP-1932).
+pub const DPOP_EXTENSION: &str = "io.modelcontextprotocol/auth/dpop";
+/// The extension identifier of workload identity federation (SEP-1933).
+pub const WORKLOAD_IDENTITY_EXTENSION: &str = "io.modelcontextprotocol/auth/wif";
+
 /// How the client authorizes a connection to a protected server: given to
 /// [`ClientBuilder::oauth`](crate::client::ClientBuilder::oauth).
+///
+/// Pick the grant in one line, then add options:
+///
+/// | who is there | constructor |
+/// |---|---|
+/// | a person with a browser | [`OAuth::new`] with an [`Authorizer`] |
+/// | a backend with a client secret | [`OAuth::client_secret`] |
+/// | a backend with a registered key | [`OAuth::private_key_jwt`] |
+/// | a workload with a platform token | [`OAuth::workload_identity`] |
+/// | a person signed in to the company's identity provider | [`OAuth::enterprise`] |
+///
+/// Any of them binds its tokens to a key with [`dpop`](OAuth::dpop).
 ///
 /// ```
 /// use typed_mcp::client::oauth::{OAuth, OAuthError, authorizer_fn};
@@ -98,13 +263,16 @@ impl fmt::Debug for ClientCredentials {
 /// ```
 #[derive(Clone)]
 pub struct OAuth {
-    pub(crate) authorizer: Arc<dyn Authorizer>,
+    pub(crate) grant: Grant,
     pub(crate) store: Arc<dyn TokenStore>,
     pub(crate) client_name: String,
     pub(crate) credentials: Option<ClientCredentials>,
+    pub(crate) client_key: Option<SigningKey>,
     pub(crate) metadata_url: Option<String>,
     pub(crate) max_step_ups: u32,
     pub(crate) offline_access: bool,
+    pub(crate) scope: Option<String>,
+    pub(crate) dpop: Option<DpopSetting>,
     pub(crate) http: Option<reqwest::Client>,
     #[cfg(feature = "rustls")]
     pub(crate) roots: Option<crate::tls::RootCertificates>,
@@ -112,12 +280,20 @@ pub struct OAuth {
 
 impl fmt::Debug for OAuth {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let grant = match &self.grant {
+            Grant::AuthorizationCode(a) => format!("authorization_code (redirect {})", a.redirect_uri()),
+            Grant::ClientCredentials => "client_credentials".into(),
+            Grant::WorkloadIdentity(source) => format!("workload identity ({source:?})"),
+            Grant::Enterprise(e) => format!("enterprise-managed (identity provider {})", e.idp_token_endpoint),
+        };
         f.debug_struct("OAuth")
-            .field("redirect_uri", &self.authorizer.redirect_uri())
+            .field("grant", &grant)
             .field("client_name", &self.client_name)
             .field("credentials", &self.credentials)
+            .field("client_key", &self.client_key)
             .field("metadata_url", &self.metadata_url)
             .field("max_step_ups", &self.max_step_ups)
+            .field("dpop", &self.dpop.is_some())
             .finish_non_exhaustive()
     }
 }
@@ -126,21 +302,65 @@ impl fmt::Debug for OAuth {
 pub const DEFAULT_MAX_STEP_UPS: u32 = 2;
 
 impl OAuth {
-    /// Authorizes through `authorizer`, registering dynamically unless told otherwise, with
-    /// tokens kept in memory ([`MemoryTokenStore`]).
-    pub fn new(authorizer: impl Authorizer) -> Self {
+    fn with_grant(grant: Grant) -> Self {
         OAuth {
-            authorizer: Arc::new(authorizer),
+            grant,
             store: Arc::new(MemoryTokenStore::default()),
             client_name: "MCP client".into(),
             credentials: None,
+            client_key: None,
             metadata_url: None,
             max_step_ups: DEFAULT_MAX_STEP_UPS,
             offline_access: true,
+            scope: None,
+            dpop: None,
             http: None,
             #[cfg(feature = "rustls")]
             roots: None,
         }
+    }
+
+    /// Authorizes through `authorizer` (a person approves in a browser; authorization code
+    /// with PKCE), registering dynamically unless told otherwise, with tokens kept in memory
+    /// ([`MemoryTokenStore`]).
+    pub fn new(authorizer: impl Authorizer) -> Self {
+        Self::with_grant(Grant::AuthorizationCode(Arc::new(authorizer)))
+    }
+
+    /// Client credentials with a client secret (`client_secret_basic`, or
+    /// `client_secret_post` when that is all the authorization server supports): a backend
+    /// acting for itself, no person involved.
+    pub fn client_secret(client_id: impl Into<String>, secret: impl Into<String>) -> Self {
+        let mut oauth = Self::with_grant(Grant::ClientCredentials);
+        oauth.credentials =
+            Some(ClientCredentials { client_id: client_id.into(), client_secret: Some(secret.into()), issuer: None });
+        oauth
+    }
+
+    /// Client credentials authenticated with a JWT the client signs with `key`
+    /// (`private_key_jwt`, RFC 7523): no shared secret; the authorization server knows the
+    /// public key.
+    pub fn private_key_jwt(client_id: impl Into<String>, key: SigningKey) -> Self {
+        let mut oauth = Self::with_grant(Grant::ClientCredentials);
+        oauth.credentials = Some(ClientCredentials { client_id: client_id.into(), client_secret: None, issuer: None });
+        oauth.client_key = Some(key);
+        oauth
+    }
+
+    /// Workload identity federation: the platform's token for this workload (a Kubernetes
+    /// service-account token, a cloud instance identity…) is presented as an RFC 7523 JWT
+    /// bearer grant, read from `source` each time a token is requested. Add
+    /// [`client_credentials`](Self::client_credentials) when the authorization server also
+    /// wants the client identified.
+    pub fn workload_identity(source: TokenSource) -> Self {
+        Self::with_grant(Grant::WorkloadIdentity(source))
+    }
+
+    /// Enterprise-managed authorization (see [`EnterpriseAuthorization`]).
+    pub fn enterprise(enterprise: EnterpriseAuthorization) -> Self {
+        let mut oauth = Self::with_grant(Grant::Enterprise(Arc::new(enterprise.clone())));
+        oauth.credentials = Some(enterprise.client);
+        oauth
     }
 
     /// The `client_name` sent in dynamic client registration.
@@ -155,10 +375,39 @@ impl OAuth {
         self
     }
 
+    /// Authenticates to the token endpoint with a JWT signed by `key` (`private_key_jwt`)
+    /// rather than with a client secret, whatever the grant.
+    pub fn client_key(mut self, key: SigningKey) -> Self {
+        self.client_key = Some(key);
+        self
+    }
+
     /// The HTTPS URL of this client's Client ID Metadata Document, used as its `client_id`
     /// with authorization servers that advertise `client_id_metadata_document_supported`.
     pub fn client_metadata_url(mut self, url: impl Into<String>) -> Self {
         self.metadata_url = Some(url.into());
+        self
+    }
+
+    /// The scopes to ask for (space-separated) instead of those the server's challenge or
+    /// metadata name.
+    pub fn scope(mut self, scope: impl Into<String>) -> Self {
+        self.scope = Some(scope.into());
+        self
+    }
+
+    /// Binds the tokens to a P-256 key generated for the connection (DPoP, RFC 9449): every
+    /// token request and MCP request carries a proof signed with it, and a stolen token is
+    /// useless without the key.
+    pub fn dpop(mut self) -> Self {
+        self.dpop = Some(DpopSetting::Generate);
+        self
+    }
+
+    /// Binds the tokens to `key` (DPoP, RFC 9449), for a key that outlives the connection
+    /// (tokens kept in a [`TokenStore`] stay usable).
+    pub fn dpop_key(mut self, key: SigningKey) -> Self {
+        self.dpop = Some(DpopSetting::Key(key));
         self
     }
 
@@ -176,10 +425,26 @@ impl OAuth {
     }
 
     /// Whether to ask for `offline_access` (a refresh token) when the authorization server
-    /// lists it in `scopes_supported` (default true).
+    /// lists it in `scopes_supported` (default true; authorization code only).
     pub fn offline_access(mut self, request: bool) -> Self {
         self.offline_access = request;
         self
+    }
+
+    /// The extensions (by identifier) this configuration uses, which the client declares in
+    /// its capabilities.
+    pub fn extensions(&self) -> Vec<&'static str> {
+        let mut out = Vec::new();
+        match self.grant {
+            Grant::AuthorizationCode(_) => {}
+            Grant::ClientCredentials => out.push(CLIENT_CREDENTIALS_EXTENSION),
+            Grant::WorkloadIdentity(_) => out.push(WORKLOAD_IDENTITY_EXTENSION),
+            Grant::Enterprise(_) => out.push(ENTERPRISE_AUTHORIZATION_EXTENSION),
+        }
+        if self.dpop.is_some() {
+            out.push(DPOP_EXTENSION);
+        }
+        out
     }
 
     /// Uses `client` for the flow's requests (metadata, registration, tokens); by default the

@@ -12,7 +12,8 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 use super::challenge::{self, BearerChallenge};
-use super::{OAuth, OAuthError, StoredTokens};
+use super::config::{DpopSetting, EnterpriseAuthorization, Grant};
+use super::{OAuth, OAuthError, SigningKey, StoredTokens};
 
 /// The largest metadata, registration or token document read.
 const MAX_DOCUMENT: usize = 256 * 1024;
@@ -20,6 +21,19 @@ const MAX_DOCUMENT: usize = 256 * 1024;
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
 /// How long before its expiry a token is refreshed instead of sent.
 const EXPIRY_MARGIN: Duration = Duration::from_secs(10);
+/// RFC 7523 section 2.1.
+const JWT_BEARER: &str = "urn:ietf:params:oauth:grant-type:jwt-bearer";
+/// RFC 8693 section 2.1.
+const TOKEN_EXCHANGE: &str = "urn:ietf:params:oauth:grant-type:token-exchange";
+/// The identity assertion authorization grant's token type (SEP-990).
+const ID_JAG: &str = "urn:ietf:params:oauth:token-type:id-jag";
+/// RFC 8693 section 3.
+const ID_TOKEN_TYPE: &str = "urn:ietf:params:oauth:token-type:id_token";
+/// RFC 7521 section 4.2 (`private_key_jwt`).
+const CLIENT_ASSERTION_TYPE: &str = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
+/// The header that carries a DPoP proof, and the one that carries a server's nonce.
+const DPOP: &str = "dpop";
+const DPOP_NONCE: &str = "dpop-nonce";
 
 /// What the protected resource metadata (RFC 9728) says.
 #[derive(Debug, Clone)]
@@ -28,13 +42,19 @@ struct ResourceMetadata {
     resource: String,
     authorization_servers: Vec<String>,
     scopes_supported: Option<Vec<String>>,
+    /// No metadata was published (a 2025-03-26 server): the authorization server is at the
+    /// server's origin.
+    legacy: bool,
 }
 
 /// What the authorization server metadata (RFC 8414) says, as far as the flow needs it.
 #[derive(Debug, Clone)]
 struct ServerMetadata {
     issuer: String,
-    authorization_endpoint: String,
+    /// Absent for servers that only serve grants without a person (client credentials…).
+    authorization_endpoint: Option<String>,
+    /// Whether it supports PKCE with `S256` (the authorization code flow requires it).
+    pkce_s256: bool,
     token_endpoint: String,
     registration_endpoint: Option<String>,
     scopes_supported: Option<Vec<String>>,
@@ -49,6 +69,8 @@ struct Registration {
     client_id: String,
     client_secret: Option<String>,
     method: AuthMethod,
+    /// The key for `private_key_jwt`.
+    key: Option<SigningKey>,
 }
 
 /// Token endpoint authentication (RFC 6749 section 2.3, RFC 7591 section 2).
@@ -57,6 +79,8 @@ enum AuthMethod {
     Basic,
     Post,
     None,
+    /// RFC 7523 section 2.2: a JWT signed with the client's key.
+    PrivateKeyJwt,
 }
 
 impl AuthMethod {
@@ -65,6 +89,7 @@ impl AuthMethod {
             AuthMethod::Basic => "client_secret_basic",
             AuthMethod::Post => "client_secret_post",
             AuthMethod::None => "none",
+            AuthMethod::PrivateKeyJwt => "private_key_jwt",
         }
     }
 
@@ -73,6 +98,7 @@ impl AuthMethod {
             "client_secret_basic" => Some(AuthMethod::Basic),
             "client_secret_post" => Some(AuthMethod::Post),
             "none" => Some(AuthMethod::None),
+            "private_key_jwt" => Some(AuthMethod::PrivateKeyJwt),
             _ => None,
         }
     }
@@ -103,6 +129,17 @@ struct FlowState {
     /// Dynamic registrations, by issuer.
     registrations: HashMap<String, Registration>,
     tokens: Option<StoredTokens>,
+    /// The authorization server's last DPoP nonce.
+    as_nonce: Option<String>,
+}
+
+/// The access token requests carry now.
+#[derive(Clone)]
+struct Current {
+    token: String,
+    expires_at: Option<SystemTime>,
+    /// Sent with the `DPoP` scheme and a proof.
+    dpop: bool,
 }
 
 /// The OAuth side of one HTTP connection.
@@ -111,8 +148,12 @@ pub(crate) struct OAuthSession {
     http: reqwest::Client,
     server_url: Url,
     /// The access token requests carry, and when it expires.
-    current: RwLock<Option<(String, Option<SystemTime>)>>,
+    current: RwLock<Option<Current>>,
     state: tokio::sync::Mutex<FlowState>,
+    /// The DPoP key (or why there is none although one was asked for).
+    dpop: Option<Result<SigningKey, OAuthError>>,
+    /// The MCP server's last DPoP nonce.
+    rs_nonce: RwLock<Option<String>>,
 }
 
 impl std::fmt::Debug for OAuthSession {
@@ -124,7 +165,69 @@ impl std::fmt::Debug for OAuthSession {
 impl OAuthSession {
     pub(crate) fn new(config: OAuth, http: reqwest::Client, server_url: Url) -> Self {
         let http = config.http.clone().unwrap_or(http);
-        OAuthSession { config, http, server_url, current: RwLock::default(), state: tokio::sync::Mutex::default() }
+        let dpop = config.dpop.as_ref().map(|setting| match setting {
+            DpopSetting::Generate => SigningKey::generate(),
+            DpopSetting::Key(key) => Ok(key.clone()),
+        });
+        OAuthSession {
+            config,
+            http,
+            server_url,
+            current: RwLock::default(),
+            state: tokio::sync::Mutex::default(),
+            dpop,
+            rs_nonce: RwLock::default(),
+        }
+    }
+
+    /// The DPoP key, when the configuration asks for one.
+    fn dpop_key(&self) -> Result<Option<&SigningKey>, OAuthError> {
+        match &self.dpop {
+            None => Ok(None),
+            Some(Ok(key)) => Ok(Some(key)),
+            Some(Err(e)) => Err(e.clone()),
+        }
+    }
+
+    /// Adds the authorization of a `method` request to the MCP server carrying `token`:
+    /// `Authorization: Bearer`, or for a DPoP-bound token `Authorization: DPoP` and a fresh
+    /// proof (with the server's last nonce).
+    pub(crate) fn authorize_request(
+        &self,
+        request: reqwest::RequestBuilder,
+        token: &str,
+        method: &str,
+    ) -> reqwest::RequestBuilder {
+        let bound = self.current.read().ok().and_then(|c| c.as_ref().map(|c| c.dpop && c.token == token));
+        let key = self.dpop.as_ref().and_then(|k| k.as_ref().ok());
+        match (bound, key) {
+            (Some(true), Some(key)) => {
+                let nonce = self.rs_nonce.read().ok().and_then(|n| n.clone());
+                let request = request.header(AUTHORIZATION, format!("DPoP {token}"));
+                match key.dpop_proof(method, &self.server_url, nonce.as_deref(), Some(token)) {
+                    Ok(proof) => request.header(DPOP, proof),
+                    Err(e) => {
+                        tracing::warn!(error = %e, "could not sign a DPoP proof");
+                        request
+                    }
+                }
+            }
+            _ => request.bearer_auth(token),
+        }
+    }
+
+    /// Remembers the `DPoP-Nonce` a response of the MCP server carries; true when it is new.
+    pub(crate) fn observe_nonce(&self, headers: &reqwest::header::HeaderMap) -> bool {
+        let Some(nonce) = headers.get(DPOP_NONCE).and_then(|v| v.to_str().ok()) else { return false };
+        if self.dpop.is_none() || nonce.is_empty() || nonce.len() > 1024 {
+            return false;
+        }
+        let Ok(mut current) = self.rs_nonce.write() else { return false };
+        if current.as_deref() == Some(nonce) {
+            return false;
+        }
+        *current = Some(nonce.to_owned());
+        true
     }
 
     /// Whether a flow (discovery, the person's authorization, a token request) is under way.
@@ -134,7 +237,7 @@ impl OAuthSession {
 
     /// The access token held now, without waiting (for GET streams and `DELETE`).
     pub(crate) fn current(&self) -> Option<String> {
-        self.current.read().ok().and_then(|c| c.as_ref().map(|(t, _)| t.clone()))
+        self.current.read().ok().and_then(|c| c.as_ref().map(|c| c.token.clone()))
     }
 
     /// The access token to send now, loading it from the store the first time and refreshing
@@ -143,8 +246,10 @@ impl OAuthSession {
         let now = SystemTime::now();
         let current = self.current.read().ok().and_then(|c| c.clone());
         match current {
-            Some((token, None)) => return Some(token),
-            Some((token, Some(expiry))) if expiry > now + EXPIRY_MARGIN => return Some(token),
+            Some(Current { token, expires_at: None, .. }) => return Some(token),
+            Some(Current { token, expires_at: Some(expiry), .. }) if expiry > now + EXPIRY_MARGIN => {
+                return Some(token);
+            }
             _ => {}
         }
         let mut state = self.state.lock().await;
@@ -156,7 +261,7 @@ impl OAuthSession {
         if expired && let Err(e) = self.refresh(&mut state).await {
             tracing::debug!(error = %e, "refreshing an expired access token failed");
         }
-        self.current.read().ok().and_then(|c| c.as_ref().map(|(t, _)| t.clone()))
+        self.current.read().ok().and_then(|c| c.as_ref().map(|c| c.token.clone()))
     }
 
     /// The request sent with `used` was answered 401 with `header` as `WWW-Authenticate`:
@@ -168,11 +273,11 @@ impl OAuthSession {
             return Ok(());
         }
         let challenge = header.and_then(challenge::parse).unwrap_or_default();
-        let resource = self.discover_resource(challenge.resource_metadata.as_deref()).await?;
-        let issuer = self.issuer_of(&resource);
+        let resource = self.discover_resource_or_legacy(challenge.resource_metadata.as_deref()).await?;
+        let issuer = self.issuer_of(&resource, &state);
         let server = match &state.server {
             Some(s) if s.issuer == issuer => s.clone(),
-            _ => self.discover_server(&issuer).await?,
+            _ => self.discover_server_or_legacy(&issuer, resource.legacy).await?,
         };
         state.resource = Some(resource.clone());
         state.server = Some(server.clone());
@@ -211,8 +316,8 @@ impl OAuthSession {
             return Err(OAuthError::InsufficientScope { scope: wanted });
         }
         if state.resource.is_none() || state.server.is_none() {
-            let resource = self.discover_resource(challenge.resource_metadata.as_deref()).await?;
-            let server = self.discover_server(&self.issuer_of(&resource)).await?;
+            let resource = self.discover_resource_or_legacy(challenge.resource_metadata.as_deref()).await?;
+            let server = self.discover_server_or_legacy(&self.issuer_of(&resource, &state), resource.legacy).await?;
             state.resource = Some(resource);
             state.server = Some(server);
         }
@@ -223,13 +328,14 @@ impl OAuthSession {
     /// Whether the token changed since a request was sent with `used` (another request
     /// already authorized): then that request is simply retried.
     fn replaced_since(&self, used: Option<&str>) -> bool {
-        let current = self.current.read().ok().and_then(|c| c.as_ref().map(|(t, _)| t.clone()));
+        let current = self.current.read().ok().and_then(|c| c.as_ref().map(|c| c.token.clone()));
         current.is_some() && current.as_deref() != used
     }
 
     fn set_current(&self, tokens: Option<&StoredTokens>) {
         if let Ok(mut current) = self.current.write() {
-            *current = tokens.map(|t| (t.access_token.clone(), t.expires_at));
+            *current =
+                tokens.map(|t| Current { token: t.access_token.clone(), expires_at: t.expires_at, dpop: t.dpop_bound });
         }
     }
 
@@ -257,9 +363,19 @@ impl OAuthSession {
         state.tokens = Some(tokens);
     }
 
-    /// The authorization server to use: the first the resource names.
-    fn issuer_of(&self, resource: &ResourceMetadata) -> String {
-        resource.authorization_servers.first().cloned().unwrap_or_else(|| origin(&self.server_url))
+    /// The authorization server to use among those the resource names: the one the client's
+    /// credentials are registered with, else one it registered with dynamically, else the
+    /// first.
+    fn issuer_of(&self, resource: &ResourceMetadata, state: &FlowState) -> String {
+        let servers = &resource.authorization_servers;
+        let registered = self.config.credentials.as_ref().and_then(|c| c.issuer.as_ref());
+        if let Some(issuer) = registered.filter(|i| servers.contains(i)) {
+            return issuer.clone();
+        }
+        if let Some(issuer) = servers.iter().find(|s| state.registrations.contains_key(*s)) {
+            return issuer.clone();
+        }
+        servers.first().cloned().unwrap_or_else(|| origin(&self.server_url))
     }
 
     /// Scopes for a first authorization: the challenge's, else the resource's
@@ -270,12 +386,16 @@ impl OAuthSession {
         resource: &ResourceMetadata,
         server: &ServerMetadata,
     ) -> Option<String> {
+        if let Some(scope) = &self.config.scope {
+            return Some(scope.clone());
+        }
         let base = challenge
             .scope
             .clone()
             .filter(|s| !s.trim().is_empty())
             .or_else(|| resource.scopes_supported.as_ref().filter(|s| !s.is_empty()).map(|s| s.join(" ")));
         let offline = self.config.offline_access
+            && matches!(self.config.grant, Grant::AuthorizationCode(_))
             && server.scopes_supported.as_ref().is_some_and(|s| s.iter().any(|x| x == "offline_access"));
         match (base, offline) {
             (Some(base), true) => Some(union_scopes(&base, "offline_access")),
@@ -285,6 +405,46 @@ impl OAuthSession {
     }
 
     // ----- discovery -----
+
+    /// The protected resource metadata; when the server publishes none (a server of the
+    /// 2025-03-26 revision), the authorization server is taken to be at the server's origin.
+    async fn discover_resource_or_legacy(&self, from_challenge: Option<&str>) -> Result<ResourceMetadata, OAuthError> {
+        match self.discover_resource(from_challenge).await {
+            Err(OAuthError::NoResourceMetadata { .. }) => {
+                tracing::debug!("no protected resource metadata: using the server's origin as authorization server");
+                Ok(ResourceMetadata {
+                    resource: self.server_url.to_string(),
+                    authorization_servers: vec![origin(&self.server_url)],
+                    scopes_supported: None,
+                    legacy: true,
+                })
+            }
+            other => other,
+        }
+    }
+
+    /// The authorization server's metadata; for a server of the 2025-03-26 revision without
+    /// any, its default endpoints (`/authorize`, `/token`, `/register` at the origin).
+    async fn discover_server_or_legacy(&self, issuer: &str, legacy: bool) -> Result<ServerMetadata, OAuthError> {
+        match self.discover_server(issuer).await {
+            Err(OAuthError::NoAuthorizationServerMetadata { .. }) if legacy => {
+                tracing::debug!(issuer, "no authorization server metadata: using the default endpoints");
+                let base = issuer.trim_end_matches('/');
+                Ok(ServerMetadata {
+                    issuer: issuer.to_owned(),
+                    authorization_endpoint: Some(format!("{base}/authorize")),
+                    pkce_s256: true,
+                    token_endpoint: format!("{base}/token"),
+                    registration_endpoint: Some(format!("{base}/register")),
+                    scopes_supported: None,
+                    token_endpoint_auth_methods: None,
+                    iss_parameter_supported: false,
+                    client_id_metadata_document_supported: false,
+                })
+            }
+            other => other,
+        }
+    }
 
     /// Finds the protected resource metadata and checks that it covers the server's URL.
     async fn discover_resource(&self, from_challenge: Option<&str>) -> Result<ResourceMetadata, OAuthError> {
@@ -349,13 +509,6 @@ impl OAuthSession {
                             found: metadata.issuer,
                         });
                     }
-                    let pkce = document
-                        .get("code_challenge_methods_supported")
-                        .and_then(Value::as_array)
-                        .is_some_and(|m| m.iter().any(|m| m == "S256"));
-                    if !pkce {
-                        return Err(OAuthError::PkceNotSupported { issuer: issuer.to_owned() });
-                    }
                     tracing::debug!(%url, issuer, "found the authorization server metadata");
                     return Ok(metadata);
                 }
@@ -385,23 +538,50 @@ impl OAuthSession {
     // ----- registration -----
 
     /// How the client identifies itself to `server`, in the specification's order of
-    /// preference: pre-registered, client ID metadata document, dynamic registration.
+    /// preference: pre-registered, client ID metadata document, dynamic registration. Grants
+    /// without a person use the configured credentials (or none, for workload identity).
     async fn registration(&self, state: &mut FlowState, server: &ServerMetadata) -> Result<Registration, OAuthError> {
+        let key = self.config.client_key.clone();
         if let Some(credentials) = &self.config.credentials
             && credentials.issuer.as_ref().is_none_or(|i| *i == server.issuer)
         {
-            let method = AuthMethod::for_client(
-                credentials.client_secret.is_some(),
-                server.token_endpoint_auth_methods.as_deref(),
-            );
+            let method = if key.is_some() {
+                AuthMethod::PrivateKeyJwt
+            } else {
+                AuthMethod::for_client(
+                    credentials.client_secret.is_some(),
+                    server.token_endpoint_auth_methods.as_deref(),
+                )
+            };
             return Ok(Registration {
                 client_id: credentials.client_id.clone(),
                 client_secret: credentials.client_secret.clone(),
                 method,
+                key,
             });
         }
+        match &self.config.grant {
+            Grant::AuthorizationCode(_) => {}
+            Grant::WorkloadIdentity(_) => {
+                // The platform token identifies the workload; no client authentication.
+                return Ok(Registration {
+                    client_id: String::new(),
+                    client_secret: None,
+                    method: AuthMethod::None,
+                    key: None,
+                });
+            }
+            Grant::ClientCredentials | Grant::Enterprise(_) => {
+                return Err(OAuthError::NoRegistration { issuer: server.issuer.clone() });
+            }
+        }
         if let (true, Some(url)) = (server.client_id_metadata_document_supported, &self.config.metadata_url) {
-            return Ok(Registration { client_id: url.clone(), client_secret: None, method: AuthMethod::None });
+            return Ok(Registration {
+                client_id: url.clone(),
+                client_secret: None,
+                method: AuthMethod::None,
+                key: None,
+            });
         }
         if let Some(known) = state.registrations.get(&server.issuer) {
             return Ok(known.clone());
@@ -413,6 +593,7 @@ impl OAuthSession {
                 client_id: tokens.client_id.clone(),
                 client_secret: tokens.client_secret.clone(),
                 method,
+                key: None,
             });
         }
         let Some(endpoint) = &server.registration_endpoint else {
@@ -425,6 +606,9 @@ impl OAuthSession {
 
     /// Dynamic client registration (RFC 7591).
     async fn register(&self, endpoint: &str, server: &ServerMetadata) -> Result<Registration, OAuthError> {
+        let Grant::AuthorizationCode(authorizer) = &self.config.grant else {
+            return Err(OAuthError::NoRegistration { issuer: server.issuer.clone() });
+        };
         let supported = server.token_endpoint_auth_methods.as_deref();
         let wanted = match supported {
             None => AuthMethod::None,
@@ -435,7 +619,7 @@ impl OAuthSession {
         };
         let body = serde_json::json!({
             "client_name": self.config.client_name,
-            "redirect_uris": [self.config.authorizer.redirect_uri()],
+            "redirect_uris": [authorizer.redirect_uri()],
             "grant_types": ["authorization_code", "refresh_token"],
             "response_types": ["code"],
             "token_endpoint_auth_method": wanted.name(),
@@ -471,27 +655,73 @@ impl OAuthSession {
             .get("token_endpoint_auth_method")
             .and_then(Value::as_str)
             .and_then(AuthMethod::parse)
+            .filter(|m| *m != AuthMethod::PrivateKeyJwt)
             .unwrap_or_else(|| AuthMethod::for_client(client_secret.is_some(), supported));
         tracing::info!(client_id, method = method.name(), "registered with the authorization server");
-        Ok(Registration { client_id: client_id.to_owned(), client_secret, method })
+        Ok(Registration { client_id: client_id.to_owned(), client_secret, method, key: None })
     }
 
-    // ----- authorization and tokens -----
+    // ----- grants and tokens -----
 
-    /// The authorization code flow with PKCE, then the token request.
+    /// Obtains tokens with the configured grant and keeps them.
     async fn authorize(&self, state: &mut FlowState, scope: Option<String>) -> Result<(), OAuthError> {
         let (Some(resource), Some(server)) = (state.resource.clone(), state.server.clone()) else {
             return Err(OAuthError::NoResourceMetadata { server: self.server_url.to_string() });
         };
         let registration = self.registration(state, &server).await?;
-        let redirect_uri = self.config.authorizer.redirect_uri();
+        let mut form = match &self.config.grant {
+            Grant::AuthorizationCode(authorizer) => {
+                self.authorization_code(authorizer.as_ref(), &resource, &server, &registration, scope.as_deref())
+                    .await?
+            }
+            Grant::ClientCredentials => {
+                tracing::info!(issuer = %server.issuer, "requesting a token with client credentials");
+                vec![("grant_type", "client_credentials".to_owned())]
+            }
+            Grant::WorkloadIdentity(source) => {
+                tracing::info!(issuer = %server.issuer, "requesting a token with the workload's identity");
+                vec![("grant_type", JWT_BEARER.to_owned()), ("assertion", source.token().await?)]
+            }
+            Grant::Enterprise(enterprise) => {
+                let grant = self.identity_assertion(enterprise, &resource, &server, scope.as_deref()).await?;
+                tracing::info!(issuer = %server.issuer, "requesting a token with the identity assertion grant");
+                vec![("grant_type", JWT_BEARER.to_owned()), ("assertion", grant)]
+            }
+        };
+        form.push(("resource", resource.resource.clone()));
+        if let (false, Some(scope)) = (matches!(self.config.grant, Grant::AuthorizationCode(_)), &scope) {
+            form.push(("scope", scope.clone()));
+        }
+        let answer = self.token_request(state, &server, &registration, &form).await?;
+        let tokens = self.tokens_from(answer, None, scope, &server, &registration)?;
+        self.save(state, tokens).await;
+        Ok(())
+    }
+
+    /// The authorization code flow with PKCE: the token request's form.
+    async fn authorization_code(
+        &self,
+        authorizer: &dyn super::Authorizer,
+        resource: &ResourceMetadata,
+        server: &ServerMetadata,
+        registration: &Registration,
+        scope: Option<&str>,
+    ) -> Result<Vec<(&'static str, String)>, OAuthError> {
+        if !server.pkce_s256 {
+            return Err(OAuthError::PkceNotSupported { issuer: server.issuer.clone() });
+        }
+        let Some(endpoint) = &server.authorization_endpoint else {
+            return Err(OAuthError::MalformedMetadata {
+                url: server.issuer.clone(),
+                reason: "no `authorization_endpoint`".into(),
+            });
+        };
+        let redirect_uri = authorizer.redirect_uri();
         let verifier = random_token()?;
         let challenge = URL_SAFE_NO_PAD.encode(Sha256::digest(verifier.as_bytes()));
         let expected_state = random_token()?;
-        let mut url = Url::parse(&server.authorization_endpoint).map_err(|e| OAuthError::InvalidUrl {
-            url: server.authorization_endpoint.clone(),
-            reason: e.to_string(),
-        })?;
+        let mut url = Url::parse(endpoint)
+            .map_err(|e| OAuthError::InvalidUrl { url: endpoint.clone(), reason: e.to_string() })?;
         {
             let mut query = url.query_pairs_mut();
             query
@@ -502,24 +732,75 @@ impl OAuthSession {
                 .append_pair("code_challenge_method", "S256")
                 .append_pair("state", &expected_state)
                 .append_pair("resource", &resource.resource);
-            if let Some(scope) = &scope {
+            if let Some(scope) = scope {
                 query.append_pair("scope", scope);
             }
         }
-        tracing::info!(issuer = %server.issuer, scope = scope.as_deref().unwrap_or(""), "authorization required");
-        let redirect = self.config.authorizer.authorize(url.to_string()).await?;
-        let code = check_redirect(&redirect, &expected_state, &server)?;
-        let mut form = vec![
+        tracing::info!(issuer = %server.issuer, scope = scope.unwrap_or(""), "authorization required");
+        let redirect = authorizer.authorize(url.to_string()).await?;
+        let code = check_redirect(&redirect, &expected_state, server)?;
+        Ok(vec![
             ("grant_type", "authorization_code".to_owned()),
             ("code", code),
             ("redirect_uri", redirect_uri),
             ("code_verifier", verifier),
+        ])
+    }
+
+    /// Enterprise-managed authorization, first step: exchanges the person's identity provider
+    /// token for an identity assertion authorization grant for `server` (RFC 8693).
+    async fn identity_assertion(
+        &self,
+        enterprise: &EnterpriseAuthorization,
+        resource: &ResourceMetadata,
+        server: &ServerMetadata,
+        scope: Option<&str>,
+    ) -> Result<String, OAuthError> {
+        let subject = enterprise.id_token.token().await?;
+        let mut form = vec![
+            ("grant_type", TOKEN_EXCHANGE.to_owned()),
+            ("requested_token_type", ID_JAG.to_owned()),
+            ("audience", server.issuer.clone()),
             ("resource", resource.resource.clone()),
+            ("subject_token", subject),
+            ("subject_token_type", ID_TOKEN_TYPE.to_owned()),
         ];
-        let answer = self.token_request(&server, &registration, &mut form).await?;
-        let tokens = tokens_from(answer, None, scope, &server, &registration)?;
-        self.save(state, tokens).await;
-        Ok(())
+        if let Some(scope) = scope {
+            form.push(("scope", scope.to_owned()));
+        }
+        let idp = Registration {
+            client_id: enterprise.idp_client_id.clone(),
+            client_secret: enterprise.idp_client_secret.clone(),
+            method: if enterprise.idp_client_secret.is_some() { AuthMethod::Basic } else { AuthMethod::None },
+            key: None,
+        };
+        tracing::info!(idp = %enterprise.idp_token_endpoint, "exchanging the identity token for an authorization grant");
+        let mut no_nonce = None;
+        let answer = self
+            .post_token(
+                &enterprise.idp_token_endpoint,
+                &enterprise.idp_token_endpoint,
+                &idp,
+                &form,
+                None,
+                &mut no_nonce,
+            )
+            .await?;
+        match answer.get("issued_token_type").and_then(Value::as_str) {
+            Some(ID_JAG) => {}
+            other => {
+                return Err(OAuthError::MalformedTokenResponse(format!(
+                    "the identity provider issued {} instead of an identity assertion grant",
+                    other.unwrap_or("no issued_token_type")
+                )));
+            }
+        }
+        answer
+            .get("access_token")
+            .and_then(Value::as_str)
+            .filter(|t| !t.is_empty())
+            .map(str::to_owned)
+            .ok_or_else(|| OAuthError::MalformedTokenResponse("no access_token in the token exchange answer".into()))
     }
 
     /// Exchanges the refresh token for new tokens.
@@ -544,13 +825,14 @@ impl OAuthSession {
                 tokens.client_secret.is_some(),
                 server.token_endpoint_auth_methods.as_deref(),
             ),
+            key: None,
         };
-        let mut form = vec![
+        let form = vec![
             ("grant_type", "refresh_token".to_owned()),
             ("refresh_token", refresh_token.clone()),
             ("resource", resource),
         ];
-        let answer = match self.token_request(&server, &registration, &mut form).await {
+        let answer = match self.token_request(state, &server, &registration, &form).await {
             Ok(answer) => answer,
             Err(e) => {
                 // The refresh token is spent or revoked: forget it.
@@ -560,57 +842,118 @@ impl OAuthSession {
                 return Err(e);
             }
         };
-        let refreshed = tokens_from(answer, Some(refresh_token), tokens.scope.clone(), &server, &registration)?;
+        let refreshed = self.tokens_from(answer, Some(refresh_token), tokens.scope.clone(), &server, &registration)?;
         tracing::debug!("refreshed the access token");
         self.save(state, refreshed).await;
         Ok(())
     }
 
-    /// POSTs to the token endpoint with the client's authentication.
+    /// POSTs to `server`'s token endpoint with the client's authentication (and a DPoP proof
+    /// when tokens are bound).
     async fn token_request(
         &self,
+        state: &mut FlowState,
         server: &ServerMetadata,
         registration: &Registration,
-        form: &mut Vec<(&'static str, String)>,
+        form: &[(&'static str, String)],
     ) -> Result<Value, OAuthError> {
-        let endpoint = &server.token_endpoint;
+        let key = self.dpop_key()?;
+        self.post_token(&server.token_endpoint, &server.issuer, registration, form, key, &mut state.as_nonce).await
+    }
+
+    /// POSTs `form` to the token endpoint `endpoint` authenticated as `registration` (a client
+    /// assertion names `audience`), with a DPoP proof signed by `dpop` carrying the server's
+    /// `nonce`, retried once with a new nonce when the server asks (`use_dpop_nonce`).
+    async fn post_token(
+        &self,
+        endpoint: &str,
+        audience: &str,
+        registration: &Registration,
+        form: &[(&'static str, String)],
+        dpop: Option<&SigningKey>,
+        nonce: &mut Option<String>,
+    ) -> Result<Value, OAuthError> {
         let url = Url::parse(endpoint)
-            .map_err(|e| OAuthError::InvalidUrl { url: endpoint.clone(), reason: e.to_string() })?;
-        let mut request = self
-            .http
-            .post(url)
-            .header(CONTENT_TYPE, "application/x-www-form-urlencoded")
-            .header(ACCEPT, "application/json")
-            .timeout(REQUEST_TIMEOUT);
-        match (registration.method, &registration.client_secret) {
-            (AuthMethod::Basic, Some(secret)) => {
-                // RFC 6749 section 2.3.1: each part form-encoded, then Basic.
-                let id: String = form_urlencoded::byte_serialize(registration.client_id.as_bytes()).collect();
-                let secret: String = form_urlencoded::byte_serialize(secret.as_bytes()).collect();
-                request = request.header(AUTHORIZATION, format!("Basic {}", STANDARD.encode(format!("{id}:{secret}"))));
+            .map_err(|e| OAuthError::InvalidUrl { url: endpoint.to_owned(), reason: e.to_string() })?;
+        let mut retried = false;
+        loop {
+            let mut form = form.to_vec();
+            let mut request = self
+                .http
+                .post(url.clone())
+                .header(CONTENT_TYPE, "application/x-www-form-urlencoded")
+                .header(ACCEPT, "application/json")
+                .timeout(REQUEST_TIMEOUT);
+            match (registration.method, &registration.client_secret, &registration.key) {
+                (AuthMethod::PrivateKeyJwt, _, Some(key)) => {
+                    form.push(("client_id", registration.client_id.clone()));
+                    form.push(("client_assertion_type", CLIENT_ASSERTION_TYPE.to_owned()));
+                    form.push(("client_assertion", key.client_assertion(&registration.client_id, audience)?));
+                }
+                (AuthMethod::Basic, Some(secret), _) => {
+                    // RFC 6749 section 2.3.1: each part form-encoded, then Basic.
+                    let id: String = form_urlencoded::byte_serialize(registration.client_id.as_bytes()).collect();
+                    let secret: String = form_urlencoded::byte_serialize(secret.as_bytes()).collect();
+                    request =
+                        request.header(AUTHORIZATION, format!("Basic {}", STANDARD.encode(format!("{id}:{secret}"))));
+                }
+                (AuthMethod::Post, Some(secret), _) => {
+                    form.push(("client_id", registration.client_id.clone()));
+                    form.push(("client_secret", secret.clone()));
+                }
+                _ if registration.client_id.is_empty() => {}
+                _ => form.push(("client_id", registration.client_id.clone())),
             }
-            (AuthMethod::Post, Some(secret)) => {
-                form.push(("client_id", registration.client_id.clone()));
-                form.push(("client_secret", secret.clone()));
+            if let Some(key) = dpop {
+                request = request.header(DPOP, key.dpop_proof("POST", &url, nonce.as_deref(), None)?);
             }
-            _ => form.push(("client_id", registration.client_id.clone())),
+            let body = form_urlencoded::Serializer::new(String::new()).extend_pairs(form.iter()).finish();
+            let response = request.body(body).send().await.map_err(|e| http_error(endpoint, &e))?;
+            let status = response.status();
+            let new_nonce = response
+                .headers()
+                .get(DPOP_NONCE)
+                .and_then(|v| v.to_str().ok())
+                .filter(|n| !n.is_empty() && n.len() <= 1024)
+                .map(str::to_owned);
+            let body = read_limited(endpoint, response).await?;
+            let document: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+            let error = document.get("error").and_then(Value::as_str);
+            if dpop.is_some()
+                && let Some(new_nonce) = new_nonce
+            {
+                let fresh = nonce.as_deref() != Some(new_nonce.as_str());
+                *nonce = Some(new_nonce);
+                if status == StatusCode::BAD_REQUEST && error == Some("use_dpop_nonce") && fresh && !retried {
+                    tracing::debug!("the authorization server asks for a DPoP nonce; retrying with it");
+                    retried = true;
+                    continue;
+                }
+            }
+            if status != StatusCode::OK {
+                return Err(OAuthError::TokenEndpoint {
+                    status: status.as_u16(),
+                    error: error.unwrap_or("refused").to_owned(),
+                    description: document.get("error_description").and_then(Value::as_str).map(str::to_owned),
+                });
+            }
+            if !document.is_object() {
+                return Err(OAuthError::MalformedTokenResponse("not a JSON object".into()));
+            }
+            return Ok(document);
         }
-        let body = form_urlencoded::Serializer::new(String::new()).extend_pairs(form.iter()).finish();
-        let response = request.body(body).send().await.map_err(|e| http_error(endpoint, &e))?;
-        let status = response.status();
-        let body = read_limited(endpoint, response).await?;
-        let document: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
-        if status != StatusCode::OK {
-            return Err(OAuthError::TokenEndpoint {
-                status: status.as_u16(),
-                error: document.get("error").and_then(Value::as_str).unwrap_or("refused").to_owned(),
-                description: document.get("error_description").and_then(Value::as_str).map(str::to_owned),
-            });
-        }
-        if !document.is_object() {
-            return Err(OAuthError::MalformedTokenResponse("not a JSON object".into()));
-        }
-        Ok(document)
+    }
+
+    /// The tokens of a token response (`DPoP` ones only when the client asked for them).
+    fn tokens_from(
+        &self,
+        answer: Value,
+        previous_refresh: Option<String>,
+        requested_scope: Option<String>,
+        server: &ServerMetadata,
+        registration: &Registration,
+    ) -> Result<StoredTokens, OAuthError> {
+        tokens_from(answer, previous_refresh, requested_scope, server, registration, self.dpop.is_some())
     }
 }
 
@@ -654,6 +997,7 @@ fn tokens_from(
     requested_scope: Option<String>,
     server: &ServerMetadata,
     registration: &Registration,
+    dpop: bool,
 ) -> Result<StoredTokens, OAuthError> {
     let Some(access_token) = answer.get("access_token").and_then(Value::as_str).filter(|t| !t.is_empty()) else {
         return Err(OAuthError::MalformedTokenResponse("no access_token".into()));
@@ -661,11 +1005,12 @@ fn tokens_from(
     if access_token.len() > 16 * 1024 || reqwest::header::HeaderValue::from_str(access_token).is_err() {
         return Err(OAuthError::MalformedTokenResponse("the access token cannot be sent in a header".into()));
     }
-    match answer.get("token_type").and_then(Value::as_str) {
-        Some(t) if t.eq_ignore_ascii_case("bearer") => {}
+    let dpop_bound = match answer.get("token_type").and_then(Value::as_str) {
+        Some(t) if t.eq_ignore_ascii_case("bearer") => false,
+        Some(t) if dpop && t.eq_ignore_ascii_case("dpop") => true,
         Some(t) => return Err(OAuthError::MalformedTokenResponse(format!("token type `{t}` is not Bearer"))),
         None => return Err(OAuthError::MalformedTokenResponse("no token_type".into())),
-    }
+    };
     let expires_at = answer
         .get("expires_in")
         .and_then(Value::as_u64)
@@ -679,6 +1024,7 @@ fn tokens_from(
         issuer: server.issuer.clone(),
         client_id: registration.client_id.clone(),
         client_secret: registration.client_secret.clone(),
+        dpop_bound,
     })
 }
 
@@ -698,6 +1044,7 @@ fn parse_resource_metadata(url: &str, document: &Value) -> Result<ResourceMetada
         resource: resource.to_owned(),
         authorization_servers,
         scopes_supported: strings(document.get("scopes_supported")),
+        legacy: false,
     })
 }
 
@@ -706,8 +1053,11 @@ fn parse_server_metadata(url: &str, document: &Value) -> Result<ServerMetadata, 
     let text = |name: &str| document.get(name).and_then(Value::as_str).map(str::to_owned);
     Ok(ServerMetadata {
         issuer: text("issuer").ok_or_else(|| malformed("no `issuer`"))?,
-        authorization_endpoint: text("authorization_endpoint")
-            .ok_or_else(|| malformed("no `authorization_endpoint`"))?,
+        authorization_endpoint: text("authorization_endpoint"),
+        pkce_s256: document
+            .get("code_challenge_methods_supported")
+            .and_then(Value::as_array)
+            .is_some_and(|m| m.iter().any(|m| m == "S256")),
         token_endpoint: text("token_endpoint").ok_or_else(|| malformed("no `token_endpoint`"))?,
         registration_endpoint: text("registration_endpoint"),
         scopes_supported: strings(document.get("scopes_supported")),
@@ -794,7 +1144,8 @@ mod tests {
     fn server(iss_supported: bool) -> ServerMetadata {
         ServerMetadata {
             issuer: "http://as.test".into(),
-            authorization_endpoint: "http://as.test/authorize".into(),
+            authorization_endpoint: Some("http://as.test/authorize".into()),
+            pkce_s256: true,
             token_endpoint: "http://as.test/token".into(),
             registration_endpoint: None,
             scopes_supported: None,
@@ -879,23 +1230,25 @@ mod tests {
     #[test]
     fn token_responses_are_checked() {
         let s = server(false);
-        let r = Registration { client_id: "c".into(), client_secret: None, method: AuthMethod::None };
+        let r = Registration { client_id: "c".into(), client_secret: None, method: AuthMethod::None, key: None };
         let ok = tokens_from(
             serde_json::json!({"access_token": "t", "token_type": "bearer", "expires_in": 60}),
             None,
             None,
             &s,
             &r,
+            false,
         )
         .unwrap();
         assert_eq!(ok.access_token, "t");
         assert!(ok.expires_at.is_some());
-        assert!(tokens_from(serde_json::json!({"token_type": "Bearer"}), None, None, &s, &r).is_err());
+        assert!(tokens_from(serde_json::json!({"token_type": "Bearer"}), None, None, &s, &r, false).is_err());
         assert!(
-            tokens_from(serde_json::json!({"access_token": "t", "token_type": "DPoP"}), None, None, &s, &r).is_err()
+            tokens_from(serde_json::json!({"access_token": "t", "token_type": "DPoP"}), None, None, &s, &r, false)
+                .is_err()
         );
         assert!(
-            tokens_from(serde_json::json!({"access_token": "t\n", "token_type": "Bearer"}), None, None, &s, &r)
+            tokens_from(serde_json::json!({"access_token": "t\n", "token_type": "Bearer"}), None, None, &s, &r, false)
                 .is_err()
         );
     }

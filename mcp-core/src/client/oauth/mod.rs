@@ -31,21 +31,43 @@
 //!
 //! The person's part is the [`Authorizer`]: open a URL, hand back the redirect. For
 //! command-line programs, [`LoopbackAuthorizer`] listens on `127.0.0.1` for the redirect.
+//!
+//! Without a person, step 4 is another grant, chosen with the constructor:
+//! [`OAuth::client_secret`] and [`OAuth::private_key_jwt`] (client credentials),
+//! [`OAuth::workload_identity`] (a platform token as an RFC 7523 JWT bearer grant) and
+//! [`OAuth::enterprise`] (RFC 8693 token exchange at the identity provider, then RFC 7523 at
+//! the server's authorization server). [`OAuth::dpop`] binds the tokens of any grant to a key
+//! (RFC 9449): the token request and every MCP request carry a fresh proof, the token is sent
+//! as `Authorization: DPoP`, and a server's `use_dpop_nonce` is answered with its nonce. The
+//! client declares the extension of each (such as [`CLIENT_CREDENTIALS_EXTENSION`]) in its
+//! capabilities.
+//!
+//! Among several authorization servers, the flow uses the one its credentials name
+//! ([`ClientCredentials::issuer`]), else one it registered with, else the first. A server
+//! without protected resource metadata (revision 2025-03-26) is taken to have its
+//! authorization server at its origin, with `/authorize`, `/token` and `/register` when that
+//! publishes no metadata either.
 
 mod challenge;
 mod config;
 mod flow;
+mod keys;
 mod loopback;
 mod store;
 
 pub use crate::protocol::OAuthError;
 
-pub use config::{Authorizer, AuthorizerFn, ClientCredentials, DEFAULT_MAX_STEP_UPS, OAuth, authorizer_fn};
+pub use config::{
+    Authorizer, AuthorizerFn, CLIENT_CREDENTIALS_EXTENSION, ClientCredentials, DEFAULT_MAX_STEP_UPS, DPOP_EXTENSION,
+    ENTERPRISE_AUTHORIZATION_EXTENSION, EnterpriseAuthorization, OAuth, TokenSource, WORKLOAD_IDENTITY_EXTENSION,
+    authorizer_fn,
+};
 pub(crate) use flow::OAuthSession;
+pub use keys::SigningKey;
 pub use loopback::LoopbackAuthorizer;
 pub use store::{MemoryTokenStore, StoredTokens, TokenStore};
 
-/// The `error` of the `Bearer` challenge in a `WWW-Authenticate` header.
+/// The `error` of the `Bearer` (or `DPoP`) challenge in a `WWW-Authenticate` header.
 pub(crate) fn challenge_error(header: &str) -> Option<String> {
     challenge::parse(header)?.error
 }
@@ -55,7 +77,7 @@ pub(crate) fn challenge_scope(header: &str) -> String {
     challenge::parse(header).and_then(|c| c.scope).unwrap_or_default()
 }
 
-/// Whether a `WWW-Authenticate` header holds a `Bearer` challenge.
+/// Whether a `WWW-Authenticate` header holds a `Bearer` or `DPoP` challenge.
 pub(crate) fn is_bearer_challenge(header: &str) -> bool {
     challenge::parse(header).is_some()
 }

@@ -12,7 +12,7 @@ use crate::engine::BoxFuture;
 #[derive(Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct StoredTokens {
-    /// The access token sent as `Authorization: Bearer`.
+    /// The access token sent in `Authorization`.
     pub access_token: String,
     /// The refresh token, if the authorization server issued one.
     pub refresh_token: Option<String>,
@@ -26,6 +26,9 @@ pub struct StoredTokens {
     pub client_id: String,
     /// The client secret, for a confidential client.
     pub client_secret: Option<String>,
+    /// Whether the access token is bound to the client's DPoP key (`token_type` `DPoP`): it
+    /// is sent with the `DPoP` scheme and a proof.
+    pub dpop_bound: bool,
 }
 
 impl StoredTokens {
@@ -39,6 +42,7 @@ impl StoredTokens {
             issuer: issuer.into(),
             client_id: client_id.into(),
             client_secret: None,
+            dpop_bound: false,
         }
     }
 }

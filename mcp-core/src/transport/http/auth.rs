@@ -91,29 +91,51 @@ impl Guard {
             .into_response()
     }
 
-    /// Checks the request's bearer token: the identity it carries, or the 401 (or 503) that
+    /// Checks the request's access token (a bearer token, or with DPoP a bound token and its
+    /// proof for `method` on `path`): the identity it carries, or the 401 (or 503) that
     /// answers the request. The reason a token failed is logged, never sent.
-    pub(crate) async fn authenticate(&self, headers: &HeaderMap) -> Result<Arc<AuthInfo>, Response> {
+    pub(crate) async fn authenticate(
+        &self,
+        method: &str,
+        path: &str,
+        headers: &HeaderMap,
+    ) -> Result<Arc<AuthInfo>, Response> {
         let resource = self.resource()?;
         let challenge_scope = self.challenge_scope(&self.settings.initial_scopes);
         let Some(raw) = headers.get(header::AUTHORIZATION) else {
             return Err(self.unauthorized(resource, None, challenge_scope.as_deref()));
         };
-        let token = if raw.len() > MAX_AUTHORIZATION {
+        let presented = if raw.len() > MAX_AUTHORIZATION {
             None
         } else {
             raw.to_str().ok().and_then(|v| {
                 let (scheme, token) = v.split_once(' ')?;
                 let token = token.trim();
-                (scheme.eq_ignore_ascii_case("bearer") && !token.is_empty() && !token.contains(' ')).then_some(token)
+                let dpop = scheme.eq_ignore_ascii_case("dpop") && self.dpop_enabled();
+                ((scheme.eq_ignore_ascii_case("bearer") || dpop) && !token.is_empty() && !token.contains(' '))
+                    .then_some((token, dpop))
             })
         };
-        let Some(token) = token else {
+        let Some((token, dpop)) = presented else {
             tracing::debug!("refused a request: malformed or oversized Authorization header");
             let invalid = Some(("invalid_request", "The Authorization header must be `Bearer <token>`"));
             return Err(self.unauthorized(resource, invalid, challenge_scope.as_deref()));
         };
+        #[cfg(feature = "auth")]
+        if let Some(settings) = &self.settings.dpop
+            && (dpop || settings.require)
+        {
+            return self.authenticate_dpop(settings, method, path, headers, token, dpop, resource).await;
+        }
+        let _ = (method, path, dpop);
         match self.settings.verifier.verify(token, resource).await {
+            #[cfg(feature = "auth")]
+            Ok(info) if self.settings.dpop.is_some() && crate::auth::is_bound(&info) => {
+                // RFC 9449 section 7.2: a bound token is no bearer token.
+                tracing::debug!("refused a DPoP-bound access token sent as a bearer token");
+                let invalid = Some(("invalid_token", "The access token is bound to a key: use the DPoP scheme"));
+                Err(self.unauthorized(resource, invalid, challenge_scope.as_deref()))
+            }
             Ok(info) => Ok(Arc::new(info)),
             Err(TokenError::Invalid(reason)) => {
                 tracing::debug!(%reason, "refused an access token");
@@ -133,6 +155,121 @@ impl Guard {
         }
     }
 
+    fn dpop_enabled(&self) -> bool {
+        #[cfg(feature = "auth")]
+        return self.settings.dpop.is_some();
+        #[cfg(not(feature = "auth"))]
+        false
+    }
+
+    /// Checks a request under DPoP: its token must be bound and presented with the `DPoP`
+    /// scheme and one valid proof.
+    #[cfg(feature = "auth")]
+    #[allow(clippy::too_many_arguments)]
+    async fn authenticate_dpop(
+        &self,
+        settings: &crate::auth::Dpop,
+        method: &str,
+        path: &str,
+        headers: &HeaderMap,
+        token: &str,
+        dpop_scheme: bool,
+        resource: &str,
+    ) -> Result<Arc<AuthInfo>, Response> {
+        use crate::auth::DpopRefusal;
+        let scope = self.challenge_scope(&self.settings.initial_scopes);
+        let refuse = |code: &str, description: &str| {
+            let mut r = oauth_error(StatusCode::UNAUTHORIZED, code, description);
+            let challenge = self.challenge(resource, Some((code, description)), scope.as_deref(), true);
+            if let Ok(v) = HeaderValue::from_str(&challenge) {
+                r.headers_mut().insert(header::WWW_AUTHENTICATE, v);
+            }
+            r
+        };
+        if !dpop_scheme {
+            tracing::debug!("refused a bearer token: this server requires DPoP-bound tokens");
+            return Err(refuse("invalid_token", "This server requires a DPoP-bound access token"));
+        }
+        let mut proofs = headers.get_all("dpop").iter();
+        let (Some(proof), None) = (proofs.next(), proofs.next()) else {
+            tracing::debug!("refused a DPoP request without exactly one proof");
+            return Err(refuse("invalid_dpop_proof", "The request must carry exactly one DPoP proof"));
+        };
+        let Ok(proof) = proof.to_str() else {
+            return Err(refuse("invalid_dpop_proof", "The DPoP proof is invalid"));
+        };
+        let info = match self.settings.verifier.verify(token, resource).await {
+            Ok(info) => info,
+            Err(TokenError::Invalid(reason)) => {
+                tracing::debug!(%reason, "refused an access token");
+                return Err(refuse("invalid_token", "The access token is invalid"));
+            }
+            Err(TokenError::Unavailable(reason)) => {
+                tracing::warn!(%reason, "could not verify an access token");
+                return Err(oauth_error(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    "temporarily_unavailable",
+                    "The access token cannot be verified now",
+                ));
+            }
+        };
+        let (origin, _) = split_origin(resource);
+        let url = format!("{origin}{path}");
+        match settings.check(proof, method, &url, token, &info).await {
+            Ok(()) => Ok(Arc::new(info)),
+            Err(DpopRefusal::Proof(reason)) => {
+                tracing::debug!(%reason, "refused a DPoP proof");
+                Err(refuse("invalid_dpop_proof", "The DPoP proof is invalid"))
+            }
+            Err(DpopRefusal::Binding(reason)) => {
+                tracing::debug!(%reason, "refused a DPoP request");
+                Err(refuse("invalid_token", "The access token is not bound to the proof's key"))
+            }
+            Err(DpopRefusal::Nonce(nonce)) => {
+                let mut r = refuse("use_dpop_nonce", "Resend the request with the DPoP nonce");
+                if let Ok(v) = HeaderValue::from_str(&nonce) {
+                    r.headers_mut().insert("dpop-nonce", v);
+                }
+                Err(r)
+            }
+            Err(DpopRefusal::Unavailable(reason)) => {
+                tracing::warn!(%reason, "could not check a DPoP proof for replay");
+                Err(oauth_error(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    "temporarily_unavailable",
+                    "The DPoP proof cannot be checked now",
+                ))
+            }
+        }
+    }
+
+    /// The `WWW-Authenticate` value of a 401: a `Bearer` challenge unless DPoP is required,
+    /// and a `DPoP` one with the accepted `algs` when DPoP is on; `error` goes to the DPoP
+    /// challenge when `dpop_error`, else to the Bearer one.
+    fn challenge(&self, resource: &str, error: Option<(&str, &str)>, scope: Option<&str>, dpop_error: bool) -> String {
+        let metadata = self.metadata_url(resource);
+        let params = |with_error: bool| {
+            let mut p = format!("resource_metadata=\"{metadata}\"");
+            if let Some(scope) = scope {
+                p.push_str(&format!(", scope=\"{scope}\""));
+            }
+            if let (true, Some((code, description))) = (with_error, error) {
+                p.push_str(&format!(", error=\"{code}\", error_description=\"{description}\""));
+            }
+            p
+        };
+        #[cfg(feature = "auth")]
+        if let Some(dpop) = &self.settings.dpop {
+            let dpop_challenge = format!("DPoP algs=\"{}\", {}", dpop.algs(), params(dpop_error));
+            if dpop.require {
+                return dpop_challenge;
+            }
+            return format!("Bearer {}, {dpop_challenge}", params(!dpop_error));
+        }
+        let _ = dpop_error;
+        format!("Bearer {}", params(true))
+    }
+
     /// The `scope` of a challenge: the scopes every request needs, and `extra`.
     fn challenge_scope(&self, extra: &[String]) -> Option<String> {
         let mut scopes: Vec<&str> = self.settings.required_scopes.iter().map(String::as_str).collect();
@@ -144,15 +281,9 @@ impl Guard {
         (!scopes.is_empty()).then(|| scopes.join(" "))
     }
 
-    /// 401 with a `Bearer` challenge naming the metadata.
+    /// 401 with a `Bearer` (and with DPoP on, a `DPoP`) challenge naming the metadata.
     fn unauthorized(&self, resource: &str, error: Option<(&str, &str)>, scope: Option<&str>) -> Response {
-        let mut challenge = format!("Bearer resource_metadata=\"{}\"", self.metadata_url(resource));
-        if let Some(scope) = scope {
-            challenge.push_str(&format!(", scope=\"{scope}\""));
-        }
-        if let Some((code, description)) = error {
-            challenge.push_str(&format!(", error=\"{code}\", error_description=\"{description}\""));
-        }
+        let challenge = self.challenge(resource, error, scope, false);
         let (code, description) = error.unwrap_or(("invalid_token", "Authorization required"));
         let mut r = oauth_error(StatusCode::UNAUTHORIZED, code, description);
         if let Ok(v) = HeaderValue::from_str(&challenge) {

@@ -84,7 +84,7 @@ pub(crate) async fn endpoint(State(shared): State<Arc<Shared>>, request: HttpReq
     let mut principal = parts.extensions.get::<Principal>().map(|p| p.0.clone());
     let mut identity = None;
     if let Some(guard) = &shared.guard {
-        match guard.authenticate(&parts.headers).await {
+        match guard.authenticate(parts.method.as_str(), parts.uri.path(), &parts.headers).await {
             Ok(info) => {
                 // The token's subject is the user: sessions, URL flows and `requestState`
                 // are bound to it.

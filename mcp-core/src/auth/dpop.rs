@@ -1,0 +1,376 @@
+//! DPoP (RFC 9449) on the resource server: checking the proof that comes with a DPoP-bound
+//! access token, refusing replayed proofs, and server nonces. Signatures and thumbprints are
+//! `jsonwebtoken`'s (RustCrypto underneath).
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use base64::Engine as _;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use hmac::{Hmac, Mac};
+use jsonwebtoken::jwk::{AlgorithmParameters, EllipticCurve, Jwk, ThumbprintHash};
+use jsonwebtoken::{Algorithm, DecodingKey, Validation};
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+use super::{AuthInfo, unix_now};
+use crate::engine::BoxFuture;
+
+/// The proof algorithms accepted by default (advertised in the challenge's `algs`).
+const DEFAULT_ALGORITHMS: &[Algorithm] = &[Algorithm::ES256, Algorithm::ES384, Algorithm::RS256, Algorithm::PS256];
+
+/// The bytes of HMAC a nonce keeps.
+const NONCE_BYTES: usize = 18;
+
+/// The largest proof looked at.
+const MAX_PROOF: usize = 8 * 1024;
+
+/// Remembers the `jti` of each accepted proof while its `iat` is acceptable, so that a proof
+/// is used once: [`MemoryReplayCache`] for one process, a shared store (such as
+/// `typed_mcp_redis::RedisReplayCache`) when several instances serve the same clients.
+pub trait ReplayCache: Send + Sync + 'static {
+    /// Records `key` for `ttl`; `Ok(true)` if it was not already recorded, `Ok(false)` for a
+    /// replay. An error refuses the request as unverifiable now (`503`).
+    fn first_use<'a>(&'a self, key: &'a str, ttl: Duration) -> BoxFuture<'a, Result<bool, String>>;
+}
+
+/// A [`ReplayCache`] in memory, bounded: when full, expired entries go; if that is not enough,
+/// new proofs are refused until room is free (never is a proof accepted twice).
+pub struct MemoryReplayCache {
+    entries: Mutex<HashMap<[u8; 32], Instant>>,
+    capacity: usize,
+}
+
+impl fmt::Debug for MemoryReplayCache {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let len = self.entries.lock().map(|e| e.len()).unwrap_or(0);
+        f.debug_struct("MemoryReplayCache").field("entries", &len).field("capacity", &self.capacity).finish()
+    }
+}
+
+impl Default for MemoryReplayCache {
+    fn default() -> Self {
+        Self::with_capacity(100_000)
+    }
+}
+
+impl MemoryReplayCache {
+    /// A cache of at most `capacity` proofs at once.
+    pub fn with_capacity(capacity: usize) -> Self {
+        MemoryReplayCache { entries: Mutex::default(), capacity: capacity.max(1) }
+    }
+}
+
+impl ReplayCache for MemoryReplayCache {
+    fn first_use<'a>(&'a self, key: &'a str, ttl: Duration) -> BoxFuture<'a, Result<bool, String>> {
+        let digest: [u8; 32] = Sha256::digest(key.as_bytes()).into();
+        let now = Instant::now();
+        let result = (|| {
+            let mut entries = self.entries.lock().map_err(|e| e.to_string())?;
+            if entries.get(&digest).is_some_and(|until| *until > now) {
+                return Ok(false);
+            }
+            if entries.len() >= self.capacity {
+                entries.retain(|_, until| *until > now);
+                if entries.len() >= self.capacity {
+                    return Err("the DPoP replay cache is full".to_owned());
+                }
+            }
+            entries.insert(digest, now + ttl);
+            Ok(true)
+        })();
+        Box::pin(async move { result })
+    }
+}
+
+/// How a protected server treats DPoP (RFC 9449): given to
+/// [`Authorization::dpop`](super::Authorization::dpop).
+///
+/// A request with `Authorization: DPoP <token>` must carry one `DPoP` proof: a JWT of type
+/// `dpop+jwt`, signed (with an accepted asymmetric algorithm) by the public key in its header
+/// (which must hold no private part), whose `htm` and `htu` are the request's method and URL,
+/// whose `iat` is recent, whose `ath` is the token's hash, whose `jti` was not seen before,
+/// and whose key's thumbprint is the token's `cnf.jkt`. With [`nonces`](Self::nonces), the
+/// proof must also carry a nonce the server issued (a `401 use_dpop_nonce` hands one out).
+///
+/// ```
+/// # #[cfg(feature = "auth")] {
+/// use typed_mcp::auth::{Authorization, Dpop, JwtVerifier};
+///
+/// let auth = Authorization::new(JwtVerifier::new("https://auth.example.com"))
+///     .dpop(Dpop::new().require(true).nonces(None));
+/// # let _ = auth;
+/// # }
+/// ```
+#[derive(Clone)]
+pub struct Dpop {
+    pub(crate) algorithms: Vec<Algorithm>,
+    pub(crate) max_age: Duration,
+    pub(crate) require: bool,
+    pub(crate) replay: Arc<dyn ReplayCache>,
+    pub(crate) nonce_key: Option<Arc<[u8; 32]>>,
+}
+
+impl fmt::Debug for Dpop {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Dpop")
+            .field("algorithms", &self.algorithms)
+            .field("max_age", &self.max_age)
+            .field("require", &self.require)
+            .field("nonces", &self.nonce_key.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Default for Dpop {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// Why a DPoP request was refused: the challenge's `error`, and the reason for the log.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum DpopRefusal {
+    /// `invalid_dpop_proof`.
+    Proof(String),
+    /// `invalid_token`: the token is not bound to the proof's key (or is bound and was sent
+    /// as a bearer token).
+    Binding(String),
+    /// `use_dpop_nonce`, with a fresh nonce.
+    Nonce(String),
+    /// The replay cache could not be asked: `503`.
+    Unavailable(String),
+}
+
+impl Dpop {
+    /// DPoP accepted (ES256, ES384, RS256 and PS256 proofs, `iat` within 60 seconds, replays
+    /// refused in memory); bearer tokens still accepted; no nonces.
+    pub fn new() -> Self {
+        Dpop {
+            algorithms: DEFAULT_ALGORITHMS.to_vec(),
+            max_age: Duration::from_secs(60),
+            require: false,
+            replay: Arc::new(MemoryReplayCache::default()),
+            nonce_key: None,
+        }
+    }
+
+    /// Whether every token must be DPoP-bound (`true`), or bearer tokens are still accepted
+    /// (`false`, the default; a DPoP-bound token is never accepted as a bearer token).
+    pub fn require(mut self, require: bool) -> Self {
+        self.require = require;
+        self
+    }
+
+    /// How far a proof's `iat` may be from the server's clock (default 60 seconds).
+    pub fn max_age(mut self, max_age: Duration) -> Self {
+        self.max_age = max_age;
+        self
+    }
+
+    /// Where accepted proofs are remembered (default a [`MemoryReplayCache`]): give every
+    /// instance of a deployment the same shared cache.
+    pub fn replay_cache(mut self, cache: impl ReplayCache) -> Self {
+        self.replay = Arc::new(cache);
+        self
+    }
+
+    /// Requires proofs to carry a server nonce (RFC 9449 section 9). Nonces are derived from
+    /// `secret` and the time, so instances given the same secret accept each other's; `None`
+    /// uses a random secret of this process.
+    pub fn nonces(mut self, secret: Option<[u8; 32]>) -> Self {
+        let secret = secret.unwrap_or_else(|| {
+            let mut bytes = [0u8; 32];
+            rand::fill(&mut bytes[..]);
+            bytes
+        });
+        self.nonce_key = Some(Arc::new(secret));
+        self
+    }
+
+    /// The `algs` of the challenge.
+    pub(crate) fn algs(&self) -> String {
+        self.algorithms.iter().map(|a| format!("{a:?}")).collect::<Vec<_>>().join(" ")
+    }
+
+    /// A nonce for now.
+    pub(crate) fn fresh_nonce(&self) -> Option<String> {
+        let key = self.nonce_key.as_ref()?;
+        // Valid for one window of `max_age`: stamped with the start of the current one.
+        let window = self.max_age.as_secs().max(1);
+        let stamp = unix_now() / window;
+        Some(nonce_for(key, stamp))
+    }
+
+    fn nonce_ok(&self, nonce: Option<&str>) -> bool {
+        let Some(key) = &self.nonce_key else { return true };
+        let Some(nonce) = nonce else { return false };
+        let window = self.max_age.as_secs().max(1);
+        let stamp = unix_now() / window;
+        // The current window, or the one before (a nonce handed out just before it turned).
+        let Ok(nonce) = URL_SAFE_NO_PAD.decode(nonce) else { return false };
+        [stamp, stamp.saturating_sub(1)].iter().any(|s| nonce_matches(key, *s, &nonce))
+    }
+
+    /// Checks the `proof` of a request `method url` carrying `token`, then that `info` (the
+    /// verified token's identity) is bound to the proof's key. Returns nothing on success.
+    pub(crate) async fn check(
+        &self,
+        proof: &str,
+        method: &str,
+        url: &str,
+        token: &str,
+        info: &AuthInfo,
+    ) -> Result<(), DpopRefusal> {
+        let proof_error = |why: &str| DpopRefusal::Proof(why.to_owned());
+        if proof.len() > MAX_PROOF {
+            return Err(proof_error("the proof is too long"));
+        }
+        let mut parts = proof.split('.');
+        let raw_header = parts.next().ok_or_else(|| proof_error("not a JWT"))?;
+        if parts.clone().count() != 2 {
+            return Err(proof_error("not a compact JWS"));
+        }
+        let header: Value = URL_SAFE_NO_PAD
+            .decode(raw_header)
+            .ok()
+            .and_then(|b| serde_json::from_slice(&b).ok())
+            .ok_or_else(|| proof_error("the header is not base64url JSON"))?;
+        if header.get("typ").and_then(Value::as_str) != Some("dpop+jwt") {
+            return Err(proof_error("typ is not dpop+jwt"));
+        }
+        let alg = header
+            .get("alg")
+            .and_then(Value::as_str)
+            .and_then(|a| a.parse::<Algorithm>().ok())
+            .filter(|a| self.algorithms.contains(a))
+            .ok_or_else(|| proof_error("alg is not an accepted asymmetric algorithm"))?;
+        let raw_jwk = header.get("jwk").and_then(Value::as_object).ok_or_else(|| proof_error("no jwk"))?;
+        if ["d", "p", "q", "dp", "dq", "qi", "k"].iter().any(|private| raw_jwk.contains_key(*private)) {
+            return Err(proof_error("the jwk holds a private key"));
+        }
+        let jwk: Jwk = serde_json::from_value(Value::Object(raw_jwk.clone())).map_err(|_| proof_error("bad jwk"))?;
+        match &jwk.algorithm {
+            AlgorithmParameters::EllipticCurve(p)
+                if matches!(p.curve, EllipticCurve::P256 | EllipticCurve::P384 | EllipticCurve::P521) => {}
+            AlgorithmParameters::RSA(_) => {}
+            _ => return Err(proof_error("the jwk is not an EC or RSA public key")),
+        }
+        let key = DecodingKey::from_jwk(&jwk).map_err(|_| proof_error("unusable jwk"))?;
+        let mut validation = Validation::new(alg);
+        validation.required_spec_claims.clear();
+        validation.validate_exp = false;
+        validation.validate_aud = false;
+        let claims = jsonwebtoken::decode::<serde_json::Map<String, Value>>(proof, &key, &validation)
+            .map_err(|e| DpopRefusal::Proof(format!("the signature does not verify: {e}")))?
+            .claims;
+        let text = |name: &str| claims.get(name).and_then(Value::as_str);
+        let jti = text("jti").filter(|j| !j.is_empty() && j.len() <= 256).ok_or_else(|| proof_error("no jti"))?;
+        if text("htm") != Some(method) {
+            return Err(proof_error("htm is not the request's method"));
+        }
+        let htu = text("htu").ok_or_else(|| proof_error("no htu"))?;
+        if !same_target(htu, url) {
+            return Err(DpopRefusal::Proof(format!("htu {htu} is not the request's URL {url}")));
+        }
+        let iat = claims.get("iat").and_then(Value::as_u64).ok_or_else(|| proof_error("no iat"))?;
+        if unix_now().abs_diff(iat) > self.max_age.as_secs() {
+            return Err(proof_error("iat is outside the accepted window"));
+        }
+        let ath = URL_SAFE_NO_PAD.encode(Sha256::digest(token.as_bytes()));
+        if text("ath") != Some(ath.as_str()) {
+            return Err(proof_error("ath is not the hash of the access token"));
+        }
+        if !self.nonce_ok(text("nonce")) {
+            return Err(DpopRefusal::Nonce(self.fresh_nonce().unwrap_or_default()));
+        }
+        let thumbprint = jwk.thumbprint(ThumbprintHash::SHA256);
+        let bound = info.claims().get("cnf").and_then(|c| c.get("jkt")).and_then(Value::as_str);
+        if bound != Some(thumbprint.as_str()) {
+            return Err(DpopRefusal::Binding("the token is not bound to the proof's key (cnf.jkt)".into()));
+        }
+        let ttl = self.max_age * 2 + Duration::from_secs(1);
+        match self.replay.first_use(&format!("{thumbprint}:{jti}"), ttl).await {
+            Ok(true) => Ok(()),
+            Ok(false) => Err(proof_error("the proof was already used (jti)")),
+            Err(e) => Err(DpopRefusal::Unavailable(e)),
+        }
+    }
+}
+
+/// Whether a token's identity says it is DPoP-bound (`cnf.jkt`).
+pub(crate) fn is_bound(info: &AuthInfo) -> bool {
+    info.claims().get("cnf").and_then(|c| c.get("jkt")).is_some()
+}
+
+fn nonce_mac(key: &[u8; 32], stamp: u64) -> Option<Hmac<Sha256>> {
+    let mut mac = <Hmac<Sha256> as Mac>::new_from_slice(key).ok()?;
+    mac.update(&stamp.to_be_bytes());
+    Some(mac)
+}
+
+/// The nonce of the time window `stamp`: a truncated HMAC of it.
+fn nonce_for(key: &[u8; 32], stamp: u64) -> String {
+    nonce_mac(key, stamp)
+        .map(|mac| URL_SAFE_NO_PAD.encode(&mac.finalize().into_bytes()[..NONCE_BYTES]))
+        .unwrap_or_default()
+}
+
+/// Whether `nonce` is the nonce of the window `stamp` (compared in constant time).
+fn nonce_matches(key: &[u8; 32], stamp: u64, nonce: &[u8]) -> bool {
+    nonce.len() == NONCE_BYTES && nonce_mac(key, stamp).is_some_and(|mac| mac.verify_truncated_left(nonce).is_ok())
+}
+
+/// Whether the proof's `htu` names the request's URL (RFC 9449 section 4.3: scheme, host,
+/// port and path compared after normalization; query and fragment ignored).
+fn same_target(htu: &str, url: &str) -> bool {
+    let (Ok(htu), Ok(url)) = (reqwest::Url::parse(htu), reqwest::Url::parse(url)) else { return false };
+    htu.scheme() == url.scheme()
+        && htu.host_str().map(str::to_ascii_lowercase) == url.host_str().map(str::to_ascii_lowercase)
+        && htu.port_or_known_default() == url.port_or_known_default()
+        && htu.path() == url.path()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn the_replay_cache_is_bounded_and_never_accepts_twice() {
+        let cache = MemoryReplayCache::with_capacity(2);
+        let ttl = Duration::from_secs(60);
+        assert_eq!(cache.first_use("a", ttl).await, Ok(true));
+        assert_eq!(cache.first_use("a", ttl).await, Ok(false));
+        assert_eq!(cache.first_use("b", ttl).await, Ok(true));
+        // Full of live entries: a new proof is refused rather than an old one forgotten.
+        assert!(cache.first_use("c", ttl).await.is_err());
+        assert_eq!(cache.first_use("a", ttl).await, Ok(false));
+        let expiring = MemoryReplayCache::with_capacity(1);
+        assert_eq!(expiring.first_use("x", Duration::ZERO).await, Ok(true));
+        assert_eq!(expiring.first_use("y", ttl).await, Ok(true));
+    }
+
+    #[test]
+    fn nonces_are_accepted_by_instances_sharing_the_secret_only() {
+        let a = Dpop::new().nonces(Some([7; 32]));
+        let b = Dpop::new().nonces(Some([7; 32]));
+        let other = Dpop::new().nonces(Some([8; 32]));
+        let nonce = a.fresh_nonce().unwrap();
+        assert!(b.nonce_ok(Some(&nonce)));
+        assert!(!other.nonce_ok(Some(&nonce)));
+        assert!(!a.nonce_ok(None));
+        assert!(!a.nonce_ok(Some("garbage!")));
+        assert!(Dpop::new().nonce_ok(None));
+    }
+
+    #[test]
+    fn htu_is_compared_without_query_and_with_default_ports() {
+        assert!(same_target("https://a.test/mcp", "https://A.test:443/mcp"));
+        assert!(same_target("https://a.test/mcp?x=1", "https://a.test/mcp"));
+        assert!(!same_target("https://a.test/mcp", "http://a.test/mcp"));
+        assert!(!same_target("https://a.test/mcp/", "https://a.test/mcp"));
+        assert!(!same_target("not a url", "https://a.test/mcp"));
+    }
+}
