@@ -167,6 +167,18 @@ async fn post(
     session: Option<&str>,
     message: &Value,
 ) -> reqwest::Response {
+    post_with_proofs(endpoint, authorization, &[], session, message).await
+}
+
+/// POSTs `message` with `authorization`, a `DPoP` header for each of `proofs`, and the
+/// session id, if any.
+async fn post_with_proofs(
+    endpoint: &Endpoint,
+    authorization: Option<&str>,
+    proofs: &[String],
+    session: Option<&str>,
+    message: &Value,
+) -> reqwest::Response {
     let mut request = endpoint
         .client
         .post(&endpoint.url)
@@ -176,6 +188,9 @@ async fn post(
         .body(message.to_string());
     if let Some(a) = authorization {
         request = request.header("authorization", a);
+    }
+    for p in proofs {
+        request = request.header("dpop", p);
     }
     if let Some(s) = session {
         request = request.header("mcp-session-id", s);
@@ -669,21 +684,7 @@ async fn post_dpop(
     session: Option<&str>,
     message: &Value,
 ) -> reqwest::Response {
-    let mut request = endpoint
-        .client
-        .post(&endpoint.url)
-        .header(CONTENT_TYPE, "application/json")
-        .header(ACCEPT, ACCEPT_BOTH)
-        .header("mcp-protocol-version", PROTOCOL)
-        .header("authorization", format!("DPoP {token}"))
-        .body(message.to_string());
-    for p in proofs {
-        request = request.header("dpop", p);
-    }
-    if let Some(s) = session {
-        request = request.header("mcp-session-id", s);
-    }
-    request.send().await.expect("POST")
+    post_with_proofs(endpoint, Some(&format!("DPoP {token}")), proofs, session, message).await
 }
 
 /// Opens a session with a DPoP-bound `token`; returns its id.
