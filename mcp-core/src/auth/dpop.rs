@@ -195,20 +195,22 @@ impl Dpop {
         self.algorithms.iter().map(|a| format!("{a:?}")).collect::<Vec<_>>().join(" ")
     }
 
+    /// The number of the current window of `max_age`: a nonce is stamped with the window it
+    /// was handed out in.
+    fn window(&self) -> u64 {
+        unix_now() / self.max_age.as_secs().max(1)
+    }
+
     /// A nonce for now.
     pub(crate) fn fresh_nonce(&self) -> Option<String> {
         let key = self.nonce_key.as_ref()?;
-        // Valid for one window of `max_age`: stamped with the start of the current one.
-        let window = self.max_age.as_secs().max(1);
-        let stamp = unix_now() / window;
-        Some(nonce_for(key, stamp))
+        Some(nonce_for(key, self.window()))
     }
 
     fn nonce_ok(&self, nonce: Option<&str>) -> bool {
         let Some(key) = &self.nonce_key else { return true };
         let Some(nonce) = nonce else { return false };
-        let window = self.max_age.as_secs().max(1);
-        let stamp = unix_now() / window;
+        let stamp = self.window();
         // The current window, or the one before (a nonce handed out just before it turned).
         let Ok(nonce) = URL_SAFE_NO_PAD.decode(nonce) else { return false };
         [stamp, stamp.saturating_sub(1)].iter().any(|s| nonce_matches(key, *s, &nonce))
@@ -287,8 +289,7 @@ impl Dpop {
             return Err(DpopRefusal::Nonce(self.fresh_nonce().unwrap_or_default()));
         }
         let thumbprint = jwk.thumbprint(ThumbprintHash::SHA256);
-        let bound = info.claims().get("cnf").and_then(|c| c.get("jkt")).and_then(Value::as_str);
-        if bound != Some(thumbprint.as_str()) {
+        if jkt(info).and_then(Value::as_str) != Some(thumbprint.as_str()) {
             return Err(DpopRefusal::Binding("the token is not bound to the proof's key (cnf.jkt)".into()));
         }
         let ttl = self.max_age * 2 + Duration::from_secs(1);
@@ -302,7 +303,12 @@ impl Dpop {
 
 /// Whether a token's identity says it is DPoP-bound (`cnf.jkt`).
 pub(crate) fn is_bound(info: &AuthInfo) -> bool {
-    info.claims().get("cnf").and_then(|c| c.get("jkt")).is_some()
+    jkt(info).is_some()
+}
+
+/// The token's `cnf.jkt`: the thumbprint of the key it is bound to.
+fn jkt(info: &AuthInfo) -> Option<&Value> {
+    info.claims().get("cnf").and_then(|c| c.get("jkt"))
 }
 
 fn nonce_mac(key: &[u8; 32], stamp: u64) -> Option<Hmac<Sha256>> {

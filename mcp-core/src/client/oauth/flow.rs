@@ -35,6 +35,11 @@ const CLIENT_ASSERTION_TYPE: &str = "urn:ietf:params:oauth:client-assertion-type
 const DPOP: &str = "dpop";
 const DPOP_NONCE: &str = "dpop-nonce";
 
+/// The `DPoP-Nonce` a response carries, if it is a plausible one.
+fn dpop_nonce(headers: &reqwest::header::HeaderMap) -> Option<&str> {
+    headers.get(DPOP_NONCE).and_then(|v| v.to_str().ok()).filter(|n| !n.is_empty() && n.len() <= 1024)
+}
+
 /// What the protected resource metadata (RFC 9728) says.
 #[derive(Debug, Clone)]
 struct ResourceMetadata {
@@ -218,8 +223,8 @@ impl OAuthSession {
 
     /// Remembers the `DPoP-Nonce` a response of the MCP server carries; true when it is new.
     pub(crate) fn observe_nonce(&self, headers: &reqwest::header::HeaderMap) -> bool {
-        let Some(nonce) = headers.get(DPOP_NONCE).and_then(|v| v.to_str().ok()) else { return false };
-        if self.dpop.is_none() || nonce.is_empty() || nonce.len() > 1024 {
+        let Some(nonce) = dpop_nonce(headers) else { return false };
+        if self.dpop.is_none() {
             return false;
         }
         let Ok(mut current) = self.rs_nonce.write() else { return false };
@@ -910,12 +915,7 @@ impl OAuthSession {
             let body = form_urlencoded::Serializer::new(String::new()).extend_pairs(form.iter()).finish();
             let response = request.body(body).send().await.map_err(|e| http_error(endpoint, &e))?;
             let status = response.status();
-            let new_nonce = response
-                .headers()
-                .get(DPOP_NONCE)
-                .and_then(|v| v.to_str().ok())
-                .filter(|n| !n.is_empty() && n.len() <= 1024)
-                .map(str::to_owned);
+            let new_nonce = dpop_nonce(response.headers()).map(str::to_owned);
             let body = read_limited(endpoint, response).await?;
             let document: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
             let error = document.get("error").and_then(Value::as_str);

@@ -136,7 +136,7 @@ impl SigningKey {
             "aud": audience,
             "iat": now,
             "exp": now + 300,
-            "jti": random_id()?,
+            "jti": crate::engine::random_id(),
         });
         self.sign(header, &claims)
     }
@@ -158,7 +158,7 @@ impl SigningKey {
         header.typ = Some("dpop+jwt".into());
         header.jwk = Some(self.inner.public.clone());
         let mut claims = json!({
-            "jti": random_id()?,
+            "jti": crate::engine::random_id(),
             "htm": method,
             "htu": htu.as_str(),
             "iat": now(),
@@ -175,13 +175,6 @@ impl SigningKey {
 
 fn now() -> u64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0)
-}
-
-/// 16 random bytes, base64url: a `jti`.
-fn random_id() -> Result<String, OAuthError> {
-    let mut bytes = [0u8; 16];
-    getrandom::fill(&mut bytes).map_err(|e| OAuthError::InvalidKey(format!("no randomness: {e}")))?;
-    Ok(URL_SAFE_NO_PAD.encode(bytes))
 }
 
 #[cfg(test)]

@@ -103,7 +103,7 @@ impl Guard {
         let resource = self.resource()?;
         let challenge_scope = self.challenge_scope(&self.settings.initial_scopes);
         let Some(raw) = headers.get(header::AUTHORIZATION) else {
-            return Err(self.unauthorized(resource, None, challenge_scope.as_deref()));
+            return Err(self.unauthorized(resource, None, challenge_scope.as_deref(), false));
         };
         let presented = if raw.len() > MAX_AUTHORIZATION {
             None
@@ -119,38 +119,48 @@ impl Guard {
         let Some((token, dpop)) = presented else {
             tracing::debug!("refused a request: malformed or oversized Authorization header");
             let invalid = Some(("invalid_request", "The Authorization header must be `Bearer <token>`"));
-            return Err(self.unauthorized(resource, invalid, challenge_scope.as_deref()));
+            return Err(self.unauthorized(resource, invalid, challenge_scope.as_deref(), false));
         };
         #[cfg(feature = "auth")]
         if let Some(settings) = &self.settings.dpop
             && (dpop || settings.require)
         {
-            return self.authenticate_dpop(settings, method, path, headers, token, dpop, resource).await;
+            let scope = challenge_scope.as_deref();
+            return self.authenticate_dpop(settings, (method, path), headers, token, dpop, resource, scope).await;
         }
         let _ = (method, path, dpop);
-        match self.settings.verifier.verify(token, resource).await {
+        match self.verify(token, resource, challenge_scope.as_deref(), false).await {
             #[cfg(feature = "auth")]
             Ok(info) if self.settings.dpop.is_some() && crate::auth::is_bound(&info) => {
                 // RFC 9449 section 7.2: a bound token is no bearer token.
                 tracing::debug!("refused a DPoP-bound access token sent as a bearer token");
                 let invalid = Some(("invalid_token", "The access token is bound to a key: use the DPoP scheme"));
-                Err(self.unauthorized(resource, invalid, challenge_scope.as_deref()))
+                Err(self.unauthorized(resource, invalid, challenge_scope.as_deref(), false))
             }
             Ok(info) => Ok(Arc::new(info)),
+            Err(refused) => Err(refused),
+        }
+    }
+
+    /// Verifies `token`: the identity it carries, or the 401 (its challenge's error on the
+    /// `DPoP` one when `dpop_error`) or 503 that refuses it.
+    async fn verify(
+        &self,
+        token: &str,
+        resource: &str,
+        scope: Option<&str>,
+        dpop_error: bool,
+    ) -> Result<AuthInfo, Response> {
+        match self.settings.verifier.verify(token, resource).await {
+            Ok(info) => Ok(info),
             Err(TokenError::Invalid(reason)) => {
                 tracing::debug!(%reason, "refused an access token");
                 let invalid = Some(("invalid_token", "The access token is invalid"));
-                Err(self.unauthorized(resource, invalid, challenge_scope.as_deref()))
+                Err(self.unauthorized(resource, invalid, scope, dpop_error))
             }
             Err(TokenError::Unavailable(reason)) => {
                 tracing::warn!(%reason, "could not verify an access token");
-                let mut r = oauth_error(
-                    StatusCode::SERVICE_UNAVAILABLE,
-                    "temporarily_unavailable",
-                    "The access token cannot be verified now",
-                );
-                r.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("5"));
-                Err(r)
+                Err(unavailable("The access token cannot be verified now"))
             }
         }
     }
@@ -169,23 +179,16 @@ impl Guard {
     async fn authenticate_dpop(
         &self,
         settings: &crate::auth::Dpop,
-        method: &str,
-        path: &str,
+        (method, path): (&str, &str),
         headers: &HeaderMap,
         token: &str,
         dpop_scheme: bool,
         resource: &str,
+        scope: Option<&str>,
     ) -> Result<Arc<AuthInfo>, Response> {
         use crate::auth::DpopRefusal;
-        let scope = self.challenge_scope(&self.settings.initial_scopes);
-        let refuse = |code: &str, description: &str| {
-            let mut r = oauth_error(StatusCode::UNAUTHORIZED, code, description);
-            let challenge = self.challenge(resource, Some((code, description)), scope.as_deref(), true);
-            if let Ok(v) = HeaderValue::from_str(&challenge) {
-                r.headers_mut().insert(header::WWW_AUTHENTICATE, v);
-            }
-            r
-        };
+        let refuse =
+            |code: &str, description: &str| self.unauthorized(resource, Some((code, description)), scope, true);
         if !dpop_scheme {
             tracing::debug!("refused a bearer token: this server requires DPoP-bound tokens");
             return Err(refuse("invalid_token", "This server requires a DPoP-bound access token"));
@@ -198,21 +201,7 @@ impl Guard {
         let Ok(proof) = proof.to_str() else {
             return Err(refuse("invalid_dpop_proof", "The DPoP proof is invalid"));
         };
-        let info = match self.settings.verifier.verify(token, resource).await {
-            Ok(info) => info,
-            Err(TokenError::Invalid(reason)) => {
-                tracing::debug!(%reason, "refused an access token");
-                return Err(refuse("invalid_token", "The access token is invalid"));
-            }
-            Err(TokenError::Unavailable(reason)) => {
-                tracing::warn!(%reason, "could not verify an access token");
-                return Err(oauth_error(
-                    StatusCode::SERVICE_UNAVAILABLE,
-                    "temporarily_unavailable",
-                    "The access token cannot be verified now",
-                ));
-            }
-        };
+        let info = self.verify(token, resource, scope, true).await?;
         let (origin, _) = split_origin(resource);
         let url = format!("{origin}{path}");
         match settings.check(proof, method, &url, token, &info).await {
@@ -234,11 +223,7 @@ impl Guard {
             }
             Err(DpopRefusal::Unavailable(reason)) => {
                 tracing::warn!(%reason, "could not check a DPoP proof for replay");
-                Err(oauth_error(
-                    StatusCode::SERVICE_UNAVAILABLE,
-                    "temporarily_unavailable",
-                    "The DPoP proof cannot be checked now",
-                ))
+                Err(unavailable("The DPoP proof cannot be checked now"))
             }
         }
     }
@@ -281,9 +266,16 @@ impl Guard {
         (!scopes.is_empty()).then(|| scopes.join(" "))
     }
 
-    /// 401 with a `Bearer` (and with DPoP on, a `DPoP`) challenge naming the metadata.
-    fn unauthorized(&self, resource: &str, error: Option<(&str, &str)>, scope: Option<&str>) -> Response {
-        let challenge = self.challenge(resource, error, scope, false);
+    /// 401 with a `Bearer` (and with DPoP on, a `DPoP`) challenge naming the metadata; `error`
+    /// goes on the `DPoP` one when `dpop_error`.
+    fn unauthorized(
+        &self,
+        resource: &str,
+        error: Option<(&str, &str)>,
+        scope: Option<&str>,
+        dpop_error: bool,
+    ) -> Response {
+        let challenge = self.challenge(resource, error, scope, dpop_error);
         let (code, description) = error.unwrap_or(("invalid_token", "Authorization required"));
         let mut r = oauth_error(StatusCode::UNAUTHORIZED, code, description);
         if let Ok(v) = HeaderValue::from_str(&challenge) {
@@ -328,6 +320,13 @@ impl Guard {
 }
 
 /// An OAuth error body (RFC 6750 §3): no JSON-RPC, nothing beyond `error` and its description.
+/// 503 `temporarily_unavailable`, to retry in a few seconds.
+fn unavailable(description: &str) -> Response {
+    let mut r = oauth_error(StatusCode::SERVICE_UNAVAILABLE, "temporarily_unavailable", description);
+    r.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("5"));
+    r
+}
+
 fn oauth_error(status: StatusCode, code: &str, description: &str) -> Response {
     let body = serde_json::json!({"error": code, "error_description": description}).to_string();
     (status, [(header::CONTENT_TYPE, "application/json")], body).into_response()
