@@ -118,6 +118,11 @@ pub mod auth;
 
 pub mod transport;
 
+pub mod middleware;
+
+#[cfg(feature = "otel")]
+pub mod telemetry;
+
 pub mod server;
 
 pub mod client;

@@ -141,6 +141,27 @@ pub struct ClientBuilder {
     max_input_rounds: usize,
     #[cfg(feature = "http-client")]
     oauth: Option<oauth::OAuth>,
+    /// Spans and metrics of the requests sent, and how the server is reached.
+    #[cfg(feature = "otel")]
+    traced: Option<Traced>,
+}
+
+/// A client's telemetry, and what its spans say of the connection.
+#[cfg(feature = "otel")]
+#[derive(Clone)]
+pub(crate) struct Traced {
+    pub(crate) telemetry: crate::telemetry::Telemetry,
+    pub(crate) transport: crate::telemetry::Transport,
+    /// The server's host and port, over HTTP.
+    pub(crate) server: Option<(String, u16)>,
+    pub(crate) opened: std::time::Instant,
+}
+
+#[cfg(feature = "otel")]
+impl Traced {
+    pub(crate) fn server(&self) -> Option<(&str, u16)> {
+        self.server.as_ref().map(|(h, p)| (h.as_str(), *p))
+    }
 }
 
 impl std::fmt::Debug for ClientBuilder {
@@ -294,10 +315,35 @@ impl ClientBuilder {
         self.connect_http_with(url, http::HttpClientConfig::default()).await
     }
 
+    /// Traces and measures every request this client sends, by the OpenTelemetry MCP
+    /// conventions, and propagates the trace context in each request's `_meta` (see
+    /// [`crate::telemetry`]).
+    #[cfg(feature = "otel")]
+    pub fn telemetry(mut self, telemetry: crate::telemetry::Telemetry) -> Self {
+        self.traced = Some(Traced {
+            telemetry,
+            transport: crate::telemetry::Transport::Pipe,
+            server: None,
+            opened: std::time::Instant::now(),
+        });
+        self
+    }
+
     /// Connects to a Streamable HTTP endpoint with transport settings (extra headers, an
     /// HTTP client of the application's, reconnection).
     #[cfg(feature = "http-client")]
-    pub async fn connect_http_with(self, url: &str, config: http::HttpClientConfig) -> Result<Client, ClientError> {
+    pub async fn connect_http_with(
+        #[cfg_attr(not(feature = "otel"), allow(unused_mut))] mut self,
+        url: &str,
+        config: http::HttpClientConfig,
+    ) -> Result<Client, ClientError> {
+        #[cfg(feature = "otel")]
+        if let Some(traced) = &mut self.traced {
+            traced.transport = crate::telemetry::Transport::Tcp;
+            traced.server = reqwest::Url::parse(url)
+                .ok()
+                .and_then(|u| Some((u.host_str()?.to_owned(), u.port_or_known_default()?)));
+        }
         let shared = Arc::new(self.shared_parts());
         let (session, outbound) = Session::new(ClientService { shared: shared.clone() }, self.session.clone());
         let peer = session.peer().clone();
@@ -381,6 +427,8 @@ impl ClientBuilder {
                         stateless,
                         max_input_rounds: self.max_input_rounds,
                         listen_gate: tokio::sync::Mutex::new(()),
+                        #[cfg(feature = "otel")]
+                        traced: self.traced.map(|t| Traced { opened: std::time::Instant::now(), ..t }),
                     }),
                 })
             }
@@ -429,6 +477,8 @@ impl ClientBuilder {
             stateless: &stateless,
             max_rounds: self.max_input_rounds,
             url_wait: self.url_elicitation_timeout,
+            #[cfg(feature = "otel")]
+            traced: self.traced.as_ref(),
         };
         let options = RequestOptions { timeout, cancel: None };
         let result = round_trip.request("server/discover", JsonObject::new(), options).await?;
@@ -462,6 +512,8 @@ struct ClientInner {
     max_input_rounds: usize,
     /// Held while a `subscriptions/listen` waits for its acknowledgement.
     listen_gate: tokio::sync::Mutex<()>,
+    #[cfg(feature = "otel")]
+    traced: Option<Traced>,
 }
 
 impl Drop for ClientInner {
@@ -507,6 +559,8 @@ impl Client {
             max_input_rounds: DEFAULT_MAX_INPUT_ROUNDS,
             #[cfg(feature = "http-client")]
             oauth: None,
+            #[cfg(feature = "otel")]
+            traced: None,
         }
     }
 
@@ -580,6 +634,13 @@ impl Client {
     /// server is told (its input closes; over HTTP the session is deleted), and a server
     /// process this client started is stopped.
     pub async fn close(&self) {
+        #[cfg(feature = "otel")]
+        if let Some(traced) = &self.inner.traced
+            && !self.is_closed()
+        {
+            let version = Some(self.inner.init.protocol_version.as_str());
+            traced.telemetry.session_ended(false, traced.opened.elapsed(), version, traced.transport);
+        }
         self.inner.connection.close().await;
     }
 
@@ -605,6 +666,8 @@ impl Client {
         options: RequestOptions,
     ) -> Result<R, ClientError> {
         match &self.inner.stateless {
+            #[cfg(feature = "otel")]
+            None if self.inner.traced.is_some() => self.traced_request(method, params, options).await,
             None => Ok(self.inner.peer.request(method, params, options).await?),
             Some(stateless) => {
                 let params = params_object(params)?;
@@ -618,6 +681,27 @@ impl Client {
         }
     }
 
+    /// A 2025-era request in its `CLIENT` span, with the span's context in its `_meta`.
+    #[cfg(feature = "otel")]
+    async fn traced_request<P: Serialize + ?Sized, R: DeserializeOwned>(
+        &self,
+        method: &str,
+        params: &P,
+        options: RequestOptions,
+    ) -> Result<R, ClientError> {
+        let Some(traced) = &self.inner.traced else { unreachable!("checked by the caller") };
+        let mut params = params_object(params)?;
+        let version = Some(self.inner.init.protocol_version.as_str());
+        let operation = traced.telemetry.sending(method, &mut params, version, traced.transport, traced.server());
+        let outcome = self.inner.peer.request_raw(method, &params, options).await;
+        operation.end(match &outcome {
+            Ok(raw) => Ok(Some(raw.get())),
+            Err(e) => Err(crate::telemetry::Failure::of_peer(e)),
+        });
+        let raw = outcome?;
+        serde_json::from_str(raw.get()).map_err(|e| ClientError::Codec(format!("invalid `{method}` result: {e}")))
+    }
+
     fn round_trip<'a>(&'a self, stateless: &'a Stateless) -> RoundTrip<'a> {
         RoundTrip {
             peer: &self.inner.peer,
@@ -625,6 +709,8 @@ impl Client {
             stateless,
             max_rounds: self.inner.max_input_rounds,
             url_wait: self.inner.url_elicitation_timeout,
+            #[cfg(feature = "otel")]
+            traced: self.inner.traced.as_ref(),
         }
     }
 

@@ -41,12 +41,39 @@ pub(crate) struct RoundTrip<'a> {
     pub(crate) stateless: &'a Stateless,
     pub(crate) max_rounds: usize,
     pub(crate) url_wait: Duration,
+    /// The client's telemetry: the request, all its rounds, is one `CLIENT` span.
+    #[cfg(feature = "otel")]
+    pub(crate) traced: Option<&'a super::Traced>,
 }
 
 impl RoundTrip<'_> {
     /// Sends `method` with `params` until the server's answer is complete; the result (its
     /// `resultType` included).
     pub(crate) async fn request(
+        &self,
+        method: &str,
+        #[cfg_attr(not(feature = "otel"), allow(unused_mut))] mut params: JsonObject,
+        options: RequestOptions,
+    ) -> Result<JsonObject, ClientError> {
+        #[cfg(feature = "otel")]
+        if let Some(traced) = self.traced {
+            use opentelemetry::context::FutureExt;
+            let version = self.stateless.version();
+            let operation =
+                traced.telemetry.sending(method, &mut params, Some(&version), traced.transport, traced.server());
+            let cx = operation.context().clone();
+            let outcome = self.untraced(method, params, options).with_context(cx).await;
+            let result_text = outcome.as_ref().ok().map(|r| serde_json::Value::Object(r.clone()).to_string());
+            operation.end(match &outcome {
+                Ok(_) => Ok(result_text.as_deref()),
+                Err(e) => Err(crate::telemetry::Failure::of_client(e)),
+            });
+            return outcome;
+        }
+        self.untraced(method, params, options).await
+    }
+
+    async fn untraced(
         &self,
         method: &str,
         params: JsonObject,

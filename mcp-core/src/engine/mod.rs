@@ -154,6 +154,22 @@ pub struct RequestScope {
     pub cancel: Cancellation,
     /// The peer, related to this request.
     pub peer: Peer,
+    /// Over HTTP: the request's headers, extensions and the client's address.
+    #[cfg(feature = "http")]
+    pub(crate) http: Option<Arc<crate::handler::HttpRequestParts>>,
+}
+
+impl RequestScope {
+    /// The scope of request `id`.
+    pub(crate) fn new(id: RequestId, cancel: Cancellation, peer: Peer) -> Self {
+        RequestScope {
+            id,
+            cancel,
+            peer,
+            #[cfg(feature = "http")]
+            http: None,
+        }
+    }
 }
 
 /// The role-specific half of a session (a server or a client).
@@ -205,6 +221,13 @@ impl Default for SessionConfig {
 
 /// The requests being handled, by id. Ids are the peer's, but at most
 /// [`SessionConfig::max_in_flight`] of them wait at once, and the hasher is seeded per process.
+/// What an HTTP request carried besides the JSON-RPC message (nothing without HTTP).
+#[cfg(feature = "http")]
+type HttpParts = Arc<crate::handler::HttpRequestParts>;
+/// What an HTTP request carried besides the JSON-RPC message (nothing without HTTP).
+#[cfg(not(feature = "http"))]
+type HttpParts = std::convert::Infallible;
+
 type InFlight = Arc<Mutex<HashMap<RequestId, Cancellation, foldhash::fast::RandomState>>>;
 
 /// One MCP session: a service, its peer, and the requests in flight.
@@ -264,7 +287,7 @@ impl<S: Service> Session<S> {
     /// `direct` when the outbound queue is empty.
     pub(crate) async fn handle_frame_with(&self, frame: &str, direct: Option<&DirectFrames>) {
         match Message::decode(frame) {
-            Ok(Message::Request(request)) => self.spawn_request(request, direct).await,
+            Ok(Message::Request(request)) => self.spawn_request(request, direct, None).await,
             Ok(message) => self.handle_message(message).await,
             Err(DecodeError { id, error, respond }) => {
                 tracing::debug!(code = error.code, message = %error.message, "rejected frame");
@@ -278,7 +301,7 @@ impl<S: Service> Session<S> {
     /// Dispatches one decoded message.
     pub async fn handle_message(&self, message: Message) {
         match message {
-            Message::Request(request) => self.spawn_request(request, None).await,
+            Message::Request(request) => self.spawn_request(request, None, None).await,
             Message::Response(response) => {
                 if !self.peer.resolve(&response.id, response.outcome) {
                     tracing::debug!(id = %response.id, "ignored a response to no pending request");
@@ -307,7 +330,13 @@ impl<S: Service> Session<S> {
         }
     }
 
-    async fn spawn_request(&self, request: Request, direct: Option<&DirectFrames>) {
+    /// Handles a request that came over HTTP, with what the HTTP request carried besides it.
+    #[cfg(feature = "http")]
+    pub(crate) async fn handle_http_request(&self, request: Request, http: Option<HttpParts>) {
+        self.spawn_request(request, None, http).await
+    }
+
+    async fn spawn_request(&self, request: Request, direct: Option<&DirectFrames>, http: Option<HttpParts>) {
         if self.closing.is_cancelled() {
             // Nobody would receive the answer, and a handler must not start work after shutdown.
             tracing::debug!(id = %request.id, method = %request.method, "session closed; request ignored");
@@ -334,7 +363,14 @@ impl<S: Service> Session<S> {
         // token (and unlinking it) takes that token's lock twice per request. `close` cancels
         // those of the requests in flight instead.
         let cancel = Cancellation::new();
-        let scope = RequestScope { id: id.clone(), cancel: cancel.clone(), peer: self.peer.related_to(id.clone()) };
+        #[cfg_attr(not(feature = "http"), allow(unused_mut))]
+        let mut scope = RequestScope::new(id.clone(), cancel.clone(), self.peer.related_to(id.clone()));
+        #[cfg(feature = "http")]
+        {
+            scope.http = http;
+        }
+        #[cfg(not(feature = "http"))]
+        let _ = http;
         let method = request.method.clone();
         // A handler that panics, here or in its future, is answered with an error; the session
         // goes on.

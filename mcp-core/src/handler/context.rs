@@ -10,7 +10,8 @@ use std::sync::{Arc, Mutex};
 
 use tokio_util::sync::CancellationToken;
 
-use crate::engine::{Cancellation, Peer, PeerError};
+use super::request::Meta;
+use crate::engine::{Cancellation, Peer, PeerError, RequestScope};
 use crate::protocol::{ProgressParams, ProgressToken, RequestId};
 
 /// State of the server behind a context, opaque at this layer: the server that made the
@@ -31,6 +32,9 @@ struct ContextInner {
     cancel: Cancellation,
     progress_token: Option<ProgressToken>,
     last_progress: Mutex<Option<f64>>,
+    meta: Meta,
+    #[cfg(feature = "http")]
+    http: Option<Arc<super::request::HttpRequestParts>>,
     session: Opaque,
     server: Opaque,
 }
@@ -46,24 +50,52 @@ impl std::fmt::Debug for Context {
 
 impl Context {
     pub(crate) fn new(
-        request_id: RequestId,
-        peer: Peer,
-        cancel: Cancellation,
+        scope: RequestScope,
         progress_token: Option<ProgressToken>,
+        meta: Meta,
         session: Opaque,
         server: Opaque,
     ) -> Self {
         Context {
             inner: Arc::new(ContextInner {
-                request_id,
-                peer,
-                cancel,
+                request_id: scope.id,
+                peer: scope.peer,
+                cancel: scope.cancel,
                 progress_token,
                 last_progress: Mutex::new(None),
+                meta,
+                #[cfg(feature = "http")]
+                http: scope.http,
                 session,
                 server,
             }),
         }
+    }
+
+    /// The request's `_meta`, as the client sent it (empty when it sent none).
+    pub fn meta(&self) -> &Meta {
+        &self.inner.meta
+    }
+
+    /// Over HTTP: the request's headers, extensions and the client's address (`None` on other
+    /// transports). The `Authorization` and `Cookie` headers are left out.
+    #[cfg(feature = "http")]
+    pub fn http(&self) -> Option<&super::request::HttpRequestParts> {
+        self.inner.http.as_deref()
+    }
+
+    /// Over HTTP: the request's headers (`Authorization` and `Cookie` left out); `None` on
+    /// other transports.
+    #[cfg(feature = "http")]
+    pub fn headers(&self) -> Option<&axum::http::HeaderMap> {
+        self.http().map(|h| &h.headers)
+    }
+
+    /// Over HTTP: the value of type `T` a layer in front of the endpoint put in the request's
+    /// extensions (an `axum::Extension` layer, a `tower` middleware of the application).
+    #[cfg(feature = "http")]
+    pub fn extension<T: Clone + Send + Sync + 'static>(&self) -> Option<T> {
+        self.http().and_then(|h| h.extensions.get::<T>().cloned())
     }
 
     /// The server state this context was made with.

@@ -5,8 +5,17 @@
 
 mod completion;
 mod context;
+mod extract;
+mod request;
 mod state;
 
 pub use completion::{Completer, CompletionCall};
 pub use context::Context;
+#[cfg(feature = "http")]
+pub use extract::{Extension, Headers};
+pub use extract::{Extract, FromContext, Identity};
+pub(crate) use extract::for_each_extractor;
+#[cfg(feature = "http")]
+pub use request::HttpRequestParts;
+pub use request::Meta;
 pub use state::State;

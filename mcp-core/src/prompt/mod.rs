@@ -13,7 +13,6 @@ use std::sync::Arc;
 pub use value::ArgumentValue;
 
 use crate::engine::BoxFuture;
-use crate::handler::State;
 use crate::handler::{Completer, Context};
 use crate::protocol::{ErrorObject, GetPromptResult, Prompt, PromptArgument, PromptMessage};
 
@@ -181,7 +180,7 @@ macro_rules! prompts {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be an argument of a `#[prompt]` function",
     label = "not a prompt argument",
-    note = "prompt arguments are strings on the wire: take `String`, a number, `bool`, `char`, `Option` of one of these, or a type implementing `typed_mcp::ArgumentValue`; or let the server inject `typed_mcp::Context` or `typed_mcp::State<T>`"
+    note = "prompt arguments are strings on the wire: take `String`, a number, `bool`, `char`, `Option` of one of these, or a type implementing `typed_mcp::ArgumentValue`; or take something from the request (`typed_mcp::Context`, `typed_mcp::State<T>`, `Meta`, `Identity`, `Headers`, `Extension<T>`, `Extract<T>`)"
 )]
 pub trait PromptArg: Sized + Send {
     /// Adds this argument to the prompt's list (injected arguments add nothing).
@@ -227,26 +226,20 @@ impl<T: ArgumentValue> PromptArg for Option<T> {
     }
 }
 
-impl PromptArg for Context {
-    fn describe(_: &mut Vec<PromptArgument>, _: &str, _: Option<&str>) {}
+/// Extractors ([`crate::handler::FromContext`]) are taken from the request, and are not prompt
+/// arguments.
+macro_rules! wire_prompt {
+    ([$($generics:tt)*] $ty:ty) => {
+        impl<$($generics)*> PromptArg for $ty {
+            fn describe(_: &mut Vec<PromptArgument>, _: &str, _: Option<&str>) {}
 
-    fn extract(call: &mut PromptCall, _: &str) -> Result<Self, ErrorObject> {
-        Ok(call.ctx.clone())
-    }
+            fn extract(call: &mut PromptCall, _: &str) -> Result<Self, ErrorObject> {
+                <$ty as crate::handler::FromContext>::from_context(&call.ctx)
+            }
+        }
+    };
 }
-
-impl<T: Send + Sync + 'static> PromptArg for State<T> {
-    fn describe(_: &mut Vec<PromptArgument>, _: &str, _: Option<&str>) {}
-
-    fn extract(call: &mut PromptCall, _: &str) -> Result<Self, ErrorObject> {
-        call.ctx.state::<T>().map(State).ok_or_else(|| {
-            ErrorObject::internal(format!(
-                "no state of type `{}` was registered with `ServerBuilder::state`",
-                std::any::type_name::<T>()
-            ))
-        })
-    }
-}
+crate::handler::for_each_extractor!(wire_prompt);
 
 /// A value a prompt may return.
 ///

@@ -15,7 +15,6 @@ use serde::Serialize;
 pub use template::{MAX_MATCHED_URI, UriTemplate, UriTemplateError};
 
 use crate::engine::BoxFuture;
-use crate::handler::State;
 use crate::handler::{Completer, Context};
 use crate::prompt::ArgumentValue;
 use crate::protocol::{ErrorObject, ReadResourceResult, Resource, ResourceContents, ResourceTemplate};
@@ -328,29 +327,24 @@ impl<T: ArgumentValue> ResourceVariable for Option<T> {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not supplied by the server, so this argument must be a variable of the URI template",
     label = "not a template variable, and not injected",
-    note = "every argument of a `#[resource]` function is either a variable of its URI template, with the same name (`{{id}}` and `id: String`), or injected by the server (`typed_mcp::Context`, `typed_mcp::State<T>`, `typed_mcp::resource::ResourceUri`)"
+    note = "every argument of a `#[resource]` function is either a variable of its URI template, with the same name (`{{id}}` and `id: String`), or taken from the request (`typed_mcp::Context`, `typed_mcp::State<T>`, `typed_mcp::resource::ResourceUri`, `Meta`, `Identity`, `Headers`, `Extension<T>`, `Extract<T>`)"
 )]
 pub trait ResourceInjected: Sized + Send {
     /// Supplies the argument.
     fn inject(call: &ResourceCall) -> Result<Self, ErrorObject>;
 }
 
-impl ResourceInjected for Context {
-    fn inject(call: &ResourceCall) -> Result<Self, ErrorObject> {
-        Ok(call.ctx.clone())
-    }
+/// Every extractor ([`crate::handler::FromContext`]) is injected.
+macro_rules! wire_resource {
+    ([$($generics:tt)*] $ty:ty) => {
+        impl<$($generics)*> ResourceInjected for $ty {
+            fn inject(call: &ResourceCall) -> Result<Self, ErrorObject> {
+                <$ty as crate::handler::FromContext>::from_context(&call.ctx)
+            }
+        }
+    };
 }
-
-impl<T: Send + Sync + 'static> ResourceInjected for State<T> {
-    fn inject(call: &ResourceCall) -> Result<Self, ErrorObject> {
-        call.ctx.state::<T>().map(State).ok_or_else(|| {
-            ErrorObject::internal(format!(
-                "no state of type `{}` was registered with `ServerBuilder::state`",
-                std::any::type_name::<T>()
-            ))
-        })
-    }
-}
+crate::handler::for_each_extractor!(wire_resource);
 
 /// The URI being read, for a `#[resource]` function that needs it whole.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -97,6 +97,8 @@ impl Context {
                 }
             }
             // The parameters are dropped once encoded, not kept while the client answers.
+            #[cfg(feature = "otel")]
+            None if self.server().telemetry.is_some() => self.traced_client_request(method, params, options).await,
             None => self.peer().request_owned(method, params, options).await,
         }
     }
@@ -124,5 +126,33 @@ impl Context {
     /// in the 2025 era, where the handler runs once per request.
     pub fn round_trip_id(&self) -> Option<&str> {
         self.session_state().rounds.as_deref().map(Rounds::chain)
+    }
+
+    /// A request to the client in its `CLIENT` span, with the span's context in its `_meta`.
+    #[cfg(feature = "otel")]
+    async fn traced_client_request<R: DeserializeOwned>(
+        &self,
+        method: &str,
+        params: ClientParams,
+        options: RequestOptions,
+    ) -> Result<R, PeerError> {
+        use crate::telemetry::{Failure, Transport};
+        let Some(telemetry) = &self.server().telemetry else { unreachable!("checked by the caller") };
+        let mut params = match params.into_value()? {
+            Value::Object(object) => object,
+            _ => crate::protocol::JsonObject::new(),
+        };
+        #[cfg(feature = "http")]
+        let transport = if self.http().is_some() { Transport::Tcp } else { Transport::Pipe };
+        #[cfg(not(feature = "http"))]
+        let transport = Transport::Pipe;
+        let operation = telemetry.sending(method, &mut params, self.protocol_version(), transport, None);
+        let outcome = self.peer().request_raw(method, &params, options).await;
+        operation.end(match &outcome {
+            Ok(raw) => Ok(Some(raw.get())),
+            Err(e) => Err(Failure::of_peer(e)),
+        });
+        let raw = outcome?;
+        serde_json::from_str(raw.get()).map_err(|e| PeerError::Codec(format!("invalid `{method}` result: {e}")))
     }
 }

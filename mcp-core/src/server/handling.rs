@@ -10,6 +10,7 @@ use serde_json::value::RawValue;
 
 use super::state::SessionState;
 use super::{Context, ServerInner};
+use crate::handler::Meta;
 use crate::engine::{HandlerResult, Handling, RequestScope, ResultText};
 use crate::protocol::{ErrorObject, Request, RequestMeta, codes};
 
@@ -30,7 +31,7 @@ pub(crate) fn ready(result: HandlerResult) -> Handling {
     Handling::Ready(result)
 }
 
-/// The request context for `request`, with the progress token of its `_meta`, if any.
+/// The request context for `request`, with its `_meta` and the progress token there, if any.
 pub(crate) fn context(
     server: &Arc<ServerInner>,
     session: &Arc<SessionState>,
@@ -38,17 +39,21 @@ pub(crate) fn context(
     scope: RequestScope,
 ) -> Context {
     #[derive(serde::Deserialize)]
-    struct MetaOnly {
-        #[serde(rename = "_meta", default)]
-        meta: Option<RequestMeta>,
+    struct MetaOnly<'a> {
+        #[serde(rename = "_meta", borrow, default)]
+        meta: Option<&'a RawValue>,
     }
-    let token = request
+    let meta = request
         .params
         .as_deref()
-        .and_then(|p| serde_json::from_str::<MetaOnly>(p.get()).ok())
+        .and_then(|p| serde_json::from_str::<MetaOnly<'_>>(p.get()).ok())
         .and_then(|m| m.meta)
+        .filter(|m| m.get().starts_with('{'));
+    let token = meta
+        .and_then(|m| serde_json::from_str::<RequestMeta>(m.get()).ok())
         .and_then(|m| m.progress_token);
-    Context::for_request(scope.id, scope.peer, scope.cancel, token, session.clone(), server.clone())
+    let meta = Meta::checked(meta.map(RawValue::get));
+    Context::for_request(scope, token, meta, session.clone(), server.clone())
 }
 
 /// Error codes that changed in the 2026 era.

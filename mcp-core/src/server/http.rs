@@ -95,7 +95,9 @@ impl HttpService for Server {
         auth: (Option<Arc<crate::auth::AuthInfo>>, bool),
         scope: RequestScope,
     ) -> Handling {
-        super::era_2026::handle_read(&self.inner, principal, auth, request, view, meta, scope)
+        super::observe::observe(&self.inner, request, scope, None, |request, scope| {
+            super::era_2026::handle_read(&self.inner, principal, auth, request, view, meta, scope)
+        })
     }
 
     fn join(&self, backplane: &Backplane, closing: CancellationToken) {

@@ -26,6 +26,7 @@ mod handling;
 mod http;
 mod listen;
 mod logging;
+mod observe;
 mod prompts;
 mod registry;
 mod resources;
@@ -170,6 +171,11 @@ pub(crate) struct ServerInner {
     pub(crate) tasks: tasks::Tasks,
     pub(crate) line: LineOptions,
     pub(crate) session: SessionConfig,
+    /// What wraps every request the router dispatches, outermost first.
+    pub(crate) middleware: Arc<[Arc<dyn crate::middleware::Middleware>]>,
+    /// Spans and metrics of what the server receives and sends (feature `otel`).
+    #[cfg(feature = "otel")]
+    pub(crate) telemetry: Option<crate::telemetry::Telemetry>,
 }
 
 /// A built MCP server. Cheap to clone; every connection gets its own session.
@@ -200,6 +206,9 @@ impl Server {
             tasks: tasks::TaskSettings::default(),
             line: LineOptions::default(),
             session: SessionConfig::default(),
+            middleware: Vec::new(),
+            #[cfg(feature = "otel")]
+            telemetry: None,
         }
     }
 
@@ -271,6 +280,9 @@ pub struct ServerBuilder {
     tasks: tasks::TaskSettings,
     line: LineOptions,
     session: SessionConfig,
+    middleware: Vec<Arc<dyn crate::middleware::Middleware>>,
+    #[cfg(feature = "otel")]
+    telemetry: Option<crate::telemetry::Telemetry>,
 }
 
 impl std::fmt::Debug for ServerBuilder {
@@ -347,6 +359,23 @@ impl ServerBuilder {
         self
     }
 
+    /// Wraps every request the server handles in `middleware` (see [`crate::middleware`]), on
+    /// every transport and in both eras. Middleware runs in the order added, the first added
+    /// outermost.
+    pub fn middleware(mut self, middleware: impl crate::middleware::Middleware) -> Self {
+        self.middleware.push(Arc::new(middleware));
+        self
+    }
+
+    /// Traces and measures every request the server receives and sends, by the OpenTelemetry
+    /// MCP conventions (see [`crate::telemetry`]): `Telemetry::global()` for the providers the
+    /// application installed globally.
+    #[cfg(feature = "otel")]
+    pub fn telemetry(mut self, telemetry: crate::telemetry::Telemetry) -> Self {
+        self.telemetry = Some(telemetry);
+        self
+    }
+
     /// Sets the longest accepted incoming message (default 4 MiB); longer ones are rejected
     /// without being buffered.
     pub fn max_message_size(mut self, bytes: usize) -> Self {
@@ -405,6 +434,9 @@ impl ServerBuilder {
                 tasks,
                 line: self.line,
                 session: self.session,
+                middleware: self.middleware.into(),
+                #[cfg(feature = "otel")]
+                telemetry: self.telemetry,
             }),
         })
     }

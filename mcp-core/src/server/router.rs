@@ -13,9 +13,13 @@ use std::sync::Arc;
 use super::ServerInner;
 use super::handling::{context, params, ready, to_raw};
 use super::state::SessionState;
+use serde_json::value::RawValue;
+
 use crate::engine::{Handling, Peer, RequestScope};
-use crate::protocol::methods::{Gate, MethodInfo};
-use crate::protocol::view::ParamsView;
+use crate::handler::Meta;
+use crate::middleware::{Incoming, IncomingInner};
+use crate::protocol::methods::{Era, Gate, MethodInfo};
+use crate::protocol::view::{NO_PARAMS, ParamsView};
 use crate::protocol::{CompleteParams, EmptyResult, ErrorObject, PaginatedParams, Request};
 
 /// Whether this server answers `method`: what its row's gate asks for is declared.
@@ -35,8 +39,60 @@ pub(crate) fn offers(server: &ServerInner, method: &MethodInfo) -> bool {
 }
 
 /// Answers a request of an initialized session, or of a 2026-era request (`state` is then
-/// that request's own). `view` is its parameters, when they were read already.
+/// that request's own), through the server's middleware when it has some. `view` is its
+/// parameters, when they were read already.
 pub(crate) fn route(
+    server: &Arc<ServerInner>,
+    state: &Arc<SessionState>,
+    method: &'static MethodInfo,
+    request: Request,
+    view: Option<ParamsView>,
+    scope: RequestScope,
+) -> Handling {
+    if server.middleware.is_empty() {
+        return dispatch(server, state, method, request, view, scope);
+    }
+    let incoming = incoming(state, method, &request, view.as_ref(), &scope);
+    let (chain, server, state) = (server.middleware.clone(), server.clone(), state.clone());
+    crate::middleware::wrap(&chain, incoming, move || dispatch(&server, &state, method, request, view, scope))
+}
+
+/// What middleware sees of a request.
+fn incoming(
+    state: &SessionState,
+    method: &'static MethodInfo,
+    request: &Request,
+    view: Option<&ParamsView>,
+    scope: &RequestScope,
+) -> Incoming {
+    let text = request.params.as_deref().map_or(NO_PARAMS, RawValue::get);
+    let read;
+    let view = match view {
+        Some(view) => view,
+        None => {
+            read = ParamsView::read(text, Some(method)).unwrap_or_default();
+            &read
+        }
+    };
+    let meta = ParamsView::text(text, &view.meta).filter(|m| m.starts_with('{'));
+    let era = if state.rounds.is_some() { Era::Y2026 } else { Era::Y2025 };
+    Incoming::new(IncomingInner {
+        id: scope.id.clone(),
+        method,
+        era,
+        target: view.target(text).map(str::to_owned),
+        params: request.params.clone(),
+        meta: Meta::checked(meta),
+        principal: state.principal.clone(),
+        auth: state.auth(),
+        session: (era == Era::Y2025).then(|| state.key().0),
+        #[cfg(feature = "http")]
+        http: scope.http.clone(),
+    })
+}
+
+/// The `match` from a method to its handler.
+fn dispatch(
     server: &Arc<ServerInner>,
     state: &Arc<SessionState>,
     method: &'static MethodInfo,

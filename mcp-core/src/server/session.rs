@@ -19,6 +19,12 @@ use crate::protocol::{
 pub(crate) struct ServerSession {
     server: Arc<ServerInner>,
     state: Arc<SessionState>,
+    /// When the session opened, for `mcp.server.session.duration`.
+    #[cfg(feature = "otel")]
+    opened: std::time::Instant,
+    /// Whether it is served over Streamable HTTP (else over a pipe: stdio and the like).
+    #[cfg(feature = "otel")]
+    over_http: bool,
 }
 
 impl ServerSession {
@@ -28,13 +34,25 @@ impl ServerSession {
 
     /// A session whose requests come from an authenticated user (known to the transport).
     pub(crate) fn for_principal(server: Arc<ServerInner>, principal: Option<String>) -> Self {
-        ServerSession { server, state: Arc::new(SessionState::new(principal)) }
+        ServerSession {
+            server,
+            state: Arc::new(SessionState::new(principal)),
+            #[cfg(feature = "otel")]
+            opened: std::time::Instant::now(),
+            #[cfg(feature = "otel")]
+            over_http: false,
+        }
     }
 
     /// The session with its requests' verified identities read from `auth` (which the
     /// transport sets before handing on each request).
     #[cfg(feature = "http")]
+    /// (Only the HTTP transport makes sessions this way: the session is marked as served over HTTP.)
     pub(crate) fn with_auth(mut self, auth: Arc<crate::auth::AuthSlot>) -> Self {
+        #[cfg(feature = "otel")]
+        {
+            self.over_http = true;
+        }
         // Just made: nothing else holds the state yet.
         if let Some(state) = Arc::get_mut(&mut self.state) {
             state.auth = super::state::AuthOf::Session(auth);
@@ -121,8 +139,9 @@ impl ServerSession {
     }
 }
 
-impl Service for ServerSession {
-    fn handle_request(&self, request: Request, scope: RequestScope) -> Handling {
+impl ServerSession {
+    /// Serves a request of this session, or a 2026-era request that came on its transport.
+    fn handle(&self, request: Request, scope: RequestScope) -> Handling {
         // A request naming its protocol version in `_meta` is a 2026-era request, served on its
         // own whatever this session is; so is `server/discover`, which 2026-era clients use to
         // probe before anything else.
@@ -151,7 +170,13 @@ impl Service for ServerSession {
         }
         super::router::route(&self.server, &self.state, method, request, None, scope)
     }
+}
 
+impl Service for ServerSession {
+    fn handle_request(&self, request: Request, scope: RequestScope) -> Handling {
+        let version = self.state.client().map(|c| c.protocol_version.as_str());
+        super::observe::observe(&self.server, request, scope, version, |request, scope| self.handle(request, scope))
+    }
     fn snapshot(&self) -> Option<String> {
         let client = self.state.client()?;
         let snapshot = Snapshot {
@@ -171,6 +196,12 @@ impl Service for ServerSession {
     }
 
     fn closed(&self) {
+        #[cfg(feature = "otel")]
+        if let (Some(telemetry), Some(client)) = (&self.server.telemetry, self.state.client()) {
+            let transport =
+                if self.over_http { crate::telemetry::Transport::Tcp } else { crate::telemetry::Transport::Pipe };
+            telemetry.session_ended(true, self.opened.elapsed(), Some(&client.protocol_version), transport);
+        }
         self.server.url_elicitations.remove_session(self.state.key());
         self.server.surface.sessions.remove(self.state.key());
     }

@@ -5,21 +5,20 @@ use std::sync::Arc;
 
 use super::ServerInner;
 use super::state::SessionState;
-use crate::engine::{Cancellation, Peer, PeerError};
-use crate::handler::Context;
-use crate::protocol::{ClientCapabilities, Implementation, ProgressToken, RequestId};
+use crate::engine::{PeerError, RequestScope};
+use crate::handler::{Context, Meta};
+use crate::protocol::{ClientCapabilities, Implementation, ProgressToken};
 
 impl Context {
     /// A context for a request of `session` on `server`.
     pub(crate) fn for_request(
-        request_id: RequestId,
-        peer: Peer,
-        cancel: Cancellation,
+        scope: RequestScope,
         progress_token: Option<ProgressToken>,
+        meta: Meta,
         session: Arc<SessionState>,
         server: Arc<ServerInner>,
     ) -> Self {
-        Context::new(request_id, peer, cancel, progress_token, session, server)
+        Context::new(scope, progress_token, meta, session, server)
     }
 
     pub(crate) fn server(&self) -> &ServerInner {

@@ -8,6 +8,7 @@ use serde_json::value::RawValue;
 use super::handling::{params, ready};
 use super::state::SessionState;
 use super::{Context, ServerInner};
+use crate::handler::Meta;
 use crate::engine::{Handling, RequestScope};
 use crate::protocol::methods::MethodInfo;
 use crate::protocol::scan::{Key, without_position};
@@ -47,10 +48,13 @@ pub(crate) fn call(
     // A task outlives the request that carried the token: its progress would go nowhere once
     // the task is returned. It becomes the task's `statusMessage` instead (the client follows
     // the task with `tasks/get`; see `Context::progress`).
-    let progress_token = match ParamsView::text(&text, &view.meta) {
+    let meta_text = ParamsView::text(&text, &view.meta);
+    let progress_token = match meta_text {
         Some(meta) if state.task.get().is_none() => progress_token(meta).map_err(|e| invalid(&e))?,
         _ => None,
     };
+    // Checked to be an object by `progress_token`, or read as one already by the 2026 era.
+    let meta = Meta::checked(meta_text.filter(|m| m.trim_start().starts_with('{')));
     // The arguments keep the whole text, where the name is found again.
     let (name, arguments) = match view.arguments {
         Some(object) => (name, Arguments::within(text, object).map_err(|e| invalid(&e))?),
@@ -66,8 +70,7 @@ pub(crate) fn call(
                 "the tool `{name}` runs only as a task, and the client did not negotiate the tasks extension"
             )));
         }
-        let ctx =
-            Context::for_request(scope.id, scope.peer, scope.cancel, progress_token, state.clone(), server.clone());
+        let ctx = Context::for_request(scope, progress_token, meta, state.clone(), server.clone());
         // A handler written by hand may panic before it returns its future, too.
         Ok(match std::panic::catch_unwind(AssertUnwindSafe(|| tool.call_raw(ToolCall { ctx, arguments }))) {
             Ok(call) => call,

@@ -7,19 +7,19 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use super::{InputSchema, ToolCall};
-use crate::handler::{Context, State};
 use crate::protocol::ErrorObject;
 
 /// An argument of a `#[tool]` function.
 ///
 /// Plain values (anything `Deserialize + JsonSchema`) are properties of the tool's input
 /// schema, required unless they accept absence (`Option<T>`); a [`Params<T>`] adds the
-/// properties of `T` instead. [`Context`] and [`State<T>`] are injected by the server and never
+/// properties of `T` instead. Extractors ([`Context`](crate::Context), [`State<T>`](crate::State)
+/// and the others of [`crate::handler::FromContext`]) are taken from the request and never
 /// appear in the schema.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be an argument of a `#[tool]` function",
     label = "not a tool argument",
-    note = "a tool argument is either a JSON value (a type implementing `serde::Deserialize` and `schemars::JsonSchema`, e.g. `i64`, `String`, `Option<T>`, `Vec<T>` or a struct deriving both), `Params<T>` of such a struct (its fields become the tool's arguments), or injected by the server (`typed_mcp::Context`, `typed_mcp::State<T>`)"
+    note = "a tool argument is either a JSON value (a type implementing `serde::Deserialize` and `schemars::JsonSchema`, e.g. `i64`, `String`, `Option<T>`, `Vec<T>` or a struct deriving both), `Params<T>` of such a struct (its fields become the tool's arguments), or taken from the request (`typed_mcp::Context`, `typed_mcp::State<T>`, the request's `Meta`, `Identity`, `Headers`, `Extension<T>`, or `Extract<T>` of your own `FromContext` type)"
 )]
 pub trait ToolArgument: Sized + Send {
     /// Adds this argument to the input schema (injected arguments add nothing).
@@ -108,23 +108,17 @@ impl<T: DeserializeOwned + JsonSchema + Send> ToolArgument for Params<T> {
     }
 }
 
-impl ToolArgument for Context {
-    fn describe(_: &mut InputSchema, _: &str, _: Option<&str>) {}
+/// Extractors ([`crate::handler::FromContext`]) are injected by the server and never appear in
+/// the schema.
+macro_rules! wire_tool {
+    ([$($generics:tt)*] $ty:ty) => {
+        impl<$($generics)*> ToolArgument for $ty {
+            fn describe(_: &mut InputSchema, _: &str, _: Option<&str>) {}
 
-    fn extract(call: &mut ToolCall, _: &str) -> Result<Self, ErrorObject> {
-        Ok(call.ctx.clone())
-    }
+            fn extract(call: &mut ToolCall, _: &str) -> Result<Self, ErrorObject> {
+                <$ty as crate::handler::FromContext>::from_context(&call.ctx)
+            }
+        }
+    };
 }
-
-impl<T: Send + Sync + 'static> ToolArgument for State<T> {
-    fn describe(_: &mut InputSchema, _: &str, _: Option<&str>) {}
-
-    fn extract(call: &mut ToolCall, _: &str) -> Result<Self, ErrorObject> {
-        call.ctx.state::<T>().map(State).ok_or_else(|| {
-            ErrorObject::internal(format!(
-                "no state of type `{}` was registered with `ServerBuilder::state`",
-                std::any::type_name::<T>()
-            ))
-        })
-    }
-}
+crate::handler::for_each_extractor!(wire_tool);

@@ -32,8 +32,8 @@ pub(crate) async fn serve_connections(
             accepted = listener.accept() => accepted,
             () = closing.cancelled() => break,
         };
-        let stream = match accepted {
-            Ok((stream, _)) => stream,
+        let (stream, remote) = match accepted {
+            Ok(accepted) => accepted,
             Err(e) => {
                 // Out of file descriptors and the like: wait rather than spin.
                 tracing::warn!(error = %e, "accepting a connection failed");
@@ -42,7 +42,13 @@ pub(crate) async fn serve_connections(
             }
         };
         let _ = stream.set_nodelay(true);
-        let service = hyper_util::service::TowerToHyperService::new(router.clone());
+        // Each request carries the address it came from (`ConnectInfo`, as axum's own server
+        // sets it): handlers and middleware read it, and spans record it.
+        let router = router.clone();
+        let service = hyper::service::service_fn(move |mut request: hyper::Request<hyper::body::Incoming>| {
+            request.extensions_mut().insert(axum::extract::ConnectInfo(remote));
+            tower_service::Service::call(&mut router.clone(), request)
+        });
         let mut builder = hyper::server::conn::http1::Builder::new();
         builder.timer(TokioTimer::new()).header_read_timeout(header_timeout);
         #[cfg(feature = "http-tls")]

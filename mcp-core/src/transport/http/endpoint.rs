@@ -19,6 +19,7 @@ use super::responses::{
 use super::session::{self, Delivery, HttpSession, OpenError};
 use super::{Opening, PROTOCOL_VERSION_HEADER, Principal, SESSION_HEADER, Shared, auth, backplane, era_2026, security};
 use crate::engine::Service;
+use crate::handler::HttpRequestParts;
 use crate::protocol::codes::UNSUPPORTED_PROTOCOL_VERSION;
 use crate::protocol::jsonrpc::encode_error;
 use crate::protocol::methods;
@@ -100,10 +101,13 @@ pub(crate) async fn endpoint(State(shared): State<Arc<Shared>>, request: HttpReq
         return response;
     }
     let auth = identity.as_ref();
-    match parts.method {
-        Method::POST => post(&shared, &parts.headers, principal, auth, &bytes).await,
-        Method::GET => get(&shared, &parts.headers, principal).await,
-        Method::DELETE => delete(&shared, &parts.headers, principal).await,
+    let method = parts.method.clone();
+    let remote = parts.extensions.get::<axum::extract::ConnectInfo<std::net::SocketAddr>>().map(|c| c.0);
+    let http = Arc::new(HttpRequestParts::new(parts.headers, parts.extensions, remote));
+    match method {
+        Method::POST => post(&shared, http, principal, auth, &bytes).await,
+        Method::GET => get(&shared, &http.headers, principal).await,
+        Method::DELETE => delete(&shared, &http.headers, principal).await,
         _ => {
             let mut r = plain(StatusCode::METHOD_NOT_ALLOWED, "use POST, GET or DELETE");
             r.headers_mut().insert(header::ALLOW, HeaderValue::from_static("GET, POST, DELETE"));
@@ -116,11 +120,12 @@ pub(crate) async fn endpoint(State(shared): State<Arc<Shared>>, request: HttpReq
 /// sessionless mode, or on its session.
 pub(crate) async fn post(
     shared: &Arc<Shared>,
-    headers: &HeaderMap,
+    http: Arc<HttpRequestParts>,
     principal: Option<String>,
     auth: Option<&Arc<crate::auth::AuthInfo>>,
     bytes: &[u8],
 ) -> Response {
+    let headers = &http.headers;
     let message = match read_message(headers, bytes) {
         Ok(m) => m,
         Err(refused) => return *refused,
@@ -131,7 +136,7 @@ pub(crate) async fn post(
     let version = header_str(headers, PROTOCOL_VERSION_HEADER);
     let message = match message {
         Message::Request(request) => match era_2026::read(request, headers, version) {
-            Ok(request) => return era_2026::post(shared, headers, principal, auth, request).await,
+            Ok(request) => return era_2026::post(shared, &http, principal, auth, request).await,
             Err(request) => {
                 // A call of something that needs scopes the token lacks: 403, so the client can
                 // step up.
@@ -146,9 +151,10 @@ pub(crate) async fn post(
         other => other,
     };
     if shared.config.sessionless {
-        post_sessionless(shared, principal, auth, message, version).await
+        let version = version.map(str::to_owned);
+        post_sessionless(shared, principal, auth, message, version.as_deref(), Some(http)).await
     } else {
-        post_to_session(shared, headers, principal, auth, message).await
+        post_to_session(shared, &http, principal, auth, message).await
     }
 }
 
@@ -170,6 +176,7 @@ pub(crate) async fn post_sessionless(
     auth: Identity,
     message: Message,
     version: Option<&str>,
+    http: Option<Arc<HttpRequestParts>>,
 ) -> Response {
     let is_initialize = matches!(&message, Message::Request(r) if r.method == "initialize");
     let slot = auth.slot();
@@ -179,7 +186,7 @@ pub(crate) async fn post_sessionless(
         let v = version.unwrap_or(crate::protocol::LATEST_PROTOCOL_VERSION);
         shared.server.open(Opening::Preinitialized(v), principal.clone(), slot.clone())
     };
-    serve_alone(shared, service, principal, slot, message).await
+    serve_alone(shared, service, principal, slot, message, http).await
 }
 
 /// Serves `message` on a session of its own, with no id, that closes once it has answered.
@@ -189,9 +196,10 @@ pub(crate) async fn serve_alone(
     principal: Option<String>,
     slot: Arc<crate::auth::AuthSlot>,
     message: Message,
+    http: Option<Arc<HttpRequestParts>>,
 ) -> Response {
     let session = HttpSession::start(String::new(), service, principal, slot, shared, false);
-    let response = hand_over(&session, message, None).await;
+    let response = hand_over(&session, message, None, http).await;
     session.close_when_idle();
     response
 }
@@ -200,11 +208,12 @@ pub(crate) async fn serve_alone(
 /// if initialization succeeds); anything else goes to the session its id names.
 pub(crate) async fn post_to_session(
     shared: &Arc<Shared>,
-    headers: &HeaderMap,
+    http: &Arc<HttpRequestParts>,
     principal: Option<String>,
     auth: Identity,
     message: Message,
 ) -> Response {
+    let headers = &http.headers;
     let is_initialize = matches!(&message, Message::Request(r) if r.method == "initialize");
     let (session, created) = match header_str(headers, SESSION_HEADER) {
         None if is_initialize => {
@@ -232,7 +241,7 @@ pub(crate) async fn post_to_session(
     }
     let recorded = matches!((&shared.forwarder, &message),
         (Some(_), Message::Request(r)) if created || changes_record(&r.method));
-    let mut response = hand_over(&session, message, created.then(|| session.id().to_owned())).await;
+    let mut response = hand_over(&session, message, created.then(|| session.id().to_owned()), Some(http.clone())).await;
     if let (true, Some(forwarder)) = (recorded && response.status().is_success(), &shared.forwarder) {
         let bp = &forwarder.backplane;
         let ttl = shared.config.idle_timeout + bp.lease;
@@ -260,7 +269,12 @@ pub(crate) async fn post_to_session(
 /// Hands a message to the session and answers the POST: 202 for notifications and responses;
 /// for a request, JSON when the response is all there is, else an SSE stream.
 /// `new_id` is the id of the session `initialize` just created, if it did.
-pub(crate) async fn hand_over(session: &Arc<HttpSession>, message: Message, new_id: Option<String>) -> Response {
+pub(crate) async fn hand_over(
+    session: &Arc<HttpSession>,
+    message: Message,
+    new_id: Option<String>,
+    http: Option<Arc<HttpRequestParts>>,
+) -> Response {
     let Message::Request(request) = message else {
         session.engine().handle_message(message).await;
         return StatusCode::ACCEPTED.into_response();
@@ -277,7 +291,7 @@ pub(crate) async fn hand_over(session: &Arc<HttpSession>, message: Message, new_
         // Closed between the lookup and now: as if it had not been found.
         Err(OpenError::Closed) => return session_not_found(),
     };
-    session.engine().handle_message(Message::Request(request)).await;
+    session.engine().handle_http_request(request, http).await;
     let mut response = match events.recv().await {
         // Cancelled before it sent anything: no response will come. The request still gets
         // the SSE stream the spec asks for, ending at once.

@@ -23,6 +23,7 @@ use tokio::sync::mpsc;
 use super::responses::{Identity, header_str, json_rpc_error_for, status_of_2026_error};
 use super::sse::{KEEP_ALIVE, format_event};
 use super::{PROTOCOL_VERSION_HEADER, SESSION_HEADER, Shared};
+use crate::handler::HttpRequestParts;
 use crate::engine::{Cancellation, HandlerResult, Handling, Outbound, Peer, RequestScope, panic_message};
 use crate::protocol::codes::HEADER_MISMATCH;
 use crate::protocol::jsonrpc::encode_error;
@@ -67,12 +68,13 @@ pub(crate) fn read(request: Request, headers: &HeaderMap, version: Option<&str>)
 /// Serves a 2026-era request.
 pub(crate) async fn post(
     shared: &Arc<Shared>,
-    headers: &HeaderMap,
+    http: &Arc<HttpRequestParts>,
     principal: Option<String>,
     auth: Identity,
     request: Request2026,
 ) -> Response {
     let Request2026 { request, method, view } = request;
+    let headers = &http.headers;
     let id = request.id.clone();
     let refuse = |status: StatusCode, error: &ErrorObject| json_rpc_error_for(status, Some(&id), error);
     let text = request.params.as_deref().map_or(NO_PARAMS, RawValue::get);
@@ -107,7 +109,7 @@ pub(crate) async fn post(
     // two reads. Measured with 32 connections, that serves about 1.3x the calls per second of
     // answering at once, and about 1.15x of answering on a task of its own (see the
     // `http-stateless` scenario of the benchmarks).
-    let args = Box::new(Args { principal, auth, request, view, meta });
+    let args = Box::new(Args { principal, auth, request, view, meta, http: http.clone() });
     let busy = Busy::enter(&shared.answering_2026);
     if busy.with_others {
         tokio::task::yield_now().await;
@@ -186,6 +188,7 @@ struct Args {
     request: Request,
     view: ParamsView,
     meta: Meta2026,
+    http: Arc<HttpRequestParts>,
 }
 
 /// Runs the request's handler and answers the POST: JSON when the result is all there is,
@@ -216,13 +219,13 @@ struct Waiting {
 
 /// Runs the handler as far as it goes without waiting.
 fn begin(shared: &Shared, args: Box<Args>) -> Begun {
-    let Args { principal, auth, request, view, meta } = *args;
+    let Args { principal, auth, request, view, meta, http } = *args;
     let id = request.id.clone();
     let method = request.method.clone();
     let (out, queue) = Queue::take();
     let cancel = Cancellation::new();
-    let scope =
-        RequestScope { id: id.clone(), cancel: cancel.clone(), peer: Peer::new(out.clone()).related_to(id.clone()) };
+    let mut scope = RequestScope::new(id.clone(), cancel.clone(), Peer::new(out.clone()).related_to(id.clone()));
+    scope.http = Some(http);
     // Dropped with the response (the client went away, or the answer was written): the handler
     // is told, as a session's handlers are when it closes.
     let cancelled_on_drop = CancelOnDrop(Some(cancel));

@@ -1,0 +1,181 @@
+//! A token-bucket rate limiter, per caller.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use futures_util::future::BoxFuture;
+
+use super::{Answer, Incoming, Middleware, Next};
+use crate::protocol::ErrorObject;
+
+/// The JSON-RPC error code of a request refused by [`RateLimit`] (a server-defined code; the
+/// error's `data.retryAfterMs` says when a request of the same caller will be accepted).
+pub const RATE_LIMITED: i32 = -32029;
+
+/// Whose requests share one bucket.
+#[derive(Clone)]
+pub enum RateLimitKey {
+    /// The verified identity's subject, else the transport's principal, else the session,
+    /// else the client's address (over HTTP); requests with none of these share one bucket.
+    Caller,
+    /// The 2025-era session (2026-era requests, which have no session, fall back to
+    /// [`Caller`](Self::Caller)).
+    Session,
+    /// A key of the application's choosing; `None` lets the request through unlimited.
+    Custom(Arc<dyn Fn(&Incoming) -> Option<String> + Send + Sync>),
+}
+
+impl std::fmt::Debug for RateLimitKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RateLimitKey::Caller => f.write_str("Caller"),
+            RateLimitKey::Session => f.write_str("Session"),
+            RateLimitKey::Custom(_) => f.write_str("Custom(..)"),
+        }
+    }
+}
+
+/// Limits how many requests each caller makes: a token bucket per caller, holding up to
+/// `burst` tokens and refilled at `rate` per `per`; a request takes one, and a request that
+/// finds none is refused at once with [`RATE_LIMITED`] (never queued, so a caller over its
+/// limit slows no one else).
+///
+/// ```
+/// use std::time::Duration;
+/// use typed_mcp::middleware::RateLimit;
+///
+/// // 10 calls a second per caller, bursts of up to 20; lists and pings are not counted.
+/// let limit = RateLimit::new(10, Duration::from_secs(1)).burst(20).only_methods(["tools/call"]);
+/// # let _ = limit;
+/// ```
+pub struct RateLimit {
+    rate: f64,
+    burst: f64,
+    key: RateLimitKey,
+    methods: Option<Vec<String>>,
+    buckets: Mutex<Buckets>,
+}
+
+impl std::fmt::Debug for RateLimit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RateLimit")
+            .field("per_second", &self.rate)
+            .field("burst", &self.burst)
+            .field("key", &self.key)
+            .finish_non_exhaustive()
+    }
+}
+
+struct Buckets {
+    map: HashMap<String, Bucket>,
+    /// When full buckets were last dropped.
+    swept: Instant,
+}
+
+#[derive(Clone, Copy)]
+struct Bucket {
+    tokens: f64,
+    at: Instant,
+}
+
+/// How many buckets are kept before the full ones (callers idle long enough) are dropped.
+const SWEEP_ABOVE: usize = 10_000;
+
+impl RateLimit {
+    /// `rate` requests per `per` for each caller, with bursts of up to `rate`.
+    pub fn new(rate: u32, per: Duration) -> Self {
+        let per = per.as_secs_f64().max(f64::MIN_POSITIVE);
+        RateLimit {
+            rate: f64::from(rate) / per,
+            burst: f64::from(rate.max(1)),
+            key: RateLimitKey::Caller,
+            methods: None,
+            buckets: Mutex::new(Buckets { map: HashMap::new(), swept: Instant::now() }),
+        }
+    }
+
+    /// The most requests a caller may make at once after being idle (at least 1).
+    pub fn burst(mut self, burst: u32) -> Self {
+        self.burst = f64::from(burst.max(1));
+        self
+    }
+
+    /// Whose requests share a bucket (default: [`RateLimitKey::Caller`]).
+    pub fn key(mut self, key: RateLimitKey) -> Self {
+        self.key = key;
+        self
+    }
+
+    /// Counts only these methods (say `tools/call`); others pass unlimited.
+    pub fn only_methods<I, S>(mut self, methods: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.methods = Some(methods.into_iter().map(Into::into).collect());
+        self
+    }
+
+    fn key_of(&self, request: &Incoming) -> Option<String> {
+        let caller = || {
+            request
+                .auth()
+                .map(|a| format!("sub:{}", a.subject()))
+                .or_else(|| request.principal().map(|p| format!("user:{p}")))
+                .or_else(|| request.session().map(|s| format!("session:{s}")))
+                .or_else(|| {
+                    #[cfg(feature = "http")]
+                    if let Some(address) = request.http().and_then(|h| h.remote_address()) {
+                        return Some(format!("ip:{}", address.ip()));
+                    }
+                    None
+                })
+                .unwrap_or_default()
+        };
+        match &self.key {
+            RateLimitKey::Caller => Some(caller()),
+            RateLimitKey::Session => Some(request.session().map_or_else(caller, |s| format!("session:{s}"))),
+            RateLimitKey::Custom(f) => f(request),
+        }
+    }
+
+    /// Takes a token from `key`'s bucket; how long until one is there when none is.
+    fn take(&self, key: String, now: Instant) -> Result<(), Duration> {
+        let mut buckets = self.buckets.lock().unwrap_or_else(|p| p.into_inner());
+        if buckets.map.len() > SWEEP_ABOVE && now.duration_since(buckets.swept) > Duration::from_secs(1) {
+            let (rate, burst) = (self.rate, self.burst);
+            buckets.map.retain(|_, b| b.tokens + now.duration_since(b.at).as_secs_f64() * rate < burst);
+            buckets.swept = now;
+        }
+        let bucket = buckets.map.entry(key).or_insert(Bucket { tokens: self.burst, at: now });
+        bucket.tokens = (bucket.tokens + now.duration_since(bucket.at).as_secs_f64() * self.rate).min(self.burst);
+        bucket.at = now;
+        if bucket.tokens >= 1.0 {
+            bucket.tokens -= 1.0;
+            Ok(())
+        } else {
+            let wait = if self.rate > 0.0 { (1.0 - bucket.tokens) / self.rate } else { f64::MAX };
+            Err(Duration::try_from_secs_f64(wait).unwrap_or(Duration::MAX))
+        }
+    }
+}
+
+impl Middleware for RateLimit {
+    fn handle(&self, request: Incoming, next: Next) -> BoxFuture<'static, Answer> {
+        let counted = self.methods.as_ref().is_none_or(|m| m.iter().any(|m| m == request.method()));
+        let Some(key) = self.key_of(&request).filter(|_| counted) else { return next.run() };
+        match self.take(key, Instant::now()) {
+            Ok(()) => next.run(),
+            Err(wait) => {
+                let ms = u64::try_from(wait.as_millis()).unwrap_or(u64::MAX).max(1);
+                let error = ErrorObject::new(
+                    RATE_LIMITED,
+                    format!("rate limit exceeded: too many requests; retry in {ms} ms"),
+                )
+                .with_data(serde_json::json!({ "retryAfterMs": ms }));
+                Box::pin(std::future::ready(Err(error)))
+            }
+        }
+    }
+}

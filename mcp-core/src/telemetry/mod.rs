@@ -1,0 +1,561 @@
+//! OpenTelemetry traces and metrics by the MCP semantic conventions (feature `otel`).
+//!
+//! [`Telemetry`], given to [`ServerBuilder::telemetry`](crate::ServerBuilder::telemetry) or
+//! [`ClientBuilder::telemetry`](crate::client::ClientBuilder::telemetry), makes:
+//!
+//! - a `SERVER` span per request a server receives and a `CLIENT` span per request a client
+//!   sends (a 2026-era call over several rounds is one client span; each round a server span
+//!   under it), named `{mcp.method.name} {target}` (`tools/call get_weather`), with the
+//!   conventions' attributes (`mcp.method.name`, `gen_ai.tool.name`, `gen_ai.prompt.name`,
+//!   `mcp.resource.uri`, `gen_ai.operation.name`, `jsonrpc.request.id`, `mcp.protocol.version`,
+//!   `mcp.session.id`, `network.transport`, `client.address`/`server.address`) and, when it
+//!   fails, `error.type` (the JSON-RPC code, or `tool_error` for a result with `isError`),
+//!   `rpc.response.status_code` and an error status;
+//! - the histograms `mcp.server.operation.duration`, `mcp.client.operation.duration`,
+//!   `mcp.server.session.duration` and `mcp.client.session.duration` (seconds, with the
+//!   conventions' bucket boundaries);
+//! - trace context through `_meta`: a client injects `traceparent`, `tracestate` and `baggage`
+//!   with the configured propagator; a server continues the trace it finds there, and links
+//!   the context of the HTTP request that carried the message when it has one. A malformed
+//!   value is ignored.
+//!
+//! Tool arguments and results are recorded only when asked
+//! ([`record_tool_arguments`](Telemetry::record_tool_arguments),
+//! [`record_tool_results`](Telemetry::record_tool_results)): they may be sensitive.
+//!
+//! Followed: the MCP page of the OpenTelemetry GenAI semantic conventions
+//! (`semantic-conventions-genai`, v0.1.0, status Development).
+//!
+//! Without this feature none of it is compiled; with it and no `Telemetry` given, a request
+//! costs one branch more.
+
+#[cfg(feature = "otel-otlp")]
+mod otlp;
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use opentelemetry::global::BoxedTracer;
+use opentelemetry::metrics::{Histogram, MeterProvider};
+use opentelemetry::propagation::{Extractor, Injector, TextMapPropagator};
+use opentelemetry::trace::{SpanKind, Status, TraceContextExt, Tracer, TracerProvider};
+use opentelemetry::{Context as OtelContext, InstrumentationScope, KeyValue};
+
+#[cfg(feature = "otel-otlp")]
+pub use otlp::{OtlpError, OtlpGuard, otlp_from_env, shutdown_signal};
+
+use crate::protocol::JsonObject;
+
+/// The conventions' bucket boundaries for the MCP duration histograms, in seconds.
+pub const DURATION_BUCKETS: [f64; 14] = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0];
+
+/// The meaning of `network.transport` for each of our transports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Transport {
+    /// stdio, or any reader/writer pair: `pipe`.
+    Pipe,
+    /// Streamable HTTP: `tcp`.
+    Tcp,
+}
+
+impl Transport {
+    fn name(self) -> &'static str {
+        match self {
+            Transport::Pipe => "pipe",
+            Transport::Tcp => "tcp",
+        }
+    }
+}
+
+/// Traces and metrics for a server or a client. Cheap to clone. See the
+/// [module documentation](self).
+#[derive(Clone)]
+pub struct Telemetry {
+    inner: Arc<Instruments>,
+}
+
+struct Instruments {
+    tracer: BoxedTracer,
+    server_operation: Histogram<f64>,
+    client_operation: Histogram<f64>,
+    server_session: Histogram<f64>,
+    client_session: Histogram<f64>,
+    propagator: Option<Arc<dyn TextMapPropagator + Send + Sync>>,
+    record_arguments: bool,
+    record_results: bool,
+}
+
+impl std::fmt::Debug for Telemetry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Telemetry")
+            .field("record_tool_arguments", &self.inner.record_arguments)
+            .field("record_tool_results", &self.inner.record_results)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Telemetry {
+    /// Telemetry through the process-wide providers and propagator
+    /// (`opentelemetry::global`), as the application set them up.
+    pub fn global() -> Self {
+        Self::new(&opentelemetry::global::tracer_provider(), &*opentelemetry::global::meter_provider())
+    }
+
+    /// Telemetry through these providers (and the global propagator, unless
+    /// [`propagator`](Self::propagator) sets one).
+    pub fn new<T>(tracer_provider: &T, meter_provider: &dyn MeterProvider) -> Self
+    where
+        T: TracerProvider,
+        T::Tracer: Send + Sync + 'static,
+        <T::Tracer as Tracer>::Span: Send + Sync + 'static,
+    {
+        let scope = || {
+            InstrumentationScope::builder("typed-mcp")
+                .with_version(env!("CARGO_PKG_VERSION"))
+                .with_schema_url("https://opentelemetry.io/schemas/1.41.0")
+                .build()
+        };
+        let tracer = BoxedTracer::new(Box::new(tracer_provider.tracer_with_scope(scope())));
+        let meter = meter_provider.meter_with_scope(scope());
+        let histogram = |name: &'static str, description: &'static str| {
+            meter
+                .f64_histogram(name)
+                .with_unit("s")
+                .with_description(description)
+                .with_boundaries(DURATION_BUCKETS.to_vec())
+                .build()
+        };
+        Telemetry {
+            inner: Arc::new(Instruments {
+                tracer,
+                server_operation: histogram(
+                    "mcp.server.operation.duration",
+                    "MCP request duration as observed on the receiver, from receipt until the result is sent.",
+                ),
+                client_operation: histogram(
+                    "mcp.client.operation.duration",
+                    "MCP request duration as observed on the sender, from sending until the result is received.",
+                ),
+                server_session: histogram("mcp.server.session.duration", "The duration of the MCP session on the server."),
+                client_session: histogram("mcp.client.session.duration", "The duration of the MCP session on the client."),
+                propagator: None,
+                record_arguments: false,
+                record_results: false,
+            }),
+        }
+    }
+
+    fn edit(mut self, f: impl FnOnce(&mut Instruments)) -> Self {
+        if let Some(inner) = Arc::get_mut(&mut self.inner) {
+            f(inner);
+        }
+        self
+    }
+
+    /// Propagates trace context with `propagator` instead of the global one (for example
+    /// `TraceContextPropagator` and `BaggagePropagator` of `opentelemetry_sdk`, composed).
+    pub fn propagator(self, propagator: impl TextMapPropagator + Send + Sync + 'static) -> Self {
+        self.edit(|i| i.propagator = Some(Arc::new(propagator)))
+    }
+
+    /// Records a tool call's arguments on its spans (`gen_ai.tool.call.arguments`). Off by
+    /// default: arguments may hold what users would not want in a trace store.
+    pub fn record_tool_arguments(self, on: bool) -> Self {
+        self.edit(|i| i.record_arguments = on)
+    }
+
+    /// Records a successful tool call's result on its spans (`gen_ai.tool.call.result`). Off
+    /// by default.
+    pub fn record_tool_results(self, on: bool) -> Self {
+        self.edit(|i| i.record_results = on)
+    }
+
+    fn with_propagator<T>(&self, f: impl FnOnce(&dyn TextMapPropagator) -> T) -> T {
+        match &self.inner.propagator {
+            Some(p) => f(&**p),
+            None => {
+                let mut f = Some(f);
+                opentelemetry::global::get_text_map_propagator(|p| (f.take().expect("called once"))(p))
+            }
+        }
+    }
+
+    /// The context a request's `_meta` carries, if any.
+    fn extract_meta(&self, meta: &HashMap<String, String>) -> Option<OtelContext> {
+        if meta.is_empty() {
+            return None;
+        }
+        let cx = self.with_propagator(|p| p.extract_with_context(&OtelContext::new(), &Carrier(meta)));
+        cx.span().span_context().is_valid().then_some(cx)
+    }
+
+    /// Writes the trace context of `cx` into `meta`.
+    fn inject(&self, cx: &OtelContext, meta: &mut JsonObject) {
+        let mut carrier = HashMap::new();
+        self.with_propagator(|p| p.inject_context(cx, &mut CarrierMut(&mut carrier)));
+        for (k, v) in carrier {
+            meta.insert(k, serde_json::Value::String(v));
+        }
+    }
+}
+
+/// Trace context in a `_meta` object (or in HTTP headers), as the propagators read it.
+struct Carrier<'a>(&'a HashMap<String, String>);
+
+impl Extractor for Carrier<'_> {
+    fn get(&self, key: &str) -> Option<&str> {
+        self.0.get(key).map(String::as_str)
+    }
+    fn keys(&self) -> Vec<&str> {
+        self.0.keys().map(String::as_str).collect()
+    }
+}
+
+struct CarrierMut<'a>(&'a mut HashMap<String, String>);
+
+impl Injector for CarrierMut<'_> {
+    fn set(&mut self, key: &str, value: String) {
+        self.0.insert(key.to_owned(), value);
+    }
+}
+
+/// The trace-context members of `_meta` (strings only: anything else is ignored).
+fn trace_members(meta: Option<&serde_json::Map<String, serde_json::Value>>) -> HashMap<String, String> {
+    let mut out = HashMap::new();
+    if let Some(meta) = meta {
+        for key in ["traceparent", "tracestate", "baggage"] {
+            if let Some(serde_json::Value::String(v)) = meta.get(key) {
+                out.insert(key.to_owned(), v.clone());
+            }
+        }
+    }
+    out
+}
+
+/// What a request is about, read from its parameters.
+#[derive(Default)]
+pub(crate) struct Subject {
+    pub(crate) target: Option<String>,
+    pub(crate) arguments: Option<String>,
+    pub(crate) trace: HashMap<String, String>,
+    pub(crate) protocol_version: Option<String>,
+}
+
+impl Subject {
+    /// Reads the parameters' text (`None`: none were sent). Anything malformed reads as absent.
+    pub(crate) fn read(method: &str, params: Option<&str>) -> Subject {
+        #[derive(serde::Deserialize)]
+        struct Params<'a> {
+            #[serde(default)]
+            name: Option<String>,
+            #[serde(default)]
+            uri: Option<String>,
+            #[serde(default, borrow)]
+            arguments: Option<&'a serde_json::value::RawValue>,
+            #[serde(rename = "_meta", default)]
+            meta: Option<serde_json::Map<String, serde_json::Value>>,
+        }
+        let Some(p) = params.and_then(|p| serde_json::from_str::<Params<'_>>(p).ok()) else {
+            return Subject::default();
+        };
+        let target = match method {
+            "tools/call" | "prompts/get" => p.name,
+            "resources/read" | "resources/subscribe" | "resources/unsubscribe" => p.uri,
+            _ => None,
+        };
+        let protocol_version = p
+            .meta
+            .as_ref()
+            .and_then(|m| m.get(crate::protocol::stateless::META_PROTOCOL_VERSION))
+            .and_then(|v| v.as_str())
+            .map(str::to_owned);
+        Subject {
+            target,
+            arguments: p.arguments.map(|a| a.get().to_owned()),
+            trace: trace_members(p.meta.as_ref()),
+            protocol_version,
+        }
+    }
+}
+
+/// The span name and the attributes every record of an operation shares.
+fn operation(method: &str, target: Option<&str>) -> (String, Vec<KeyValue>) {
+    let mut attributes = vec![KeyValue::new("mcp.method.name", method.to_owned())];
+    let name = match (method, target) {
+        ("tools/call", Some(tool)) => {
+            attributes.push(KeyValue::new("gen_ai.tool.name", tool.to_owned()));
+            attributes.push(KeyValue::new("gen_ai.operation.name", "execute_tool"));
+            format!("{method} {tool}")
+        }
+        ("prompts/get", Some(prompt)) => {
+            attributes.push(KeyValue::new("gen_ai.prompt.name", prompt.to_owned()));
+            format!("{method} {prompt}")
+        }
+        (_, Some(uri)) if method.starts_with("resources/") => {
+            // Not in the name: URIs are of high cardinality.
+            attributes.push(KeyValue::new("mcp.resource.uri", uri.to_owned()));
+            method.to_owned()
+        }
+        _ => method.to_owned(),
+    };
+    (name, attributes)
+}
+
+/// How an operation failed, by the conventions: the JSON-RPC code (also its
+/// `rpc.response.status_code`) with the error's message, or `tool_error`.
+#[derive(Debug, Clone)]
+pub(crate) enum Failure {
+    /// A JSON-RPC error.
+    Rpc { code: i32, message: String },
+    /// A tool result with `isError: true`.
+    Tool,
+    /// Failed without a response (`timeout`, `cancelled`, `closed`, `_OTHER`).
+    Other(&'static str, String),
+}
+
+impl Failure {
+    /// How a request to the peer failed.
+    pub(crate) fn of_peer(error: &crate::engine::PeerError) -> Failure {
+        use crate::engine::PeerError;
+        match error {
+            PeerError::Rpc(e) => Failure::Rpc { code: e.code, message: e.message.clone() },
+            PeerError::Timeout { .. } => Failure::Other("timeout", error.to_string()),
+            PeerError::Cancelled => Failure::Other("cancelled", error.to_string()),
+            PeerError::Closed => Failure::Other("closed", error.to_string()),
+            _ => Failure::Other("_OTHER", error.to_string()),
+        }
+    }
+
+    /// How a client's request failed.
+    pub(crate) fn of_client(error: &crate::client::ClientError) -> Failure {
+        use crate::client::ClientError;
+        match error {
+            ClientError::Rpc(e) => Failure::Rpc { code: e.code, message: e.message.clone() },
+            ClientError::UrlElicitationRequired(_) => Failure::Rpc {
+                code: crate::protocol::codes::URL_ELICITATION_REQUIRED,
+                message: error.to_string(),
+            },
+            ClientError::Timeout { .. } => Failure::Other("timeout", error.to_string()),
+            ClientError::Cancelled => Failure::Other("cancelled", error.to_string()),
+            ClientError::Closed => Failure::Other("closed", error.to_string()),
+            _ => Failure::Other("_OTHER", error.to_string()),
+        }
+    }
+
+    fn apply(&self, attributes: &mut Vec<KeyValue>) {
+        match self {
+            Failure::Rpc { code, .. } => {
+                attributes.push(KeyValue::new("error.type", code.to_string()));
+                attributes.push(KeyValue::new("rpc.response.status_code", code.to_string()));
+            }
+            Failure::Tool => attributes.push(KeyValue::new("error.type", "tool_error")),
+            Failure::Other(kind, _) => attributes.push(KeyValue::new("error.type", *kind)),
+        }
+    }
+
+    fn status(&self) -> Status {
+        match self {
+            Failure::Rpc { message, .. } | Failure::Other(_, message) => Status::error(message.clone()),
+            Failure::Tool => Status::error("the tool reported an error"),
+        }
+    }
+}
+
+/// Whether a `tools/call` result (its JSON text) says `isError: true`.
+pub(crate) fn is_tool_error(result: &str) -> bool {
+    #[derive(serde::Deserialize)]
+    struct Flag {
+        #[serde(rename = "isError", default)]
+        is_error: bool,
+    }
+    memchr::memmem::find(result.as_bytes(), b"isError").is_some()
+        && serde_json::from_str::<Flag>(result).is_ok_and(|f| f.is_error)
+}
+
+/// One operation being observed: its span's context and what its duration is recorded with.
+pub(crate) struct Operation {
+    telemetry: Telemetry,
+    cx: OtelContext,
+    started: Instant,
+    attributes: Vec<KeyValue>,
+    tool_call: bool,
+    server: bool,
+}
+
+/// What a server knows of a request it received, beyond its parameters.
+pub(crate) struct Received<'a> {
+    pub(crate) method: &'a str,
+    pub(crate) id: &'a crate::protocol::RequestId,
+    pub(crate) params: Option<&'a str>,
+    pub(crate) protocol_version: Option<&'a str>,
+    pub(crate) session_id: Option<&'a str>,
+    pub(crate) transport: Transport,
+    pub(crate) client: Option<std::net::SocketAddr>,
+    /// The HTTP request's own trace context (its `traceparent`/`tracestate` headers).
+    pub(crate) http_trace: HashMap<String, String>,
+}
+
+impl Telemetry {
+    /// Starts the `SERVER` span of a request received.
+    pub(crate) fn received(&self, r: Received<'_>) -> Operation {
+        let subject = Subject::read(r.method, r.params);
+        let (name, mut shared) = operation(r.method, subject.target.as_deref());
+        let version = subject.protocol_version.or_else(|| r.protocol_version.map(str::to_owned));
+        if let Some(v) = &version {
+            shared.push(KeyValue::new("mcp.protocol.version", v.clone()));
+        }
+        shared.push(KeyValue::new("network.transport", r.transport.name()));
+        let mut span_attributes = shared.clone();
+        span_attributes.push(KeyValue::new("jsonrpc.request.id", r.id.to_string()));
+        if let Some(id) = r.session_id {
+            span_attributes.push(KeyValue::new("mcp.session.id", id.to_owned()));
+        }
+        if let Some(address) = r.client {
+            span_attributes.push(KeyValue::new("client.address", address.ip().to_string()));
+            span_attributes.push(KeyValue::new("client.port", i64::from(address.port())));
+        }
+        if r.method == "tools/call"
+            && self.inner.record_arguments
+            && let Some(arguments) = subject.arguments
+        {
+            span_attributes.push(KeyValue::new("gen_ai.tool.call.arguments", arguments));
+        }
+        // The caller's context from `_meta` is the parent; the HTTP request's own, and the
+        // ambient one, are linked.
+        let parent = self.extract_meta(&subject.trace);
+        let mut links = Vec::new();
+        if let Some(http) = self.extract_meta(&r.http_trace) {
+            links.push(http.span().span_context().clone());
+        }
+        let ambient = OtelContext::current();
+        if ambient.span().span_context().is_valid() {
+            links.push(ambient.span().span_context().clone());
+        }
+        let parent = parent.unwrap_or_else(|| if links.is_empty() { ambient.clone() } else { OtelContext::new() });
+        links.retain(|l| *l != *parent.span().span_context());
+        let links = links.into_iter().map(|l| opentelemetry::trace::Link::with_context(l)).collect();
+        let span = self
+            .inner
+            .tracer
+            .span_builder(name)
+            .with_kind(SpanKind::Server)
+            .with_attributes(span_attributes)
+            .with_links(links)
+            .start_with_context(&self.inner.tracer, &parent);
+        Operation {
+            telemetry: self.clone(),
+            cx: parent.with_span(span),
+            started: Instant::now(),
+            attributes: shared,
+            tool_call: r.method == "tools/call",
+            server: true,
+        }
+    }
+
+    /// Starts the `CLIENT` span of a request about to be sent, and writes its context into
+    /// `params._meta`.
+    pub(crate) fn sending(
+        &self,
+        method: &str,
+        params: &mut JsonObject,
+        protocol_version: Option<&str>,
+        transport: Transport,
+        server: Option<(&str, u16)>,
+    ) -> Operation {
+        let target = match method {
+            "tools/call" | "prompts/get" => params.get("name"),
+            "resources/read" | "resources/subscribe" | "resources/unsubscribe" => params.get("uri"),
+            _ => None,
+        }
+        .and_then(|v| v.as_str());
+        let (name, mut shared) = operation(method, target);
+        if let Some(v) = protocol_version {
+            shared.push(KeyValue::new("mcp.protocol.version", v.to_owned()));
+        }
+        shared.push(KeyValue::new("network.transport", transport.name()));
+        if let Some((host, port)) = server {
+            shared.push(KeyValue::new("server.address", host.to_owned()));
+            shared.push(KeyValue::new("server.port", i64::from(port)));
+        }
+        let mut span_attributes = shared.clone();
+        if method == "tools/call"
+            && self.inner.record_arguments
+            && let Some(arguments) = params.get("arguments")
+        {
+            span_attributes.push(KeyValue::new("gen_ai.tool.call.arguments", arguments.to_string()));
+        }
+        let parent = OtelContext::current();
+        let span = self
+            .inner
+            .tracer
+            .span_builder(name)
+            .with_kind(SpanKind::Client)
+            .with_attributes(span_attributes)
+            .start_with_context(&self.inner.tracer, &parent);
+        let cx = parent.with_span(span);
+        let meta = params.entry("_meta").or_insert_with(|| serde_json::Value::Object(JsonObject::new()));
+        if let serde_json::Value::Object(meta) = meta {
+            self.inject(&cx, meta);
+        }
+        Operation {
+            telemetry: self.clone(),
+            cx,
+            started: Instant::now(),
+            attributes: shared,
+            tool_call: method == "tools/call",
+            server: false,
+        }
+    }
+
+    /// Records a session that lasted `duration`.
+    pub(crate) fn session_ended(
+        &self,
+        server: bool,
+        duration: Duration,
+        protocol_version: Option<&str>,
+        transport: Transport,
+    ) {
+        let mut attributes = vec![KeyValue::new("network.transport", transport.name())];
+        if let Some(v) = protocol_version {
+            attributes.push(KeyValue::new("mcp.protocol.version", v.to_owned()));
+        }
+        let histogram = if server { &self.inner.server_session } else { &self.inner.client_session };
+        histogram.record(duration.as_secs_f64(), &attributes);
+    }
+}
+
+impl Operation {
+    /// The context of the operation's span, for what runs on its behalf.
+    pub(crate) fn context(&self) -> &OtelContext {
+        &self.cx
+    }
+
+    /// Ends the operation: `Ok` with the result's JSON text (read for `isError` in a tool
+    /// call, and recorded when asked), or how it failed.
+    pub(crate) fn end(self, outcome: Result<Option<&str>, Failure>) {
+        let Operation { telemetry, cx, started, mut attributes, tool_call, server } = self;
+        let failure = match outcome {
+            Ok(Some(result)) if tool_call && is_tool_error(result) => Some(Failure::Tool),
+            Ok(result) => {
+                if let (true, true, Some(result)) = (tool_call, telemetry.inner.record_results, result) {
+                    cx.span().set_attribute(KeyValue::new("gen_ai.tool.call.result", result.to_owned()));
+                }
+                None
+            }
+            Err(failure) => Some(failure),
+        };
+        if let Some(failure) = &failure {
+            failure.apply(&mut attributes);
+            let span = cx.span();
+            let mut error_attributes = Vec::new();
+            failure.apply(&mut error_attributes);
+            span.set_attributes(error_attributes);
+            span.set_status(failure.status());
+        }
+        cx.span().end();
+        let histogram =
+            if server { &telemetry.inner.server_operation } else { &telemetry.inner.client_operation };
+        histogram.record(started.elapsed().as_secs_f64(), &attributes);
+    }
+}
