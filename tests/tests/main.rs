@@ -46,6 +46,7 @@ mod stdio_server;
 mod subscriptions;
 mod tasks;
 mod tasks_redis;
+mod telemetry;
 mod testing_harness;
 mod tls;
 mod tool_macro;

@@ -1,0 +1,334 @@
+//! OpenTelemetry by the MCP conventions: span names, kinds and attributes for each method and
+//! outcome (table-driven), trace context through `_meta` linking our client's spans to our
+//! server's in both eras (a multi-round 2026 call is one client span over every round), and
+//! the duration histograms with the conventions' buckets.
+
+use std::collections::HashMap;
+
+use opentelemetry::trace::{SpanKind, Status};
+use opentelemetry::{KeyValue, Value as OtelValue};
+use opentelemetry_sdk::metrics::data::{AggregatedMetrics, MetricData, ResourceMetrics};
+use opentelemetry_sdk::metrics::{InMemoryMetricExporter, PeriodicReader, SdkMeterProvider};
+use opentelemetry_sdk::propagation::TraceContextPropagator;
+use opentelemetry_sdk::trace::{InMemorySpanExporter, SdkTracerProvider, SpanData};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+use tests::stdio::within;
+use typed_mcp::client::{Client, ElicitationModes, ProtocolEra};
+use typed_mcp::prelude::*;
+use typed_mcp::protocol::ElicitResult;
+use typed_mcp::telemetry::{DURATION_BUCKETS, Telemetry};
+use typed_mcp::transport::http::HttpConfig;
+
+use crate::support::http::Endpoint;
+
+/// Spans and metrics kept in memory, for one test.
+struct Recorder {
+    spans: InMemorySpanExporter,
+    tracer: SdkTracerProvider,
+    metrics: InMemoryMetricExporter,
+    meter: SdkMeterProvider,
+}
+
+impl Recorder {
+    fn new() -> Self {
+        let spans = InMemorySpanExporter::default();
+        let tracer = SdkTracerProvider::builder().with_simple_exporter(spans.clone()).build();
+        let metrics = InMemoryMetricExporter::default();
+        let meter = SdkMeterProvider::builder().with_reader(PeriodicReader::builder(metrics.clone()).build()).build();
+        Recorder { spans, tracer, metrics, meter }
+    }
+
+    fn telemetry(&self) -> Telemetry {
+        Telemetry::new(&self.tracer, &self.meter).propagator(TraceContextPropagator::new())
+    }
+
+    fn spans(&self) -> Vec<SpanData> {
+        self.spans.get_finished_spans().expect("the finished spans")
+    }
+
+    fn metrics(&self) -> Vec<ResourceMetrics> {
+        self.meter.force_flush().expect("metrics flushed");
+        self.metrics.get_finished_metrics().expect("the finished metrics")
+    }
+}
+
+fn attributes(span: &SpanData) -> HashMap<String, String> {
+    span.attributes.iter().map(|kv| (kv.key.to_string(), kv.value.to_string())).collect()
+}
+
+/// Echoes its text.
+#[tool]
+fn echo(text: String) -> String {
+    text
+}
+
+/// Always fails.
+#[tool]
+fn broken() -> Result<String, String> {
+    Err("out of order".into())
+}
+
+/// Greets someone.
+#[prompt]
+fn greet(name: String) -> String {
+    format!("Hello, {name}!")
+}
+
+/// The readme.
+#[resource("docs://readme", mime_type = "text/plain")]
+fn readme() -> String {
+    "Read me.".into()
+}
+
+#[derive(Debug, Deserialize, Serialize, JsonSchema, Elicit)]
+struct Confirm {
+    /// Go ahead?
+    ok: bool,
+}
+
+/// Asks before doing it.
+#[tool]
+async fn careful(ctx: Context) -> Result<String, String> {
+    match ctx.elicit::<Confirm>("Sure?").await {
+        Ok(Elicitation::Accept(c)) if c.ok => Ok("done".into()),
+        Ok(_) => Ok("not done".into()),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+fn server(recorder: &Recorder) -> Server {
+    Server::builder("traced", "1.0.0")
+        .tools(tools![echo, broken, careful])
+        .prompts(prompts![greet])
+        .resources(resources![readme])
+        .telemetry(recorder.telemetry())
+        .build()
+        .unwrap()
+}
+
+#[tokio::test]
+async fn spans_follow_the_conventions_for_each_method_and_outcome() {
+    let recorder = Recorder::new();
+    let server = server(&recorder);
+    let client = within(
+        "connecting",
+        Client::builder("tracing-client", "1").telemetry(recorder.telemetry()).connect_in_process(&server),
+    )
+    .await
+    .unwrap();
+    // (what is sent, the span name, attributes it must carry, error.type if it fails)
+    struct Case {
+        name: &'static str,
+        must: Vec<(&'static str, &'static str)>,
+        error: Option<&'static str>,
+    }
+    client.call_tool("echo", json!({"text": "hi"})).await.unwrap();
+    client.call_tool("broken", json!({})).await.unwrap();
+    client.call_tool("missing", json!({})).await.unwrap_err();
+    client.get_prompt("greet", &[("name", "Ada")]).await.unwrap();
+    client.read_resource("docs://readme").await.unwrap();
+    client.list_tools(None).await.unwrap();
+    let cases = [
+        Case {
+            name: "tools/call echo",
+            must: vec![
+                ("mcp.method.name", "tools/call"),
+                ("gen_ai.tool.name", "echo"),
+                ("gen_ai.operation.name", "execute_tool"),
+            ],
+            error: None,
+        },
+        Case {
+            name: "tools/call broken",
+            must: vec![("gen_ai.tool.name", "broken"), ("gen_ai.operation.name", "execute_tool")],
+            error: Some("tool_error"),
+        },
+        Case { name: "tools/call missing", must: vec![("gen_ai.tool.name", "missing")], error: Some("-32602") },
+        Case {
+            name: "prompts/get greet",
+            must: vec![("mcp.method.name", "prompts/get"), ("gen_ai.prompt.name", "greet")],
+            error: None,
+        },
+        Case {
+            name: "resources/read",
+            must: vec![("mcp.method.name", "resources/read"), ("mcp.resource.uri", "docs://readme")],
+            error: None,
+        },
+        Case { name: "tools/list", must: vec![("mcp.method.name", "tools/list")], error: None },
+    ];
+    let spans = recorder.spans();
+    for case in &cases {
+        let server_span = spans
+            .iter()
+            .find(|s| s.name == case.name && s.span_kind == SpanKind::Server)
+            .unwrap_or_else(|| panic!("no SERVER span `{}` among {:?}", case.name, names(&spans)));
+        let client_span = spans
+            .iter()
+            .find(|s| s.name == case.name && s.span_kind == SpanKind::Client)
+            .unwrap_or_else(|| panic!("no CLIENT span `{}` among {:?}", case.name, names(&spans)));
+        // Trace context went through `_meta`: the server's span is the client's child.
+        assert_eq!(server_span.span_context.trace_id(), client_span.span_context.trace_id(), "{}", case.name);
+        assert_eq!(server_span.parent_span_id, client_span.span_context.span_id(), "{}", case.name);
+        for span in [server_span, client_span] {
+            let a = attributes(span);
+            for (key, value) in &case.must {
+                assert_eq!(a.get(*key).map(String::as_str), Some(*value), "{} {:?}: {key}", case.name, span.span_kind);
+            }
+            assert_eq!(a.get("network.transport").map(String::as_str), Some("pipe"), "{}", case.name);
+            assert_eq!(a.get("mcp.protocol.version").map(String::as_str), Some("2025-11-25"), "{}", case.name);
+            assert_eq!(a.get("error.type").map(String::as_str), case.error, "{} {:?}", case.name, span.span_kind);
+            match case.error {
+                Some(_) => assert!(matches!(span.status, Status::Error { .. }), "{}: {:?}", case.name, span.status),
+                None => assert!(!matches!(span.status, Status::Error { .. }), "{}: {:?}", case.name, span.status),
+            }
+        }
+        let a = attributes(server_span);
+        assert!(a.contains_key("jsonrpc.request.id"), "{}", case.name);
+        if case.error == Some("-32602") {
+            assert_eq!(a.get("rpc.response.status_code").map(String::as_str), Some("-32602"));
+        }
+        // Arguments and results only when asked for.
+        assert!(!a.contains_key("gen_ai.tool.call.arguments") && !a.contains_key("gen_ai.tool.call.result"));
+    }
+    // A URI is not part of a span name (high cardinality).
+    assert!(spans.iter().all(|s| !s.name.contains("docs://")));
+    client.close().await;
+}
+
+fn names(spans: &[SpanData]) -> Vec<String> {
+    spans.iter().map(|s| format!("{} ({:?})", s.name, s.span_kind)).collect()
+}
+
+#[tokio::test]
+async fn a_server_continues_the_trace_in_meta_and_ignores_malformed_context() {
+    let recorder = Recorder::new();
+    let server = server(&recorder);
+    let endpoint = Endpoint::serve(&server, HttpConfig::default()).await;
+    let session = endpoint.session(json!({})).await;
+    let parent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+    let answer = session
+        .request("tools/call", json!({"name": "echo", "arguments": {"text": "a"}, "_meta": {"traceparent": parent}}))
+        .await;
+    assert_eq!(answer["result"]["content"][0]["text"], "a", "{answer}");
+    for bad in [json!("00-zz-00f067aa0ba902b7-01"), json!(42), json!("")] {
+        let answer = session
+            .request("tools/call", json!({"name": "echo", "arguments": {"text": "b"}, "_meta": {"traceparent": bad}}))
+            .await;
+        assert_eq!(answer["result"]["content"][0]["text"], "b", "a malformed traceparent is ignored: {answer}");
+    }
+    let spans = recorder.spans();
+    let calls: Vec<_> = spans.iter().filter(|s| s.name == "tools/call echo").collect();
+    assert_eq!(calls.len(), 4, "{:?}", names(&spans));
+    assert_eq!(calls[0].span_context.trace_id().to_string(), "4bf92f3577b34da6a3ce929d0e0e4736");
+    assert_eq!(calls[0].parent_span_id.to_string(), "00f067aa0ba902b7");
+    for call in &calls[1..] {
+        assert_ne!(call.span_context.trace_id().to_string(), "4bf92f3577b34da6a3ce929d0e0e4736");
+    }
+    let a = attributes(calls[0]);
+    assert_eq!(a.get("network.transport").map(String::as_str), Some("tcp"));
+    assert!(a.contains_key("mcp.session.id"), "2025-era HTTP requests name their session: {a:?}");
+}
+
+#[tokio::test]
+async fn a_multi_round_call_of_the_2026_era_is_one_trace() {
+    let recorder = Recorder::new();
+    let server = server(&recorder);
+    let endpoint = Endpoint::serve(&server, HttpConfig::default()).await;
+    let answering = typed_mcp::client::elicitation_fn(ElicitationModes::FORM, |_| async move {
+        ElicitResult::accept(json!({"ok": true}).as_object().unwrap().clone())
+    });
+    let client = within(
+        "connecting",
+        Client::builder("rounds", "1")
+            .protocol_era(ProtocolEra::Stateless)
+            .elicitation(answering)
+            .telemetry(recorder.telemetry())
+            .connect_http(&endpoint.url),
+    )
+    .await
+    .unwrap();
+    let result = client.call_tool("careful", json!({})).await.unwrap();
+    assert_eq!(result.content[0].as_text(), Some("done"));
+    let spans = recorder.spans();
+    let client_spans: Vec<_> =
+        spans.iter().filter(|s| s.name == "tools/call careful" && s.span_kind == SpanKind::Client).collect();
+    let server_spans: Vec<_> =
+        spans.iter().filter(|s| s.name == "tools/call careful" && s.span_kind == SpanKind::Server).collect();
+    assert_eq!(client_spans.len(), 1, "the call is one client span: {:?}", names(&spans));
+    assert_eq!(server_spans.len(), 2, "two rounds, two server spans: {:?}", names(&spans));
+    for round in &server_spans {
+        assert_eq!(round.parent_span_id, client_spans[0].span_context.span_id());
+        assert_eq!(round.span_context.trace_id(), client_spans[0].span_context.trace_id());
+        let a = attributes(round);
+        assert_eq!(a.get("mcp.protocol.version").map(String::as_str), Some("2026-07-28"));
+        assert!(!a.contains_key("mcp.session.id"), "the 2026 era has no sessions");
+    }
+    let a = attributes(client_spans[0]);
+    assert_eq!(a.get("server.address").map(String::as_str), Some("127.0.0.1"));
+    assert_eq!(a.get("network.transport").map(String::as_str), Some("tcp"));
+    client.close().await;
+}
+
+#[tokio::test]
+async fn arguments_and_results_are_recorded_only_when_asked() {
+    let recorder = Recorder::new();
+    let telemetry = recorder.telemetry().record_tool_arguments(true).record_tool_results(true);
+    let server = Server::builder("traced", "1").tools(tools![echo]).telemetry(telemetry).build().unwrap();
+    let client = typed_mcp::testing::connect(&server).await;
+    client.call_tool("echo", json!({"text": "secret"})).await.unwrap();
+    let spans = recorder.spans();
+    let a = attributes(spans.iter().find(|s| s.name == "tools/call echo").expect("the call's span"));
+    assert!(a["gen_ai.tool.call.arguments"].contains("secret"), "{a:?}");
+    assert!(a["gen_ai.tool.call.result"].contains("secret"), "{a:?}");
+}
+
+#[tokio::test]
+async fn the_four_duration_histograms_are_recorded_in_seconds_with_the_conventions_buckets() {
+    let recorder = Recorder::new();
+    let server = server(&recorder);
+    let client = Client::builder("measured", "1").telemetry(recorder.telemetry()).connect_in_process(&server).await.unwrap();
+    client.call_tool("echo", json!({"text": "x"})).await.unwrap();
+    client.call_tool("broken", json!({})).await.unwrap();
+    client.close().await;
+    // The server sees its session end once the client is gone.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    let mut found: HashMap<String, Vec<Vec<KeyValue>>> = HashMap::new();
+    while std::time::Instant::now() < deadline {
+        found.clear();
+        for resource in recorder.metrics() {
+            for scope in resource.scope_metrics() {
+                for metric in scope.metrics() {
+                    assert_eq!(metric.unit(), "s", "{}", metric.name());
+                    if let AggregatedMetrics::F64(MetricData::Histogram(h)) = metric.data() {
+                        for point in h.data_points() {
+                            assert_eq!(point.bounds().collect::<Vec<_>>(), DURATION_BUCKETS.to_vec());
+                            found.entry(metric.name().to_owned()).or_default().push(point.attributes().cloned().collect());
+                        }
+                    }
+                }
+            }
+        }
+        if found.len() == 4 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    let names: Vec<_> = found.keys().cloned().collect();
+    for name in [
+        "mcp.server.operation.duration",
+        "mcp.client.operation.duration",
+        "mcp.server.session.duration",
+        "mcp.client.session.duration",
+    ] {
+        assert!(found.contains_key(name), "{name} missing among {names:?}");
+    }
+    let has = |points: &Vec<Vec<KeyValue>>, key: &str, value: &str| {
+        points.iter().any(|p| p.iter().any(|kv| kv.key.as_str() == key && kv.value == OtelValue::from(value.to_owned())))
+    };
+    let server_ops = &found["mcp.server.operation.duration"];
+    assert!(has(server_ops, "gen_ai.tool.name", "echo"));
+    assert!(has(server_ops, "error.type", "tool_error"));
+    assert!(has(&found["mcp.server.session.duration"], "network.transport", "pipe"));
+}
