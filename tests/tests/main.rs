@@ -35,6 +35,7 @@ mod interop_v2_server;
 mod isolation;
 mod load;
 mod logging;
+mod middleware;
 mod modern;
 mod oauth_client;
 mod param_headers;
