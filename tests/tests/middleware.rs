@@ -138,8 +138,9 @@ async fn middleware_refuses_and_passes_over_http_in_both_eras() {
         let seen = Arc::default();
         let server = guarded(Arc::clone(&seen));
         let endpoint = Endpoint::serve(&server, HttpConfig::default()).await;
-        let client =
-            within("connecting", Client::builder("mw", "1").protocol_era(era).connect_http(&endpoint.url)).await.unwrap();
+        let client = within("connecting", Client::builder("mw", "1").protocol_era(era).connect_http(&endpoint.url))
+            .await
+            .unwrap();
         drive(&client, &seen).await;
         client.close().await;
     }
@@ -149,10 +150,9 @@ async fn middleware_refuses_and_passes_over_http_in_both_eras() {
 async fn handlers_read_meta_headers_and_extensions_but_never_the_token() {
     let seen = Arc::default();
     let server = guarded(Arc::clone(&seen));
-    let endpoint = Endpoint::serve_with(&server, HttpConfig::default(), |router| {
-        router.layer(axum::Extension(Team("blue")))
-    })
-    .await;
+    let endpoint =
+        Endpoint::serve_with(&server, HttpConfig::default(), |router| router.layer(axum::Extension(Team("blue"))))
+            .await;
     let session = endpoint.session(json!({})).await;
     let meta = json!({"com.example/tenant": "acme"});
     let call = |name: &'static str, meta: serde_json::Value| {
@@ -163,12 +163,8 @@ async fn handlers_read_meta_headers_and_extensions_but_never_the_token() {
                        "params": {"name": name, "arguments": {}, "_meta": meta}})
                 .to_string(),
             );
-            let response = builder
-                .header("x-team", "red")
-                .header("authorization", "Bearer do-not-leak")
-                .send()
-                .await
-                .unwrap();
+            let response =
+                builder.header("x-team", "red").header("authorization", "Bearer do-not-leak").send().await.unwrap();
             let body: serde_json::Value = serde_json::from_str(&response.text().await.unwrap()).unwrap();
             body
         }
@@ -197,9 +193,7 @@ async fn handlers_read_meta_headers_and_extensions_but_never_the_token() {
 #[tokio::test]
 async fn the_rate_limiter_holds_each_callers_limit_under_a_burst_and_spares_the_others() {
     const LIMIT: u32 = 5;
-    let key = RateLimitKey::Custom(Arc::new(|request: &Incoming| {
-        request.meta().get_str("com.example/user")
-    }));
+    let key = RateLimitKey::Custom(Arc::new(|request: &Incoming| request.meta().get_str("com.example/user")));
     let limit = RateLimit::new(LIMIT, Duration::from_secs(3600)).key(key).only_methods(["tools/call"]);
     let server = Server::builder("limited", "1").tools(tools![echo]).middleware(limit).build().unwrap();
     let endpoint = Endpoint::serve(&server, HttpConfig::default()).await;

@@ -288,7 +288,8 @@ async fn arguments_and_results_are_recorded_only_when_asked() {
 async fn the_four_duration_histograms_are_recorded_in_seconds_with_the_conventions_buckets() {
     let recorder = Recorder::new();
     let server = server(&recorder);
-    let client = Client::builder("measured", "1").telemetry(recorder.telemetry()).connect_in_process(&server).await.unwrap();
+    let client =
+        Client::builder("measured", "1").telemetry(recorder.telemetry()).connect_in_process(&server).await.unwrap();
     client.call_tool("echo", json!({"text": "x"})).await.unwrap();
     client.call_tool("broken", json!({})).await.unwrap();
     client.close().await;
@@ -304,7 +305,10 @@ async fn the_four_duration_histograms_are_recorded_in_seconds_with_the_conventio
                     if let AggregatedMetrics::F64(MetricData::Histogram(h)) = metric.data() {
                         for point in h.data_points() {
                             assert_eq!(point.bounds().collect::<Vec<_>>(), DURATION_BUCKETS.to_vec());
-                            found.entry(metric.name().to_owned()).or_default().push(point.attributes().cloned().collect());
+                            found
+                                .entry(metric.name().to_owned())
+                                .or_default()
+                                .push(point.attributes().cloned().collect());
                         }
                     }
                 }
@@ -325,10 +329,66 @@ async fn the_four_duration_histograms_are_recorded_in_seconds_with_the_conventio
         assert!(found.contains_key(name), "{name} missing among {names:?}");
     }
     let has = |points: &Vec<Vec<KeyValue>>, key: &str, value: &str| {
-        points.iter().any(|p| p.iter().any(|kv| kv.key.as_str() == key && kv.value == OtelValue::from(value.to_owned())))
+        points
+            .iter()
+            .any(|p| p.iter().any(|kv| kv.key.as_str() == key && kv.value == OtelValue::from(value.to_owned())))
     };
     let server_ops = &found["mcp.server.operation.duration"];
     assert!(has(server_ops, "gen_ai.tool.name", "echo"));
     assert!(has(server_ops, "error.type", "tool_error"));
     assert!(has(&found["mcp.server.session.duration"], "network.transport", "pipe"));
+}
+
+/// What an OTLP/HTTP collector received: the path and body of each export.
+type Received = std::sync::Arc<std::sync::Mutex<Vec<(String, Vec<u8>)>>>;
+
+/// A stand-in OTLP/HTTP collector: accepts every export and keeps it.
+async fn collector() -> (String, Received, tokio::sync::oneshot::Sender<()>) {
+    let received: Received = Default::default();
+    let keep = received.clone();
+    let app = axum::Router::new().fallback(move |request: axum::extract::Request| {
+        let keep = keep.clone();
+        async move {
+            let path = request.uri().path().to_owned();
+            let body = axum::body::to_bytes(request.into_body(), 16 << 20).await.unwrap_or_default();
+            keep.lock().unwrap().push((path, body.to_vec()));
+            axum::http::StatusCode::OK
+        }
+    });
+    let (url, stop) = crate::support::http::serve_router(app).await;
+    (url.trim_end_matches("/mcp").to_owned(), received, stop)
+}
+
+#[tokio::test]
+async fn the_examples_export_over_otlp_when_the_standard_variables_say_so_and_flush_on_exit() {
+    let (endpoint, received, _stop) = collector().await;
+    let mut command = tokio::process::Command::new(tests::interop::example_binary("quickstart"));
+    command
+        .env("OTEL_EXPORTER_OTLP_ENDPOINT", &endpoint)
+        .env("OTEL_SERVICE_NAME", "quickstart-under-test")
+        // Longer than the test: only the flush at exit can deliver them.
+        .env("OTEL_BSP_SCHEDULE_DELAY", "600000")
+        .env("OTEL_METRIC_EXPORT_INTERVAL", "600000")
+        .env_remove("PORT");
+    let client = within("connecting", Client::builder("otlp", "1").connect_stdio(command)).await.unwrap();
+    client.call_tool("echo", json!({"text": "exported"})).await.unwrap();
+    assert!(received.lock().unwrap().is_empty(), "nothing is sent before the batch is due");
+    // End of stdin: the program stops and flushes.
+    client.close().await;
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let contains = |path: &str, needle: &str| {
+        received
+            .lock()
+            .unwrap()
+            .iter()
+            .any(|(p, body)| p == path && body.windows(needle.len()).any(|w| w == needle.as_bytes()))
+    };
+    while std::time::Instant::now() < deadline
+        && !(contains("/v1/traces", "tools/call echo") && contains("/v1/metrics", "mcp.server.operation.duration"))
+    {
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert!(contains("/v1/traces", "tools/call echo"), "the span reached the collector");
+    assert!(contains("/v1/traces", "quickstart-under-test"), "OTEL_SERVICE_NAME names the service");
+    assert!(contains("/v1/metrics", "mcp.server.operation.duration"), "the histogram reached the collector");
 }

@@ -125,6 +125,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .init();
     let notes = Notes::default();
     notes.write("welcome", "# Welcome\n\nWrite notes with `write_note`.".into());
+    // Traces and metrics go over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set (the other
+    // standard OTEL_* variables apply), and are flushed when the program stops.
+    let otlp = typed_mcp::telemetry::otlp_from_env()?;
     let server = Server::builder("notes", env!("CARGO_PKG_VERSION"))
         .title("Notes")
         .instructions("Notes as resources (`notes://{name}`); write them with `write_note`.")
@@ -137,8 +140,13 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .complete_prompt_argument("summarize", "style", Completer::values(["bullets", "prose"]))
         .complete_template_variable("notes://{name}", "name", note_names())
         .default_log_level(LoggingLevel::Info)
+        .telemetry(typed_mcp::telemetry::Telemetry::global())
         .build()?;
     // `--port N` (or `PORT`): Streamable HTTP at http://127.0.0.1:N/mcp; otherwise stdio.
-    server.serve_stdio_or_http().await?;
+    tokio::select! {
+        served = server.serve_stdio_or_http() => served?,
+        () = typed_mcp::telemetry::shutdown_signal() => {}
+    }
+    drop(otlp);
     Ok(())
 }

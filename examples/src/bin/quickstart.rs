@@ -62,12 +62,20 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .with_ansi(std::io::stderr().is_terminal())
         .with_env_filter(EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info")))
         .init();
+    // Traces and metrics go over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set (the other
+    // standard OTEL_* variables apply), and are flushed when the program stops.
+    let otlp = typed_mcp::telemetry::otlp_from_env()?;
     let server = Server::builder("quickstart", env!("CARGO_PKG_VERSION"))
         .title("Quickstart")
         .instructions("Arithmetic and text helpers: `add`, `echo` and `text_stats`.")
         .tools(tools![add, echo, stats])
+        .telemetry(typed_mcp::telemetry::Telemetry::global())
         .build()?;
     // `--port N` (or `PORT`): Streamable HTTP at http://127.0.0.1:N/mcp; otherwise stdio.
-    server.serve_stdio_or_http().await?;
+    tokio::select! {
+        served = server.serve_stdio_or_http() => served?,
+        () = typed_mcp::telemetry::shutdown_signal() => {}
+    }
+    drop(otlp);
     Ok(())
 }

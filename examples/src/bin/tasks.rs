@@ -33,14 +33,22 @@ async fn deploy(ctx: Context, service: String) -> Result<String, ElicitError> {
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    // Traces and metrics go over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set (the other
+    // standard OTEL_* variables apply), and are flushed when the program stops.
+    let otlp = typed_mcp::telemetry::otlp_from_env()?;
     let server = Server::builder("tasks", env!("CARGO_PKG_VERSION"))
         .title("Tasks")
         // How long a finished task's result is kept, and how often clients should poll.
         .task_ttl(Some(Duration::from_secs(60 * 60)))
         .task_poll_interval(Duration::from_millis(500))
         .tools(tools![deploy])
+        .telemetry(typed_mcp::telemetry::Telemetry::global())
         .build()?;
     // `--port N` (or `PORT`): Streamable HTTP at http://127.0.0.1:N/mcp; otherwise stdio.
-    server.serve_stdio_or_http().await?;
+    tokio::select! {
+        served = server.serve_stdio_or_http() => served?,
+        () = typed_mcp::telemetry::shutdown_signal() => {}
+    }
+    drop(otlp);
     Ok(())
 }

@@ -167,10 +167,14 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     tracing::info!("authorization page on http://{address}/auth");
     let page = Arc::new(AuthPage { base: format!("http://{address}"), authorized: Mutex::default() });
 
+    // Traces and metrics go over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set (the other
+    // standard OTEL_* variables apply), and are flushed when the program stops.
+    let otlp = typed_mcp::telemetry::otlp_from_env()?;
     let server = Server::builder("url_elicitation", env!("CARGO_PKG_VERSION"))
         .title("URL-mode elicitation")
         .tools(tools![auth_via_url, protected_action])
         .state_arc(page.clone())
+        .telemetry(typed_mcp::telemetry::Telemetry::global())
         .build()?;
 
     let app = axum::Router::new()
@@ -182,6 +186,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
     });
     // `--port N` (or `PORT`): Streamable HTTP at http://127.0.0.1:N/mcp; otherwise stdio.
-    server.serve_stdio_or_http().await?;
+    tokio::select! {
+        served = server.serve_stdio_or_http() => served?,
+        () = typed_mcp::telemetry::shutdown_signal() => {}
+    }
+    drop(otlp);
     Ok(())
 }

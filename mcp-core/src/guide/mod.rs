@@ -16,6 +16,7 @@
 //! | [`tasks`] | long-running tools that outlive their request |
 //! | [`client`] | using servers from Rust: transports, handlers of the server's questions, OAuth |
 //! | [`deployment`] | several instances behind a load balancer, sharing sessions through Redis |
+//! | [`operations`] | OpenTelemetry traces and metrics, middleware and rate limits, `_meta` and headers in handlers |
 //! | [`testing`] | testing tools in process, with scripted answers, in both eras |
 //! | [`macros`] | what the macros generate, and how to read it |
 //! | [`examples`] | the example programs, and what each one shows |
@@ -31,6 +32,7 @@ pub mod eras;
 pub mod examples;
 pub mod http;
 pub mod macros;
+pub mod operations;
 pub mod resources_and_prompts;
 pub mod tasks;
 pub mod testing;

@@ -11,10 +11,10 @@ mod state;
 
 pub use completion::{Completer, CompletionCall};
 pub use context::Context;
+pub(crate) use extract::for_each_extractor;
 #[cfg(feature = "http")]
 pub use extract::{Extension, Headers};
 pub use extract::{Extract, FromContext, Identity};
-pub(crate) use extract::for_each_extractor;
 #[cfg(feature = "http")]
 pub use request::HttpRequestParts;
 pub use request::Meta;

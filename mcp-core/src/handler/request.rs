@@ -98,7 +98,7 @@ impl Meta {
     }
 
     /// `traceparent`: the W3C trace context of the caller (reserved by the specification for
-    /// tracing; see [`crate::guide::telemetry`]).
+    /// tracing; see [`crate::guide::operations`]).
     pub fn traceparent(&self) -> Option<String> {
         self.get_str("traceparent")
     }

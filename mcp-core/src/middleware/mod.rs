@@ -30,7 +30,7 @@
 //!     );
 //!     answer
 //! });
-//! let server = Server::builder("audited", "1.0.0").tool(echo::definition()).middleware(audit).build().unwrap();
+//! let server = Server::builder("audited", "1.0.0").tools(tools![echo]).middleware(audit).build().unwrap();
 //! # let _ = server;
 //! ```
 //!

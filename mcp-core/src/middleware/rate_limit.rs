@@ -169,11 +169,9 @@ impl Middleware for RateLimit {
             Ok(()) => next.run(),
             Err(wait) => {
                 let ms = u64::try_from(wait.as_millis()).unwrap_or(u64::MAX).max(1);
-                let error = ErrorObject::new(
-                    RATE_LIMITED,
-                    format!("rate limit exceeded: too many requests; retry in {ms} ms"),
-                )
-                .with_data(serde_json::json!({ "retryAfterMs": ms }));
+                let error =
+                    ErrorObject::new(RATE_LIMITED, format!("rate limit exceeded: too many requests; retry in {ms} ms"))
+                        .with_data(serde_json::json!({ "retryAfterMs": ms }));
                 Box::pin(std::future::ready(Err(error)))
             }
         }

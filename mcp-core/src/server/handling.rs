@@ -10,8 +10,8 @@ use serde_json::value::RawValue;
 
 use super::state::SessionState;
 use super::{Context, ServerInner};
-use crate::handler::Meta;
 use crate::engine::{HandlerResult, Handling, RequestScope, ResultText};
+use crate::handler::Meta;
 use crate::protocol::{ErrorObject, Request, RequestMeta, codes};
 
 /// How long an announcement waits for room in one session's outbound queue.
@@ -49,9 +49,7 @@ pub(crate) fn context(
         .and_then(|p| serde_json::from_str::<MetaOnly<'_>>(p.get()).ok())
         .and_then(|m| m.meta)
         .filter(|m| m.get().starts_with('{'));
-    let token = meta
-        .and_then(|m| serde_json::from_str::<RequestMeta>(m.get()).ok())
-        .and_then(|m| m.progress_token);
+    let token = meta.and_then(|m| serde_json::from_str::<RequestMeta>(m.get()).ok()).and_then(|m| m.progress_token);
     let meta = Meta::checked(meta.map(RawValue::get));
     Context::for_request(scope, token, meta, session.clone(), server.clone())
 }

@@ -48,7 +48,8 @@ pub use otlp::{OtlpError, OtlpGuard, otlp_from_env, shutdown_signal};
 use crate::protocol::JsonObject;
 
 /// The conventions' bucket boundaries for the MCP duration histograms, in seconds.
-pub const DURATION_BUCKETS: [f64; 14] = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0];
+pub const DURATION_BUCKETS: [f64; 14] =
+    [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0];
 
 /// The meaning of `network.transport` for each of our transports.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -137,8 +138,14 @@ impl Telemetry {
                     "mcp.client.operation.duration",
                     "MCP request duration as observed on the sender, from sending until the result is received.",
                 ),
-                server_session: histogram("mcp.server.session.duration", "The duration of the MCP session on the server."),
-                client_session: histogram("mcp.client.session.duration", "The duration of the MCP session on the client."),
+                server_session: histogram(
+                    "mcp.server.session.duration",
+                    "The duration of the MCP session on the server.",
+                ),
+                client_session: histogram(
+                    "mcp.client.session.duration",
+                    "The duration of the MCP session on the client.",
+                ),
                 propagator: None,
                 record_arguments: false,
                 record_results: false,
@@ -332,10 +339,9 @@ impl Failure {
         use crate::client::ClientError;
         match error {
             ClientError::Rpc(e) => Failure::Rpc { code: e.code, message: e.message.clone() },
-            ClientError::UrlElicitationRequired(_) => Failure::Rpc {
-                code: crate::protocol::codes::URL_ELICITATION_REQUIRED,
-                message: error.to_string(),
-            },
+            ClientError::UrlElicitationRequired(_) => {
+                Failure::Rpc { code: crate::protocol::codes::URL_ELICITATION_REQUIRED, message: error.to_string() }
+            }
             ClientError::Timeout { .. } => Failure::Other("timeout", error.to_string()),
             ClientError::Cancelled => Failure::Other("cancelled", error.to_string()),
             ClientError::Closed => Failure::Other("closed", error.to_string()),
@@ -554,8 +560,7 @@ impl Operation {
             span.set_status(failure.status());
         }
         cx.span().end();
-        let histogram =
-            if server { &telemetry.inner.server_operation } else { &telemetry.inner.client_operation };
+        let histogram = if server { &telemetry.inner.server_operation } else { &telemetry.inner.client_operation };
         histogram.record(started.elapsed().as_secs_f64(), &attributes);
     }
 }
