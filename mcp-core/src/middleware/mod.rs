@@ -47,7 +47,7 @@ use std::sync::Arc;
 use futures_util::future::BoxFuture;
 use serde_json::value::RawValue;
 
-pub use rate_limit::{RATE_LIMITED, RateLimit, RateLimitKey};
+pub use rate_limit::{KeyFn, RATE_LIMITED, RateLimit, RateLimitKey};
 
 use crate::auth::AuthInfo;
 use crate::engine::{Handling, ResultText};

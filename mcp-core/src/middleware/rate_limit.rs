@@ -13,6 +13,9 @@ use crate::protocol::ErrorObject;
 /// error's `data.retryAfterMs` says when a request of the same caller will be accepted).
 pub const RATE_LIMITED: i32 = -32029;
 
+/// A function naming the bucket of a request.
+pub type KeyFn = Arc<dyn Fn(&Incoming) -> Option<String> + Send + Sync>;
+
 /// Whose requests share one bucket.
 #[derive(Clone)]
 pub enum RateLimitKey {
@@ -23,7 +26,7 @@ pub enum RateLimitKey {
     /// [`Caller`](Self::Caller)).
     Session,
     /// A key of the application's choosing; `None` lets the request through unlimited.
-    Custom(Arc<dyn Fn(&Incoming) -> Option<String> + Send + Sync>),
+    Custom(KeyFn),
 }
 
 impl std::fmt::Debug for RateLimitKey {

@@ -440,7 +440,7 @@ impl Telemetry {
         }
         let parent = parent.unwrap_or_else(|| if links.is_empty() { ambient.clone() } else { OtelContext::new() });
         links.retain(|l| *l != *parent.span().span_context());
-        let links = links.into_iter().map(|l| opentelemetry::trace::Link::with_context(l)).collect();
+        let links = links.into_iter().map(opentelemetry::trace::Link::with_context).collect();
         let span = self
             .inner
             .tracer
