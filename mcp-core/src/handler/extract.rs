@@ -34,8 +34,8 @@ use crate::protocol::ErrorObject;
 ///
 /// /// Lists the tenant's projects.
 /// #[tool]
-/// fn projects(tenant: Extract<Tenant>) -> String {
-///     format!("projects of {}", tenant.0)
+/// fn projects(who: Extract<Tenant>) -> String {
+///     format!("projects of {}", who.0.0)
 /// }
 /// # let _ = <projects as typed_mcp::tool::ToolFn>::definition();
 /// ```
