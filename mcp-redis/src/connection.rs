@@ -184,7 +184,7 @@ pub(crate) struct SentinelPrimary {
 /// What the topology needs to subscribe: see [`crate::RedisBus`].
 #[derive(Clone)]
 pub(crate) enum Subscriber {
-    Single(redis::Client),
+    Single(Box<redis::Client>),
     Cluster(Vec<String>),
     Sentinel(Arc<SentinelPrimary>),
 }
@@ -210,7 +210,7 @@ impl Connection {
                     .set_max_delay(Duration::from_millis(200));
                 let manager =
                     ConnectionManager::new_lazy_with_config(client.clone(), config).map_err(ConnectError::Url)?;
-                Ok((Connection::Single(manager), Subscriber::Single(client)))
+                Ok((Connection::Single(manager), Subscriber::Single(Box::new(client))))
             }
             Topology::Cluster(nodes) => {
                 let client = cluster_client(nodes, None).map_err(ConnectError::Url)?;

@@ -606,7 +606,7 @@ type Messages = futures_util::stream::BoxStream<'static, Result<String, redis::R
 /// have it, else a classic one.
 async fn subscription(redis: &Redis, channel: &str) -> Result<Messages, redis::RedisError> {
     let client = match &redis.subscriber {
-        Subscriber::Single(client) => client.clone(),
+        Subscriber::Single(client) => (**client).clone(),
         Subscriber::Sentinel(primary) => primary.client().await?,
         Subscriber::Cluster(nodes) => {
             let sharded = redis.sharded().await?;

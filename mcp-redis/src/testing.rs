@@ -77,6 +77,8 @@ impl RedisServer {
         let spawned = command
             .args(["--port", &port.to_string(), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"])
             .args(["--protected-mode", "no", "--loglevel", "warning"])
+            // A replica syncs at once (the default waits 5 s for more replicas).
+            .args(["--repl-diskless-sync-delay", "0"])
             .args(rest)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
@@ -342,6 +344,18 @@ impl RedisCluster {
         }
         let cluster = RedisCluster { nodes, _dir: dir };
         cluster.wait_healthy();
+        // A replica that has not synced yet is not promoted when its master fails.
+        wait_until("the Redis Cluster's replicas did not sync", Duration::from_secs(20), || {
+            let synced = cluster
+                .live_ports()
+                .iter()
+                .filter(|port| {
+                    node_query::<String>(**port, &["INFO", "replication"])
+                        .is_ok_and(|info| info.contains("master_link_status:up"))
+                })
+                .count();
+            synced == 3
+        });
         cluster
     }
 

@@ -35,6 +35,12 @@
 //! - SSE events written behind to Redis, bounded and expiring; the owner of a session
 //!   SIGKILLed, a `GET` stream resumed with `Last-Event-ID` on another instance gets what the
 //!   client missed, then the session's new events.
+//! - On a Redis Cluster (six nodes, shared by the tests running at once) and behind Sentinel (a
+//!   primary, a replica, three Sentinels): the registry, the bus, the task store contract and
+//!   three `shared` processes serving one session, as on one node. A master of a Cluster and
+//!   the Sentinels' primary killed under load (four sessions, calls landing on owners and
+//!   non-owners): every call is answered or refused with `503` and `Retry-After`, none hangs,
+//!   none runs twice, and 3 s after the failover nothing is refused.
 //! - An instance shutting down hands its sessions over at once (no waiting for its lease),
 //!   and a session taken over counts against the new owner's `max_sessions`.
 
