@@ -92,9 +92,12 @@ impl RedisServer {
             ),
             Err(e) => panic!("cannot start redis-server: {e}"),
         };
-        let server = RedisServer { child: Some(child), port };
+        let mut server = RedisServer { child: Some(child), port };
         let deadline = Instant::now() + Duration::from_secs(10);
         while std::net::TcpStream::connect((Ipv4Addr::LOCALHOST, port)).is_err() {
+            if let Some(Ok(Some(status))) = server.child.as_mut().map(Child::try_wait) {
+                panic!("redis-server on port {port} exited ({status}) before listening");
+            }
             assert!(Instant::now() < deadline, "redis-server did not start listening on port {port} within 10 s");
             std::thread::sleep(Duration::from_millis(20));
         }
@@ -304,6 +307,9 @@ impl RedisCluster {
         let mut nodes = Vec::new();
         for _ in 0..6 {
             let port = free_port();
+            // Its own cluster bus port (by default the port plus 10000, which may be another
+            // server's).
+            let bus = free_port().to_string();
             let conf = dir.0.join(format!("nodes-{port}.conf"));
             let conf = conf.to_string_lossy();
             let dirname = dir.0.to_string_lossy();
@@ -312,6 +318,8 @@ impl RedisCluster {
                 &[
                     "--cluster-enabled",
                     "yes",
+                    "--cluster-port",
+                    &bus,
                     "--cluster-config-file",
                     &conf,
                     "--cluster-node-timeout",
