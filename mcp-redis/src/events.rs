@@ -108,7 +108,7 @@ impl EventStore for RedisEvents {
 
     fn restore<'a>(&'a self, session: &'a str) -> typed_mcp::engine::BoxFuture<'a, ()> {
         Box::pin(async move {
-            let key = self.redis.key("events", session);
+            let key = self.redis.session_key("events", session);
             let read = redis::cmd("LRANGE")
                 .arg(&key)
                 .arg(0)
@@ -142,7 +142,7 @@ async fn write_behind(redis: Redis, mut writes: mpsc::Receiver<Write>, per_sessi
     let mut failing = false;
     let keep = -i64::try_from(per_session).unwrap_or(i64::MAX);
     while writes.recv_many(&mut batch, BATCH).await > 0 {
-        let mut pipe = redis::pipe();
+        let mut commands = Vec::with_capacity(batch.len() + 8);
         let mut touched: Vec<&str> = Vec::new();
         for write in &batch {
             match write {
@@ -150,23 +150,33 @@ async fn write_behind(redis: Redis, mut writes: mpsc::Receiver<Write>, per_sessi
                     let mut entry = id.encode();
                     entry.push('\n');
                     entry.push_str(frame);
-                    pipe.cmd("RPUSH").arg(redis.key("events", session)).arg(entry).ignore();
+                    let key = redis.session_key("events", session);
+                    let mut push = redis::cmd("RPUSH");
+                    push.arg(&key).arg(entry);
+                    commands.push((key, push));
                     if !touched.contains(&&**session) {
                         touched.push(session);
                     }
                 }
                 Write::Forget(session) => {
-                    pipe.cmd("DEL").arg(redis.key("events", session)).ignore();
+                    let key = redis.session_key("events", session);
+                    let mut forget = redis::cmd("DEL");
+                    forget.arg(&key);
+                    commands.push((key, forget));
                 }
             }
         }
         for session in touched {
-            let key = redis.key("events", session);
-            pipe.cmd("LTRIM").arg(&key).arg(keep).arg(-1).ignore();
-            pipe.cmd("PEXPIRE").arg(&key).arg(millis(ttl)).ignore();
+            let key = redis.session_key("events", session);
+            let mut trim = redis::cmd("LTRIM");
+            trim.arg(&key).arg(keep).arg(-1);
+            let mut expire = redis::cmd("PEXPIRE");
+            expire.arg(&key).arg(millis(ttl));
+            commands.push((key.clone(), trim));
+            commands.push((key, expire));
         }
-        match pipe.query_async::<()>(&mut redis.connection()).await {
-            Ok(()) => {
+        match redis.connection.batch(commands).await {
+            Ok(_) => {
                 if std::mem::replace(&mut failing, false) {
                     tracing::info!("SSE events are written to Redis again");
                 }

@@ -13,22 +13,42 @@
 //! # }
 //! ```
 //!
-//! What lives in Redis (every key under a prefix, `mcp` by default, and every key expiring):
+//! [`Redis::connect`] takes one connection string for every topology ([`Topology`]): a single
+//! node (`redis://host:6379/0`, `rediss://` for TLS), a Redis Cluster as its nodes' URLs
+//! separated by commas (`redis://a:7000,redis://b:7000`), or a primary watched by Sentinels
+//! (`redis+sentinel://host:26379,host:26380/mymaster`). The examples' `--redis` and `REDIS_URL`
+//! take the same strings.
+//!
+//! What lives in Redis (every key under a prefix, `mcp` by default, and every key expiring). A
+//! session's keys carry its id as their hash tag (`{id}`), so that on a Cluster they are in one
+//! slot and every script touching them runs on one node; every script names its keys in
+//! `KEYS`:
 //!
 //! | key | value | lifetime |
 //! |---|---|---|
 //! | `{prefix}:instance:{id}` | the instance's endpoint address | the heartbeat lease (3 × the heartbeat, 6 s by default), renewed by each beat |
-//! | `{prefix}:session:{id}` | the id of the instance owning the session | the server's idle timeout plus the lease, renewed while the session is used; deleted when the session ends |
-//! | `{prefix}:state:{id}` | what another instance needs to take the session over (protocol version, client capabilities and info, log level, subscriptions, user) | as the session's record |
-//! | `{prefix}:events:{id}` | the session's newest SSE events (256 by default), for `Last-Event-ID` after a takeover ([`RedisEvents`]) | [`DEFAULT_EVENT_TTL`] (31 minutes) after the newest; deleted when the session ends |
-//! | `{prefix}:deployment:started` | that the deployment's records are complete (made by the first heartbeat of all) | until deleted (one small key) |
-//! | `{prefix}:deployment:recovering` | made when an instance that beat before has to make `started` again (Redis came back empty): while it lives, or `started` is missing, a session not recorded is answered `503`, not `404` (its owner is recording it again) | one lease |
+//! | `{prefix}:session:{{id}}` | the id of the instance owning the session | the server's idle timeout plus the lease, renewed while the session is used; deleted when the session ends |
+//! | `{prefix}:state:{{id}}` | what another instance needs to take the session over (protocol version, client capabilities and info, log level, subscriptions, user) | as the session's record |
+//! | `{prefix}:events:{{id}}` | the session's newest SSE events (256 by default), for `Last-Event-ID` after a takeover ([`RedisEvents`]) | [`DEFAULT_EVENT_TTL`] (31 minutes) after the newest; deleted when the session ends |
+//! | `{prefix}:{deployment}:started` | that the deployment's records are complete (made by the first heartbeat of all) | until deleted (one small key) |
+//! | `{prefix}:{deployment}:recovering` | made when an instance that beat before has to make `started` again (Redis came back empty): while it lives, or `started` is missing, a session not recorded is answered `503`, not `404` (its owner is recording it again) | one lease |
 //! | `{prefix}:secret:{name}` | a secret the instances share ([`Redis::shared_secret`]) | until deleted (one per name) |
 //! | `{prefix}:dpop:{thumbprint}:{jti}` | a DPoP proof an instance accepted ([`Redis::replay_cache`], feature `dpop`) | the proof's acceptance window, twice |
 //! | `{prefix}:task:{id}` | a task's record as JSON ([`RedisTaskStore`]): status, input requests, result or error, owner, running instance | the task's `ttlMs` from its creation (a day for a task without one) |
 //!
-//! The bus (notifications, URL-mode completions) is Redis pub/sub on `{prefix}:bus:broadcast`
-//! and `{prefix}:bus:instance:{id}`: nothing of it is stored.
+//! The bus (notifications, URL-mode completions, task answers) is Redis pub/sub on
+//! `{prefix}:bus:broadcast`, `{prefix}:bus:instance:{id}` and `{prefix}:bus:tasks:…`: nothing
+//! of it is stored. On a Cluster whose nodes have it (Redis 7 and later) it is sharded pub/sub
+//! (`SPUBLISH`/`SSUBSCRIBE`): a channel's messages go to the shard owning the channel only,
+//! instead of to every node of the cluster; elsewhere it is classic pub/sub.
+//!
+//! On a Cluster, a command for a slot whose master failed is retried (MOVED, the replica
+//! promoted) for about a second and a half, then fails: requests needing it get `503` with
+//! `Retry-After` until the replica serves the slot (the cluster's node timeout, plus its
+//! election). Behind Sentinel, the connection to the primary is dropped when a command fails
+//! on it, and the Sentinels are asked again for the primary by the next command: requests get
+//! `503` until the Sentinels promoted a replica. A command that failed may have been applied
+//! (the answer was lost, not the write); none is sent twice.
 //!
 //! [`Redis`] is one connection (multiplexed, reconnecting by itself) shared by every part of
 //! the backplane built from it; the task store ([`Redis::task_store`]) is built from it the
@@ -40,6 +60,7 @@
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
+mod connection;
 mod events;
 #[cfg(feature = "dpop")]
 mod replay;
@@ -47,6 +68,7 @@ mod tasks;
 #[cfg(feature = "testing")]
 pub mod testing;
 
+pub use connection::Topology;
 pub use events::{DEFAULT_EVENT_TTL, DEFAULT_EVENTS_PER_SESSION, RedisEvents};
 #[cfg(feature = "dpop")]
 pub use replay::RedisReplayCache;
@@ -56,17 +78,13 @@ use std::sync::{Arc, LazyLock};
 use std::time::Duration;
 
 use futures_util::StreamExt as _;
-use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use tokio_util::sync::CancellationToken;
 use typed_mcp::transport::http::{Backplane, BackplaneError, MessageBus, Owner, SessionRegistry};
 
 /// The default key prefix.
 pub const DEFAULT_PREFIX: &str = "mcp";
 
-/// How long a command may take before it fails (so a request never hangs on Redis).
-const RESPONSE_TIMEOUT: Duration = Duration::from_secs(2);
-/// How long making a connection may take.
-const CONNECTION_TIMEOUT: Duration = Duration::from_secs(1);
+use connection::{CONNECTION_TIMEOUT, Connection, Subscriber};
 
 /// Why a connection to Redis could not be set up.
 #[derive(Debug, thiserror::Error)]
@@ -75,15 +93,21 @@ pub enum ConnectError {
     /// The URL is not a Redis URL.
     #[error("invalid Redis URL: {0}")]
     Url(#[source] redis::RedisError),
+    /// The connection string is none of the forms [`Topology`] reads.
+    #[error("invalid Redis connection string: {0}")]
+    Spec(String),
 }
 
 /// A connection to the Redis of a shared deployment, and the key prefix its records use.
 /// Cheap to clone: clones share the connection.
 #[derive(Clone)]
 pub struct Redis {
-    client: redis::Client,
-    connection: ConnectionManager,
+    connection: Connection,
+    subscriber: Subscriber,
+    topology: Arc<Topology>,
     prefix: Arc<str>,
+    /// Whether the bus uses sharded pub/sub (a Cluster whose nodes have `SPUBLISH`), once known.
+    sharded: Arc<tokio::sync::OnceCell<bool>>,
 }
 
 impl std::fmt::Debug for Redis {
@@ -93,22 +117,35 @@ impl std::fmt::Debug for Redis {
 }
 
 impl Redis {
-    /// Connects to Redis at `url` (`redis://host:port/db`). The connection is made on first use
-    /// and made again whenever it breaks, so this succeeds while Redis is down. Call within a
-    /// tokio runtime.
-    pub fn connect(url: &str) -> Result<Self, ConnectError> {
-        let client = redis::Client::open(url).map_err(ConnectError::Url)?;
-        let config = ConnectionManagerConfig::new()
-            .set_connection_timeout(Some(CONNECTION_TIMEOUT))
-            .set_response_timeout(Some(RESPONSE_TIMEOUT))
-            .set_number_of_retries(1)
-            .set_max_delay(Duration::from_millis(200));
-        let connection = ConnectionManager::new_lazy_with_config(client.clone(), config).map_err(ConnectError::Url)?;
-        Ok(Redis { client, connection, prefix: DEFAULT_PREFIX.into() })
+    /// Connects to the Redis that `spec` names: one node's URL (`redis://host:port/db`, or
+    /// `rediss://` for TLS), a Cluster's nodes as comma-separated URLs, or a primary behind
+    /// Sentinels (`redis+sentinel://host:26379,host:26380/mymaster`); see [`Topology`]. The
+    /// connection is made on first use and made again whenever it breaks, so this succeeds while
+    /// Redis is down. Call within a tokio runtime.
+    pub fn connect(spec: &str) -> Result<Self, ConnectError> {
+        Self::connect_to(Topology::parse(spec)?)
+    }
+
+    /// Connects to the Redis of `topology` (see [`connect`](Self::connect)).
+    pub fn connect_to(topology: Topology) -> Result<Self, ConnectError> {
+        let (connection, subscriber) = Connection::open(&topology)?;
+        Ok(Redis {
+            connection,
+            subscriber,
+            topology: Arc::new(topology),
+            prefix: DEFAULT_PREFIX.into(),
+            sharded: Arc::default(),
+        })
+    }
+
+    /// The shape of the Redis this connects to.
+    pub fn topology(&self) -> &Topology {
+        &self.topology
     }
 
     /// Puts every key under `prefix` instead of [`DEFAULT_PREFIX`] (several deployments can
-    /// then share one Redis).
+    /// then share one Redis). The prefix must not contain `{` or `}`: the keys' hash tags (which
+    /// keep a session's keys in one Cluster slot) follow it.
     pub fn with_prefix(mut self, prefix: impl Into<String>) -> Self {
         self.prefix = prefix.into().into();
         self
@@ -168,8 +205,36 @@ impl Redis {
         format!("{}:{kind}:{id}", self.prefix)
     }
 
-    fn connection(&self) -> ConnectionManager {
+    /// The key of one of a session's records: its id is the hash tag, so that every record of
+    /// a session is in one Cluster slot and one script may touch them all.
+    fn session_key(&self, kind: &str, session: &str) -> String {
+        format!("{}:{kind}:{{{session}}}", self.prefix)
+    }
+
+    /// The key of a record of the whole deployment (they share one slot).
+    fn deployment_key(&self, name: &str) -> String {
+        format!("{}:{{deployment}}:{name}", self.prefix)
+    }
+
+    fn connection(&self) -> Connection {
         self.connection.clone()
+    }
+
+    /// Whether the bus uses sharded pub/sub: on a Cluster whose nodes know `SPUBLISH`
+    /// (Redis 7 and later), each channel's messages then stay on the shard owning it instead of
+    /// reaching every node. Asked once.
+    async fn sharded(&self) -> Result<bool, redis::RedisError> {
+        if !self.connection.is_cluster() {
+            return Ok(false);
+        }
+        self.sharded
+            .get_or_try_init(|| async {
+                let info: Vec<Option<redis::Value>> =
+                    redis::cmd("COMMAND").arg("INFO").arg("SPUBLISH").query_async(&mut self.connection()).await?;
+                Ok(info.first().is_some_and(Option::is_some))
+            })
+            .await
+            .copied()
     }
 }
 
@@ -191,20 +256,15 @@ pub struct RedisSessions {
     beaten: Arc<std::sync::atomic::AtomicBool>,
 }
 
-/// The owner of a session and, if its heartbeat is fresh, its address: one round trip. An
-/// empty answer when the session is not recorded but the store is recovering its records (it
-/// came back empty: no heartbeat has marked it started since, or one did less than a lease ago).
-static OWNER_SCRIPT: LazyLock<redis::Script> = LazyLock::new(|| {
+/// Whether a session not recorded is unknown (0) or not known yet (1): the store is recovering
+/// its records (it came back empty: no heartbeat has marked it started since, or one did less
+/// than a lease ago). KEYS: `started`, `recovering` (one slot). One read of both, so that no
+/// lookup finds `started` made and `recovering` not yet.
+static RECOVERING_SCRIPT: LazyLock<redis::Script> = LazyLock::new(|| {
     redis::Script::new(
         r"
-local owner = redis.call('GET', KEYS[1])
-if not owner then
-  if redis.call('EXISTS', ARGV[2]) == 1 or redis.call('EXISTS', ARGV[3]) == 0 then return {} end
-  return nil
-end
-local address = redis.call('GET', ARGV[1] .. owner)
-if not address then return {owner} end
-return {owner, address}
+if redis.call('EXISTS', KEYS[2]) == 1 or redis.call('EXISTS', KEYS[1]) == 0 then return 1 end
+return 0
 ",
     )
 });
@@ -265,33 +325,39 @@ impl SessionRegistry for RedisSessions {
         session_ttl: Duration,
     ) -> typed_mcp::engine::BoxFuture<'a, Result<bool, BackplaneError>> {
         Box::pin(async move {
-            let mut pipe = redis::pipe();
-            // `GET`: the previous address, absent when the store lost (or never had) it.
-            pipe.cmd("SET")
-                .arg(self.redis.key("instance", instance))
-                .arg(address)
-                .arg("PX")
-                .arg(millis(lease))
-                .arg("GET");
+            // Sent at once, a pipeline per slot on a Cluster; not atomic (nothing here needs
+            // to be). `GET`: the previous address, absent when the store lost (or never had) it.
+            let instance_key = self.redis.key("instance", instance);
+            let mut announce = redis::cmd("SET");
+            announce.arg(&instance_key).arg(address).arg("PX").arg(millis(lease)).arg("GET");
+            let mut commands = vec![(instance_key, announce)];
             for session in active {
                 let ttl = millis(session_ttl);
-                pipe.cmd("PEXPIRE").arg(self.redis.key("session", session)).arg(ttl).ignore();
-                pipe.cmd("PEXPIRE").arg(self.redis.key("state", session)).arg(ttl).ignore();
+                for kind in ["session", "state"] {
+                    let key = self.redis.session_key(kind, session);
+                    let mut renew = redis::cmd("PEXPIRE");
+                    renew.arg(&key).arg(ttl);
+                    commands.push((key, renew));
+                }
             }
             // Made by the first beat of all: when it is made again, the store lost its
             // records (it was restarted empty), and for a lease (every instance beats within
             // it, recording its sessions again) a session not recorded is not unknown yet.
             // Both at once: no lookup may find `started` made and `recovering` not yet.
-            pipe.cmd("EVAL")
-                .arg(STARTED_SCRIPT)
+            let started = self.redis.deployment_key("started");
+            let mut mark = redis::cmd("EVAL");
+            mark.arg(STARTED_SCRIPT)
                 .arg(2)
-                .arg(self.redis.key("deployment", "started"))
-                .arg(self.redis.key("deployment", "recovering"))
+                .arg(&started)
+                .arg(self.redis.deployment_key("recovering"))
                 .arg(millis(lease))
-                .arg(u8::from(self.beaten.load(std::sync::atomic::Ordering::Relaxed)))
-                .ignore();
-            let (previous,): (Option<String>,) =
-                pipe.query_async(&mut self.redis.connection()).await.map_err(unavailable)?;
+                .arg(u8::from(self.beaten.load(std::sync::atomic::Ordering::Relaxed)));
+            commands.push((started, mark));
+            let answers = self.redis.connection.batch(commands).await.map_err(unavailable)?;
+            let previous: Option<String> = match answers.into_iter().next() {
+                Some(value) => redis::from_redis_value(value).map_err(|e| unavailable(e.into()))?,
+                None => None,
+            };
             self.beaten.store(true, std::sync::atomic::Ordering::Relaxed);
             Ok(previous.is_some())
         })
@@ -306,8 +372,8 @@ impl SessionRegistry for RedisSessions {
     ) -> typed_mcp::engine::BoxFuture<'a, Result<(), BackplaneError>> {
         Box::pin(async move {
             RECLAIM_SCRIPT
-                .key(self.redis.key("session", session))
-                .key(self.redis.key("state", session))
+                .key(self.redis.session_key("session", session))
+                .key(self.redis.session_key("state", session))
                 .arg(instance)
                 .arg(state)
                 .arg(millis(session_ttl))
@@ -341,13 +407,13 @@ impl SessionRegistry for RedisSessions {
             redis::pipe()
                 .atomic()
                 .cmd("SET")
-                .arg(self.redis.key("session", session))
+                .arg(self.redis.session_key("session", session))
                 .arg(instance)
                 .arg("PX")
                 .arg(ttl)
                 .ignore()
                 .cmd("SET")
-                .arg(self.redis.key("state", session))
+                .arg(self.redis.session_key("state", session))
                 .arg(state)
                 .arg("PX")
                 .arg(ttl)
@@ -366,7 +432,7 @@ impl SessionRegistry for RedisSessions {
     ) -> typed_mcp::engine::BoxFuture<'a, Result<(), BackplaneError>> {
         Box::pin(async move {
             redis::cmd("SET")
-                .arg(self.redis.key("state", session))
+                .arg(self.redis.session_key("state", session))
                 .arg(state)
                 .arg("PX")
                 .arg(millis(session_ttl))
@@ -385,8 +451,8 @@ impl SessionRegistry for RedisSessions {
     ) -> typed_mcp::engine::BoxFuture<'a, Result<Option<String>, BackplaneError>> {
         Box::pin(async move {
             TAKE_OVER_SCRIPT
-                .key(self.redis.key("session", session))
-                .key(self.redis.key("state", session))
+                .key(self.redis.session_key("session", session))
+                .key(self.redis.session_key("state", session))
                 .arg(gone)
                 .arg(instance)
                 .arg(millis(session_ttl))
@@ -401,24 +467,37 @@ impl SessionRegistry for RedisSessions {
         session: &'a str,
     ) -> typed_mcp::engine::BoxFuture<'a, Result<Option<Owner>, BackplaneError>> {
         Box::pin(async move {
-            let found: Option<Vec<String>> = OWNER_SCRIPT
-                .key(self.redis.key("session", session))
-                .arg(format!("{}:instance:", self.redis.prefix))
-                .arg(self.redis.key("deployment", "recovering"))
-                .arg(self.redis.key("deployment", "started"))
-                .invoke_async(&mut self.redis.connection())
+            // An id no instance made (empty, or one Cluster would not hash as one tag) is
+            // nobody's.
+            if session.is_empty() || session.starts_with('}') {
+                return Ok(None);
+            }
+            let mut connection = self.redis.connection();
+            let owner: Option<String> = redis::cmd("GET")
+                .arg(self.redis.session_key("session", session))
+                .query_async(&mut connection)
                 .await
                 .map_err(unavailable)?;
-            Ok(match found {
-                None => None,
+            let Some(instance) = owner else {
+                let recovering: i64 = RECOVERING_SCRIPT
+                    .key(self.redis.deployment_key("started"))
+                    .key(self.redis.deployment_key("recovering"))
+                    .invoke_async(&mut connection)
+                    .await
+                    .map_err(unavailable)?;
                 // Not recorded, but the store is getting its records back: not known yet.
-                Some(parts) if parts.is_empty() => return Err(BackplaneError::Recovering),
-                Some(mut parts) => {
-                    let address = if parts.len() > 1 { parts.pop() } else { None };
-                    let instance = parts.pop().ok_or_else(|| BackplaneError::Corrupt("an empty owner".into()))?;
-                    Some(Owner { instance, address })
-                }
-            })
+                return if recovering == 1 { Err(BackplaneError::Recovering) } else { Ok(None) };
+            };
+            if instance.is_empty() {
+                return Err(BackplaneError::Corrupt("an empty owner".into()));
+            }
+            // Its address while its heartbeat is fresh.
+            let address: Option<String> = redis::cmd("GET")
+                .arg(self.redis.key("instance", &instance))
+                .query_async(&mut connection)
+                .await
+                .map_err(unavailable)?;
+            Ok(Some(Owner { instance, address }))
         })
     }
 
@@ -429,8 +508,8 @@ impl SessionRegistry for RedisSessions {
     ) -> typed_mcp::engine::BoxFuture<'a, Result<(), BackplaneError>> {
         Box::pin(async move {
             RELEASE_SCRIPT
-                .key(self.redis.key("session", session))
-                .key(self.redis.key("state", session))
+                .key(self.redis.session_key("session", session))
+                .key(self.redis.session_key("state", session))
                 .arg(instance)
                 .invoke_async::<i64>(&mut self.redis.connection())
                 .await
@@ -457,7 +536,8 @@ impl MessageBus for RedisBus {
         payload: String,
     ) -> typed_mcp::engine::BoxFuture<'a, Result<(), BackplaneError>> {
         Box::pin(async move {
-            redis::cmd("PUBLISH")
+            let command = if self.redis.sharded().await.map_err(unavailable)? { "SPUBLISH" } else { "PUBLISH" };
+            redis::cmd(command)
                 .arg(self.redis.key("bus", channel))
                 .arg(payload)
                 .query_async::<i64>(&mut self.redis.connection())
@@ -468,35 +548,31 @@ impl MessageBus for RedisBus {
     }
 
     fn subscribe(&self, channel: String, deliver: Box<dyn Fn(String) + Send + Sync>, stop: CancellationToken) {
-        let client = self.redis.client.clone();
+        let redis = self.redis.clone();
         let channel = self.redis.key("bus", &channel);
         tokio::spawn(async move {
             let mut failing = false;
             while !stop.is_cancelled() {
-                let subscribed = async {
-                    let mut pubsub = client.get_async_pubsub().await?;
-                    pubsub.subscribe(&channel).await?;
-                    Ok::<_, redis::RedisError>(pubsub)
-                };
-                let pubsub = tokio::select! {
-                    r = tokio::time::timeout(CONNECTION_TIMEOUT * 2, subscribed) => r,
+                let subscribed = tokio::select! {
+                    r = tokio::time::timeout(CONNECTION_TIMEOUT * 4, subscription(&redis, &channel)) => r,
                     () = stop.cancelled() => return,
                 };
-                match pubsub {
-                    Ok(Ok(pubsub)) => {
+                match subscribed {
+                    Ok(Ok(mut messages)) => {
                         if std::mem::replace(&mut failing, false) {
                             tracing::info!(channel, "subscribed again to the deployment's bus");
                         }
-                        let mut messages = pubsub.into_on_message();
                         loop {
                             let message = tokio::select! {
                                 m = messages.next() => m,
                                 () = stop.cancelled() => return,
                             };
-                            let Some(message) = message else { break };
-                            match message.get_payload::<String>() {
-                                Ok(payload) => deliver(payload),
-                                Err(e) => tracing::warn!(error = %e, channel, "an unreadable message on the bus"),
+                            match message {
+                                Some(Ok(payload)) => deliver(payload),
+                                Some(Err(e)) => {
+                                    tracing::warn!(error = %e, channel, "an unreadable message on the bus");
+                                }
+                                None => break,
                             }
                         }
                         tracing::warn!(channel, "the subscription to the deployment's bus broke");
@@ -519,4 +595,49 @@ impl MessageBus for RedisBus {
             }
         });
     }
+}
+
+/// The messages of one subscription, until it breaks.
+type Messages = futures_util::stream::BoxStream<'static, Result<String, redis::RedisError>>;
+
+/// Subscribes to `channel` on the topology's Redis: on one node, or the primary the Sentinels
+/// name now, a classic subscription; on a Cluster, a sharded one (`SSUBSCRIBE`, on the shard
+/// owning the channel, followed through resharding and failover by the client) where the nodes
+/// have it, else a classic one.
+async fn subscription(redis: &Redis, channel: &str) -> Result<Messages, redis::RedisError> {
+    let client = match &redis.subscriber {
+        Subscriber::Single(client) => (**client).clone(),
+        Subscriber::Sentinel(primary) => primary.client().await?,
+        Subscriber::Cluster(nodes) => {
+            let sharded = redis.sharded().await?;
+            let (sender, pushes) = tokio::sync::mpsc::unbounded_channel();
+            let client = connection::cluster_client(nodes, Some(sender))?;
+            let mut connection = client.get_async_connection().await?;
+            if sharded {
+                connection.ssubscribe(channel).await?;
+            } else {
+                connection.subscribe(channel).await?;
+            }
+            let stream = tokio_stream_of(pushes).filter_map(move |push| {
+                // The connection lives as long as its messages are read.
+                let _keep = &connection;
+                let message = matches!(push.kind, redis::PushKind::Message | redis::PushKind::SMessage)
+                    .then(|| push.data.into_iter().nth(1).map(redis::from_redis_value::<String>))
+                    .flatten()
+                    .map(|r| r.map_err(Into::into));
+                std::future::ready(message)
+            });
+            return Ok(stream.boxed());
+        }
+    };
+    let mut pubsub = client.get_async_pubsub().await?;
+    pubsub.subscribe(channel).await?;
+    Ok(pubsub.into_on_message().map(|m| m.get_payload::<String>()).boxed())
+}
+
+/// The pushes of a cluster subscription as a stream.
+fn tokio_stream_of(
+    mut pushes: tokio::sync::mpsc::UnboundedReceiver<redis::PushInfo>,
+) -> impl futures_util::Stream<Item = redis::PushInfo> + Send + 'static {
+    futures_util::stream::poll_fn(move |cx| pushes.poll_recv(cx))
 }

@@ -3,7 +3,6 @@
 
 use std::time::Duration;
 
-use redis::aio::ConnectionManager;
 use typed_mcp::auth::ReplayCache;
 use typed_mcp::engine::BoxFuture;
 
@@ -15,7 +14,7 @@ use super::{Redis, millis};
 /// `typed_mcp::auth::Dpop::replay_cache` on each instance.
 #[derive(Clone)]
 pub struct RedisReplayCache {
-    connection: ConnectionManager,
+    connection: crate::connection::Connection,
     prefix: String,
 }
 

@@ -61,9 +61,25 @@ impl RedisServer {
 
     /// Starts `redis-server` on `port` (to bring back one that was stopped, at the same place).
     pub fn start_on(port: u16) -> Self {
-        let spawned = Command::new("redis-server")
+        Self::start_with(port, &[])
+    }
+
+    /// Starts `redis-server` on `port` with `extra` arguments (`--cluster-enabled yes`, a
+    /// config file and `--sentinel`, …), and waits until it listens.
+    pub fn start_with(port: u16, extra: &[&str]) -> Self {
+        let mut command = Command::new("redis-server");
+        // A config file comes first.
+        let (file, rest) = match extra.first() {
+            Some(f) if !f.starts_with("--") => (Some(*f), &extra[1..]),
+            _ => (None, extra),
+        };
+        command.args(file);
+        let spawned = command
             .args(["--port", &port.to_string(), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"])
             .args(["--protected-mode", "no", "--loglevel", "warning"])
+            // A replica syncs at once (the default waits 5 s for more replicas).
+            .args(["--repl-diskless-sync-delay", "0"])
+            .args(rest)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::inherit())
@@ -76,9 +92,12 @@ impl RedisServer {
             ),
             Err(e) => panic!("cannot start redis-server: {e}"),
         };
-        let server = RedisServer { child: Some(child), port };
+        let mut server = RedisServer { child: Some(child), port };
         let deadline = Instant::now() + Duration::from_secs(10);
         while std::net::TcpStream::connect((Ipv4Addr::LOCALHOST, port)).is_err() {
+            if let Some(Ok(Some(status))) = server.child.as_mut().map(Child::try_wait) {
+                panic!("redis-server on port {port} exited ({status}) before listening");
+            }
             assert!(Instant::now() < deadline, "redis-server did not start listening on port {port} within 10 s");
             std::thread::sleep(Duration::from_millis(20));
         }
@@ -230,4 +249,290 @@ pub async fn query<T: redis::FromRedisValue>(url: &str, args: &[&str]) -> T {
         command.arg(*arg);
     }
     command.query_async(&mut connection).await.unwrap_or_else(|e| panic!("{args:?}: {e}"))
+}
+
+/// A directory of its own under the system's temporary directory, removed when dropped.
+#[derive(Debug)]
+struct Scratch(std::path::PathBuf);
+
+impl Scratch {
+    fn new(what: &str) -> Self {
+        let dir = std::env::temp_dir().join(format!("typed-mcp-{what}-{}-{}", std::process::id(), free_port()));
+        std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("cannot make {}: {e}", dir.display()));
+        Scratch(dir)
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Runs one command on the node at `port` (blocking; for setting topologies up).
+fn node_query<T: redis::FromRedisValue>(port: u16, args: &[&str]) -> redis::RedisResult<T> {
+    let client = redis::Client::open(format!("redis://127.0.0.1:{port}/"))?;
+    let mut connection = client.get_connection_with_timeout(Duration::from_secs(2))?;
+    let mut command = redis::cmd(args[0]);
+    for arg in &args[1..] {
+        command.arg(*arg);
+    }
+    command.query(&mut connection)
+}
+
+/// Waits until `ready` holds, or panics naming `what` after `limit`.
+fn wait_until(what: &str, limit: Duration, mut ready: impl FnMut() -> bool) {
+    let deadline = Instant::now() + limit;
+    while !ready() {
+        assert!(Instant::now() < deadline, "{what} within {limit:?}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// A Redis Cluster of its own: six `redis-server` processes in cluster mode on free loopback
+/// ports, three masters with a replica each (made with `redis-cli --cluster create`), a node
+/// timeout of one second (a master killed is replaced within about two), persisting nothing;
+/// killed when dropped.
+#[derive(Debug)]
+pub struct RedisCluster {
+    nodes: Vec<RedisServer>,
+    _dir: Scratch,
+}
+
+impl RedisCluster {
+    /// Starts the six nodes and makes them a cluster, waiting until every slot is served.
+    /// Panics when `redis-server` or `redis-cli` is missing, saying how to install them.
+    pub fn start() -> Self {
+        let dir = Scratch::new("cluster");
+        let mut nodes = Vec::new();
+        for _ in 0..6 {
+            let port = free_port();
+            // Its own cluster bus port (by default the port plus 10000, which may be another
+            // server's).
+            let bus = free_port().to_string();
+            let conf = dir.0.join(format!("nodes-{port}.conf"));
+            let conf = conf.to_string_lossy();
+            let dirname = dir.0.to_string_lossy();
+            nodes.push(RedisServer::start_with(
+                port,
+                &[
+                    "--cluster-enabled",
+                    "yes",
+                    "--cluster-port",
+                    &bus,
+                    "--cluster-config-file",
+                    &conf,
+                    "--cluster-node-timeout",
+                    "1000",
+                    "--cluster-require-full-coverage",
+                    "no",
+                    "--dir",
+                    &dirname,
+                ],
+            ));
+        }
+        let addresses: Vec<String> = nodes.iter().map(|n| format!("127.0.0.1:{}", n.port)).collect();
+        let created = Command::new("redis-cli")
+            .args(["--cluster", "create"])
+            .args(&addresses)
+            .args(["--cluster-replicas", "1", "--cluster-yes"])
+            .stdin(Stdio::null())
+            .output();
+        match created {
+            Ok(out) if out.status.success() => {}
+            Ok(out) => panic!(
+                "redis-cli --cluster create failed: {}{}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            ),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => panic!(
+                "these tests need `redis-cli` to make a Redis Cluster (Debian/Ubuntu: `apt-get install redis-tools`)"
+            ),
+            Err(e) => panic!("cannot run redis-cli: {e}"),
+        }
+        let cluster = RedisCluster { nodes, _dir: dir };
+        cluster.wait_healthy();
+        // A replica that has not synced yet is not promoted when its master fails.
+        wait_until("the Redis Cluster's replicas did not sync", Duration::from_secs(20), || {
+            let synced = cluster
+                .live_ports()
+                .iter()
+                .filter(|port| {
+                    node_query::<String>(**port, &["INFO", "replication"])
+                        .is_ok_and(|info| info.contains("master_link_status:up"))
+                })
+                .count();
+            synced == 3
+        });
+        cluster
+    }
+
+    /// Waits until every live node says the cluster is `ok` and has three masters.
+    pub fn wait_healthy(&self) {
+        wait_until("the Redis Cluster is not ok", Duration::from_secs(20), || {
+            self.live_ports().iter().all(|port| {
+                node_query::<String>(*port, &["CLUSTER", "INFO"]).is_ok_and(|info| info.contains("cluster_state:ok"))
+            }) && self.masters().len() == 3
+        });
+    }
+
+    fn live_ports(&self) -> Vec<u16> {
+        self.nodes.iter().filter(|n| n.child.is_some()).map(|n| n.port).collect()
+    }
+
+    /// The connection string of the cluster: its nodes' URLs, comma-separated.
+    pub fn url(&self) -> String {
+        self.nodes.iter().map(|n| format!("redis://127.0.0.1:{}/", n.port)).collect::<Vec<_>>().join(",")
+    }
+
+    /// The ports of the live masters.
+    pub fn masters(&self) -> Vec<u16> {
+        self.live_ports()
+            .into_iter()
+            .filter(|port| {
+                node_query::<redis::Value>(*port, &["ROLE"]).is_ok_and(|role| match role {
+                    redis::Value::Array(parts) => {
+                        matches!(parts.first(), Some(redis::Value::BulkString(r)) if r == b"master")
+                    }
+                    _ => false,
+                })
+            })
+            .collect()
+    }
+
+    /// The port of the master serving `key`'s slot.
+    pub fn master_of(&self, key: &str) -> u16 {
+        let slot: i64 = node_query(self.live_ports()[0], &["CLUSTER", "KEYSLOT", key]).expect("CLUSTER KEYSLOT");
+        let slot = u16::try_from(slot).expect("a slot");
+        let masters = self.masters();
+        masters
+            .into_iter()
+            .find(|port| {
+                let mine: Vec<Vec<redis::Value>> = node_query(*port, &["CLUSTER", "SLOTS"]).unwrap_or_default();
+                let me = format!("{port}");
+                mine.iter().any(|range| {
+                    let n = |i: usize| match range.get(i) {
+                        Some(redis::Value::Int(v)) => *v,
+                        _ => -1,
+                    };
+                    let owner_port = match range.get(2) {
+                        Some(redis::Value::Array(node)) => match node.get(1) {
+                            Some(redis::Value::Int(p)) => p.to_string(),
+                            _ => String::new(),
+                        },
+                        _ => String::new(),
+                    };
+                    n(0) <= i64::from(slot) && i64::from(slot) <= n(1) && owner_port == me
+                })
+            })
+            .expect("a master serving the slot")
+    }
+
+    /// Kills (SIGKILL) the node on `port`: its replica takes over its slots after the node
+    /// timeout.
+    pub fn kill(&mut self, port: u16) {
+        if let Some(node) = self.nodes.iter_mut().find(|n| n.port == port) {
+            node.kill();
+        }
+    }
+
+    /// The keys matching `pattern` on every live master.
+    pub fn keys(&self, pattern: &str) -> Vec<String> {
+        let mut all: Vec<String> = self
+            .masters()
+            .into_iter()
+            .flat_map(|p| node_query::<Vec<String>>(p, &["KEYS", pattern]).unwrap_or_default())
+            .collect();
+        all.sort();
+        all.dedup();
+        all
+    }
+}
+
+/// A primary with one replica, watched by three Sentinels (quorum two, a primary down after
+/// one second), each a process of its own on a free loopback port; killed when dropped.
+#[derive(Debug)]
+pub struct RedisSentinel {
+    servers: Vec<RedisServer>,
+    sentinels: Vec<RedisServer>,
+    _dir: Scratch,
+}
+
+/// The name the Sentinels of [`RedisSentinel`] know the primary by.
+pub const SENTINEL_SERVICE: &str = "mymaster";
+
+impl RedisSentinel {
+    /// Starts the primary, its replica and the three Sentinels, and waits until every Sentinel
+    /// knows the replica and the other Sentinels.
+    pub fn start() -> Self {
+        let dir = Scratch::new("sentinel");
+        let primary = RedisServer::start();
+        let replica_port = free_port();
+        let primary_port = primary.port.to_string();
+        let replica = RedisServer::start_with(replica_port, &["--replicaof", "127.0.0.1", &primary_port]);
+        let mut sentinels = Vec::new();
+        for _ in 0..3 {
+            let port = free_port();
+            let conf = dir.0.join(format!("sentinel-{port}.conf"));
+            let text = format!(
+                "sentinel monitor {SENTINEL_SERVICE} 127.0.0.1 {primary_port} 2\n\
+                 sentinel down-after-milliseconds {SENTINEL_SERVICE} 1000\n\
+                 sentinel failover-timeout {SENTINEL_SERVICE} 3000\n\
+                 sentinel parallel-syncs {SENTINEL_SERVICE} 1\n"
+            );
+            std::fs::write(&conf, text).unwrap_or_else(|e| panic!("cannot write {}: {e}", conf.display()));
+            let conf = conf.to_string_lossy();
+            sentinels.push(RedisServer::start_with(port, &[&conf, "--sentinel"]));
+        }
+        let setup = RedisSentinel { servers: vec![primary, replica], sentinels, _dir: dir };
+        wait_until("the replica did not sync with the primary", Duration::from_secs(20), || {
+            node_query::<String>(replica_port, &["INFO", "replication"])
+                .is_ok_and(|info| info.contains("master_link_status:up"))
+        });
+        wait_until("the Sentinels did not discover each other and the replica", Duration::from_secs(30), || {
+            setup.sentinels.iter().all(|s| {
+                let others: Vec<redis::Value> =
+                    node_query(s.port, &["SENTINEL", "SENTINELS", SENTINEL_SERVICE]).unwrap_or_default();
+                let replicas: Vec<redis::Value> =
+                    node_query(s.port, &["SENTINEL", "REPLICAS", SENTINEL_SERVICE]).unwrap_or_default();
+                others.len() == 2 && replicas.len() == 1
+            })
+        });
+        setup
+    }
+
+    /// The connection string: `redis+sentinel://` with the three Sentinels and the primary's name.
+    pub fn url(&self) -> String {
+        let hosts: Vec<String> = self.sentinels.iter().map(|s| format!("127.0.0.1:{}", s.port)).collect();
+        format!("redis+sentinel://{}/{SENTINEL_SERVICE}", hosts.join(","))
+    }
+
+    /// The port of the primary as the first Sentinel names it.
+    pub fn primary(&self) -> u16 {
+        let (_, port): (String, String) =
+            node_query(self.sentinels[0].port, &["SENTINEL", "GET-MASTER-ADDR-BY-NAME", SENTINEL_SERVICE])
+                .expect("the Sentinel names the primary");
+        port.parse().expect("a port")
+    }
+
+    /// A URL of the primary itself (to look at what it keeps).
+    pub fn primary_url(&self) -> String {
+        format!("redis://127.0.0.1:{}/", self.primary())
+    }
+
+    /// Kills (SIGKILL) the primary, and waits until the Sentinels promoted the replica.
+    pub fn kill_primary(&mut self) -> Duration {
+        let old = self.primary();
+        let started = Instant::now();
+        if let Some(server) = self.servers.iter_mut().find(|s| s.port == old) {
+            server.kill();
+        }
+        wait_until("the Sentinels did not promote the replica", Duration::from_secs(30), || {
+            self.sentinels.iter().all(|s| {
+                node_query::<(String, String)>(s.port, &["SENTINEL", "GET-MASTER-ADDR-BY-NAME", SENTINEL_SERVICE])
+                    .is_ok_and(|(_, port)| port != old.to_string())
+            })
+        });
+        started.elapsed()
+    }
 }

@@ -35,6 +35,12 @@
 //! - SSE events written behind to Redis, bounded and expiring; the owner of a session
 //!   SIGKILLed, a `GET` stream resumed with `Last-Event-ID` on another instance gets what the
 //!   client missed, then the session's new events.
+//! - On a Redis Cluster (six nodes, shared by the tests running at once) and behind Sentinel (a
+//!   primary, a replica, three Sentinels): the registry, the bus, the task store contract and
+//!   three `shared` processes serving one session, as on one node. A master of a Cluster and
+//!   the Sentinels' primary killed under load (four sessions, calls landing on owners and
+//!   non-owners): every call is answered or refused with `503` and `Retry-After`, none hangs,
+//!   none runs twice, and 3 s after the failover nothing is refused.
 //! - An instance shutting down hands its sessions over at once (no waiting for its lease),
 //!   and a session taken over counts against the new owner's `max_sessions`.
 
@@ -128,7 +134,12 @@ fn user(name: &'static str) -> impl typed_mcp::client::ElicitationHandler {
 #[tokio::test]
 async fn the_registry_records_owners_and_notices_lapsed_instances() {
     let server = RedisServer::start();
-    let redis = Redis::connect(&server.url()).unwrap().with_prefix("t");
+    registry_contract(&server.url()).await;
+}
+
+/// What a registry on the Redis at `url` (any topology) must do, under the prefix `t`.
+async fn registry_contract(url: &str) {
+    let redis = Redis::connect(url).unwrap().with_prefix("t");
     let sessions = redis.sessions();
     // A store no instance has beaten on yet is not known to be complete.
     let recovering = sessions.owner("s1").await;
@@ -185,7 +196,7 @@ async fn the_registry_records_owners_and_notices_lapsed_instances() {
     assert_eq!(sessions.take_over("s5", "e", "f", Duration::from_secs(60)).await.unwrap().as_deref(), Some("state-5"));
     // Every instance agrees on a shared secret.
     let one = redis.shared_secret("k").await.unwrap();
-    let other = Redis::connect(&server.url()).unwrap().with_prefix("t").shared_secret("k").await.unwrap();
+    let other = Redis::connect(url).unwrap().with_prefix("t").shared_secret("k").await.unwrap();
     assert_eq!(one, other);
 }
 
@@ -203,7 +214,7 @@ async fn events_are_written_behind_to_redis_bounded_and_restored_elsewhere() {
     owner.forget("gone");
     // Written behind: within moments, and trimmed to the newest three, with an expiry.
     let deadline = Instant::now() + Duration::from_secs(5);
-    while typed_mcp_redis::testing::query::<Vec<String>>(&server.url(), &["LRANGE", "t:events:s", "0", "-1"])
+    while typed_mcp_redis::testing::query::<Vec<String>>(&server.url(), &["LRANGE", "t:events:{s}", "0", "-1"])
         .await
         .last()
         != Some(&"1-4\n{\"n\":4}".to_owned())
@@ -211,11 +222,11 @@ async fn events_are_written_behind_to_redis_bounded_and_restored_elsewhere() {
         assert!(Instant::now() < deadline, "the events did not reach Redis");
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
-    let kept: i64 = typed_mcp_redis::testing::query(&server.url(), &["LLEN", "t:events:s"]).await;
+    let kept: i64 = typed_mcp_redis::testing::query(&server.url(), &["LLEN", "t:events:{s}"]).await;
     assert_eq!(kept, 3);
-    let ttl: i64 = typed_mcp_redis::testing::query(&server.url(), &["PTTL", "t:events:s"]).await;
+    let ttl: i64 = typed_mcp_redis::testing::query(&server.url(), &["PTTL", "t:events:{s}"]).await;
     assert!((1..=60_000).contains(&ttl), "the events expire: {ttl}");
-    assert!(typed_mcp_redis::testing::keys(&server.url(), "t:events:gone").await.is_empty(), "forgotten");
+    assert!(typed_mcp_redis::testing::keys(&server.url(), "t:events:{gone}").await.is_empty(), "forgotten");
     // Another instance knows nothing of them until it restores the session.
     let heir = redis.events(3, Duration::from_secs(60));
     assert_eq!(heir.replay("s", id(1, 2)), Some(vec![]));
@@ -236,7 +247,13 @@ async fn events_are_written_behind_to_redis_bounded_and_restored_elsewhere() {
 #[tokio::test]
 async fn three_instances_serve_one_session_and_answer_elicitations_through_each_other() {
     let redis = RedisServer::start();
-    let instances: Vec<Instance> = (0..3).map(|_| Instance::start("shared", Some(&redis.url()))).collect();
+    three_instances_share_a_session(&redis.url()).await;
+}
+
+/// Three `shared` example processes on the Redis of `redis_url` serve one session through a
+/// round-robin proxy, elicitations included, and 2026-era requests where they land.
+async fn three_instances_share_a_session(redis_url: &str) {
+    let instances: Vec<Instance> = (0..3).map(|_| Instance::start("shared", Some(redis_url))).collect();
     let proxy = RoundRobinProxy::start(instances.iter().map(|i| i.base.clone()).collect()).await;
     let url = format!("{}/mcp", proxy.url());
     let client =
@@ -931,7 +948,7 @@ async fn a_stream_resumes_on_another_instance_after_its_owner_was_killed() {
     // Two more updates the client misses; once Redis holds them, A dies.
     assert_eq!(post(&a_url, Some(&session), write(4, "two")).await.0, 200);
     assert_eq!(post(&a_url, Some(&session), write(5, "three")).await.0, 200);
-    let key = format!("mcp:events:{session}");
+    let key = format!("mcp:events:{{{session}}}");
     let deadline = Instant::now() + Duration::from_secs(5);
     while typed_mcp_redis::testing::query::<i64>(&redis.url(), &["LLEN", &key]).await < 3 {
         assert!(Instant::now() < deadline, "the events did not reach Redis");
@@ -1265,4 +1282,211 @@ async fn a_request_on_its_owner_asks_the_registry_nothing_and_forwarded_ones_rem
     for task in tasks {
         task.abort();
     }
+}
+
+/// The test binary's Redis Cluster, shared by the tests running at once (each under its own key
+/// prefix or its own session ids); made again by the next test once every user dropped it.
+fn shared_cluster() -> std::sync::Arc<typed_mcp_redis::testing::RedisCluster> {
+    static CLUSTER: std::sync::Mutex<std::sync::Weak<typed_mcp_redis::testing::RedisCluster>> =
+        std::sync::Mutex::new(std::sync::Weak::new());
+    let mut shared = CLUSTER.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(cluster) = shared.upgrade() {
+        return cluster;
+    }
+    let cluster = std::sync::Arc::new(typed_mcp_redis::testing::RedisCluster::start());
+    *shared = std::sync::Arc::downgrade(&cluster);
+    cluster
+}
+
+/// The bus on the Redis at `url`: a message published by one connection reaches a subscriber
+/// on another (on a Cluster, through sharded pub/sub).
+async fn bus_delivers(url: &str) {
+    use typed_mcp::transport::http::MessageBus;
+    let (sender, mut received) = tokio::sync::mpsc::unbounded_channel();
+    let stop = tokio_util::sync::CancellationToken::new();
+    let listener = Redis::connect(url).unwrap().with_prefix("b").bus();
+    listener.subscribe("instance:x".into(), Box::new(move |m| drop(sender.send(m))), stop.clone());
+    let speaker = Redis::connect(url).unwrap().with_prefix("b").bus();
+    // Subscribing takes a moment: publish until the subscriber hears.
+    let heard = within("a message on the bus", async {
+        loop {
+            speaker.publish("instance:x", "hello".into()).await.unwrap();
+            if let Ok(Some(m)) = tokio::time::timeout(Duration::from_millis(200), received.recv()).await {
+                return m;
+            }
+        }
+    })
+    .await;
+    assert_eq!(heard, "hello");
+    stop.cancel();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_registry_bus_and_task_store_work_on_a_cluster_and_behind_sentinel() {
+    let cluster = shared_cluster();
+    let sentinel = typed_mcp_redis::testing::RedisSentinel::start();
+    for url in [cluster.url(), sentinel.url()] {
+        registry_contract(&url).await;
+        bus_delivers(&url).await;
+        let redis = Redis::connect(&url).unwrap().with_prefix(format!("c{}", free_port()));
+        typed_mcp::testing::assert_task_store_contract(&redis.task_store()).await;
+    }
+    // A session's records share one slot (the scripts touching them all are refused otherwise).
+    assert!(!cluster.keys("t:state:{s5}").is_empty(), "{:?}", cluster.keys("t:*"));
+}
+
+#[tokio::test]
+async fn three_instances_share_a_session_on_a_cluster() {
+    let cluster = shared_cluster();
+    three_instances_share_a_session(&cluster.url()).await;
+}
+
+#[tokio::test]
+async fn three_instances_share_a_session_behind_sentinel() {
+    let sentinel = typed_mcp_redis::testing::RedisSentinel::start();
+    three_instances_share_a_session(&sentinel.url()).await;
+}
+
+/// How many times each call's handler ran, by the call's number.
+static RUNS: std::sync::Mutex<std::collections::BTreeMap<u32, u32>> =
+    std::sync::Mutex::new(std::collections::BTreeMap::new());
+
+/// Counts its runs under `n`, and answers `n`.
+#[tool]
+async fn count(n: u32) -> String {
+    *RUNS.lock().unwrap().entry(n).or_default() += 1;
+    format!("ran {n}")
+}
+
+/// What the calls during a failover got.
+#[derive(Debug, Default)]
+struct Tally {
+    answered: u32,
+    retryable: u32,
+    wrong: Vec<String>,
+}
+
+/// Two in-process instances on `url`; four sessions, each called in a loop through both
+/// instances in turn (half the calls land on a non-owner), while `failover` runs. Every call
+/// must end within 10 s with its answer or a `503` with `Retry-After`, no handler may run
+/// twice, and once Redis settled every call is answered again.
+async fn calls_survive(url: &str, base: u32, failover: impl std::future::Future<Output = ()>) -> Tally {
+    let redis = Redis::connect(url).unwrap();
+    let mut urls = Vec::new();
+    let mut serving = Vec::new();
+    for _ in 0..2 {
+        let server = Server::builder("t", "1").tools(tools![count]).build().unwrap();
+        let listener = tokio::net::TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).await.unwrap();
+        let address = format!("http://{}/mcp", listener.local_addr().unwrap());
+        let http = server.streamable_http(
+            HttpConfig::default().backplane(redis.backplane(address.clone()).heartbeat(Duration::from_millis(200))),
+        );
+        serving.push(tokio::spawn(async move {
+            let _ = http.serve(listener, std::future::pending()).await;
+        }));
+        urls.push(address);
+    }
+    let mut sessions = Vec::new();
+    for i in 0..4 {
+        let (status, session, body) = post(&urls[i % 2], None, initialize()).await;
+        assert_eq!(status, 200, "{body}");
+        sessions.push(session.expect("a session id"));
+    }
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let tally = std::sync::Arc::new(std::sync::Mutex::new(Tally::default()));
+    let mut clients = Vec::new();
+    for (c, session) in sessions.into_iter().enumerate() {
+        let (urls, stop, tally) = (urls.clone(), stop.clone(), tally.clone());
+        clients.push(tokio::spawn(async move {
+            let http = crate::support::http_client();
+            let mut k = 0u32;
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                k += 1;
+                let n = base + u32::try_from(c).unwrap() * 100_000 + k;
+                let call = json!({"jsonrpc": "2.0", "id": k, "method": "tools/call",
+                    "params": {"name": "count", "arguments": {"n": n}}});
+                let request = http
+                    .post(&urls[usize::try_from(k).unwrap() % 2])
+                    .header("content-type", "application/json")
+                    .header("accept", "application/json, text/event-stream")
+                    .header("mcp-protocol-version", "2025-11-25")
+                    .header("mcp-session-id", &session)
+                    .body(call.to_string());
+                let outcome = tokio::time::timeout(Duration::from_secs(10), async {
+                    let response = request.send().await?;
+                    let retry_after = response.headers().contains_key("retry-after");
+                    Ok::<_, reqwest::Error>((response.status().as_u16(), retry_after, response.text().await?))
+                })
+                .await;
+                let refused = matches!(outcome, Ok(Ok((503, true, _))));
+                {
+                    let mut t = tally.lock().unwrap();
+                    match outcome {
+                        Ok(Ok((200, _, body))) if body.contains(&format!("ran {n}")) => t.answered += 1,
+                        Ok(Ok((503, true, _))) => t.retryable += 1,
+                        Ok(Ok((status, _, body))) => t.wrong.push(format!("call {n}: {status} {body}")),
+                        Ok(Err(e)) => t.wrong.push(format!("call {n}: {e}")),
+                        Err(_) => t.wrong.push(format!("call {n}: no answer within 10 s")),
+                    }
+                }
+                if refused {
+                    // As a client honouring `Retry-After` would, a little sooner.
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                }
+            }
+        }));
+    }
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    failover.await;
+    // Settled: every call is answered again.
+    let settled = tally.lock().unwrap().answered;
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let before = tally.lock().unwrap().retryable;
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    for c in clients {
+        c.await.unwrap();
+    }
+    for s in serving {
+        s.abort();
+    }
+    let tally = std::mem::take(&mut *tally.lock().unwrap());
+    assert!(tally.wrong.is_empty(), "calls neither answered nor refused as retryable: {:?}", tally.wrong);
+    assert!(tally.answered > settled, "no call was answered after the failover: {tally:?}");
+    assert_eq!(tally.retryable, before, "calls were still refused 3 s after the failover: {tally:?}");
+    let runs = RUNS.lock().unwrap();
+    let twice: Vec<_> = runs.iter().filter(|(n, r)| **n >= base && **n < base + 1_000_000 && **r > 1).collect();
+    assert!(twice.is_empty(), "calls ran twice: {twice:?}");
+    tally
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn calls_during_a_cluster_master_failover_get_an_answer_or_a_retryable_error() {
+    // A cluster of its own: one of its masters is killed.
+    let mut cluster = typed_mcp_redis::testing::RedisCluster::start();
+    let url = cluster.url();
+    let masters = cluster.masters();
+    let victim = masters[0];
+    let cluster_ref = &mut cluster;
+    let tally = calls_survive(&url, 1_000_000, async move {
+        let started = Instant::now();
+        cluster_ref.kill(victim);
+        tokio::task::block_in_place(|| cluster_ref.wait_healthy());
+        eprintln!("cluster failover: a master killed, its replica serving after {:?}", started.elapsed());
+    })
+    .await;
+    eprintln!("cluster failover under load: {tally:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn calls_during_a_sentinel_failover_get_an_answer_or_a_retryable_error() {
+    let mut sentinel = typed_mcp_redis::testing::RedisSentinel::start();
+    let url = sentinel.url();
+    let sentinel_ref = &mut sentinel;
+    let tally = calls_survive(&url, 2_000_000, async move {
+        let took = tokio::task::block_in_place(|| sentinel_ref.kill_primary());
+        eprintln!("sentinel failover: the primary killed, the replica promoted after {took:?}");
+    })
+    .await;
+    eprintln!("sentinel failover under load: {tally:?}");
 }
