@@ -74,6 +74,9 @@ impl RedisServer {
             _ => (None, extra),
         };
         command.args(file);
+        // Whatever a server writes (a replica's sync file, say) goes to the temporary
+        // directory, not to the directory the tests run in.
+        command.current_dir(std::env::temp_dir());
         let spawned = command
             .args(["--port", &port.to_string(), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"])
             .args(["--protected-mode", "no", "--loglevel", "warning"])
