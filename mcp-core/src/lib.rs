@@ -75,18 +75,20 @@
 //! 2. [`engine`]: one session's message pump (ids, pending answers, cancellation, timeouts).
 //! 3. [`elicit`]: the `Elicit` trait, form schemas, content validation, `Elicitation<T>`.
 //! 4. [`handler`]: what a handler may ask of its request (`Context`, `State`, `Completer`).
-//! 5. [`tool`](mod@tool): tool definitions, argument extraction, result conversion.
-//! 6. [`prompt`](mod@prompt): prompt definitions and their arguments.
-//! 7. [`resource`](mod@resource): resources, URI templates, their contents.
-//! 8. [`multi_round`]: multi round-trip requests (2026-07-28): answers carried in the retry, sealed `requestState`.
-//! 9. [`task`]: tasks (the 2026-07-28 tasks extension): the task store, and a task's run.
-//! 10. [`auth`]: the resource server's side of OAuth 2.1: verifying access tokens, per-tool scopes.
-//! 11. [`transport`]: stdio lines and the Streamable HTTP server side, serving what implements
+//! 5. [`apps`]: the MCP Apps extension's metadata (a tool's view and visibility, a view's
+//!    content security policy and permissions).
+//! 6. [`tool`](mod@tool): tool definitions, argument extraction, result conversion.
+//! 7. [`prompt`](mod@prompt): prompt definitions and their arguments.
+//! 8. [`resource`](mod@resource): resources, URI templates, their contents.
+//! 9. [`multi_round`]: multi round-trip requests (2026-07-28): answers carried in the retry, sealed `requestState`.
+//! 10. [`task`]: tasks (the 2026-07-28 tasks extension): the task store, and a task's run.
+//! 11. [`auth`]: the resource server's side of OAuth 2.1: verifying access tokens, per-tool scopes.
+//! 12. [`transport`]: stdio lines and the Streamable HTTP server side, serving what implements
 //!     its trait (2025-era sessions it opens, 2026-era requests one by one); it knows nothing
 //!     of tools or elicitation.
-//! 12. [`server`]: builder, the one router of both eras, sessions, URL flows, tasks; runs on the transports.
-//! 13. [`client`]: client, handlers of server requests, its transports (stdio, Streamable HTTP).
-//! 14. [`testing`]: a client connected to a server in process, with scripted answers.
+//! 13. [`server`]: builder, the one router of both eras, sessions, URL flows, tasks; runs on the transports.
+//! 14. [`client`]: client, handlers of server requests, its transports (stdio, Streamable HTTP).
+//! 15. [`testing`]: a client connected to a server in process, with scripted answers.
 //!
 //! Beside them, `tls` (feature `rustls`, on by default, with `http-client`, `auth` or
 //! `http-tls`) holds the TLS settings of the HTTP client, the token verifiers and the HTTP
@@ -103,6 +105,8 @@ pub mod engine;
 pub mod elicit;
 
 pub mod handler;
+
+pub mod apps;
 
 pub mod tool;
 
@@ -158,7 +162,7 @@ pub mod prelude {
     pub use crate::protocol::{
         CallToolResult, Content, ErrorObject, GetPromptResult, LoggingLevel, PromptMessage, ResourceContents, Role,
     };
-    pub use crate::resource::{Blob, ResourceDef, ResourceUri};
+    pub use crate::resource::{AppResource, Blob, ResourceDef, ResourceUri};
     pub use crate::server::Server;
     pub use crate::tool::{Json, Params, ToolDef};
     pub use crate::{prompts, resources, tools};
@@ -173,6 +177,7 @@ pub mod prelude {
 /// fails to compile there, at the macro, rather than with odd errors further on.
 #[doc(hidden)]
 pub mod __private_v0_1 {
+    pub use crate::apps::{Permissions, UiResourceMeta, Visibility};
     pub use crate::elicit::fields::single_select_schema;
     pub use crate::elicit::{
         ChoiceOption, Elicit, ElicitField, ElicitOptions, FieldKind, FormBuilder, FormField, FormSchema, OptionStyle,

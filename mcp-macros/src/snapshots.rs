@@ -85,6 +85,21 @@ fn tool_as_a_task() {
 }
 
 #[test]
+fn tool_with_a_view() {
+    let input = quote! {
+        /// Shows the task board.
+        fn show_board(board: State<Board>) -> String {
+            board.summary()
+        }
+    };
+    check(
+        "tool_app",
+        "#[tool(ui = \"ui://…\", visibility = …)]: a tool whose results an MCP App's view shows",
+        crate::tool::expand_free(quote!(ui = "ui://board/view.html", visibility = ["model", "app"]), input),
+    );
+}
+
+#[test]
 fn tool_free_sync_with_injected_arguments() {
     let input = quote! {
         /// Greets someone.
@@ -196,6 +211,26 @@ fn resources() {
         "resource_template",
         "#[resource] with a URI template",
         crate::resource::expand(quote!("users://{id}/profile", mime_type = "application/json"), input),
+    );
+    let input = quote! {
+        /// The task board's view.
+        fn board_view() -> &'static str {
+            include_str!("board.html")
+        }
+    };
+    check(
+        "resource_app",
+        "#[resource(\"ui://…\", app, …)]: the view of an MCP App",
+        crate::resource::expand(
+            quote!(
+                "ui://board/view.html",
+                app,
+                connect_domains = ["https://api.example.com"],
+                permissions = ["clipboard_write"],
+                prefers_border
+            ),
+            input,
+        ),
     );
 }
 

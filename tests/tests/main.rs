@@ -6,6 +6,7 @@
 
 mod support;
 
+mod apps;
 mod authorization;
 mod backplane;
 mod bad_input;

@@ -46,6 +46,7 @@
 //! with `notifications/cancelled`. Notifications reach the application through
 //! [`Client::notifications`] (a broadcast receiver) or [`ClientBuilder::on_notification`].
 
+mod apps;
 mod cache;
 mod choice;
 pub(crate) mod connection;
@@ -76,6 +77,7 @@ use serde::de::DeserializeOwned;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::broadcast;
 
+pub use apps::AppView;
 pub use elicitation::{
     ElicitationFn, ElicitationHandler, ElicitationModes, ElicitationRequest, FormRequest, TypedAnswerError,
     TypedElicitation, TypedForm, UrlRequest, elicitation_fn, fill_defaults, typed_elicitation,
@@ -139,6 +141,8 @@ pub struct ClientBuilder {
     line: LineOptions,
     era: ProtocolEra,
     max_input_rounds: usize,
+    /// Whether the client renders MCP Apps (see [`ClientBuilder::apps`]).
+    apps: bool,
     #[cfg(feature = "http-client")]
     oauth: Option<oauth::OAuth>,
     /// Spans and metrics of the requests sent, and how the server is reached.
@@ -279,6 +283,7 @@ impl ClientBuilder {
             completions: Default::default(),
             progress: Mutex::default(),
             closed: CancellationToken::new(),
+            apps: self.apps,
             #[cfg(feature = "http-client")]
             extensions: self.oauth.as_ref().map(oauth::OAuth::extensions).unwrap_or_default(),
             #[cfg(not(feature = "http-client"))]
@@ -557,6 +562,7 @@ impl Client {
             line: LineOptions::default(),
             era: ProtocolEra::default(),
             max_input_rounds: DEFAULT_MAX_INPUT_ROUNDS,
+            apps: false,
             #[cfg(feature = "http-client")]
             oauth: None,
             #[cfg(feature = "otel")]

@@ -37,11 +37,22 @@ pub(crate) struct ClientShared {
     pub(crate) closed: CancellationToken,
     /// The extensions declared besides those of the handlers (the OAuth grant's).
     pub(crate) extensions: Vec<&'static str>,
+    /// Whether the client declares the MCP Apps extension.
+    pub(crate) apps: bool,
 }
 
 impl ClientShared {
     /// The capabilities the handlers call for.
     pub(crate) fn capabilities(&self) -> ClientCapabilities {
+        let mut capabilities = self.handler_capabilities();
+        if self.apps {
+            let extensions = capabilities.extensions.get_or_insert_with(Default::default);
+            extensions.insert(crate::apps::EXTENSION.into(), crate::apps::capability());
+        }
+        capabilities
+    }
+
+    fn handler_capabilities(&self) -> ClientCapabilities {
         ClientCapabilities {
             elicitation: self.elicitation.as_ref().and_then(|h| h.modes().capability()),
             sampling: self.sampling.as_ref().map(|h| h.support().capability()),

@@ -108,7 +108,7 @@ pub struct ReadResourceResult {
 impl ResourceContents {
     /// Text contents.
     pub fn text(uri: impl Into<String>, mime_type: Option<String>, text: impl Into<String>) -> Self {
-        ResourceContents::Text { uri: uri.into(), mime_type, text: text.into() }
+        ResourceContents::Text { uri: uri.into(), mime_type, text: text.into(), meta: None }
     }
 
     /// Binary contents, base64-encoded here.
@@ -117,6 +117,7 @@ impl ResourceContents {
             uri: uri.into(),
             mime_type,
             blob: base64::engine::general_purpose::STANDARD.encode(bytes),
+            meta: None,
         }
     }
 
@@ -131,6 +132,20 @@ impl ResourceContents {
     pub fn mime_type(&self) -> Option<&str> {
         match self {
             ResourceContents::Text { mime_type, .. } | ResourceContents::Blob { mime_type, .. } => mime_type.as_deref(),
+        }
+    }
+
+    /// The metadata of the contents (`_meta`).
+    pub fn meta(&self) -> Option<&JsonObject> {
+        match self {
+            ResourceContents::Text { meta, .. } | ResourceContents::Blob { meta, .. } => meta.as_ref(),
+        }
+    }
+
+    /// The metadata of the contents, to fill in.
+    pub fn meta_mut(&mut self) -> &mut Option<JsonObject> {
+        match self {
+            ResourceContents::Text { meta, .. } | ResourceContents::Blob { meta, .. } => meta,
         }
     }
 }

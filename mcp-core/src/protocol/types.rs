@@ -357,6 +357,9 @@ pub enum ResourceContents {
         mime_type: Option<String>,
         /// The text.
         text: String,
+        /// Metadata (an MCP App's view carries its `_meta.ui` here).
+        #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+        meta: Option<JsonObject>,
     },
     /// Binary contents.
     Blob {
@@ -367,6 +370,9 @@ pub enum ResourceContents {
         mime_type: Option<String>,
         /// Base64-encoded bytes.
         blob: String,
+        /// Metadata.
+        #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+        meta: Option<JsonObject>,
     },
 }
 
@@ -449,7 +455,7 @@ impl Content {
     /// An embedded text resource.
     pub fn embedded_text(uri: impl Into<String>, mime_type: Option<String>, text: impl Into<String>) -> Self {
         Content::Resource {
-            resource: ResourceContents::Text { uri: uri.into(), mime_type, text: text.into() },
+            resource: ResourceContents::Text { uri: uri.into(), mime_type, text: text.into(), meta: None },
             annotations: None,
         }
     }

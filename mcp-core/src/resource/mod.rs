@@ -3,6 +3,7 @@
 //! `#[resource]` expands to calls into this module; everything it generates can also be written
 //! by hand with [`ResourceDef::new`] (one URI) and [`ResourceDef::template`] (a URI template).
 
+mod app;
 mod template;
 
 use std::collections::HashMap;
@@ -12,8 +13,10 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
+pub use app::AppResource;
 pub use template::{MAX_MATCHED_URI, UriTemplate, UriTemplateError};
 
+use crate::apps::UiResourceMeta;
 use crate::engine::BoxFuture;
 use crate::handler::{Completer, Context};
 use crate::prompt::ArgumentValue;
@@ -48,6 +51,8 @@ pub struct ResourceDef {
     pub(crate) completers: HashMap<String, Completer>,
     /// OAuth scopes a `resources/read` needs.
     pub(crate) scopes: Arc<[String]>,
+    /// The `_meta` given to every item of its contents that has none (an MCP App's view).
+    pub(crate) contents_meta: Option<Arc<crate::protocol::JsonObject>>,
 }
 
 impl std::fmt::Debug for ResourceDef {
@@ -106,6 +111,7 @@ impl ResourceDef {
             handler: self::handler(handler),
             completers: HashMap::new(),
             scopes: Arc::from([]),
+            contents_meta: None,
         }
     }
 
@@ -145,6 +151,7 @@ impl ResourceDef {
             handler: self::handler(handler),
             completers: HashMap::new(),
             scopes: Arc::from([]),
+            contents_meta: None,
         }
     }
 
@@ -242,6 +249,29 @@ impl ResourceDef {
         self
     }
 
+    /// Makes this resource the view of an MCP App ([`crate::apps`]): served as
+    /// [`MIME_TYPE`](crate::apps::MIME_TYPE), with `meta` as `_meta.ui` on its entry in
+    /// `resources/list` and on the contents it returns. Its URI must be a `ui://` URI and it
+    /// cannot be a template; [`ServerBuilder::build`](crate::ServerBuilder::build) refuses
+    /// either, and an origin in `meta` that is not one. `#[resource("ui://…", app)]` sets it;
+    /// [`AppResource`] builds the whole resource from HTML.
+    pub fn app(mut self, meta: UiResourceMeta) -> Self {
+        self = self.mime_type(crate::apps::MIME_TYPE);
+        let wire = meta.to_meta();
+        let listed = match &mut self.kind {
+            Kind::Static(r) => &mut r.meta,
+            Kind::Template(t, _) => &mut t.meta,
+        };
+        listed.get_or_insert_with(Default::default).extend(wire.clone());
+        self.contents_meta = Some(Arc::new(wire));
+        self
+    }
+
+    /// The view's metadata, if this resource is an MCP App's view (see [`app`](Self::app)).
+    pub fn app_meta(&self) -> Option<UiResourceMeta> {
+        self.contents_meta.as_deref().and_then(UiResourceMeta::from_meta)
+    }
+
     pub(crate) fn default_mime_type(&self) -> Option<&str> {
         match &self.kind {
             Kind::Static(r) => r.mime_type.as_deref(),
@@ -252,6 +282,7 @@ impl ResourceDef {
     /// Reads the resource.
     pub fn read(&self, call: ResourceCall) -> BoxFuture<'static, Result<ReadResourceResult, ErrorObject>> {
         let mime_type = self.default_mime_type().map(str::to_owned);
+        let contents_meta = self.contents_meta.clone();
         let fut = (self.handler)(call);
         Box::pin(async move {
             let mut result = fut.await?;
@@ -259,6 +290,11 @@ impl ResourceDef {
                 for c in &mut result.contents {
                     let (ResourceContents::Text { mime_type, .. } | ResourceContents::Blob { mime_type, .. }) = c;
                     mime_type.get_or_insert_with(|| default.clone());
+                }
+            }
+            if let Some(meta) = contents_meta {
+                for c in &mut result.contents {
+                    c.meta_mut().get_or_insert_with(|| (*meta).clone());
                 }
             }
             Ok(result)

@@ -127,6 +127,27 @@ pub enum BuildError {
         /// What is wrong with it.
         reason: String,
     },
+    /// A tool's view (`#[tool(ui = "…")]`) or a view's resource (`#[resource(…, app)]`) is not
+    /// usable: a URI that is not `ui://`, a view that is a template, an origin that is not one.
+    #[error("{what}: {reason}")]
+    InvalidApp {
+        /// The tool or resource.
+        what: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A tool shows a view (`ui://…`) that no registered resource serves as an MCP App view.
+    #[error(
+        "tool `{tool}` shows the view `{uri}`, but {problem}; register it with `#[resource(\"{uri}\", app)]` or `AppResource`"
+    )]
+    UnknownAppView {
+        /// The tool.
+        tool: String,
+        /// The view's URI.
+        uri: String,
+        /// What was found at that URI (nothing, or a resource that is not a view).
+        problem: String,
+    },
     /// A completer names a prompt argument or template variable that is not registered.
     #[error("a completer is registered for `{argument}` of {target}, which has no such argument")]
     UnknownCompletionTarget {
@@ -395,6 +416,7 @@ impl ServerBuilder {
             let name = name.to_owned();
             def.check_headers().map_err(|e| BuildError::InvalidInputSchema { tool: name, reason: e.0 })?;
         }
+        let apps = registry::check_apps(&self.tools, &self.surface.resources)?;
         let surface = self.surface.build()?;
         let some_tool_runs_as_task = self.tools.iter().any(|t| t.task_mode().allows_task());
         let tools = catalog::Catalog::new(self.tools, surface.page_size, surface.dynamic_tools)
@@ -405,6 +427,10 @@ impl ServerBuilder {
             let mut extensions = crate::protocol::JsonObject::new();
             extensions.insert(crate::protocol::TASKS_EXTENSION.into(), serde_json::Value::Object(Default::default()));
             capabilities.extensions = Some(extensions);
+        }
+        if apps {
+            let extensions = capabilities.extensions.get_or_insert_with(Default::default);
+            extensions.insert(crate::apps::EXTENSION.into(), crate::apps::capability());
         }
         let era_2026 = era_2026::Settings2026 {
             server_info: self

@@ -101,6 +101,58 @@ pub(crate) fn entry(def: ResourceDef) -> Result<Entry, BuildError> {
     })
 }
 
+/// Checks the MCP Apps of a server about to be built: every view a tool shows is a `ui://`
+/// resource registered as a view, and every view is a `ui://` resource (not a template) whose
+/// policy names origins. Returns whether the server has apps (and so declares the extension).
+pub(crate) fn check_apps(tools: &[ToolDef], resources: &[ResourceDef]) -> Result<bool, BuildError> {
+    let mut any = false;
+    for def in resources {
+        if let Some(meta) = def.app_meta() {
+            any = true;
+            check_view(def, &meta)?;
+        }
+    }
+    for tool in tools {
+        let Some(ui) = tool.app() else { continue };
+        any = true;
+        if let Some(uri) = &ui.resource_uri {
+            check_tool_view(tool.name(), uri, |uri| resources.iter().find(|r| !r.is_template() && r.uri() == uri))?;
+        }
+    }
+    Ok(any)
+}
+
+/// Checks a view's URI and policy.
+fn check_view(def: &ResourceDef, meta: &crate::apps::UiResourceMeta) -> Result<(), BuildError> {
+    let invalid = |reason: String| BuildError::InvalidApp { what: format!("view `{}`", def.uri()), reason };
+    if let Some(problem) = crate::apps::view_uri_problem(def.uri()) {
+        return Err(invalid(problem));
+    }
+    if def.is_template() {
+        return Err(invalid("a view has one URI; it cannot be a URI template".into()));
+    }
+    meta.problem().map_or(Ok(()), |p| Err(invalid(format!("in its content security policy, {p}"))))
+}
+
+/// Checks the view a tool shows: a `ui://` URI that `find` finds registered as a view.
+fn check_tool_view<'a>(
+    tool: &str,
+    uri: &str,
+    find: impl FnOnce(&str) -> Option<&'a ResourceDef>,
+) -> Result<(), BuildError> {
+    if let Some(problem) = crate::apps::view_uri_problem(uri) {
+        return Err(BuildError::InvalidApp { what: format!("tool `{tool}`"), reason: problem });
+    }
+    let problem = match find(uri) {
+        None => "no resource is registered at that URI".to_owned(),
+        Some(def) if def.app_meta().is_none() => {
+            "the resource at that URI is not an MCP App view (it has no `app` option)".to_owned()
+        }
+        Some(_) => return Ok(()),
+    };
+    Err(BuildError::UnknownAppView { tool: tool.to_owned(), uri: uri.to_owned(), problem })
+}
+
 /// The builder's share of everything this module serves.
 pub(crate) struct RegistryBuilder {
     pub(crate) prompts: Vec<PromptDef>,
@@ -371,6 +423,10 @@ impl Server {
             crate::tool::check_output_schema(schema).map_err(|e| ChangeError::Invalid(e.0))?;
         }
         tool.check_headers().map_err(|e| ChangeError::Invalid(e.0))?;
+        if let Some(uri) = tool.app().and_then(|ui| ui.resource_uri) {
+            let view = self.inner.surface.resources.get(&uri).map(|entry| entry.def);
+            check_tool_view(tool.name(), &uri, |_| view.as_ref()).map_err(|e| ChangeError::Invalid(e.to_string()))?;
+        }
         let key = tool.name().to_owned();
         self.inner.tools.update(|v| v.push(tool)).map_err(|e| refused(e, "tools", key))?;
         self.list_changed("notifications/tools/list_changed").await;
@@ -413,6 +469,9 @@ impl Server {
     /// changed. Needs [`ServerBuilder::dynamic_resources`](super::ServerBuilder::dynamic_resources).
     pub async fn add_resource(&self, resource: ResourceDef) -> Result<(), ChangeError> {
         self.dynamic(self.inner.surface.dynamic_resources, "resources")?;
+        if let Some(meta) = resource.app_meta() {
+            check_view(&resource, &meta).map_err(|e| ChangeError::Invalid(e.to_string()))?;
+        }
         let key = resource.uri().to_owned();
         let duplicate = |e| refused(e, "resources", key.clone());
         match entry(resource).map_err(|e| ChangeError::Invalid(e.to_string()))? {

@@ -201,6 +201,37 @@ impl ToolDef {
         self
     }
 
+    /// Shows the view at `uri` (a `ui://` resource of this server) with the tool's results, in
+    /// hosts that render MCP Apps ([`crate::apps`]): `_meta.ui.resourceUri` in `tools/list`
+    /// (and the flat `ui/resourceUri` key that earlier hosts read). Hosts without apps show the
+    /// result's `content` alone, so the tool still answers in text. [`ServerBuilder::build`]
+    /// refuses a URI that is not `ui://` or that names no view registered with the server.
+    /// `#[tool(ui = "ui://…")]` sets it.
+    ///
+    /// [`ServerBuilder::build`]: crate::ServerBuilder::build
+    pub fn ui(mut self, uri: impl Into<String>) -> Self {
+        let uri: String = uri.into();
+        let meta = self.tool.meta.get_or_insert_with(JsonObject::new);
+        meta.insert(crate::apps::LEGACY_RESOURCE_URI_KEY.into(), Value::String(uri.clone()));
+        set_ui_member(meta, "resourceUri", Value::String(uri));
+        self
+    }
+
+    /// Who may call the tool: the model, the view of an MCP App, or both (the default). Hosts
+    /// leave a [`Visibility::App`](crate::apps::Visibility::App) tool out of the model's tool
+    /// list; its view calls it through the host. `#[tool(visibility = "app")]` sets it.
+    pub fn visibility(mut self, visibility: crate::apps::Visibility) -> Self {
+        let meta = self.tool.meta.get_or_insert_with(JsonObject::new);
+        let list = visibility.as_wire().iter().map(|s| Value::String((*s).to_owned())).collect();
+        set_ui_member(meta, "visibility", Value::Array(list));
+        self
+    }
+
+    /// The tool's view and visibility (`_meta.ui`), if it has either.
+    pub fn app(&self) -> Option<crate::apps::ToolUi> {
+        crate::apps::ToolUi::of(&self.tool)
+    }
+
     /// Whether the tool runs as a task (the `io.modelcontextprotocol/tasks` extension of revision
     /// 2026-07-28), shown in `tools/list` as `execution.taskSupport`:
     ///
@@ -285,6 +316,16 @@ impl ToolDef {
     pub(crate) fn call_raw(&self, call: ToolCall) -> Handling {
         (self.handler)(call)
     }
+}
+
+/// Sets `key` in the `ui` object of a tool's `_meta` (made an object if it was not one).
+fn set_ui_member(meta: &mut JsonObject, key: &str, value: Value) {
+    let mut ui = match meta.remove("ui") {
+        Some(Value::Object(ui)) => ui,
+        _ => JsonObject::new(),
+    };
+    ui.insert(key.into(), value);
+    meta.insert("ui".into(), Value::Object(ui));
 }
 
 /// How a tool's errors are answered, given the request they answer (computed before the

@@ -69,9 +69,41 @@ pub(crate) fn definition(f: &ResourceFn, vars: &[String]) -> TokenStream {
     if let Some(m) = &f.attr.mime_type {
         setters.push(quote!(.mime_type(#m)));
     }
+    if f.attr.app.as_ref().is_some_and(|(_, flag)| flag.value) {
+        setters.push(app_meta(&f.attr.app_options));
+    }
     quote! {{
         let #handler = #closure;
         #new
         #(#setters)*
     }}
+}
+
+/// `.app(…)` with the view's `_meta.ui`.
+fn app_meta(options: &super::parse::AppOptions) -> TokenStream {
+    let mut calls = Vec::new();
+    let lists = [
+        (&options.connect_domains, "connect_domains"),
+        (&options.resource_domains, "resource_domains"),
+        (&options.frame_domains, "frame_domains"),
+        (&options.base_uri_domains, "base_uri_domains"),
+    ];
+    for (list, method) in lists {
+        if let Some((_, origins)) = list {
+            let method = Ident::new(method, Span::call_site());
+            calls.push(quote!(.#method([#(#origins),*])));
+        }
+    }
+    if let Some((_, names)) = &options.permissions {
+        let names: Vec<Ident> = names.iter().map(|n| Ident::new(&n.value(), n.span())).collect();
+        calls.push(quote!(.permissions(::typed_mcp::__private_v0_1::Permissions::new()#(.#names())*)));
+    }
+    if let Some((_, domain)) = &options.domain {
+        calls.push(quote!(.domain(#domain)));
+    }
+    if let Some((_, flag)) = &options.prefers_border {
+        let value = flag.value;
+        calls.push(quote!(.prefers_border(#value)));
+    }
+    quote!(.app(::typed_mcp::__private_v0_1::UiResourceMeta::new()#(#calls)*))
 }

@@ -1,10 +1,12 @@
 //! Reading `#[resource("uri", …)]` and the function signature. No semantic checks here.
 
 use proc_macro2::{TokenStream, TokenTree};
-use syn::{Attribute, LitStr, Signature};
+use syn::{Attribute, LitStr, Meta, Signature};
 
 use crate::common::Errors;
-use crate::options::{FnParts, key, metas, read_fn, set_once, string_value, unknown_option};
+use crate::options::{
+    Flag, FnParts, flag_value, key, metas, read_fn, set_once, string_list_value, string_value, unknown_option,
+};
 
 /// The options of `#[resource(…)]`.
 #[derive(Default)]
@@ -14,9 +16,71 @@ pub(crate) struct ResourceAttr {
     pub(crate) title: Option<LitStr>,
     pub(crate) description: Option<LitStr>,
     pub(crate) mime_type: Option<LitStr>,
+    /// The resource is the view of an MCP App (`app`), with these `_meta.ui` options.
+    pub(crate) app: Option<(Meta, Flag)>,
+    pub(crate) app_options: AppOptions,
 }
 
-const OPTIONS: &[&str] = &["name", "title", "description", "mime_type"];
+/// The options of a view (`#[resource("ui://…", app, …)]`), each kept with its option for
+/// errors about it.
+#[derive(Default)]
+pub(crate) struct AppOptions {
+    pub(crate) connect_domains: Option<(Meta, Vec<LitStr>)>,
+    pub(crate) resource_domains: Option<(Meta, Vec<LitStr>)>,
+    pub(crate) frame_domains: Option<(Meta, Vec<LitStr>)>,
+    pub(crate) base_uri_domains: Option<(Meta, Vec<LitStr>)>,
+    pub(crate) permissions: Option<(Meta, Vec<LitStr>)>,
+    pub(crate) domain: Option<(Meta, LitStr)>,
+    pub(crate) prefers_border: Option<(Meta, Flag)>,
+}
+
+impl AppOptions {
+    /// The options given, for the error when `app` is missing.
+    pub(crate) fn given(&self) -> Vec<&Meta> {
+        let lists = [&self.connect_domains, &self.resource_domains, &self.frame_domains, &self.base_uri_domains];
+        let mut given: Vec<&Meta> = lists.into_iter().flatten().map(|(m, _)| m).collect();
+        given.extend(self.permissions.as_ref().map(|(m, _)| m));
+        given.extend(self.domain.as_ref().map(|(m, _)| m));
+        given.extend(self.prefers_border.as_ref().map(|(m, _)| m));
+        given
+    }
+}
+
+const OPTIONS: &[&str] = &[
+    "name",
+    "title",
+    "description",
+    "mime_type",
+    "app",
+    "connect_domains",
+    "resource_domains",
+    "frame_domains",
+    "base_uri_domains",
+    "permissions",
+    "domain",
+    "prefers_border",
+];
+
+/// The browser features a view may ask for, as `permissions = [...]` names them.
+pub(crate) const PERMISSIONS: &[&str] = &["camera", "microphone", "geolocation", "clipboard_write"];
+
+fn permission_problem(name: &str) -> Option<&'static str> {
+    (!PERMISSIONS.contains(&name))
+        .then_some("the permissions are `\"camera\"`, `\"microphone\"`, `\"geolocation\"` and `\"clipboard_write\"`")
+}
+
+fn origin_problem(origin: &str) -> Option<&'static str> {
+    crate::common::origin_problem(origin)
+}
+
+/// Stores `value` with its option, reporting a repetition.
+fn keep<T>(slot: &mut Option<(Meta, T)>, value: Option<T>, meta: &Meta, errors: &mut Errors) {
+    if slot.is_some() {
+        errors.spanned(meta, format!("`{}` is given more than once in `#[resource(…)]`; keep one", key(meta)));
+    } else if let Some(value) = value {
+        *slot = Some((meta.clone(), value));
+    }
+}
 const USAGE: &str = "`#[resource]` expects the URI (or URI template) first, as a string: `#[resource(\"scheme://path/{id}\", name = \"…\")]`";
 
 /// Parses the tokens inside `#[resource(…)]`.
@@ -58,6 +122,41 @@ pub(crate) fn resource_attr(tokens: TokenStream, errors: &mut Errors) -> Resourc
         }
     };
     for meta in metas(rest, "resource", errors) {
+        let app = &mut attr.app_options;
+        match key(&meta).as_str() {
+            "app" => {
+                let value = flag_value(&meta, "resource", errors);
+                keep(&mut attr.app, value, &meta, errors);
+                continue;
+            }
+            "prefers_border" => {
+                let value = flag_value(&meta, "resource", errors);
+                keep(&mut app.prefers_border, value, &meta, errors);
+                continue;
+            }
+            "domain" => {
+                let value = string_value(&meta, "resource", errors);
+                keep(&mut app.domain, value, &meta, errors);
+                continue;
+            }
+            "permissions" => {
+                let value = string_list_value(&meta, "resource", permission_problem, errors);
+                keep(&mut app.permissions, value, &meta, errors);
+                continue;
+            }
+            list @ ("connect_domains" | "resource_domains" | "frame_domains" | "base_uri_domains") => {
+                let slot = match list {
+                    "connect_domains" => &mut app.connect_domains,
+                    "resource_domains" => &mut app.resource_domains,
+                    "frame_domains" => &mut app.frame_domains,
+                    _ => &mut app.base_uri_domains,
+                };
+                let value = string_list_value(&meta, "resource", origin_problem, errors);
+                keep(slot, value, &meta, errors);
+                continue;
+            }
+            _ => {}
+        }
         let slot = match key(&meta).as_str() {
             "name" => &mut attr.name,
             "title" => &mut attr.title,

@@ -77,6 +77,7 @@ pub(crate) fn check(f: &ResourceFn, errors: &mut Errors) -> Vec<String> {
     {
         errors.spanned(lit, "`#[resource(name = …)]` cannot be empty");
     }
+    check_app(f, errors);
     let Some(uri) = &f.attr.uri else {
         return Vec::new();
     };
@@ -111,4 +112,34 @@ pub(crate) fn check(f: &ResourceFn, errors: &mut Errors) -> Vec<String> {
         }
     }
     vars
+}
+
+/// Checks the options of a view: given only with `app`, on a `ui://` URI that is no template,
+/// without a `mime_type` of its own.
+fn check_app(f: &ResourceFn, errors: &mut Errors) {
+    let attr = &f.attr;
+    let is_app = attr.app.as_ref().is_some_and(|(_, flag)| flag.value);
+    if !is_app {
+        for meta in attr.app_options.given() {
+            errors.spanned(
+                meta,
+                format!(
+                    "`{}` is an option of an MCP App's view; add `app` to the options: `#[resource(\"ui://…\", app, …)]`",
+                    crate::options::key(meta)
+                ),
+            );
+        }
+        return;
+    }
+    let Some((app, _)) = &attr.app else { return };
+    if let Some(mime) = &attr.mime_type {
+        errors.spanned(mime, "a view (`app`) is served as `text/html;profile=mcp-app`; remove `mime_type`");
+    }
+    let Some(uri) = &attr.uri else { return };
+    let text = uri.value();
+    if let Some(problem) = crate::common::view_uri_problem(&text) {
+        errors.spanned(uri, format!("`#[resource(…, app)]`: {problem}"));
+    } else if text.contains('{') {
+        errors.spanned(app, "a view (`app`) has one URI; it cannot be a URI template");
+    }
 }

@@ -123,6 +123,17 @@ pub(crate) fn definition(f: &ToolFn, callee: Callee<'_>) -> TokenStream {
     if let Some(scopes) = &f.attr.scopes {
         setters.push(quote!(.scopes([#(#scopes),*])));
     }
+    if let Some(uri) = &f.attr.ui {
+        setters.push(quote!(.ui(#uri)));
+    }
+    if let Some(visibility) = f.attr.visibility {
+        let variant = match visibility {
+            super::parse::Visibility::ModelAndApp => quote!(ModelAndApp),
+            super::parse::Visibility::Model => quote!(Model),
+            super::parse::Visibility::App => quote!(App),
+        };
+        setters.push(quote!(.visibility(::typed_mcp::__private_v0_1::Visibility::#variant)));
+    }
     match f.attr.task {
         Some(super::parse::TaskMode::Optional) => {
             setters.push(quote!(.task_support(::typed_mcp::__private_v0_1::TaskSupport::Optional)));

@@ -3,7 +3,7 @@
 use proc_macro2::TokenStream;
 use quote::ToTokens;
 use syn::parse::{Parse, ParseStream};
-use syn::{Attribute, Generics, ImplItem, LitStr, Path, Signature, Token, Type, TypePath, braced, token};
+use syn::{Attribute, Generics, ImplItem, LitStr, Meta, Path, Signature, Token, Type, TypePath, braced, token};
 
 use crate::common::Errors;
 pub(crate) use crate::options::{Flag, LooseFn, Receiver};
@@ -106,6 +106,18 @@ pub(crate) struct ToolAttr {
     pub(crate) scopes: Option<Vec<LitStr>>,
     /// Whether the tool runs as a task (`task = "optional"` or `"required"`).
     pub(crate) task: Option<TaskMode>,
+    /// The view of an MCP App shown with the tool's results (`ui = "ui://…"`).
+    pub(crate) ui: Option<LitStr>,
+    /// Who may call the tool (`visibility = "app"`, or the wire's list `["model", "app"]`).
+    pub(crate) visibility: Option<Visibility>,
+}
+
+/// The value of `#[tool(visibility = …)]`.
+#[derive(Clone, Copy)]
+pub(crate) enum Visibility {
+    ModelAndApp,
+    Model,
+    App,
 }
 
 /// The value of `#[tool(task = …)]`.
@@ -115,8 +127,55 @@ pub(crate) enum TaskMode {
     Required,
 }
 
-const TOOL_OPTIONS: &[&str] =
-    &["name", "title", "description", "read_only", "destructive", "idempotent", "open_world", "scopes", "task"];
+const TOOL_OPTIONS: &[&str] = &[
+    "name",
+    "title",
+    "description",
+    "read_only",
+    "destructive",
+    "idempotent",
+    "open_world",
+    "scopes",
+    "task",
+    "ui",
+    "visibility",
+];
+
+const VISIBILITY_USAGE: &str = "write `visibility = \"model\"`, `\"app\"` (only the app's view calls it) or `[\"model\", \"app\"]` (both, the default)";
+
+/// Why an entry of `visibility = […]` is refused, if it is.
+fn audience_problem(entry: &str) -> Option<&'static str> {
+    (!matches!(entry, "model" | "app")).then_some("the audiences are `\"model\"` and `\"app\"`")
+}
+
+/// The value of `visibility = …`: one audience as a string, or the wire's list.
+fn visibility_value(meta: &Meta, errors: &mut Errors) -> Option<Visibility> {
+    let list: Vec<LitStr> = match meta {
+        Meta::NameValue(nv) if matches!(nv.value, syn::Expr::Array(_)) => {
+            string_list_value(meta, "tool", audience_problem, errors)?
+        }
+        _ => vec![string_value(meta, "tool", errors)?],
+    };
+    let model = list.iter().any(|s| s.value() == "model");
+    let app = list.iter().any(|s| s.value() == "app");
+    match (model, app) {
+        (true, true) => Some(Visibility::ModelAndApp),
+        (true, false) => Some(Visibility::Model),
+        (false, true) => Some(Visibility::App),
+        (false, false) => {
+            let message = match list.first() {
+                Some(s) => format!("`{}` is not an audience: {VISIBILITY_USAGE}", s.value()),
+                None => format!("a tool must be visible to someone: {VISIBILITY_USAGE}"),
+            };
+            match (list.first(), meta) {
+                (Some(s), _) => errors.spanned(s, message),
+                (None, Meta::NameValue(nv)) => errors.spanned(&nv.value, message),
+                (None, other) => errors.spanned(other, message),
+            }
+            None
+        }
+    }
+}
 
 /// The mode of `task = "…"`, or the error at the string.
 fn task_mode(value: &LitStr, errors: &mut Errors) -> Option<TaskMode> {
@@ -164,6 +223,16 @@ pub(crate) fn tool_attr(tokens: TokenStream, errors: &mut Errors) -> ToolAttr {
         if key(&meta) == "task" {
             let value = string_value(&meta, "tool", errors).and_then(|v| task_mode(&v, errors));
             set_once(&mut attr.task, value, &meta, "tool", errors);
+            continue;
+        }
+        if key(&meta) == "ui" {
+            let value = string_value(&meta, "tool", errors);
+            set_once(&mut attr.ui, value, &meta, "tool", errors);
+            continue;
+        }
+        if key(&meta) == "visibility" {
+            let value = visibility_value(&meta, errors);
+            set_once(&mut attr.visibility, value, &meta, "tool", errors);
             continue;
         }
         if key(&meta) == "scopes" {

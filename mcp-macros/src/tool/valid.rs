@@ -46,6 +46,11 @@ pub(crate) fn check(f: &ToolFn, site: Site, errors: &mut Errors) {
             }
         }
     }
+    if let Some(uri) = &f.attr.ui
+        && let Some(problem) = crate::common::view_uri_problem(&uri.value())
+    {
+        errors.spanned(uri, format!("`#[tool(ui = …)]`: {problem}"));
+    }
     check_signature(&f.parts, "tool", true, errors);
     match (&f.receiver, site) {
         (Receiver::None, _) | (Receiver::Shared(_), Site::Toolbox) => {}

@@ -134,6 +134,7 @@ fn static_binary() -> ResourceContents {
         uri: "test://static-binary".into(),
         mime_type: Some("image/png".into()),
         blob: RED_PIXEL_PNG.into(),
+        meta: None,
     }
 }
 

@@ -54,3 +54,20 @@ pub fn server() -> Result<Server, typed_mcp::BuildError> {
 fn main() {
     let _ = server();
 }
+
+/// The view of an MCP App, with every option of one.
+#[resource(
+    "ui://board/view.html",
+    app,
+    title = "Board",
+    connect_domains = ["https://api.example.com"],
+    resource_domains = ["https://*.cdn.example"],
+    frame_domains = ["https://player.example"],
+    base_uri_domains = ["https://cdn.example"],
+    permissions = ["camera", "microphone", "geolocation", "clipboard_write"],
+    domain = "board.example",
+    prefers_border = false
+)]
+pub fn board_view() -> &'static str {
+    "<!doctype html><p>Board</p>"
+}
