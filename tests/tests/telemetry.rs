@@ -392,3 +392,57 @@ async fn the_examples_export_over_otlp_when_the_standard_variables_say_so_and_fl
     assert!(contains("/v1/traces", "quickstart-under-test"), "OTEL_SERVICE_NAME names the service");
     assert!(contains("/v1/metrics", "mcp.server.operation.duration"), "the histogram reached the collector");
 }
+
+/// The trace and span its background work saw (see `slow_job`).
+static TASK_SAW: std::sync::Mutex<Option<(String, String)>> = std::sync::Mutex::new(None);
+
+/// Works a while, as a task when the client asks.
+#[tool(task = "optional")]
+async fn slow_job() -> String {
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    let cx = opentelemetry::Context::current();
+    let span = opentelemetry::trace::TraceContextExt::span(&cx);
+    let context = span.span_context();
+    *TASK_SAW.lock().unwrap() = Some((context.trace_id().to_string(), context.span_id().to_string()));
+    "done".into()
+}
+
+#[tokio::test]
+async fn a_task_and_the_requests_that_follow_it_are_one_trace() {
+    let recorder = Recorder::new();
+    let server = Server::builder("tasks", "1").tools(tools![slow_job]).telemetry(recorder.telemetry()).build().unwrap();
+    let client = within(
+        "connecting",
+        Client::builder("tasks", "1")
+            .protocol_era(ProtocolEra::Stateless)
+            .telemetry(recorder.telemetry())
+            .connect_in_process(&server),
+    )
+    .await
+    .unwrap();
+    let result = within("the task", client.call_tool_as_task("slow_job", json!({}))).await.unwrap();
+    assert_eq!(result.content[0].as_text(), Some("done"));
+    let spans = recorder.spans();
+    let whole = spans
+        .iter()
+        .find(|s| s.name == "tools/call slow_job (task)" && s.span_kind == SpanKind::Internal)
+        .unwrap_or_else(|| panic!("no span over the whole task among {:?}", names(&spans)));
+    let trace = whole.span_context.trace_id();
+    let call = spans.iter().find(|s| s.name == "tools/call slow_job" && s.span_kind == SpanKind::Client).unwrap();
+    let served = spans.iter().find(|s| s.name == "tools/call slow_job" && s.span_kind == SpanKind::Server).unwrap();
+    let polls: Vec<_> = spans.iter().filter(|s| s.name == "tasks/get" && s.span_kind == SpanKind::Client).collect();
+    assert!(!polls.is_empty(), "the client polled the task: {:?}", names(&spans));
+    assert_eq!(call.parent_span_id, whole.span_context.span_id());
+    assert_eq!(served.parent_span_id, call.span_context.span_id());
+    for poll in &polls {
+        assert_eq!((poll.span_context.trace_id(), poll.parent_span_id), (trace, whole.span_context.span_id()));
+    }
+    for server_poll in spans.iter().filter(|s| s.name == "tasks/get" && s.span_kind == SpanKind::Server) {
+        assert_eq!(server_poll.span_context.trace_id(), trace, "the server's polls are in the trace too");
+    }
+    // The work that went on after the call was answered ran in the call's trace, under its span.
+    let (saw_trace, saw_span) = TASK_SAW.lock().unwrap().clone().expect("the task ran");
+    assert_eq!(saw_trace, trace.to_string());
+    assert_eq!(saw_span, served.span_context.span_id().to_string());
+    client.close().await;
+}

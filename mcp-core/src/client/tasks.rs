@@ -123,6 +123,30 @@ impl Client {
         timeout: Option<Duration>,
         cancel: Option<CancellationToken>,
     ) -> Result<CallToolResult, ClientError> {
+        // With telemetry, the call and every request following its task are one trace, under
+        // a span of the whole task.
+        #[cfg(feature = "otel")]
+        if let Some(traced) = &self.inner.traced {
+            use opentelemetry::context::FutureExt;
+            use opentelemetry::trace::TraceContextExt;
+            let cx = traced.telemetry.task_span(&params.name);
+            let outcome = self.call_as_task_untraced(stateless, params, timeout, cancel).with_context(cx.clone()).await;
+            if let Err(e) = &outcome {
+                cx.span().set_status(opentelemetry::trace::Status::error(e.to_string()));
+            }
+            cx.span().end();
+            return outcome;
+        }
+        self.call_as_task_untraced(stateless, params, timeout, cancel).await
+    }
+
+    async fn call_as_task_untraced(
+        &self,
+        stateless: &Stateless,
+        params: &CallToolParams,
+        timeout: Option<Duration>,
+        cancel: Option<CancellationToken>,
+    ) -> Result<CallToolResult, ClientError> {
         let params = with_tasks_extension(params_object(params)?);
         let first =
             self.round_trip(stateless).request("tools/call", params, self.options(None, cancel.clone())).await?;

@@ -205,6 +205,9 @@ pub(crate) async fn start(
     run: Arc<TaskRun>,
     handler: BoxFuture<'static, HandlerResult>,
 ) -> HandlerResult {
+    // The work goes on in the trace of the call that started it.
+    #[cfg(feature = "otel")]
+    let handler = Box::pin(opentelemetry::context::FutureExt::with_current_context(handler));
     let record = run.start().await.map_err(store_failed)?;
     let id = record.task_id.clone();
     server.tasks.runs.insert(id.clone(), run.clone());

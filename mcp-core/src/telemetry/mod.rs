@@ -514,6 +514,24 @@ impl Telemetry {
         }
     }
 
+    /// The context of an `INTERNAL` span over a whole tool call run as a task (the call, then
+    /// the requests that follow the task), child of the current context; the caller ends it.
+    pub(crate) fn task_span(&self, tool: &str) -> OtelContext {
+        let parent = OtelContext::current();
+        let span = self
+            .inner
+            .tracer
+            .span_builder(format!("tools/call {tool} (task)"))
+            .with_kind(SpanKind::Internal)
+            .with_attributes([
+                KeyValue::new("mcp.method.name", "tools/call"),
+                KeyValue::new("gen_ai.tool.name", tool.to_owned()),
+                KeyValue::new("gen_ai.operation.name", "execute_tool"),
+            ])
+            .start_with_context(&self.inner.tracer, &parent);
+        parent.with_span(span)
+    }
+
     /// Records a session that lasted `duration`.
     pub(crate) fn session_ended(
         &self,
