@@ -166,6 +166,34 @@ pub(crate) fn check_tool_name(name: &str) -> Result<(), String> {
     }
 }
 
+/// Why `uri` cannot name the view of an MCP App, if it cannot (as `typed_mcp::apps` checks it).
+pub(crate) fn view_uri_problem(uri: &str) -> Option<String> {
+    match uri.strip_prefix("ui://") {
+        None => Some(format!("`{uri}` is not a `ui://` URI; a view's URI starts with `ui://`")),
+        Some("") => Some(format!("`{uri}` names no view; write `ui://server/view` or similar")),
+        Some(_) => None,
+    }
+}
+
+/// Why `origin` cannot be an entry of a view's content security policy, if it cannot (as
+/// `typed_mcp::apps::origin_problem` checks it).
+pub(crate) fn origin_problem(origin: &str) -> Option<&'static str> {
+    let Some((scheme, rest)) = origin.split_once("://") else {
+        return Some("an origin is written with its scheme, e.g. `https://api.example.com`");
+    };
+    if scheme.is_empty() || !scheme.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.')) {
+        return Some("an origin starts with a scheme, e.g. `https://`");
+    }
+    let host = rest.strip_suffix('/').unwrap_or(rest);
+    let host = host.strip_prefix("*.").unwrap_or(host);
+    if host.is_empty() || !host.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | ':' | '[' | ']')) {
+        return Some(
+            "an origin is `scheme://host[:port]` (the host may start with `*.`), with no path, spaces, `;`, `,` or quotes",
+        );
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -202,32 +230,4 @@ mod tests {
         assert!(check_tool_name("has space").is_err());
         assert!(check_tool_name(&"x".repeat(129)).is_err());
     }
-}
-
-/// Why `uri` cannot name the view of an MCP App, if it cannot (as `typed_mcp::apps` checks it).
-pub(crate) fn view_uri_problem(uri: &str) -> Option<String> {
-    match uri.strip_prefix("ui://") {
-        None => Some(format!("`{uri}` is not a `ui://` URI; a view's URI starts with `ui://`")),
-        Some("") => Some(format!("`{uri}` names no view; write `ui://server/view` or similar")),
-        Some(_) => None,
-    }
-}
-
-/// Why `origin` cannot be an entry of a view's content security policy, if it cannot (as
-/// `typed_mcp::apps::origin_problem` checks it).
-pub(crate) fn origin_problem(origin: &str) -> Option<&'static str> {
-    let Some((scheme, rest)) = origin.split_once("://") else {
-        return Some("an origin is written with its scheme, e.g. `https://api.example.com`");
-    };
-    if scheme.is_empty() || !scheme.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.')) {
-        return Some("an origin starts with a scheme, e.g. `https://`");
-    }
-    let host = rest.strip_suffix('/').unwrap_or(rest);
-    let host = host.strip_prefix("*.").unwrap_or(host);
-    if host.is_empty() || !host.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | ':' | '[' | ']')) {
-        return Some(
-            "an origin is `scheme://host[:port]` (the host may start with `*.`), with no path, spaces, `;`, `,` or quotes",
-        );
-    }
-    None
 }

@@ -279,3 +279,63 @@ fn tool_ui_reads_what_the_macros_wrote() {
     assert_eq!(ui, ToolUi { resource_uri: Some("ui://board/view.html".into()), visibility: None });
     assert!(ui.visible_to_model());
 }
+
+/// The `apps` example over stdio, as a Rust host sees it in either era: the model's tools
+/// without the app-only one, the view compiled in, a call from the view, and the form of
+/// `plan_task` beside the app.
+#[tokio::test]
+async fn the_example_board_serves_its_view_and_answers_in_text_in_both_eras() {
+    let binary = tests::interop::example_binary("apps");
+    for era in ERAS {
+        let mut command = tokio::process::Command::new(&binary);
+        command.env("RUST_LOG", "warn");
+        let script = testing::ElicitationScript::new().accept(json!({"title": "Plan the launch", "priority": "high"}));
+        let client = testing::client()
+            .protocol_era(era)
+            .apps()
+            .elicitation(script)
+            .connect_stdio(command)
+            .await
+            .unwrap_or_else(|e| panic!("cannot start the apps example in {era:?}: {e}"));
+        assert!(client.server_supports_apps());
+        let model: Vec<String> = client.list_model_tools().await.unwrap().into_iter().map(|t| t.name).collect();
+        assert_eq!(model, ["show_board", "add_task", "plan_task"], "{era:?}");
+
+        let views = client.list_app_tools().await.unwrap();
+        let uri = views.iter().find_map(|(_, ui)| ui.resource_uri.clone()).expect("a tool with a view");
+        assert_eq!(uri, "ui://task-board/board.html");
+        let view = client.read_app_view(&uri).await.unwrap();
+        assert_eq!(view.html, include_str!("../../examples/apps/board.html"), "the view is compiled in");
+        assert_eq!(view.meta.prefers_border, Some(true));
+        assert_eq!(view.meta.csp, None, "the board reaches no other origin");
+
+        let shown = client.call_tool("show_board", json!({})).await.unwrap();
+        assert_eq!(
+            shown.content,
+            vec![Content::text(
+                "The board has 2 task(s):\n1. Write the release notes (#1, High)\n2. Answer the issue about proxies (#2, Normal)"
+            )]
+        );
+        assert_eq!(shown.structured_content.as_ref().unwrap()["tasks"][1]["title"], "Answer the issue about proxies");
+
+        let planned = client.call_tool("plan_task", json!({})).await.unwrap();
+        assert_eq!(
+            planned.content[0],
+            Content::text(
+                "Added “Plan the launch” (#3).\n1. Write the release notes (#1, High)\n2. Answer the issue about proxies (#2, Normal)\n3. Plan the launch (#3, High)"
+            ),
+            "{era:?}"
+        );
+        let moved = client.call_tool("move_task", json!({"id": 3, "position": 1})).await.unwrap();
+        let order: Vec<&str> = moved.structured_content.as_ref().unwrap()["tasks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["title"].as_str().unwrap())
+            .collect();
+        assert_eq!(order, ["Plan the launch", "Write the release notes", "Answer the issue about proxies"]);
+        let empty = client.call_tool("add_task", json!({"title": "  "})).await.unwrap();
+        assert_eq!(empty.is_error, Some(true), "an empty title is the model's mistake to correct");
+        client.close().await;
+    }
+}

@@ -22,7 +22,7 @@ const BANNER_MARK: &str = "It waits for an MCP client";
 
 #[test]
 fn started_in_a_terminal_a_stdio_example_says_how_to_try_it() {
-    for name in ["quickstart", "elicitation", "notes", "url_elicitation", "tasks"] {
+    for name in ["quickstart", "elicitation", "notes", "url_elicitation", "tasks", "apps"] {
         let binary = example_binary(name);
         let pty = nix::pty::openpty(None, None).expect("a pseudo-terminal");
         let mut child = Command::new(&binary)

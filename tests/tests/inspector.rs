@@ -238,7 +238,7 @@ impl Drop for HttpExample {
 #[test]
 fn strict_mode_finds_no_portability_problem_in_any_example() {
     let inspector = Inspector::new();
-    let stdio = ["quickstart", "elicitation", "notes", "url_elicitation", "tasks"].map(|name| {
+    let stdio = ["quickstart", "elicitation", "notes", "url_elicitation", "tasks", "apps"].map(|name| {
         let mut command = vec![path(&example_binary(name))];
         if name == "url_elicitation" {
             // Its page on any free port, so that tests running at once never collide.

@@ -7,6 +7,7 @@
 mod support;
 
 mod apps;
+mod apps_browser;
 mod authorization;
 mod backplane;
 mod bad_input;

@@ -12,6 +12,7 @@
 //! | `elicitation` | your first elicitation: `create_project` asks for a form (accept, decline, cancel), `process_data` asks for a confirmation only for long input | `cargo run -p examples --bin elicitation` |
 //! | `url_elicitation` | URL mode: `auth_via_url` sends the user to a page the program serves, `protected_action` answers -32042 until they have been there | `cargo run -p examples --bin url_elicitation` (page on `--url-port`, default 8931) |
 //! | `tasks` | a long-running tool as a task (2026-07-28 tasks extension): `deploy` asks for a confirmation half-way | `cargo run -p examples --bin tasks` (add `-- --port 8080` for HTTP) |
+//! | `apps` | an MCP App: a task board whose view lists, reorders and adds tasks through the host's `tools/call`, an app-only tool, and an elicitation beside it (`plan_task`) | `cargo run -p examples --bin apps -- --port 8080` (see the [`apps`](super::apps) chapter) |
 //! | `notes` | resources and templates with subscriptions, a prompt with argument completion, logging, sampling and roots | `cargo run -p examples --bin notes` (add `-- --port 8080` for HTTP) |
 //! | `shared` | several instances behind a load balancer sharing sessions, questions and tasks through Redis | `cargo run -p examples --bin shared -- --port 8081 --redis redis://127.0.0.1:6379` (one per port) |
 //! | `protected` | Streamable HTTP behind OAuth 2.1: JWT access tokens from one issuer, per-tool scopes | `cargo run -p examples --bin protected -- --port 8080 --issuer https://auth.example.com` |

@@ -14,6 +14,7 @@
 //! | [`authorization`] | a protected server: OAuth 2.1 resource server, token verifiers, scopes per tool |
 //! | [`eras`] | one handler for 2025-11-25 sessions and 2026-07-28 stateless requests |
 //! | [`tasks`] | long-running tools that outlive their request |
+//! | [`apps`] | MCP Apps: tools with an interactive view, its content security policy, hosts without apps |
 //! | [`client`] | using servers from Rust: transports, handlers of the server's questions, OAuth |
 //! | [`deployment`] | several instances behind a load balancer, sharing sessions through Redis |
 //! | [`operations`] | OpenTelemetry traces and metrics, middleware and rate limits, `_meta` and headers in handlers |
@@ -24,6 +25,7 @@
 //! The guide is part of the API documentation (`cargo doc -p typed-mcp --open`), so it is
 //! always the guide of the version you depend on.
 
+pub mod apps;
 pub mod authorization;
 pub mod client;
 pub mod deployment;
