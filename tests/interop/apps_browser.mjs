@@ -116,7 +116,13 @@ function launchChromium() {
   const child = spawn(chromium, args, { stdio: ["ignore", "ignore", "pipe"] });
   cleanups.push(() => {
     child.kill("SIGKILL");
-    rmSync(profile, { recursive: true, force: true });
+    // Chromium's helper processes may still be writing to the profile as it goes: retry, and
+    // never let a leftover temporary directory fail the run.
+    try {
+      rmSync(profile, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+    } catch (error) {
+      process.stderr.write(`left ${profile} behind: ${error.message}\n`);
+    }
   });
   return new Promise((resolve, reject) => {
     let log = "";
