@@ -171,14 +171,22 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let board = Board::default();
     let _ = board.add("Write the release notes".into(), Priority::High);
     let _ = board.add("Answer the issue about proxies".into(), Priority::Normal);
+    // Traces and metrics go over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set (the other
+    // standard OTEL_* variables apply), and are flushed when the program stops.
+    let otlp = typed_mcp::telemetry::otlp_from_env()?;
     let server = Server::builder("apps", env!("CARGO_PKG_VERSION"))
         .title("Task board")
         .instructions("A task board. `show_board` shows it (with an interactive view in hosts that render MCP Apps).")
         .state(board)
         .tools(tools![show_board, add_task, move_task, plan_task])
         .resource(board_view(from_disk))
+        .telemetry(typed_mcp::telemetry::Telemetry::global())
         .build()?;
     // `--port N` (or `PORT`): Streamable HTTP at http://127.0.0.1:N/mcp; otherwise stdio.
-    server.serve_stdio_or_http().await?;
+    tokio::select! {
+        served = server.serve_stdio_or_http() => served?,
+        () = typed_mcp::telemetry::shutdown_signal() => {}
+    }
+    drop(otlp);
     Ok(())
 }

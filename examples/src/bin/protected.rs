@@ -99,10 +99,15 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let port: u16 = port.parse().map_err(|_| format!("--port: `{port}` is not a port number"))?;
     let issuer = option("--issuer", "ISSUER").ok_or("--issuer URL (or ISSUER) is required")?;
 
+    // Traces and metrics go over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set (the other
+    // standard OTEL_* variables apply), and are flushed when the program stops.
+    let otlp = typed_mcp::telemetry::otlp_from_env()?;
+
     let server = Server::builder("protected", env!("CARGO_PKG_VERSION"))
         .title("Protected notes")
         .tools(tools![whoami, write_note])
         .state(Notes::default())
+        .telemetry(typed_mcp::telemetry::Telemetry::global())
         .build()?;
 
     let mut config = HttpConfig::default();
@@ -147,9 +152,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         authorization
     };
     tracing::info!(%issuer, "serving MCP at {scheme}://{address}/mcp, protected by OAuth");
-    let shutdown = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
+    let shutdown = typed_mcp::telemetry::shutdown_signal();
     server.streamable_http(config.authorization(authorization)).serve(listener, shutdown).await?;
+    drop(otlp);
     Ok(())
 }

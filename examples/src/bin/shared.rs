@@ -92,9 +92,13 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .map_err(|e| format!("cannot listen on 127.0.0.1:{port} (--port): {e}"))?;
     let address = format!("http://{}/mcp", listener.local_addr()?);
 
+    // Traces and metrics go over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set (the other
+    // standard OTEL_* variables apply), and are flushed when the program stops.
+    let otlp = typed_mcp::telemetry::otlp_from_env()?;
     let mut builder = Server::builder("shared", env!("CARGO_PKG_VERSION"))
         .tools(tools![served_by, create_project, deploy])
-        .state(Address(address.clone()));
+        .state(Address(address.clone()))
+        .telemetry(typed_mcp::telemetry::Telemetry::global());
     let mut config = HttpConfig::default();
     if let Some(url) = option("--redis", "REDIS_URL") {
         let redis = Redis::connect(&url).map_err(|e| format!("--redis: {e}"))?;
@@ -104,9 +108,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     let server = builder.build()?;
     eprintln!("serving MCP at {address}");
-    let shutdown = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
+    let shutdown = typed_mcp::telemetry::shutdown_signal();
     server.streamable_http(config).serve(listener, shutdown).await?;
+    drop(otlp);
     Ok(())
 }
