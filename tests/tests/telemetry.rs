@@ -192,6 +192,9 @@ async fn spans_follow_the_conventions_for_each_method_and_outcome() {
         // Arguments and results only when asked for.
         assert!(!a.contains_key("gen_ai.tool.call.arguments") && !a.contains_key("gen_ai.tool.call.result"));
     }
+    // The handshake is traced too.
+    let initialize = spans.iter().filter(|s| s.name == "initialize").count();
+    assert_eq!(initialize, 2, "a client and a server span of `initialize`: {:?}", names(&spans));
     // A URI is not part of a span name (high cardinality).
     assert!(spans.iter().all(|s| !s.name.contains("docs://")));
     client.close().await;

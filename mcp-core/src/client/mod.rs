@@ -457,6 +457,24 @@ impl ClientBuilder {
             client_info: self.info.clone(),
         };
         let options = RequestOptions { timeout: self.request_timeout, cancel: None };
+        #[cfg(feature = "otel")]
+        let result: InitializeResult = match &self.traced {
+            Some(traced) => {
+                let mut params = params_object(&params)?;
+                let version = Some(self.protocol_version.as_str());
+                let operation =
+                    traced.telemetry.sending("initialize", &mut params, version, traced.transport, traced.server());
+                let outcome = peer.request_raw("initialize", &params, options).await;
+                operation.end(match &outcome {
+                    Ok(raw) => Ok(Some(raw.get())),
+                    Err(e) => Err(crate::telemetry::Failure::of_peer(e)),
+                });
+                serde_json::from_str(outcome?.get())
+                    .map_err(|e| ClientError::Codec(format!("invalid `initialize` result: {e}")))?
+            }
+            None => peer.request("initialize", &params, options).await?,
+        };
+        #[cfg(not(feature = "otel"))]
         let result: InitializeResult = peer.request("initialize", &params, options).await?;
         if !SUPPORTED_PROTOCOL_VERSIONS.contains(&result.protocol_version.as_str()) {
             return Err(ClientError::UnsupportedProtocolVersion(result.protocol_version));
