@@ -449,3 +449,57 @@ async fn a_task_and_the_requests_that_follow_it_are_one_trace() {
     assert_eq!(saw_span, served.span_context.span_id().to_string());
     client.close().await;
 }
+
+/// An instance of a shared deployment, in process, with its own telemetry.
+async fn instance(redis: &typed_mcp_redis::Redis, recorder: &Recorder) -> (String, tokio::task::JoinHandle<()>) {
+    let server = Server::builder("shared", "1").tools(tools![echo]).telemetry(recorder.telemetry()).build().unwrap();
+    let listener = tokio::net::TcpListener::bind(("127.0.0.1", 0)).await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let backplane = redis.backplane(format!("{base}/mcp")).heartbeat(std::time::Duration::from_millis(200));
+    let http = server.streamable_http(HttpConfig::default().backplane(backplane));
+    let task = tokio::spawn(async move {
+        let _ = http.serve(listener, std::future::pending()).await;
+    });
+    (base, task)
+}
+
+#[tokio::test]
+async fn a_call_through_a_shared_deployment_is_one_trace_whichever_instance_it_lands_on() {
+    let redis_server = typed_mcp_redis::testing::RedisServer::start();
+    let redis = typed_mcp_redis::Redis::connect(&redis_server.url()).unwrap();
+    let (a, b, c) = (Recorder::new(), Recorder::new(), Recorder::new());
+    let (base_a, task_a) = instance(&redis, &a).await;
+    let (base_b, task_b) = instance(&redis, &b).await;
+    // Requests alternate between the instances: half land where the session is not.
+    let proxy = typed_mcp_redis::testing::RoundRobinProxy::start(vec![base_a, base_b]).await;
+    let client = within(
+        "connecting",
+        Client::builder("spread", "1").telemetry(c.telemetry()).connect_http(&format!("{}/mcp", proxy.url())),
+    )
+    .await
+    .unwrap();
+    for n in 0..4 {
+        let text = format!("call {n}");
+        let result = within("a call", client.call_tool("echo", json!({"text": text}))).await.unwrap();
+        assert_eq!(result.content[0].as_text(), Some(text.as_str()));
+    }
+    let calls: Vec<_> =
+        c.spans().into_iter().filter(|s| s.name == "tools/call echo" && s.span_kind == SpanKind::Client).collect();
+    assert_eq!(calls.len(), 4);
+    let served: Vec<_> = a
+        .spans()
+        .into_iter()
+        .chain(b.spans())
+        .filter(|s| s.name == "tools/call echo" && s.span_kind == SpanKind::Server)
+        .collect();
+    // Each call was served once, wherever, as the child of the client's span: no orphans.
+    assert_eq!(served.len(), 4, "one server span per call");
+    for call in &calls {
+        let children: Vec<_> = served.iter().filter(|s| s.parent_span_id == call.span_context.span_id()).collect();
+        assert_eq!(children.len(), 1, "the call's server span");
+        assert_eq!(children[0].span_context.trace_id(), call.span_context.trace_id());
+    }
+    client.close().await;
+    task_a.abort();
+    task_b.abort();
+}
