@@ -503,3 +503,104 @@ async fn a_call_through_a_shared_deployment_is_one_trace_whichever_instance_it_l
     task_a.abort();
     task_b.abort();
 }
+
+/// Every span of the OTLP/JSON exports `received` holds: (name, kind, trace id, span id,
+/// parent span id), ids in hex as OTLP/JSON writes them.
+fn exported_spans(received: &Received) -> Vec<(String, i64, String, String, String)> {
+    let mut spans = Vec::new();
+    for (path, body) in received.lock().unwrap().iter().filter(|(p, _)| p == "/v1/traces") {
+        let export: serde_json::Value =
+            serde_json::from_slice(body).unwrap_or_else(|e| panic!("{path}: not OTLP/JSON ({e})"));
+        for resource in export["resourceSpans"].as_array().into_iter().flatten() {
+            for scope in resource["scopeSpans"].as_array().into_iter().flatten() {
+                for span in scope["spans"].as_array().into_iter().flatten() {
+                    let text = |key: &str| span[key].as_str().unwrap_or_default().to_owned();
+                    spans.push((
+                        text("name"),
+                        span["kind"].as_i64().unwrap_or(0),
+                        text("traceId"),
+                        text("spanId"),
+                        text("parentSpanId"),
+                    ));
+                }
+            }
+        }
+    }
+    spans
+}
+
+#[tokio::test]
+async fn the_python_clients_span_is_the_parent_of_ours_in_both_eras() {
+    let (python, version) = tests::interop::require_python_package("opentelemetry-sdk");
+    println!("opentelemetry-sdk {version}");
+    let (endpoint, received, _stop) = collector().await;
+    let server = tests::interop::example_binary("quickstart");
+    let mut command = std::process::Command::new(&python);
+    command
+        .arg("otel_client.py")
+        .arg(&server)
+        .current_dir(tests::interop::interop_dir())
+        .env("OTEL_EXPORTER_OTLP_ENDPOINT", &endpoint)
+        .env("OTEL_EXPORTER_OTLP_PROTOCOL", "http/json")
+        .env("OTEL_SERVICE_NAME", "quickstart")
+        .env_remove("PORT");
+    let run = tokio::task::spawn_blocking(move || {
+        tests::interop::run_with_deadline(&mut command, std::time::Duration::from_secs(120))
+    })
+    .await
+    .unwrap();
+    assert!(run.success(), "the Python client failed: {}", run.describe());
+    let python_spans: Vec<serde_json::Value> =
+        serde_json::from_str(run.stdout.trim().lines().last().unwrap_or_default())
+            .unwrap_or_else(|e| panic!("the Python client printed no spans ({e}): {}", run.describe()));
+    let sent: Vec<_> =
+        python_spans.iter().filter(|s| s["kind"] == "CLIENT" && s["name"] == "MCP send tools/call echo").collect();
+    assert_eq!(sent.len(), 2, "one call per era: {python_spans:?}");
+    // Each server process flushed its spans when its stdin closed.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let ours = loop {
+        let ours: Vec<_> =
+            exported_spans(&received).into_iter().filter(|s| s.0 == "tools/call echo" && s.1 == 2).collect();
+        if ours.len() >= 2 || std::time::Instant::now() > deadline {
+            break ours;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    };
+    assert_eq!(ours.len(), 2, "our server exported one SERVER span per call: {ours:?}");
+    for call in sent {
+        let (trace, span) = (call["trace_id"].as_str().unwrap(), call["span_id"].as_str().unwrap());
+        assert!(
+            ours.iter().any(|s| s.2 == trace && s.4 == span),
+            "no server span of ours under the Python client's span {trace}/{span}: {ours:?}"
+        );
+    }
+}
+
+/// Says which span it runs in (see `otel_server.py`).
+#[derive(Deserialize)]
+struct PythonSpan {
+    trace_id: String,
+    parent: Option<String>,
+}
+
+#[tokio::test]
+async fn our_clients_span_is_the_parent_of_the_python_servers() {
+    let (python, _) = tests::interop::require_python_package("opentelemetry-sdk");
+    let recorder = Recorder::new();
+    let mut command = tokio::process::Command::new(&python);
+    command.arg("otel_server.py").current_dir(tests::interop::interop_dir());
+    let client =
+        within("connecting", Client::builder("ours", "1").telemetry(recorder.telemetry()).connect_stdio(command))
+            .await
+            .unwrap();
+    let result = within("trace_here", client.call_tool("trace_here", json!({}))).await.unwrap();
+    let seen: PythonSpan = serde_json::from_str(result.content[0].as_text().unwrap()).unwrap();
+    client.close().await;
+    let spans = recorder.spans();
+    let ours = spans
+        .iter()
+        .find(|s| s.name == "tools/call trace_here" && s.span_kind == SpanKind::Client)
+        .unwrap_or_else(|| panic!("no client span: {:?}", names(&spans)));
+    assert_eq!(seen.trace_id, ours.span_context.trace_id().to_string());
+    assert_eq!(seen.parent.as_deref(), Some(ours.span_context.span_id().to_string().as_str()));
+}
