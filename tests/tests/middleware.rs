@@ -227,3 +227,34 @@ async fn the_rate_limiter_holds_each_callers_limit_under_a_burst_and_spares_the_
         assert_eq!(session.call("echo", json!({"text": "free"})).await["content"][0]["text"], "free");
     }
 }
+
+#[tokio::test]
+async fn the_audited_example_audits_every_request_and_limits_each_caller() {
+    let log = std::env::temp_dir().join(format!("audit-{}-{}.jsonl", std::process::id(), line!()));
+    let _ = std::fs::remove_file(&log);
+    let mut command = tokio::process::Command::new(tests::interop::example_binary("audited"));
+    command.args(["--audit-log", log.to_str().unwrap(), "--rate", "3"]).env_remove("PORT");
+    let client = within("connecting", Client::builder("auditor", "1").connect_stdio(command)).await.unwrap();
+    for n in 0..3 {
+        assert_eq!(client.call_tool("echo", json!({"text": format!("{n}")})).await.unwrap().text(), format!("{n}"));
+    }
+    match client.call_tool("echo", json!({"text": "one too many"})).await {
+        Err(ClientError::Rpc(e)) => assert_eq!(e.code, RATE_LIMITED, "{e:?}"),
+        other => panic!("the fourth call in a minute is refused, got {other:?}"),
+    }
+    client.list_tools(None).await.unwrap();
+    client.close().await;
+    let text = std::fs::read_to_string(&log).expect("the audit log");
+    let lines: Vec<serde_json::Value> = text.lines().map(|l| serde_json::from_str(l).expect("a JSON line")).collect();
+    let count = |method: &str, target: Option<&str>, outcome: &str| {
+        lines
+            .iter()
+            .filter(|l| l["method"] == method && l["target"].as_str() == target && l["outcome"] == outcome)
+            .count()
+    };
+    assert_eq!(count("tools/call", Some("echo"), "ok"), 3, "{text}");
+    assert_eq!(count("tools/call", Some("echo"), &RATE_LIMITED.to_string()), 1, "{text}");
+    assert_eq!(count("tools/list", None, "ok"), 1, "{text}");
+    assert!(lines.iter().all(|l| l["ms"].as_f64().is_some() && l["time"].as_u64().is_some()), "{text}");
+    let _ = std::fs::remove_file(&log);
+}

@@ -16,6 +16,7 @@
 //! | `notes` | resources and templates with subscriptions, a prompt with argument completion, logging, sampling and roots | `cargo run -p examples --bin notes` (add `-- --port 8080` for HTTP) |
 //! | `shared` | several instances behind a load balancer sharing sessions, questions and tasks through Redis | `cargo run -p examples --bin shared -- --port 8081 --redis redis://127.0.0.1:6379` (one per port) |
 //! | `protected` | Streamable HTTP behind OAuth 2.1: JWT access tokens from one issuer, per-tool scopes | `cargo run -p examples --bin protected -- --port 8080 --issuer https://auth.example.com` |
+//! | `audited` | a server run for others: every request audited (one JSON line each) and each caller rate-limited by middleware, traces and metrics over OTLP | `cargo run -p examples --bin audited -- --audit-log audit.jsonl --rate 60` |
 //!
 //! # Serving over stdio or HTTP from one `main`
 //!
