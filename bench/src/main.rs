@@ -307,6 +307,12 @@ fn run(command: &str, args: &Args) -> Result<(), String> {
             );
             Ok(())
         }
+        "operations" => operations(
+            args.number("rounds", 3)?,
+            args.number("sessions", HTTP_SESSIONS)?,
+            args.number("calls", HTTP_ECHO_CALLS)?,
+            args.number("stdio-calls", STDIO_ECHO_CALLS)?,
+        ),
         "http-backplane" => backplane(
             args.number("rounds", 3)?,
             args.number("sessions", HTTP_SESSIONS)?,
@@ -1015,4 +1021,50 @@ mod tests {
         );
         assert!(!table.contains("{connections}"), "{table}");
     }
+}
+
+/// Our server as it is, with OpenTelemetry on (`--otel`: spans and metrics of every request,
+/// batched to an exporter that drops them), and with every request through a rate limiter
+/// that never refuses (`--rate-limit`): stdio echo and HTTP echo, alternating, in one run.
+fn operations(rounds: usize, sessions: usize, calls: usize, stdio_calls: usize) -> Result<(), String> {
+    let program = server_program("ours");
+    let variants: [(&str, &[&str]); 3] = [("off", &[]), ("otel", &["--otel"]), ("rate limiter", &["--rate-limit"])];
+    let rt = runtime();
+    let mut stdio: Vec<Vec<f64>> = vec![Vec::new(); variants.len()];
+    let mut http: Vec<Vec<f64>> = vec![Vec::new(); variants.len()];
+    for round in 0..rounds {
+        for (i, (name, flags)) in variants.iter().enumerate() {
+            let mut command = vec![program.clone()];
+            command.extend(flags.iter().map(|f| (*f).to_owned()));
+            let run = StdioRun {
+                command: command.clone(),
+                tool: Tool::Echo,
+                calls: stdio_calls,
+                warmup: 500,
+                window: STDIO_ECHO_WINDOW,
+                limit: RUN_LIMIT,
+            };
+            let load = run.run()?;
+            eprintln!("round {}: stdio, {name}: {:.0} calls/s", round + 1, load.rate());
+            stdio[i].push(load.rate());
+            let server = HttpServer::start_command(&command)?;
+            let load = rt.block_on(scenario::http_echo(server.addr, sessions, calls, 10, RUN_LIMIT))?;
+            eprintln!("round {}: HTTP, {name}: {:.0} calls/s", round + 1, load.rate());
+            http[i].push(load.rate());
+        }
+    }
+    let median = |v: &mut Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    for (transport, rates) in [("stdio echo", &mut stdio), (&*format!("HTTP echo, {sessions} sessions"), &mut http)] {
+        let off = median(&mut rates[0]);
+        let mut line = format!("{transport}, median of {rounds}: off {off:.0} calls/s");
+        for (i, (name, _)) in variants.iter().enumerate().skip(1) {
+            let on = median(&mut rates[i]);
+            line.push_str(&format!(", {name} {on:.0} calls/s ({:.2}x)", on / off));
+        }
+        println!("{line}");
+    }
+    Ok(())
 }

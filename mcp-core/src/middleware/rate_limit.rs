@@ -58,6 +58,7 @@ pub struct RateLimit {
     key: RateLimitKey,
     methods: Option<Vec<String>>,
     buckets: Mutex<Buckets>,
+    seed: foldhash::fast::RandomState,
 }
 
 impl std::fmt::Debug for RateLimit {
@@ -71,7 +72,9 @@ impl std::fmt::Debug for RateLimit {
 }
 
 struct Buckets {
-    map: HashMap<String, Bucket>,
+    /// By the caller's key, hashed (with a seed of this process: no caller can aim at
+    /// another's bucket), so that counting a request allocates nothing.
+    map: HashMap<u64, Bucket, foldhash::fast::RandomState>,
     /// When full buckets were last dropped.
     swept: Instant,
 }
@@ -94,7 +97,8 @@ impl RateLimit {
             burst: f64::from(rate.max(1)),
             key: RateLimitKey::Caller,
             methods: None,
-            buckets: Mutex::new(Buckets { map: HashMap::new(), swept: Instant::now() }),
+            seed: foldhash::fast::RandomState::default(),
+            buckets: Mutex::new(Buckets { map: HashMap::default(), swept: Instant::now() }),
         }
     }
 
@@ -120,31 +124,39 @@ impl RateLimit {
         self
     }
 
-    fn key_of(&self, request: &Incoming) -> Option<String> {
-        let caller = || {
-            request
-                .auth()
-                .map(|a| format!("sub:{}", a.subject()))
-                .or_else(|| request.principal().map(|p| format!("user:{p}")))
-                .or_else(|| request.session().map(|s| format!("session:{s}")))
-                .or_else(|| {
-                    #[cfg(feature = "http")]
-                    if let Some(address) = request.http().and_then(|h| h.remote_address()) {
-                        return Some(format!("ip:{}", address.ip()));
-                    }
-                    None
-                })
-                .unwrap_or_default()
+    /// The hash of the key of `request`'s bucket; `None` when it goes unlimited.
+    fn key_of(&self, request: &Incoming) -> Option<u64> {
+        use std::hash::{BuildHasher, Hash, Hasher};
+        let mut hasher = self.seed.build_hasher();
+        let caller = |hasher: &mut foldhash::fast::FoldHasher<'_>| {
+            if let Some(auth) = request.auth() {
+                (0u8, auth.subject()).hash(hasher);
+            } else if let Some(user) = request.principal() {
+                (1u8, user).hash(hasher);
+            } else if let Some(session) = request.session() {
+                (2u8, session).hash(hasher);
+            } else {
+                #[cfg(feature = "http")]
+                if let Some(address) = request.http().and_then(|h| h.remote_address()) {
+                    (3u8, address.ip()).hash(hasher);
+                    return;
+                }
+                4u8.hash(hasher);
+            }
         };
         match &self.key {
-            RateLimitKey::Caller => Some(caller()),
-            RateLimitKey::Session => Some(request.session().map_or_else(caller, |s| format!("session:{s}"))),
-            RateLimitKey::Custom(f) => f(request),
+            RateLimitKey::Caller => caller(&mut hasher),
+            RateLimitKey::Session => match request.session() {
+                Some(session) => (2u8, session).hash(&mut hasher),
+                None => caller(&mut hasher),
+            },
+            RateLimitKey::Custom(f) => (5u8, f(request)?).hash(&mut hasher),
         }
+        Some(hasher.finish())
     }
 
     /// Takes a token from `key`'s bucket; how long until one is there when none is.
-    fn take(&self, key: String, now: Instant) -> Result<(), Duration> {
+    fn take(&self, key: u64, now: Instant) -> Result<(), Duration> {
         let mut buckets = self.buckets.lock().unwrap_or_else(|p| p.into_inner());
         if buckets.map.len() > SWEEP_ABOVE && now.duration_since(buckets.swept) > Duration::from_secs(1) {
             let (rate, burst) = (self.rate, self.burst);

@@ -227,6 +227,14 @@ impl Injector for CarrierMut<'_> {
     }
 }
 
+/// Whether a `_meta` object's text may hold trace context (a cheap search, before decoding).
+fn carries_trace_context(meta: &str) -> bool {
+    static KEYS: std::sync::LazyLock<[memchr::memmem::Finder<'static>; 2]> = std::sync::LazyLock::new(|| {
+        [memchr::memmem::Finder::new("traceparent"), memchr::memmem::Finder::new("baggage")]
+    });
+    KEYS.iter().any(|k| k.find(meta.as_bytes()).is_some())
+}
+
 /// The trace-context members of `_meta` (strings only: anything else is ignored).
 fn trace_members(meta: Option<&serde_json::Map<String, serde_json::Value>>) -> HashMap<String, String> {
     let mut out = HashMap::new();
@@ -240,71 +248,36 @@ fn trace_members(meta: Option<&serde_json::Map<String, serde_json::Value>>) -> H
     out
 }
 
-/// What a request is about, read from its parameters.
-#[derive(Default)]
-pub(crate) struct Subject {
-    pub(crate) target: Option<String>,
-    pub(crate) arguments: Option<String>,
-    pub(crate) trace: HashMap<String, String>,
-    pub(crate) protocol_version: Option<String>,
-}
-
-impl Subject {
-    /// Reads the parameters' text (`None`: none were sent). Anything malformed reads as absent.
-    pub(crate) fn read(method: &str, params: Option<&str>) -> Subject {
-        #[derive(serde::Deserialize)]
-        struct Params<'a> {
-            #[serde(default)]
-            name: Option<String>,
-            #[serde(default)]
-            uri: Option<String>,
-            #[serde(default, borrow)]
-            arguments: Option<&'a serde_json::value::RawValue>,
-            #[serde(rename = "_meta", default)]
-            meta: Option<serde_json::Map<String, serde_json::Value>>,
-        }
-        let Some(p) = params.and_then(|p| serde_json::from_str::<Params<'_>>(p).ok()) else {
-            return Subject::default();
-        };
-        let target = match method {
-            "tools/call" | "prompts/get" => p.name,
-            "resources/read" | "resources/subscribe" | "resources/unsubscribe" => p.uri,
-            _ => None,
-        };
-        let protocol_version = p
-            .meta
-            .as_ref()
-            .and_then(|m| m.get(crate::protocol::stateless::META_PROTOCOL_VERSION))
-            .and_then(|v| v.as_str())
-            .map(str::to_owned);
-        Subject {
-            target,
-            arguments: p.arguments.map(|a| a.get().to_owned()),
-            trace: trace_members(p.meta.as_ref()),
-            protocol_version,
-        }
+/// The method's name as a `'static` string when it is one of the table's (no allocation per
+/// request), else owned.
+fn method_name(method: &str) -> std::borrow::Cow<'static, str> {
+    match crate::protocol::methods::find(method) {
+        Some(info) => std::borrow::Cow::Borrowed(info.name),
+        None => std::borrow::Cow::Owned(method.to_owned()),
     }
 }
 
 /// The span name and the attributes every record of an operation shares.
-fn operation(method: &str, target: Option<&str>) -> (String, Vec<KeyValue>) {
-    let mut attributes = vec![KeyValue::new("mcp.method.name", method.to_owned())];
-    let name = match (method, target) {
+fn operation(method: &str, target: Option<&str>) -> (std::borrow::Cow<'static, str>, Vec<KeyValue>) {
+    let method = method_name(method);
+    let mut attributes = Vec::with_capacity(8);
+    attributes.push(KeyValue::new("mcp.method.name", method.clone()));
+    let name = match (&*method, target) {
         ("tools/call", Some(tool)) => {
             attributes.push(KeyValue::new("gen_ai.tool.name", tool.to_owned()));
             attributes.push(KeyValue::new("gen_ai.operation.name", "execute_tool"));
-            format!("{method} {tool}")
+            format!("{method} {tool}").into()
         }
         ("prompts/get", Some(prompt)) => {
             attributes.push(KeyValue::new("gen_ai.prompt.name", prompt.to_owned()));
-            format!("{method} {prompt}")
+            format!("{method} {prompt}").into()
         }
-        (_, Some(uri)) if method.starts_with("resources/") => {
+        (m, Some(uri)) if m.starts_with("resources/") => {
             // Not in the name: URIs are of high cardinality.
             attributes.push(KeyValue::new("mcp.resource.uri", uri.to_owned()));
-            method.to_owned()
+            method
         }
-        _ => method.to_owned(),
+        _ => method,
     };
     (name, attributes)
 }
@@ -405,14 +378,20 @@ pub(crate) struct Received<'a> {
 impl Telemetry {
     /// Starts the `SERVER` span of a request received.
     pub(crate) fn received(&self, r: Received<'_>) -> Operation {
-        let subject = Subject::read(r.method, r.params);
-        let (name, mut shared) = operation(r.method, subject.target.as_deref());
-        let version = subject.protocol_version.or_else(|| r.protocol_version.map(str::to_owned));
-        if let Some(v) = &version {
-            shared.push(KeyValue::new("mcp.protocol.version", v.clone()));
+        use crate::protocol::view::{Meta2026Text, NO_PARAMS, ParamsView};
+        // The members' places only (the scanner the router uses); `_meta` is decoded only when
+        // it carries trace context.
+        let text = r.params.unwrap_or(NO_PARAMS);
+        let view = ParamsView::read(text, crate::protocol::methods::find(r.method)).unwrap_or_default();
+        let meta = ParamsView::text(text, &view.meta);
+        let (name, mut shared) = operation(r.method, view.target(text));
+        let version = r.protocol_version.or_else(|| meta.and_then(|m| Meta2026Text::read(m).ok()?.version()));
+        if let Some(v) = version {
+            shared.push(KeyValue::new("mcp.protocol.version", v.to_owned()));
         }
         shared.push(KeyValue::new("network.transport", r.transport.name()));
-        let mut span_attributes = shared.clone();
+        let mut span_attributes = Vec::with_capacity(shared.len() + 5);
+        span_attributes.extend(shared.iter().cloned());
         span_attributes.push(KeyValue::new("jsonrpc.request.id", r.id.to_string()));
         if let Some(id) = r.session_id {
             span_attributes.push(KeyValue::new("mcp.session.id", id.to_owned()));
@@ -421,15 +400,18 @@ impl Telemetry {
             span_attributes.push(KeyValue::new("client.address", address.ip().to_string()));
             span_attributes.push(KeyValue::new("client.port", i64::from(address.port())));
         }
-        if r.method == "tools/call"
-            && self.inner.record_arguments
-            && let Some(arguments) = subject.arguments
+        if self.inner.record_arguments
+            && r.method == "tools/call"
+            && let Some(arguments) = ParamsView::text(text, &view.arguments)
         {
-            span_attributes.push(KeyValue::new("gen_ai.tool.call.arguments", arguments));
+            span_attributes.push(KeyValue::new("gen_ai.tool.call.arguments", arguments.to_owned()));
         }
         // The caller's context from `_meta` is the parent; the HTTP request's own, and the
         // ambient one, are linked.
-        let parent = self.extract_meta(&subject.trace);
+        let trace = meta.filter(|m| carries_trace_context(m)).map(|m| {
+            trace_members(serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(m).ok().as_ref())
+        });
+        let parent = trace.and_then(|t| self.extract_meta(&t));
         let mut links = Vec::new();
         if let Some(http) = self.extract_meta(&r.http_trace) {
             links.push(http.span().span_context().clone());
@@ -438,17 +420,14 @@ impl Telemetry {
         if ambient.span().span_context().is_valid() {
             links.push(ambient.span().span_context().clone());
         }
-        let parent = parent.unwrap_or_else(|| if links.is_empty() { ambient.clone() } else { OtelContext::new() });
-        links.retain(|l| *l != *parent.span().span_context());
-        let links = links.into_iter().map(opentelemetry::trace::Link::with_context).collect();
-        let span = self
-            .inner
-            .tracer
-            .span_builder(name)
-            .with_kind(SpanKind::Server)
-            .with_attributes(span_attributes)
-            .with_links(links)
-            .start_with_context(&self.inner.tracer, &parent);
+        let parent = parent.unwrap_or_else(|| if links.is_empty() { ambient } else { OtelContext::new() });
+        let mut builder =
+            self.inner.tracer.span_builder(name).with_kind(SpanKind::Server).with_attributes(span_attributes);
+        if !links.is_empty() {
+            links.retain(|l| *l != *parent.span().span_context());
+            builder = builder.with_links(links.into_iter().map(opentelemetry::trace::Link::with_context).collect());
+        }
+        let span = builder.start_with_context(&self.inner.tracer, &parent);
         Operation {
             telemetry: self.clone(),
             cx: parent.with_span(span),

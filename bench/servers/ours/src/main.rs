@@ -110,10 +110,60 @@ async fn publish_keys() -> std::io::Result<String> {
     Ok(url)
 }
 
+/// What `--otel` exports to: the SDK's batching processor and periodic reader, with
+/// exporters that drop what they are given (the cost measured is the instrumentation's and the
+/// SDK's, not a collector's).
+#[derive(Debug)]
+struct Discard;
+
+impl opentelemetry_sdk::trace::SpanExporter for Discard {
+    async fn export(&self, _: Vec<opentelemetry_sdk::trace::SpanData>) -> opentelemetry_sdk::error::OTelSdkResult {
+        Ok(())
+    }
+}
+
+impl opentelemetry_sdk::metrics::exporter::PushMetricExporter for Discard {
+    async fn export(
+        &self,
+        _: &opentelemetry_sdk::metrics::data::ResourceMetrics,
+    ) -> opentelemetry_sdk::error::OTelSdkResult {
+        Ok(())
+    }
+
+    fn force_flush(&self) -> opentelemetry_sdk::error::OTelSdkResult {
+        Ok(())
+    }
+
+    fn shutdown_with_timeout(&self, _: std::time::Duration) -> opentelemetry_sdk::error::OTelSdkResult {
+        Ok(())
+    }
+
+    fn temporality(&self) -> opentelemetry_sdk::metrics::Temporality {
+        opentelemetry_sdk::metrics::Temporality::Cumulative
+    }
+}
+
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let server = Server::builder("bench-ours", "0.0.0").tools(tools![echo, form]).build()?;
     let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut builder = Server::builder("bench-ours", "0.0.0").tools(tools![echo, form]);
+    // `--otel`: spans and metrics of every request (see `Discard`).
+    let _providers = if args.iter().any(|a| a == "--otel") {
+        let traces = opentelemetry_sdk::trace::SdkTracerProvider::builder().with_batch_exporter(Discard).build();
+        let meters = opentelemetry_sdk::metrics::SdkMeterProvider::builder().with_periodic_exporter(Discard).build();
+        let telemetry = typed_mcp::telemetry::Telemetry::new(&traces, &meters)
+            .propagator(opentelemetry_sdk::propagation::TraceContextPropagator::new());
+        builder = builder.telemetry(telemetry);
+        Some((traces, meters))
+    } else {
+        None
+    };
+    // `--rate-limit`: every request through a rate limiter whose limit is never reached.
+    if args.iter().any(|a| a == "--rate-limit") {
+        let limit = typed_mcp::middleware::RateLimit::new(u32::MAX, std::time::Duration::from_secs(1)).burst(u32::MAX);
+        builder = builder.middleware(limit);
+    }
+    let server = builder.build()?;
     let jwt = args.iter().any(|a| a == "--jwt");
     // `--dpop FILE N`: the token is DPoP-bound, and N proofs for it are written to FILE.
     let dpop = args.iter().position(|a| a == "--dpop").map(|i| (args.get(i + 1), args.get(i + 2)));
@@ -164,8 +214,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             }
             server.streamable_http(config).serve(listener, std::future::pending()).await?;
         }
-        None if args.is_empty() => server.serve_stdio().await?,
-        None => return Err("usage: ours-server [--http PORT [--jwt [--dpop FILE N]] [--redis URL]]".into()),
+        None if args.iter().all(|a| a == "--otel" || a == "--rate-limit") => server.serve_stdio().await?,
+        None => {
+            return Err("usage: ours-server [--otel] [--rate-limit] [--http PORT [--jwt [--dpop FILE N]] [--redis URL]]"
+                .into());
+        }
     }
     Ok(())
 }
