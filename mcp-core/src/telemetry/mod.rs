@@ -341,15 +341,20 @@ impl Failure {
     }
 }
 
-/// Whether a `tools/call` result (its JSON text) says `isError: true`.
+/// Whether a `tools/call` result (its JSON text) says `isError: true` (its top-level member,
+/// found by the member scanner; nothing is decoded).
 pub(crate) fn is_tool_error(result: &str) -> bool {
-    #[derive(serde::Deserialize)]
-    struct Flag {
-        #[serde(rename = "isError", default)]
-        is_error: bool,
+    use crate::protocol::scan::Members;
+    static KEY: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+        std::sync::LazyLock::new(|| memchr::memmem::Finder::new("\"isError\""));
+    if KEY.find(result.as_bytes()).is_none() {
+        return false;
     }
-    memchr::memmem::find(result.as_bytes(), b"isError").is_some()
-        && serde_json::from_str::<Flag>(result).is_ok_and(|f| f.is_error)
+    let Ok(members) = Members::of(result, 0..result.len()) else { return false };
+    members
+        .filter_map(Result::ok)
+        .find(|(key, _)| key.in_text(result) == "isError")
+        .is_some_and(|(_, value)| result.get(value).is_some_and(|v| v.trim() == "true"))
 }
 
 /// One operation being observed: its span's context and what its duration is recorded with.
@@ -559,5 +564,20 @@ impl Operation {
         cx.span().end();
         let histogram = if server { &telemetry.inner.server_operation } else { &telemetry.inner.client_operation };
         histogram.record(started.elapsed().as_secs_f64(), &attributes);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_tool_error;
+
+    #[test]
+    fn a_tool_error_is_the_top_level_is_error_member() {
+        assert!(is_tool_error(r#"{"content":[],"isError":true}"#));
+        assert!(is_tool_error(r#"{ "isError" : true , "content": []}"#));
+        assert!(!is_tool_error(r#"{"content":[],"isError":false}"#));
+        assert!(!is_tool_error(r#"{"content":[{"type":"text","text":"\"isError\":true"}]}"#));
+        assert!(!is_tool_error(r#"{"structuredContent":{"isError":true},"content":[]}"#));
+        assert!(!is_tool_error("not json"));
     }
 }
