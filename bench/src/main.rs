@@ -983,46 +983,6 @@ fn backplane(rounds: usize, sessions: usize, calls: usize) -> Result<(), String>
     Ok(())
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_row_names_point_at_their_rows() {
-        let label = |i: usize| FIGURES[i].label;
-        assert!(label(fig::HTTP_P99).starts_with("HTTP echo latency p99"));
-        assert!(label(fig::STATELESS_RATE).starts_with("HTTP stateless echo throughput"));
-        assert!(label(fig::STATELESS_P99).starts_with("HTTP stateless echo latency p99"));
-        assert!(label(fig::SESSION_RATE).contains("session path"));
-        assert!(label(fig::STATELESS_PER_SESSION).contains("÷ session"));
-        assert!(label(fig::IDLE_KIB).starts_with("memory per idle"));
-        assert!(label(fig::RSS_BEFORE_MIB).starts_with("RSS before"));
-        assert!(label(fig::REBUILD).starts_with("release rebuild"));
-        assert_eq!(fig::REBUILD + 1, FIGURES.len());
-    }
-
-    #[test]
-    fn the_stateless_targets_are_judged() {
-        let mut results = Results::new(2, 0);
-        for r in 0..2 {
-            results.record(fig::STATELESS_RATE, 0, r, 100_000.0);
-            results.record(fig::STATELESS_RATE, 1, r, 30_000.0);
-            results.record(fig::STATELESS_PER_SESSION, 0, r, 0.45);
-            results.record(fig::STATELESS_PER_SESSION, 1, r, 1.1);
-        }
-        let table = results.table_of(fig::STATELESS_RATE..fig::STATELESS_PER_SESSION + 1);
-        let row = |needle: &str| table.lines().find(|l| l.contains(needle)).unwrap().to_owned();
-        let rate = row("stateless echo throughput, 32 connections");
-        assert!(rate.contains("3.33×") && rate.contains("≥ 2.5× rmcp") && rate.ends_with("| yes |"), "{rate}");
-        let ratio = row("÷ session");
-        assert!(
-            ratio.contains("| 0.45× | 1.10× |") && ratio.contains("≥ 0.90×") && ratio.ends_with("| no |"),
-            "{ratio}"
-        );
-        assert!(!table.contains("{connections}"), "{table}");
-    }
-}
-
 /// Our server as it is, with OpenTelemetry on (`--otel`: spans and metrics of every request,
 /// batched to an exporter that drops them), and with every request through a rate limiter
 /// that never refuses (`--rate-limit`): stdio echo and HTTP echo, alternating, in one run.
@@ -1067,4 +1027,44 @@ fn operations(rounds: usize, sessions: usize, calls: usize, stdio_calls: usize) 
         println!("{line}");
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_row_names_point_at_their_rows() {
+        let label = |i: usize| FIGURES[i].label;
+        assert!(label(fig::HTTP_P99).starts_with("HTTP echo latency p99"));
+        assert!(label(fig::STATELESS_RATE).starts_with("HTTP stateless echo throughput"));
+        assert!(label(fig::STATELESS_P99).starts_with("HTTP stateless echo latency p99"));
+        assert!(label(fig::SESSION_RATE).contains("session path"));
+        assert!(label(fig::STATELESS_PER_SESSION).contains("÷ session"));
+        assert!(label(fig::IDLE_KIB).starts_with("memory per idle"));
+        assert!(label(fig::RSS_BEFORE_MIB).starts_with("RSS before"));
+        assert!(label(fig::REBUILD).starts_with("release rebuild"));
+        assert_eq!(fig::REBUILD + 1, FIGURES.len());
+    }
+
+    #[test]
+    fn the_stateless_targets_are_judged() {
+        let mut results = Results::new(2, 0);
+        for r in 0..2 {
+            results.record(fig::STATELESS_RATE, 0, r, 100_000.0);
+            results.record(fig::STATELESS_RATE, 1, r, 30_000.0);
+            results.record(fig::STATELESS_PER_SESSION, 0, r, 0.45);
+            results.record(fig::STATELESS_PER_SESSION, 1, r, 1.1);
+        }
+        let table = results.table_of(fig::STATELESS_RATE..fig::STATELESS_PER_SESSION + 1);
+        let row = |needle: &str| table.lines().find(|l| l.contains(needle)).unwrap().to_owned();
+        let rate = row("stateless echo throughput, 32 connections");
+        assert!(rate.contains("3.33×") && rate.contains("≥ 2.5× rmcp") && rate.ends_with("| yes |"), "{rate}");
+        let ratio = row("÷ session");
+        assert!(
+            ratio.contains("| 0.45× | 1.10× |") && ratio.contains("≥ 0.90×") && ratio.ends_with("| no |"),
+            "{ratio}"
+        );
+        assert!(!table.contains("{connections}"), "{table}");
+    }
 }

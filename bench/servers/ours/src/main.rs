@@ -216,8 +216,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
         None if args.iter().all(|a| a == "--otel" || a == "--rate-limit") => server.serve_stdio().await?,
         None => {
-            return Err("usage: ours-server [--otel] [--rate-limit] [--http PORT [--jwt [--dpop FILE N]] [--redis URL]]"
-                .into());
+            return Err(
+                "usage: ours-server [--otel] [--rate-limit] [--http PORT [--jwt [--dpop FILE N]] [--redis URL]]".into(),
+            );
         }
     }
     Ok(())
