@@ -7,7 +7,7 @@
 //!
 //! ## Telemetry (feature `otel`)
 //!
-//! With the `otel` feature, [`ServerBuilder::telemetry`](crate::ServerBuilder::telemetry) and
+//! With the `otel` feature, `ServerBuilder::telemetry` and
 //! `ClientBuilder::telemetry` take a `typed_mcp::telemetry::Telemetry`. Each request then gets
 //! a span named by the OpenTelemetry MCP conventions (`tools/call get_weather`, kind `SERVER`
 //! on the server, `CLIENT` on the client), with the conventions' attributes, and its duration

@@ -13,7 +13,7 @@ use crate::protocol::ErrorObject;
 /// A value a handler takes from the request it serves, named as one of its arguments.
 ///
 /// Implemented by [`Context`], [`State<T>`], [`Meta`] (the request's `_meta`), [`Identity`]
-/// (the verified caller), and over HTTP [`Headers`] and [`Extension<T>`]. Implement it for a
+/// (the verified caller), and over HTTP `Headers` and `Extension<T>` (feature `http`). Implement it for a
 /// type of yours and take it as [`Extract<YourType>`]:
 ///
 /// ```

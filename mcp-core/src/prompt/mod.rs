@@ -175,7 +175,7 @@ macro_rules! prompts {
 /// An argument of a `#[prompt]` function.
 ///
 /// Values parsed from a string ([`ArgumentValue`]: `String`, numbers, `bool` …) are prompt
-/// arguments, required unless wrapped in `Option`. [`Context`] and [`State<T>`] are injected by
+/// arguments, required unless wrapped in `Option`. [`Context`] and [`State<T>`](crate::State) are injected by
 /// the server and are not prompt arguments.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be an argument of a `#[prompt]` function",
