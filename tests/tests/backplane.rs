@@ -262,12 +262,12 @@ async fn three_instances_share_a_session(redis_url: &str) {
         let created = within("create_project", client.call_tool("create_project", ())).await.unwrap();
         assert_eq!(created.text(), "Created project 'spread'");
     }
-    // A session's calls run on the instance that owns it, wherever they land.
+    // A session's calls are served where they land, on whichever instance the proxy picks.
     let mut answered_by = std::collections::BTreeSet::new();
     for _ in 0..6 {
         answered_by.insert(within("served_by", client.call_tool("served_by", ())).await.unwrap().text());
     }
-    assert_eq!(answered_by.len(), 1, "the session's calls ran on more than one instance: {answered_by:?}");
+    assert_eq!(answered_by.len(), 3, "the session's calls are served where they land: {answered_by:?}");
     // A 2026-07-28 request has no session: it is served where it lands.
     let stateless =
         within("connecting", Client::builder("t", "1").protocol_era(ProtocolEra::Stateless).connect_http(&url))
@@ -405,11 +405,40 @@ async fn an_instance_shutting_down_hands_its_sessions_over_at_once() {
     within("A's listener closing", a_task).await.unwrap();
     let left = Instant::now();
     let (status, _, body) = post(&b, Some(&session), add_call(3)).await;
-    assert_eq!(status, 200, "B takes the session over at the first request: {body}");
+    assert_eq!(status, 200, "B serves the session's calls where they land: {body}");
     assert!(body.contains(r#""text":"5""#), "{body}");
+    // What only the owner does (here, changing the session's record) makes B take it over.
+    let level = json!({"jsonrpc": "2.0", "id": 4, "method": "logging/setLevel", "params": {"level": "error"}});
+    let (status, _, body) = post(&b, Some(&session), level).await;
+    assert_eq!(status, 200, "B takes the session over at the first request for its owner: {body}");
     assert!(left.elapsed() < Duration::from_secs(10), "taken over after {:?}, not at once", left.elapsed());
     let owner = redis.sessions().owner(&session).await.unwrap().expect("still recorded");
     assert_eq!(owner.address.as_deref(), Some(b.as_str()), "B owns the session now");
+    b_task.abort();
+}
+
+#[tokio::test]
+async fn an_owner_whose_connection_is_refused_is_taken_over_at_once_whatever_its_lease() {
+    let redis_server = RedisServer::start();
+    let redis = Redis::connect(&redis_server.url()).unwrap();
+    // A lease of 30 s, which A keeps: it is killed without leaving the registry.
+    let beat = Duration::from_secs(10);
+    let (a, _a_http, a_task) = in_process_with(&redis, beat, HttpConfig::default()).await;
+    let (b, _b_http, b_task) = in_process_with(&redis, beat, HttpConfig::default()).await;
+    let (status, session, _) = post(&a, None, initialize()).await;
+    assert_eq!(status, 200);
+    let session = session.expect("a session id");
+    a_task.abort();
+    let _ = a_task.await;
+    let killed = Instant::now();
+    let level = json!({"jsonrpc": "2.0", "id": 2, "method": "logging/setLevel", "params": {"level": "error"}});
+    let (status, _, body) = post(&b, Some(&session), level).await;
+    assert_eq!(status, 200, "the first request for the owner takes the session over, no 503 first: {body}");
+    assert!(killed.elapsed() < Duration::from_secs(2), "taken over after {:?}", killed.elapsed());
+    let owner = redis.sessions().owner(&session).await.unwrap().expect("still recorded");
+    assert_eq!(owner.address.as_deref(), Some(b.as_str()), "B owns the session now");
+    let (status, _, body) = post(&b, Some(&session), add_call(5)).await;
+    assert_eq!((status, body.contains(r#""text":"7""#)), (200, true), "{body}");
     b_task.abort();
 }
 
@@ -451,20 +480,26 @@ async fn with_redis_down_the_owner_serves_and_the_others_refuse_at_once() {
     let (status, session, _) = post(&a, None, init.clone()).await;
     assert_eq!(status, 200);
     let session = session.expect("a session id");
+    let (status, unseen, _) = post(&a, None, init.clone()).await;
+    assert_eq!(status, 200);
+    let unseen = unseen.expect("a session id");
     let call = |id: u32| json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "add", "arguments": {"a": 2, "b": id}}});
     let (status, _, body) = post(&b, Some(&session), call(2)).await;
-    assert_eq!(status, 200, "forwarded to the owner: {body}");
+    assert_eq!(status, 200, "served by B: {body}");
     assert!(body.contains(r#""text":"4""#), "{body}");
 
     redis_server.kill();
     let (status, _, body) = post(&a, Some(&session), call(3)).await;
     assert_eq!(status, 200, "the owner needs no Redis: {body}");
     assert!(body.contains(r#""text":"5""#), "{body}");
-    // Once B no longer remembers the owner (a heartbeat, 100 ms here), it needs Redis to
-    // find it.
+    // B serves the session it served before from what it read then; one it never saw needs
+    // Redis.
     tokio::time::sleep(Duration::from_millis(300)).await;
+    let (status, _, body) = post(&b, Some(&session), call(6)).await;
+    assert_eq!(status, 200, "B needs no Redis for a session it serves: {body}");
+    assert!(body.contains(r#""text":"8""#), "{body}");
     let started = Instant::now();
-    let (status, _, body) = post(&b, Some(&session), call(4)).await;
+    let (status, _, body) = post(&b, Some(&unseen), call(4)).await;
     assert_eq!(status, 503, "{body}");
     assert!(started.elapsed() < Duration::from_secs(5), "refused after {:?}", started.elapsed());
     let (status, _, _) = post(&a, None, init.clone()).await;
@@ -522,6 +557,16 @@ async fn call_once(http: &reqwest::Client, url: &str, session: &str, id: u32) ->
     }
 }
 
+/// Opens a session at `url`, within 10 s.
+async fn open_once(url: &str) -> Outcome {
+    match tokio::time::timeout(Duration::from_secs(10), post(url, None, initialize())).await {
+        Err(_) => Outcome::Wrong(format!("no answer within 10 s from {url}")),
+        Ok((200, Some(_), _)) => Outcome::Answered,
+        Ok((503, _, body)) if body.contains(r#""error""#) && body.contains("retry") => Outcome::Refused,
+        Ok((status, _, body)) => Outcome::Wrong(format!("{status} from {url}: {body}")),
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn redis_stopped_and_restarted_under_load_is_no_outage() {
     use std::sync::Arc;
@@ -552,7 +597,12 @@ async fn redis_stopped_and_restarted_under_load_is_no_outage() {
                 while !stop.load(Ordering::Relaxed) {
                     let id = ids.fetch_add(1, Ordering::Relaxed);
                     let started = Instant::now();
-                    let outcome = call_once(&http, &urls[(n / 4) % 2], &sessions[n % 4], id).await;
+                    // Every fifth operation opens a session (which needs Redis to record it).
+                    let outcome = if n % 5 == 4 {
+                        open_once(&urls[(n / 4) % 2]).await
+                    } else {
+                        call_once(&http, &urls[(n / 4) % 2], &sessions[n % 4], id).await
+                    };
                     outcomes.push((started, outcome));
                     n += 1;
                     tokio::time::sleep(Duration::from_millis(10)).await;
@@ -609,7 +659,7 @@ async fn redis_stopped_and_restarted_under_load_is_no_outage() {
         recovered - restarted
     );
     assert!(counts[0] > 0, "nothing was answered");
-    assert!(counts[1] > 0, "no call needed Redis while it was down: the test did not test the outage");
+    assert!(counts[1] > 0, "nothing needed Redis while it was down: the test did not test the outage");
     a_task.abort();
     b_task.abort();
 }

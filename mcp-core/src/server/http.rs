@@ -104,6 +104,10 @@ impl HttpService for Server {
         super::task_routing::join(&self.inner, backplane, closing.clone());
         self.join_deployment(backplane, closing);
     }
+
+    fn running_tasks(&self) -> usize {
+        self.inner.tasks.running()
+    }
 }
 
 impl StreamableHttp {

@@ -104,6 +104,12 @@ impl Tasks {
         self.relay.set(relay).is_ok()
     }
 
+    /// How many tasks' handlers run on this instance.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn running(&self) -> usize {
+        self.runs.len()
+    }
+
     fn instance(&self) -> Option<&str> {
         self.relay.get().map(|r| r.instance())
     }

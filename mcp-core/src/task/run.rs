@@ -291,4 +291,10 @@ impl TaskRuns {
             runs.remove(id);
         }
     }
+
+    /// How many tasks run here.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn len(&self) -> usize {
+        self.runs.lock().map(|r| r.len()).unwrap_or(0)
+    }
 }
