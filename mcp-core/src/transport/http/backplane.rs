@@ -202,6 +202,8 @@ pub struct Backplane {
     pub(crate) heartbeat: Duration,
     pub(crate) lease: Duration,
     pub(crate) events: Option<Arc<dyn super::EventStore>>,
+    /// Tools whose calls run on the session's owner (see [`Backplane::on_owner`]).
+    pub(crate) on_owner: Arc<[String]>,
 }
 
 impl std::fmt::Debug for Backplane {
@@ -231,7 +233,20 @@ impl Backplane {
             heartbeat: DEFAULT_HEARTBEAT,
             lease: DEFAULT_HEARTBEAT * 3,
             events: None,
+            on_owner: Arc::new([]),
         }
+    }
+
+    /// Runs the calls of `tool` on the instance owning their session, wherever they land (one
+    /// hop there), instead of where they land. For a tool that keeps state of its own for each
+    /// session in its process (keyed by `Context::session_key`, which is not the same on two
+    /// instances) rather than in shared storage: its calls then all meet that state. Call once
+    /// per tool.
+    pub fn on_owner(mut self, tool: impl Into<String>) -> Self {
+        let mut tools = self.on_owner.to_vec();
+        tools.push(tool.into());
+        self.on_owner = tools.into();
+        self
     }
 
     /// How often this instance renews its presence (default 2 s); it counts as gone when it has

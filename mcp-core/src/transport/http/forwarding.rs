@@ -55,7 +55,8 @@ pub(crate) async fn forward_if_elsewhere(
     }
     if parts.method == Method::POST && forwarder.serves_where_it_lands() {
         match Landing::of(&bytes) {
-            Landing::Request => {
+            Landing::Call(tool) if forwarder.backplane.on_owner.iter().any(|t| *t == tool) => {}
+            Landing::Request | Landing::Call(_) => {
                 if forwarder.replica(id).is_some() {
                     return None;
                 }
@@ -121,6 +122,8 @@ pub(crate) async fn forward_if_elsewhere(
 enum Landing {
     /// A request nothing ties to the owner: served here.
     Request,
+    /// A call of this tool: served here unless the tool runs on the owner.
+    Call(String),
     /// The client's answer to a question a replica asked (the tag of its instance).
     Answer(u64),
     /// A cancellation: for whichever instance runs the request.
@@ -136,6 +139,13 @@ impl Landing {
             #[serde(borrow)]
             method: Option<std::borrow::Cow<'a, str>>,
             id: Option<crate::protocol::RequestId>,
+            #[serde(borrow)]
+            params: Option<Params<'a>>,
+        }
+        #[derive(serde::Deserialize)]
+        struct Params<'a> {
+            #[serde(borrow)]
+            name: Option<std::borrow::Cow<'a, str>>,
         }
         // Only an object is one message: serde would read `Peek` from an array too, by position.
         if !body.trim_ascii_start().starts_with(b"{") {
@@ -143,6 +153,9 @@ impl Landing {
         }
         let Ok(peek) = serde_json::from_slice::<Peek>(body) else { return Landing::Owner };
         match (peek.method, peek.id) {
+            (Some(method), Some(_)) if method == "tools/call" => {
+                peek.params.and_then(|p| p.name).map_or(Landing::Request, |name| Landing::Call(name.into_owned()))
+            }
             (Some(method), Some(_)) if !backplane::changes_record(&method) && method != "initialize" => {
                 Landing::Request
             }
