@@ -1540,3 +1540,166 @@ async fn calls_during_a_sentinel_failover_get_an_answer_or_a_retryable_error() {
     .await;
     eprintln!("sentinel failover under load: {tally:?}");
 }
+
+/// Brews for a moment, as a task when the client wants one.
+#[tool(task = "optional")]
+async fn brew(kind: String) -> String {
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    format!("brewed {kind}")
+}
+
+/// An in-process instance for the rolling restart: `add`, `ask` (a form elicitation) and `brew`
+/// (a task), tasks in Redis, and a shutdown grace long enough for any of them.
+async fn rolling_instance(redis: &Redis) -> (String, StreamableHttp, tokio::task::JoinHandle<()>) {
+    let server =
+        Server::builder("t", "1").tools(tools![add, ask, brew]).task_store(redis.task_store()).build().unwrap();
+    let listener = tokio::net::TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).await.unwrap();
+    let address = listener.local_addr().unwrap();
+    let url = format!("http://{address}/mcp");
+    let backplane = redis.backplane(url.clone()).heartbeat(Duration::from_millis(200));
+    let config = HttpConfig::default().backplane(backplane).shutdown_grace(Duration::from_secs(10));
+    let http = server.streamable_http(config);
+    let serving = http.clone();
+    let task = tokio::spawn(async move {
+        let _ = serving.serve(listener, std::future::pending()).await;
+    });
+    (format!("http://{address}"), http, task)
+}
+
+/// What the clients of the rolling restart saw.
+#[derive(Default, Debug)]
+struct Seen {
+    answered: usize,
+    /// `503` with `Retry-After`, retried.
+    retried: usize,
+    errors: Vec<String>,
+}
+
+/// Calls `call` until it is answered, retrying what is documented as retryable (`503`), at most
+/// five times; anything else is an error.
+async fn until_answered<F, Fut>(seen: &std::sync::Mutex<Seen>, expected: &str, mut call: F)
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Result<String, String>>,
+{
+    for _ in 0..5 {
+        match tokio::time::timeout(Duration::from_secs(15), call()).await {
+            Ok(Ok(text)) if text == expected => {
+                seen.lock().unwrap().answered += 1;
+                return;
+            }
+            Ok(Err(e)) if e.contains("503") => {
+                seen.lock().unwrap().retried += 1;
+                tokio::time::sleep(Duration::from_millis(200)).await;
+            }
+            Ok(other) => {
+                seen.lock().unwrap().errors.push(format!("{other:?}"));
+                return;
+            }
+            Err(_) => {
+                seen.lock().unwrap().errors.push(format!("no answer within 15 s (expected {expected})"));
+                return;
+            }
+        }
+    }
+    seen.lock().unwrap().errors.push(format!("still 503 after five tries (expected {expected})"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rolling_restart_of_three_instances_under_load_is_invisible_to_clients() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let redis_server = RedisServer::start();
+    let redis = Redis::connect(&redis_server.url()).unwrap();
+    let mut instances = Vec::new();
+    for _ in 0..3 {
+        instances.push(rolling_instance(&redis).await);
+    }
+    let proxy = RoundRobinProxy::start(instances.iter().map(|(base, _, _)| base.clone()).collect()).await;
+    let url = format!("{}/mcp", proxy.url());
+    let seen = Arc::new(std::sync::Mutex::new(Seen::default()));
+    let stop = Arc::new(AtomicBool::new(false));
+    let replying = || {
+        elicitation_fn(ElicitationModes::FORM, |request| async move {
+            request.as_form().map_or_else(ElicitResult::decline, |form| {
+                form.accept(json!({"text": "fine"}).as_object().unwrap().clone())
+                    .unwrap_or_else(|_| ElicitResult::cancel())
+            })
+        })
+    };
+    // Two 2025-era sessions asking forms and adding, and a 2026-era client running tasks, all
+    // through the balancer, continuously.
+    let mut load = Vec::new();
+    for c in 0..2u32 {
+        let client =
+            within("connecting", Client::builder("t", "1").elicitation(replying()).connect_http(&url)).await.unwrap();
+        let (seen, stop) = (seen.clone(), stop.clone());
+        load.push(tokio::spawn(async move {
+            let mut n = 0u32;
+            while !stop.load(Ordering::Relaxed) {
+                n += 1;
+                until_answered(&seen, "fine", || async {
+                    client.call_tool("ask", ()).await.map(|r| r.text()).map_err(|e| e.to_string())
+                })
+                .await;
+                let sum = (c * 1000 + n + 2).to_string();
+                until_answered(&seen, &sum, || async {
+                    client
+                        .call_tool("add", json!({"a": 2, "b": c * 1000 + n}))
+                        .await
+                        .map(|r| r.text())
+                        .map_err(|e| e.to_string())
+                })
+                .await;
+            }
+            within("closing", client.close()).await;
+        }));
+    }
+    let tasks = within("connecting", Client::builder("t", "1").protocol_era(ProtocolEra::Stateless).connect_http(&url))
+        .await
+        .unwrap();
+    {
+        let (seen, stop) = (seen.clone(), stop.clone());
+        load.push(tokio::spawn(async move {
+            while !stop.load(Ordering::Relaxed) {
+                until_answered(&seen, "brewed tea", || async {
+                    tasks
+                        .call_tool_as_task("brew", json!({"kind": "tea"}))
+                        .await
+                        .map(|r| r.text())
+                        .map_err(|e| e.to_string())
+                })
+                .await;
+            }
+        }));
+    }
+    tokio::time::sleep(Duration::from_millis(800)).await;
+    // One instance after the other: out of the balancer's rotation, drained, replaced.
+    for i in 0..3 {
+        proxy.set_backend(i, None);
+        let (_, http, task) = std::mem::replace(&mut instances[i], rolling_instance(&redis).await);
+        let started = Instant::now();
+        within("draining", http.drain(Duration::from_secs(10))).await;
+        within("the listener closing", task).await.unwrap();
+        println!("instance {i} drained in {:?}", started.elapsed());
+        proxy.set_backend(i, Some(instances[i].0.clone()));
+        tokio::time::sleep(Duration::from_millis(600)).await;
+    }
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    stop.store(true, Ordering::Relaxed);
+    for client in load {
+        within("a client finishing", client).await.unwrap();
+    }
+    let seen = seen.lock().unwrap();
+    println!(
+        "rolling restart: {} answered, {} retried on 503, {} errors",
+        seen.answered,
+        seen.retried,
+        seen.errors.len()
+    );
+    assert!(seen.errors.is_empty(), "clients saw errors beyond retryable ones: {:?}", seen.errors);
+    assert!(seen.answered > 20, "the load was too light to tell: {seen:?}");
+    for (_, _, task) in instances {
+        task.abort();
+    }
+}

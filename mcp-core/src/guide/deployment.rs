@@ -6,14 +6,14 @@
 //! keeps in Redis what the instances must share, and `HttpConfig::backplane` switches a server to it.
 //!
 //! ```text
-//!                  ┌──────────────┐   forwards a request for a session it does not hold
-//!  clients ──LB──▶ │ instance A   │◀────────────────────────────────┐  (one HTTP hop; the owner's
-//!   (nothing       │ instance B   │─────────────────────────────────┘   answer streams back)
-//!    sticky)       │ instance C   │
+//!                  ┌──────────────┐   a request is served where it lands (a replica of the
+//!  clients ──LB──▶ │ instance A   │   session, from its state in Redis); only what must run on
+//!   (nothing       │ instance B   │◀─ the owner takes one HTTP hop there; answers to questions
+//!    sticky)       │ instance C   │   and cancellations travel on the bus
 //!                  └──────┬───────┘
-//!                         │ owners, heartbeats, session state, pub/sub
+//!                         │ owners, heartbeats, session state, events, tasks, pub/sub
 //!                      ┌──▼──┐
-//!                      │Redis│
+//!                      │Redis│  one node, a Cluster, or a primary behind Sentinels
 //!                      └─────┘
 //! ```
 //!
@@ -32,23 +32,38 @@
 //! # }
 //! ```
 //!
-//! - **Sessions.** The instance that answers `initialize` owns the session and records that in
-//!   Redis. A request that lands on another instance (a tool call, the answer to an elicitation,
-//!   `GET`, `DELETE`, a `Last-Event-ID` resumption) is forwarded to the owner, and what the owner
-//!   sends for it (progress, logs, elicitation requests, the result) streams back on the
-//!   connection the client opened. A request that lands on its owner costs what it costs in a
-//!   single process: the owner does not ask Redis.
-//! - **Takeover.** Each instance renews its presence every 2 s (`Backplane::heartbeat`); one not
-//!   heard of for three beats is gone (until then, requests for its sessions on other instances
-//!   get `503` with `Retry-After`). The next request for one of its sessions, on any instance,
-//!   takes the session over from its state in Redis (protocol version, client capabilities, log
-//!   level, subscriptions, user) and serves it; a session taken over counts against the new
-//!   owner's `max_sessions` like one it opened. Calls that were running on the lost instance end
-//!   with a JSON-RPC error the client receives.
-//! - **Shutting down.** An instance whose server stops (the shutdown future given to `serve`
-//!   completes, or `StreamableHttp::close_all`) withdraws its presence from Redis and leaves its
-//!   sessions' records there: the next request for one of them, on any instance, takes it over at
-//!   once, without waiting for the lease.
+//! - **Sessions, served where they land.** The instance that answers `initialize` owns the
+//!   session and records it, with its state, in Redis. A request that lands on another instance
+//!   is served there, on a *replica* built from that state (three reads the first time, none
+//!   after): what its handler sends (progress, logs, elicitation and sampling requests, the
+//!   result) goes back on the connection the client opened. A question a replica asks carries
+//!   its instance in its id, so the client's answer, POSTed anywhere, reaches it over the bus;
+//!   cancellations reach whichever instance runs the request the same way.
+//! - **What runs on the owner**, one HTTP hop away, and why: the `GET` stream and `Last-Event-ID`
+//!   resumption (the owner numbers and keeps the session's events, and receives its
+//!   announcements); `DELETE` (it ends the session and its record); `logging/setLevel` and
+//!   `resources/subscribe`/`unsubscribe` (they change the record; replicas then start again
+//!   from the new state); the answer to a question the owner's own handler asked (the handler
+//!   awaits it there); and the calls of tools named with `Backplane::on_owner` (tools keeping
+//!   per-session state in their process, keyed by `Context::session_key`). A replica's streams
+//!   carry no event ids: a client whose connection to it drops retries the request. Requests
+//!   landing on their owner cost what they cost in a single process: the owner does not ask
+//!   Redis.
+//! - **Takeover in about a second.** When the owner is needed and its connection is refused (or
+//!   not made within a second), the instance that needed it takes the session over on the spot
+//!   and serves the request: the client sees no error. When its heartbeat lapsed (three beats
+//!   of 2 s by default, `Backplane::heartbeat`), the next request needing it does the same.
+//!   Requests served on replicas never wait for the owner at all. A session taken over counts
+//!   against the new owner's `max_sessions` like one it opened. A call that was running on an
+//!   instance that died ends with a JSON-RPC error the client receives.
+//! - **Graceful shutdown** (`StreamableHttp::drain`, or `serve` with `HttpConfig::shutdown_grace`
+//!   when its shutdown future completes): `/ready` answers `503` and `initialize` is refused
+//!   with `503` and `Retry-After`; what runs here (requests, questions awaiting answers, tasks'
+//!   handlers) finishes within the grace while the instance keeps serving what comes for it;
+//!   the SSE events not yet written behind are flushed to Redis; then the instance withdraws from
+//!   Redis and closes, and the next request needing one of its sessions takes it over at once.
+//!   A task still running when the grace ends cannot move (its handler is a future in this
+//!   process): it is cancelled, and reported so.
 //! - **Resumption.** SSE events are kept in the owner's memory (a resumption on the owner costs no
 //!   Redis round trip) and written behind to Redis: a background task sends what was stored since
 //!   its last round trip in one pipelined round trip, so no request waits for Redis. After a
@@ -72,8 +87,8 @@
 //!   changes reach `subscriptions/listen` streams naming it on every instance. A task whose
 //!   instance died (its heartbeat lapsed) is reported `failed` on the next `tasks/get`.
 //! - **Redis trouble is not an outage.** Commands time out within two seconds: a request landing
-//!   on its session's owner goes on being served, one that needs Redis (a new session, a request
-//!   for another instance's session) gets `503` with `Retry-After`, and the connection is made
+//!   on its session's owner or on a replica goes on being served, one that needs Redis (a new
+//!   session, the first request of a session on an instance) gets `503` with `Retry-After`, and the connection is made
 //!   again once Redis is back. A Redis that comes back empty (no persistence) loses the records:
 //!   each instance notices at its next heartbeat and records its sessions again; for one lease
 //!   meanwhile, a session Redis does not record is answered `503`, not `404`, so no client is

@@ -108,6 +108,10 @@ impl HttpService for Server {
     fn running_tasks(&self) -> usize {
         self.inner.tasks.running()
     }
+
+    fn cancel_tasks(&self) {
+        self.inner.tasks.cancel_running();
+    }
 }
 
 impl StreamableHttp {

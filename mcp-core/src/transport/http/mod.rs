@@ -108,6 +108,9 @@ pub(crate) trait HttpService: Send + Sync + 'static {
 
     /// How many tasks' handlers run in this process.
     fn running_tasks(&self) -> usize;
+
+    /// Cancels the tasks running in this process (it is shutting down).
+    fn cancel_tasks(&self);
 }
 
 /// How a session the transport opens starts.
@@ -273,12 +276,26 @@ impl StreamableHttp {
     /// streams), writes out the SSE events its store has not yet written behind
     /// ([`EventStore::flush`]), and then closes like [`close_all`](Self::close_all): in a shared
     /// deployment, it leaves the registry and its sessions are taken over by the next instance
-    /// that receives a request for one. What still runs when `grace` ends is cancelled.
+    /// that receives a request for one. What still runs when `grace` ends is cancelled: a task
+    /// then ends `cancelled` (its handler cannot move to another instance).
     pub async fn drain(&self, grace: std::time::Duration) {
         self.shared.draining.store(true, std::sync::atomic::Ordering::Relaxed);
         let deadline = tokio::time::Instant::now() + grace;
         while self.busy() > 0 && tokio::time::Instant::now() < deadline {
             tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+        if self.shared.server.running_tasks() > 0 {
+            // A task's handler cannot move to another instance: it ends `cancelled`, recorded
+            // before the instance leaves.
+            tracing::warn!(
+                tasks = self.shared.server.running_tasks(),
+                "shutting down with tasks running: cancelling them"
+            );
+            self.shared.server.cancel_tasks();
+            let recorded = tokio::time::Instant::now() + std::time::Duration::from_secs(2);
+            while self.shared.server.running_tasks() > 0 && tokio::time::Instant::now() < recorded {
+                tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+            }
         }
         self.shared.config.event_store.flush().await;
         self.close_all().await;
@@ -309,8 +326,9 @@ impl StreamableHttp {
             )
     }
 
-    /// Serves the endpoint at `/mcp` on `listener` until `shutdown` completes, then closes
-    /// every session. Speaks `https://` when the configuration has a certificate
+    /// Serves the endpoint at `/mcp` (and [`health_router`](Self::health_router)'s `/ready` and
+    /// `/live`) on `listener` until `shutdown` completes, then [drains](Self::drain) it for
+    /// [`HttpConfig::shutdown_grace`] and closes every session. Speaks `https://` when the configuration has a certificate
     /// (`HttpConfig::tls`, feature `http-tls`).
     pub async fn serve(
         &self,
@@ -325,7 +343,7 @@ impl StreamableHttp {
         let this = self.clone();
         tokio::spawn(async move {
             shutdown.await;
-            this.close_all().await;
+            this.drain(this.shared.config.shutdown_grace).await;
         });
         let accept = connections::Accept {
             #[cfg(feature = "http-tls")]
