@@ -1703,3 +1703,192 @@ async fn a_rolling_restart_of_three_instances_under_load_is_invisible_to_clients
         task.abort();
     }
 }
+
+/// One instance of the soak, in a runtime of its own: killing it (shutting its runtime down)
+/// drops its listener, connections, heartbeat and subscriptions at once, as the death of its
+/// process would, leaving its records in Redis.
+struct SoakNode {
+    base: String,
+    runtime: Option<tokio::runtime::Runtime>,
+}
+
+impl SoakNode {
+    fn start(redis_url: &str) -> SoakNode {
+        let url = redis_url.to_owned();
+        std::thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap();
+            let base = runtime.block_on(async {
+                let redis = Redis::connect(&url).unwrap();
+                let server = Server::builder("t", "1").tools(tools![count]).build().unwrap();
+                let listener = tokio::net::TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).await.unwrap();
+                let base = format!("http://{}", listener.local_addr().unwrap());
+                let backplane = redis.backplane(format!("{base}/mcp")).heartbeat(Duration::from_millis(200));
+                let http = server.streamable_http(HttpConfig::default().backplane(backplane));
+                tokio::spawn(async move {
+                    let _ = http.serve(listener, std::future::pending()).await;
+                });
+                base
+            });
+            SoakNode { base, runtime: Some(runtime) }
+        })
+        .join()
+        .unwrap()
+    }
+
+    fn kill(&mut self) {
+        if let Some(runtime) = self.runtime.take() {
+            runtime.shutdown_background();
+        }
+    }
+}
+
+impl Drop for SoakNode {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+/// What the soak's calls got.
+#[derive(Debug, Default)]
+struct Soak {
+    calls: u32,
+    answered: u32,
+    /// `503` with `Retry-After`: sent again, under the same number.
+    retried: u32,
+    /// Cut off by the death of the instance serving them (the balancer's `502`, or the JSON-RPC
+    /// error saying the instance stopped): not sent again, as they may have run.
+    cut: u32,
+    /// Neither answered nor refused within 10 s.
+    lost: Vec<u32>,
+    /// Anything else.
+    wrong: Vec<String>,
+}
+
+/// Instances killed and restarted at random and a Sentinel failover, under continuous load, for
+/// `MCP_SOAK_SECS` seconds (8 by default; the guide gives the last long run): every call gets
+/// an answer, a retryable `503`, or the error of its instance's death; none is lost, none runs
+/// twice.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn soak_with_instances_killed_and_a_redis_failover_loses_and_duplicates_nothing() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let seconds: u64 = std::env::var("MCP_SOAK_SECS").ok().and_then(|s| s.parse().ok()).unwrap_or(8);
+    let base_n = 3_000_000u32;
+    let mut sentinel = typed_mcp_redis::testing::RedisSentinel::start();
+    let redis_url = sentinel.url();
+    let mut nodes: Vec<SoakNode> = (0..3).map(|_| SoakNode::start(&redis_url)).collect();
+    let proxy = RoundRobinProxy::start(nodes.iter().map(|n| n.base.clone()).collect()).await;
+    let url = format!("{}/mcp", proxy.url());
+    let stop = Arc::new(AtomicBool::new(false));
+    let soak = Arc::new(std::sync::Mutex::new(Soak::default()));
+    let mut clients = Vec::new();
+    for c in 0..4u32 {
+        let (url, stop, soak) = (url.clone(), stop.clone(), soak.clone());
+        clients.push(tokio::spawn(async move {
+            let http = crate::support::http_client();
+            let mut session = None;
+            let mut k = 0u32;
+            while !stop.load(Ordering::Relaxed) {
+                let Some(id) = session.clone() else {
+                    match tokio::time::timeout(Duration::from_secs(10), post(&url, None, initialize())).await {
+                        Ok((200, Some(id), _)) => session = Some(id),
+                        _ => tokio::time::sleep(Duration::from_millis(100)).await,
+                    }
+                    continue;
+                };
+                k += 1;
+                let n = base_n + c * 100_000 + k;
+                soak.lock().unwrap().calls += 1;
+                loop {
+                    let call = json!({"jsonrpc": "2.0", "id": k, "method": "tools/call",
+                        "params": {"name": "count", "arguments": {"n": n}}});
+                    let request = http
+                        .post(&url)
+                        .header("content-type", "application/json")
+                        .header("accept", "application/json, text/event-stream")
+                        .header("mcp-protocol-version", "2025-11-25")
+                        .header("mcp-session-id", &id)
+                        .body(call.to_string());
+                    let outcome = tokio::time::timeout(Duration::from_secs(10), async {
+                        let response = request.send().await?;
+                        let retry = response.headers().contains_key("retry-after");
+                        Ok::<_, reqwest::Error>((response.status().as_u16(), retry, response.text().await?))
+                    })
+                    .await;
+                    let retry = matches!(outcome, Ok(Ok((503, true, _))));
+                    {
+                        let mut s = soak.lock().unwrap();
+                        match outcome {
+                            Ok(Ok((200, _, body))) if body.contains(&format!("ran {n}")) => s.answered += 1,
+                            Ok(Ok((503, true, _))) => s.retried += 1,
+                            Ok(Ok((502, _, _))) => s.cut += 1,
+                            Ok(Ok((200, _, body))) if body.contains("instance running this request stopped") => {
+                                s.cut += 1;
+                            }
+                            // The session's id is unknown after all: a new one.
+                            Ok(Ok((404, _, _))) => {
+                                s.wrong.push(format!("call {n}: the session was lost"));
+                                session = None;
+                            }
+                            Ok(Ok((status, _, body))) => s.wrong.push(format!("call {n}: {status} {body}")),
+                            Ok(Err(e)) => s.wrong.push(format!("call {n}: {e}")),
+                            Err(_) => s.lost.push(n),
+                        }
+                    }
+                    if !retry {
+                        break;
+                    }
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                }
+            }
+        }));
+    }
+    // The chaos: every second or so an instance is killed and, a moment later, replaced; half
+    // way, the Sentinels' primary is killed.
+    let mut dice = Dice(u64::from(std::process::id()) | 1);
+    let started = Instant::now();
+    let mut failed_over = false;
+    let mut kills = 0;
+    while started.elapsed() < Duration::from_secs(seconds) {
+        tokio::time::sleep(Duration::from_millis(700)).await;
+        let victim = dice.roll(3);
+        nodes[victim].kill();
+        kills += 1;
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        let fresh = tokio::task::block_in_place(|| SoakNode::start(&redis_url));
+        proxy.set_backend(victim, Some(fresh.base.clone()));
+        nodes[victim] = fresh;
+        if !failed_over && started.elapsed() >= Duration::from_secs(seconds / 2) {
+            failed_over = true;
+            let took = tokio::task::block_in_place(|| sentinel.kill_primary());
+            println!("soak: the Redis primary killed, a replica promoted after {took:?}");
+        }
+    }
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    stop.store(true, Ordering::Relaxed);
+    for client in clients {
+        within("a soak client finishing", client).await.unwrap();
+    }
+    let soak = std::mem::take(&mut *soak.lock().unwrap());
+    let runs = RUNS.lock().unwrap();
+    let ran: Vec<(u32, u32)> =
+        runs.iter().filter(|(n, _)| (base_n..base_n + 1_000_000).contains(*n)).map(|(n, r)| (*n, *r)).collect();
+    let duplicated: Vec<_> = ran.iter().filter(|(_, r)| *r > 1).collect();
+    println!(
+        "soak of {seconds} s, {kills} instances killed, one Redis failover: {} calls, {} answered, {} retried on 503, \
+         {} cut by a kill, {} lost, {} ran twice, {} other errors",
+        soak.calls,
+        soak.answered,
+        soak.retried,
+        soak.cut,
+        soak.lost.len(),
+        duplicated.len(),
+        soak.wrong.len()
+    );
+    assert!(failed_over, "the soak was too short for its Redis failover");
+    assert!(soak.lost.is_empty(), "calls neither answered nor refused: {:?}", soak.lost);
+    assert!(duplicated.is_empty(), "calls ran twice: {duplicated:?}");
+    assert!(soak.wrong.is_empty(), "unexpected outcomes: {:?}", soak.wrong);
+    assert!(u32::try_from(ran.len()).unwrap() >= soak.answered, "an answered call did not run");
+    assert!(soak.answered > 50, "too few calls answered to tell: {soak:?}");
+}
