@@ -6,8 +6,8 @@
 //! - The registry itself: owners recorded, found, forgotten; an instance whose heartbeat
 //!   lapsed is reported gone.
 //! - Three `shared` example processes on one `--redis`, our client through the proxy: a
-//!   session opened on one instance is served by all three, and form elicitations asked on one
-//!   instance are answered through the others. Without `--redis` the same spread is not served
+//!   session opened on one instance is served by all three (each call where it lands), and form
+//!   elicitations asked on one instance are answered through the others. Without `--redis` the same spread is not served
 //!   (the answer is lost), which shows the proxy really spreads the session.
 //! - A URL-mode flow asked on one instance (of the `combined` test server, which serves the
 //!   page) is completed by its page on another: the owner's session gets the completion
@@ -24,11 +24,13 @@
 //! - Load: 300 sessions over three instances, each eliciting at once, every answer posted to a
 //!   random instance: every call gets its own answer, and once the sessions are deleted nothing
 //!   of them is left in Redis.
-//! - Cost: a request landing on its session's owner asks the registry nothing; one landing
-//!   elsewhere asks it who owns the session, unless it asked within the last heartbeat; opening
-//!   a session records it once.
-//! - Redis stopped: a request landing on its session's owner is still served; one landing
-//!   elsewhere gets `503` at once; once Redis is back, forwarding works again.
+//! - Cost, with a registry and no bus (every request for another instance's session is then
+//!   forwarded): a request landing on its session's owner asks the registry nothing; one
+//!   landing elsewhere asks it who owns the session, unless it asked within the last heartbeat;
+//!   opening a session records it once.
+//! - Redis stopped: a request landing on its session's owner, or on an instance that served the
+//!   session before, is still served; one for a session the instance never saw gets `503` at
+//!   once; once Redis is back, sessions are served everywhere again.
 //! - Redis stopped and restarted (empty) under load: six clients calling continuously through
 //!   both of two instances get answers or `503` with a JSON-RPC error, never a hang or another
 //!   status; the instances record their sessions again, and soon every call is answered.
@@ -41,8 +43,15 @@
 //!   the Sentinels' primary killed under load (four sessions, calls landing on owners and
 //!   non-owners): every call is answered or refused with `503` and `Retry-After`, none hangs,
 //!   none runs twice, and 3 s after the failover nothing is refused.
-//! - An instance shutting down hands its sessions over at once (no waiting for its lease),
-//!   and a session taken over counts against the new owner's `max_sessions`.
+//! - An instance shutting down hands its sessions over at once (no waiting for its lease); an
+//!   owner killed without leaving (its connections refused) is taken over by the first request
+//!   needing it, with no `503` first; a session taken over counts against the new owner's
+//!   `max_sessions`.
+//! - A rolling restart of three instances under continuous load (form elicitations in flight,
+//!   calls, tasks running), each instance out of the balancer's rotation, drained and replaced:
+//!   no client sees an error beyond a retryable `503`, no task fails.
+//! - A soak: instances killed at random and replaced, and a Sentinel failover, under load
+//!   (`MCP_SOAK_SECS` for a longer run): nothing lost, nothing run twice.
 
 use std::net::Ipv4Addr;
 use std::process::{Child, Command, Stdio};
@@ -1675,14 +1684,14 @@ async fn a_rolling_restart_of_three_instances_under_load_is_invisible_to_clients
     }
     tokio::time::sleep(Duration::from_millis(800)).await;
     // One instance after the other: out of the balancer's rotation, drained, replaced.
-    for i in 0..3 {
+    for (i, slot) in instances.iter_mut().enumerate() {
         proxy.set_backend(i, None);
-        let (_, http, task) = std::mem::replace(&mut instances[i], rolling_instance(&redis).await);
+        let (_, http, task) = std::mem::replace(slot, rolling_instance(&redis).await);
         let started = Instant::now();
         within("draining", http.drain(Duration::from_secs(10))).await;
         within("the listener closing", task).await.unwrap();
         println!("instance {i} drained in {:?}", started.elapsed());
-        proxy.set_backend(i, Some(instances[i].0.clone()));
+        proxy.set_backend(i, Some(slot.0.clone()));
         tokio::time::sleep(Duration::from_millis(600)).await;
     }
     tokio::time::sleep(Duration::from_millis(500)).await;

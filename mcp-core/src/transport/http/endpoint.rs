@@ -230,9 +230,8 @@ pub(crate) async fn post_to_session(
             let session = HttpSession::start(id.clone(), service, principal, slot, shared, true);
             (session, true)
         }
-        _ => match lookup(shared, headers, &principal)
-            .or_else(|refused| replica(shared, headers, &principal).ok_or(refused))
-        {
+        // A session owned here, else one served here for its owner.
+        _ => match find_session(shared, headers, &principal) {
             Ok(s) => {
                 if shared.guard.is_some() {
                     s.auth().set(auth.info, auth.hide);
@@ -273,6 +272,21 @@ pub(crate) async fn post_to_session(
         session.close().await;
     }
     response
+}
+
+/// The session a POST names: the one owned here, else the replica served here for its owner.
+#[allow(clippy::result_large_err)] // an error response is built once per rejected request
+fn find_session(
+    shared: &Shared,
+    headers: &HeaderMap,
+    principal: &Option<String>,
+) -> Result<Arc<HttpSession>, Response> {
+    let owned =
+        header_str(headers, SESSION_HEADER).is_some_and(|id| shared.sessions.read().is_ok_and(|s| s.contains_key(id)));
+    match replica(shared, headers, principal).filter(|_| !owned) {
+        Some(replica) => Ok(replica),
+        None => lookup(shared, headers, principal),
+    }
 }
 
 /// Hands a message to the session and answers the POST: 202 for notifications and responses;

@@ -55,7 +55,7 @@ pub(crate) async fn forward_if_elsewhere(
     }
     if parts.method == Method::POST && forwarder.serves_where_it_lands() {
         match Landing::of(&bytes) {
-            Landing::Call(tool) if forwarder.backplane.on_owner.iter().any(|t| *t == tool) => {}
+            Landing::Call(tool) if forwarder.backplane.on_owner.contains(&tool) => {}
             Landing::Request | Landing::Call(_) => {
                 if forwarder.replica(id).is_some() {
                     return None;
