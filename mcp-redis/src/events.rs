@@ -17,13 +17,21 @@ pub const DEFAULT_EVENTS_PER_SESSION: usize = 256;
 pub const DEFAULT_EVENT_TTL: Duration = Duration::from_secs(31 * 60);
 /// How many writes may wait for Redis; beyond that, events are kept by this instance only.
 const QUEUE: usize = 16_384;
+/// How long [`EventStore::flush`] waits for Redis at most.
+const FLUSH_PATIENCE: Duration = Duration::from_secs(5);
 /// The most writes sent to Redis in one round trip.
 const BATCH: usize = 512;
 
 /// One write, in the order the sessions made them.
 enum Write {
-    Event { session: Arc<str>, id: EventId, frame: String },
+    Event {
+        session: Arc<str>,
+        id: EventId,
+        frame: String,
+    },
     Forget(String),
+    /// Answered once every write queued before it was sent.
+    Flush(tokio::sync::oneshot::Sender<()>),
 }
 
 /// An [`EventStore`] shared by the instances of a deployment, on Redis: the events are kept in
@@ -106,6 +114,16 @@ impl EventStore for RedisEvents {
         self.send(Write::Forget(session.to_owned()));
     }
 
+    fn flush(&self) -> typed_mcp::engine::BoxFuture<'_, ()> {
+        Box::pin(async move {
+            let (done, written) = tokio::sync::oneshot::channel();
+            // Waits for room: what is queued is written meanwhile.
+            if self.queue.send(Write::Flush(done)).await.is_ok() {
+                let _ = tokio::time::timeout(FLUSH_PATIENCE, written).await;
+            }
+        })
+    }
+
     fn restore<'a>(&'a self, session: &'a str) -> typed_mcp::engine::BoxFuture<'a, ()> {
         Box::pin(async move {
             let key = self.redis.session_key("events", session);
@@ -164,6 +182,7 @@ async fn write_behind(redis: Redis, mut writes: mpsc::Receiver<Write>, per_sessi
                     forget.arg(&key);
                     commands.push((key, forget));
                 }
+                Write::Flush(_) => {}
             }
         }
         for session in touched {
@@ -175,7 +194,8 @@ async fn write_behind(redis: Redis, mut writes: mpsc::Receiver<Write>, per_sessi
             commands.push((key.clone(), trim));
             commands.push((key, expire));
         }
-        match redis.connection.batch(commands).await {
+        let written = if commands.is_empty() { Ok(Vec::new()) } else { redis.connection.batch(commands).await };
+        match written {
             Ok(_) => {
                 if std::mem::replace(&mut failing, false) {
                     tracing::info!("SSE events are written to Redis again");
@@ -187,6 +207,10 @@ async fn write_behind(redis: Redis, mut writes: mpsc::Receiver<Write>, per_sessi
                 }
             }
         }
-        batch.clear();
+        for write in batch.drain(..) {
+            if let Write::Flush(done) = write {
+                let _ = done.send(());
+            }
+        }
     }
 }

@@ -501,6 +501,22 @@ impl SessionRegistry for RedisSessions {
         })
     }
 
+    fn state<'a>(
+        &'a self,
+        session: &'a str,
+    ) -> typed_mcp::engine::BoxFuture<'a, Result<Option<String>, BackplaneError>> {
+        Box::pin(async move {
+            if session.is_empty() || session.starts_with('}') {
+                return Ok(None);
+            }
+            redis::cmd("GET")
+                .arg(self.redis.session_key("state", session))
+                .query_async(&mut self.redis.connection())
+                .await
+                .map_err(unavailable)
+        })
+    }
+
     fn release<'a>(
         &'a self,
         session: &'a str,

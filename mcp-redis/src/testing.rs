@@ -151,7 +151,8 @@ pub struct RoundRobinProxy {
 }
 
 struct Backends {
-    base: Vec<String>,
+    /// Each backend's base URL; `None` while it is out of rotation.
+    base: std::sync::RwLock<Vec<Option<String>>>,
     next: AtomicUsize,
     client: hyper_util::client::legacy::Client<hyper_util::client::legacy::connect::HttpConnector, Body>,
     /// Which backend served each request so far, in order.
@@ -168,7 +169,9 @@ impl RoundRobinProxy {
         let client = hyper_util::client::legacy::Client::builder(hyper_util::rt::TokioExecutor::new())
             .build(hyper_util::client::legacy::connect::HttpConnector::new());
         let state = Arc::new(Backends {
-            base: backends.into_iter().map(|b| b.trim_end_matches('/').to_owned()).collect(),
+            base: std::sync::RwLock::new(
+                backends.into_iter().map(|b| Some(b.trim_end_matches('/').to_owned())).collect(),
+            ),
             next: AtomicUsize::new(0),
             client,
             served: std::sync::Mutex::default(),
@@ -191,6 +194,16 @@ impl RoundRobinProxy {
 }
 
 impl RoundRobinProxy {
+    /// Puts backend `index` out of rotation (`None`: no request goes to it, as when a load
+    /// balancer's readiness check fails), or back in at `base` (a restarted instance).
+    pub fn set_backend(&self, index: usize, base: Option<String>) {
+        if let Ok(mut backends) = self.backends.base.write()
+            && let Some(slot) = backends.get_mut(index)
+        {
+            *slot = base.map(|b| b.trim_end_matches('/').to_owned());
+        }
+    }
+
     /// Which backend (by its index in the list given to [`start`](Self::start)) each request
     /// went to so far, in order.
     pub fn served(&self) -> Vec<usize> {
@@ -218,10 +231,12 @@ async fn relay(State(backends): State<Arc<Backends>>, request: Request) -> Respo
         return (StatusCode::BAD_REQUEST, "unreadable request body").into_response();
     };
     let path = parts.uri.path_and_query().map_or("/", |p| p.as_str()).to_owned();
-    let mut last_error = String::new();
-    for _ in 0..backends.base.len() {
-        let index = backends.next.fetch_add(1, Ordering::Relaxed) % backends.base.len();
-        let Ok(uri) = format!("{}{path}", backends.base[index]).parse::<Uri>() else {
+    let mut last_error = String::from("no backend in rotation");
+    let bases: Vec<Option<String>> = backends.base.read().map(|b| b.clone()).unwrap_or_default();
+    for _ in 0..bases.len() {
+        let index = backends.next.fetch_add(1, Ordering::Relaxed) % bases.len();
+        let Some(base) = &bases[index] else { continue };
+        let Ok(uri) = format!("{base}{path}").parse::<Uri>() else {
             return (StatusCode::BAD_GATEWAY, "bad backend address").into_response();
         };
         let mut forwarded = axum::http::Request::new(Body::from(body.clone()));

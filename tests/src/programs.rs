@@ -76,10 +76,20 @@ pub async fn shared_state_key(builder: typed_mcp::ServerBuilder) -> typed_mcp::S
 ///
 /// A port that is not a number, or an error of the transport.
 pub async fn serve(server: Server) -> Result<(), Box<dyn std::error::Error>> {
+    serve_keeping_on_owner(server, &[]).await
+}
+
+/// [`serve`], the calls of `on_owner` running on their session's owner in a Redis deployment
+/// (`Backplane::on_owner`: they keep per-session state in the process).
+///
+/// # Errors
+///
+/// A port that is not a number, or an error of the transport.
+pub async fn serve_keeping_on_owner(server: Server, on_owner: &[&str]) -> Result<(), Box<dyn std::error::Error>> {
     match port_option("port", "PORT", None)? {
         Some(port) => {
             let listener = bind(port, "--port / PORT").await;
-            serve_http_on(&server, listener).await?;
+            serve_http_with(&server, listener, on_owner).await?;
         }
         None => server.serve_stdio().await?,
     }
@@ -93,6 +103,10 @@ pub async fn serve(server: Server) -> Result<(), Box<dyn std::error::Error>> {
 ///
 /// An error of the transport.
 pub async fn serve_http_on(server: &Server, listener: tokio::net::TcpListener) -> std::io::Result<()> {
+    serve_http_with(server, listener, &[]).await
+}
+
+async fn serve_http_with(server: &Server, listener: tokio::net::TcpListener, on_owner: &[&str]) -> std::io::Result<()> {
     let address = listener.local_addr()?;
     tracing::info!(%address, "serving MCP over Streamable HTTP at /mcp");
     let shutdown = async {
@@ -100,7 +114,8 @@ pub async fn serve_http_on(server: &Server, listener: tokio::net::TcpListener) -
     };
     let mut config = typed_mcp::transport::http::HttpConfig::default();
     if let Some(redis) = redis() {
-        let backplane = redis.backplane(format!("http://{address}/mcp"));
+        let backplane =
+            on_owner.iter().fold(redis.backplane(format!("http://{address}/mcp")), |b, tool| b.on_owner(*tool));
         tracing::info!(instance = backplane.instance(), "sharing sessions through Redis");
         config = config.backplane(backplane);
     }

@@ -6,8 +6,8 @@
 //! - The registry itself: owners recorded, found, forgotten; an instance whose heartbeat
 //!   lapsed is reported gone.
 //! - Three `shared` example processes on one `--redis`, our client through the proxy: a
-//!   session opened on one instance is served by all three, and form elicitations asked on one
-//!   instance are answered through the others. Without `--redis` the same spread is not served
+//!   session opened on one instance is served by all three (each call where it lands), and form
+//!   elicitations asked on one instance are answered through the others. Without `--redis` the same spread is not served
 //!   (the answer is lost), which shows the proxy really spreads the session.
 //! - A URL-mode flow asked on one instance (of the `combined` test server, which serves the
 //!   page) is completed by its page on another: the owner's session gets the completion
@@ -24,11 +24,13 @@
 //! - Load: 300 sessions over three instances, each eliciting at once, every answer posted to a
 //!   random instance: every call gets its own answer, and once the sessions are deleted nothing
 //!   of them is left in Redis.
-//! - Cost: a request landing on its session's owner asks the registry nothing; one landing
-//!   elsewhere asks it who owns the session, unless it asked within the last heartbeat; opening
-//!   a session records it once.
-//! - Redis stopped: a request landing on its session's owner is still served; one landing
-//!   elsewhere gets `503` at once; once Redis is back, forwarding works again.
+//! - Cost, with a registry and no bus (every request for another instance's session is then
+//!   forwarded): a request landing on its session's owner asks the registry nothing; one
+//!   landing elsewhere asks it who owns the session, unless it asked within the last heartbeat;
+//!   opening a session records it once.
+//! - Redis stopped: a request landing on its session's owner, or on an instance that served the
+//!   session before, is still served; one for a session the instance never saw gets `503` at
+//!   once; once Redis is back, sessions are served everywhere again.
 //! - Redis stopped and restarted (empty) under load: six clients calling continuously through
 //!   both of two instances get answers or `503` with a JSON-RPC error, never a hang or another
 //!   status; the instances record their sessions again, and soon every call is answered.
@@ -41,8 +43,15 @@
 //!   the Sentinels' primary killed under load (four sessions, calls landing on owners and
 //!   non-owners): every call is answered or refused with `503` and `Retry-After`, none hangs,
 //!   none runs twice, and 3 s after the failover nothing is refused.
-//! - An instance shutting down hands its sessions over at once (no waiting for its lease),
-//!   and a session taken over counts against the new owner's `max_sessions`.
+//! - An instance shutting down hands its sessions over at once (no waiting for its lease); an
+//!   owner killed without leaving (its connections refused) is taken over by the first request
+//!   needing it, with no `503` first; a session taken over counts against the new owner's
+//!   `max_sessions`.
+//! - A rolling restart of three instances under continuous load (form elicitations in flight,
+//!   calls, tasks running), each instance out of the balancer's rotation, drained and replaced:
+//!   no client sees an error beyond a retryable `503`, no task fails.
+//! - A soak: instances killed at random and replaced, and a Sentinel failover, under load
+//!   (`MCP_SOAK_SECS` for a longer run): nothing lost, nothing run twice.
 
 use std::net::Ipv4Addr;
 use std::process::{Child, Command, Stdio};
@@ -262,12 +271,12 @@ async fn three_instances_share_a_session(redis_url: &str) {
         let created = within("create_project", client.call_tool("create_project", ())).await.unwrap();
         assert_eq!(created.text(), "Created project 'spread'");
     }
-    // A session's calls run on the instance that owns it, wherever they land.
+    // A session's calls are served where they land, on whichever instance the proxy picks.
     let mut answered_by = std::collections::BTreeSet::new();
     for _ in 0..6 {
         answered_by.insert(within("served_by", client.call_tool("served_by", ())).await.unwrap().text());
     }
-    assert_eq!(answered_by.len(), 1, "the session's calls ran on more than one instance: {answered_by:?}");
+    assert_eq!(answered_by.len(), 3, "the session's calls are served where they land: {answered_by:?}");
     // A 2026-07-28 request has no session: it is served where it lands.
     let stateless =
         within("connecting", Client::builder("t", "1").protocol_era(ProtocolEra::Stateless).connect_http(&url))
@@ -405,11 +414,40 @@ async fn an_instance_shutting_down_hands_its_sessions_over_at_once() {
     within("A's listener closing", a_task).await.unwrap();
     let left = Instant::now();
     let (status, _, body) = post(&b, Some(&session), add_call(3)).await;
-    assert_eq!(status, 200, "B takes the session over at the first request: {body}");
+    assert_eq!(status, 200, "B serves the session's calls where they land: {body}");
     assert!(body.contains(r#""text":"5""#), "{body}");
+    // What only the owner does (here, changing the session's record) makes B take it over.
+    let level = json!({"jsonrpc": "2.0", "id": 4, "method": "logging/setLevel", "params": {"level": "error"}});
+    let (status, _, body) = post(&b, Some(&session), level).await;
+    assert_eq!(status, 200, "B takes the session over at the first request for its owner: {body}");
     assert!(left.elapsed() < Duration::from_secs(10), "taken over after {:?}, not at once", left.elapsed());
     let owner = redis.sessions().owner(&session).await.unwrap().expect("still recorded");
     assert_eq!(owner.address.as_deref(), Some(b.as_str()), "B owns the session now");
+    b_task.abort();
+}
+
+#[tokio::test]
+async fn an_owner_whose_connection_is_refused_is_taken_over_at_once_whatever_its_lease() {
+    let redis_server = RedisServer::start();
+    let redis = Redis::connect(&redis_server.url()).unwrap();
+    // A lease of 30 s, which A keeps: it is killed without leaving the registry.
+    let beat = Duration::from_secs(10);
+    let (a, _a_http, a_task) = in_process_with(&redis, beat, HttpConfig::default()).await;
+    let (b, _b_http, b_task) = in_process_with(&redis, beat, HttpConfig::default()).await;
+    let (status, session, _) = post(&a, None, initialize()).await;
+    assert_eq!(status, 200);
+    let session = session.expect("a session id");
+    a_task.abort();
+    let _ = a_task.await;
+    let killed = Instant::now();
+    let level = json!({"jsonrpc": "2.0", "id": 2, "method": "logging/setLevel", "params": {"level": "error"}});
+    let (status, _, body) = post(&b, Some(&session), level).await;
+    assert_eq!(status, 200, "the first request for the owner takes the session over, no 503 first: {body}");
+    assert!(killed.elapsed() < Duration::from_secs(2), "taken over after {:?}", killed.elapsed());
+    let owner = redis.sessions().owner(&session).await.unwrap().expect("still recorded");
+    assert_eq!(owner.address.as_deref(), Some(b.as_str()), "B owns the session now");
+    let (status, _, body) = post(&b, Some(&session), add_call(5)).await;
+    assert_eq!((status, body.contains(r#""text":"7""#)), (200, true), "{body}");
     b_task.abort();
 }
 
@@ -451,20 +489,26 @@ async fn with_redis_down_the_owner_serves_and_the_others_refuse_at_once() {
     let (status, session, _) = post(&a, None, init.clone()).await;
     assert_eq!(status, 200);
     let session = session.expect("a session id");
+    let (status, unseen, _) = post(&a, None, init.clone()).await;
+    assert_eq!(status, 200);
+    let unseen = unseen.expect("a session id");
     let call = |id: u32| json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "add", "arguments": {"a": 2, "b": id}}});
     let (status, _, body) = post(&b, Some(&session), call(2)).await;
-    assert_eq!(status, 200, "forwarded to the owner: {body}");
+    assert_eq!(status, 200, "served by B: {body}");
     assert!(body.contains(r#""text":"4""#), "{body}");
 
     redis_server.kill();
     let (status, _, body) = post(&a, Some(&session), call(3)).await;
     assert_eq!(status, 200, "the owner needs no Redis: {body}");
     assert!(body.contains(r#""text":"5""#), "{body}");
-    // Once B no longer remembers the owner (a heartbeat, 100 ms here), it needs Redis to
-    // find it.
+    // B serves the session it served before from what it read then; one it never saw needs
+    // Redis.
     tokio::time::sleep(Duration::from_millis(300)).await;
+    let (status, _, body) = post(&b, Some(&session), call(6)).await;
+    assert_eq!(status, 200, "B needs no Redis for a session it serves: {body}");
+    assert!(body.contains(r#""text":"8""#), "{body}");
     let started = Instant::now();
-    let (status, _, body) = post(&b, Some(&session), call(4)).await;
+    let (status, _, body) = post(&b, Some(&unseen), call(4)).await;
     assert_eq!(status, 503, "{body}");
     assert!(started.elapsed() < Duration::from_secs(5), "refused after {:?}", started.elapsed());
     let (status, _, _) = post(&a, None, init.clone()).await;
@@ -522,6 +566,16 @@ async fn call_once(http: &reqwest::Client, url: &str, session: &str, id: u32) ->
     }
 }
 
+/// Opens a session at `url`, within 10 s.
+async fn open_once(url: &str) -> Outcome {
+    match tokio::time::timeout(Duration::from_secs(10), post(url, None, initialize())).await {
+        Err(_) => Outcome::Wrong(format!("no answer within 10 s from {url}")),
+        Ok((200, Some(_), _)) => Outcome::Answered,
+        Ok((503, _, body)) if body.contains(r#""error""#) && body.contains("retry") => Outcome::Refused,
+        Ok((status, _, body)) => Outcome::Wrong(format!("{status} from {url}: {body}")),
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn redis_stopped_and_restarted_under_load_is_no_outage() {
     use std::sync::Arc;
@@ -552,7 +606,12 @@ async fn redis_stopped_and_restarted_under_load_is_no_outage() {
                 while !stop.load(Ordering::Relaxed) {
                     let id = ids.fetch_add(1, Ordering::Relaxed);
                     let started = Instant::now();
-                    let outcome = call_once(&http, &urls[(n / 4) % 2], &sessions[n % 4], id).await;
+                    // Every fifth operation opens a session (which needs Redis to record it).
+                    let outcome = if n % 5 == 4 {
+                        open_once(&urls[(n / 4) % 2]).await
+                    } else {
+                        call_once(&http, &urls[(n / 4) % 2], &sessions[n % 4], id).await
+                    };
                     outcomes.push((started, outcome));
                     n += 1;
                     tokio::time::sleep(Duration::from_millis(10)).await;
@@ -609,7 +668,7 @@ async fn redis_stopped_and_restarted_under_load_is_no_outage() {
         recovered - restarted
     );
     assert!(counts[0] > 0, "nothing was answered");
-    assert!(counts[1] > 0, "no call needed Redis while it was down: the test did not test the outage");
+    assert!(counts[1] > 0, "nothing needed Redis while it was down: the test did not test the outage");
     a_task.abort();
     b_task.abort();
 }
@@ -1489,4 +1548,356 @@ async fn calls_during_a_sentinel_failover_get_an_answer_or_a_retryable_error() {
     })
     .await;
     eprintln!("sentinel failover under load: {tally:?}");
+}
+
+/// Brews for a moment, as a task when the client wants one.
+#[tool(task = "optional")]
+async fn brew(kind: String) -> String {
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    format!("brewed {kind}")
+}
+
+/// An in-process instance for the rolling restart: `add`, `ask` (a form elicitation) and `brew`
+/// (a task), tasks in Redis, and a shutdown grace long enough for any of them.
+async fn rolling_instance(redis: &Redis) -> (String, StreamableHttp, tokio::task::JoinHandle<()>) {
+    let server =
+        Server::builder("t", "1").tools(tools![add, ask, brew]).task_store(redis.task_store()).build().unwrap();
+    let listener = tokio::net::TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).await.unwrap();
+    let address = listener.local_addr().unwrap();
+    let url = format!("http://{address}/mcp");
+    let backplane = redis.backplane(url.clone()).heartbeat(Duration::from_millis(200));
+    let config = HttpConfig::default().backplane(backplane).shutdown_grace(Duration::from_secs(10));
+    let http = server.streamable_http(config);
+    let serving = http.clone();
+    let task = tokio::spawn(async move {
+        let _ = serving.serve(listener, std::future::pending()).await;
+    });
+    (format!("http://{address}"), http, task)
+}
+
+/// What the clients of the rolling restart saw.
+#[derive(Default, Debug)]
+struct Seen {
+    answered: usize,
+    /// `503` with `Retry-After`, retried.
+    retried: usize,
+    errors: Vec<String>,
+}
+
+/// Calls `call` until it is answered, retrying what is documented as retryable (`503`), at most
+/// five times; anything else is an error.
+async fn until_answered<F, Fut>(seen: &std::sync::Mutex<Seen>, expected: &str, mut call: F)
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Result<String, String>>,
+{
+    for _ in 0..5 {
+        match tokio::time::timeout(Duration::from_secs(15), call()).await {
+            Ok(Ok(text)) if text == expected => {
+                seen.lock().unwrap().answered += 1;
+                return;
+            }
+            Ok(Err(e)) if e.contains("503") => {
+                seen.lock().unwrap().retried += 1;
+                tokio::time::sleep(Duration::from_millis(200)).await;
+            }
+            Ok(other) => {
+                seen.lock().unwrap().errors.push(format!("{other:?}"));
+                return;
+            }
+            Err(_) => {
+                seen.lock().unwrap().errors.push(format!("no answer within 15 s (expected {expected})"));
+                return;
+            }
+        }
+    }
+    seen.lock().unwrap().errors.push(format!("still 503 after five tries (expected {expected})"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rolling_restart_of_three_instances_under_load_is_invisible_to_clients() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let redis_server = RedisServer::start();
+    let redis = Redis::connect(&redis_server.url()).unwrap();
+    let mut instances = Vec::new();
+    for _ in 0..3 {
+        instances.push(rolling_instance(&redis).await);
+    }
+    let proxy = RoundRobinProxy::start(instances.iter().map(|(base, _, _)| base.clone()).collect()).await;
+    let url = format!("{}/mcp", proxy.url());
+    let seen = Arc::new(std::sync::Mutex::new(Seen::default()));
+    let stop = Arc::new(AtomicBool::new(false));
+    let replying = || {
+        elicitation_fn(ElicitationModes::FORM, |request| async move {
+            request.as_form().map_or_else(ElicitResult::decline, |form| {
+                form.accept(json!({"text": "fine"}).as_object().unwrap().clone())
+                    .unwrap_or_else(|_| ElicitResult::cancel())
+            })
+        })
+    };
+    // Two 2025-era sessions asking forms and adding, and a 2026-era client running tasks, all
+    // through the balancer, continuously.
+    let mut load = Vec::new();
+    for c in 0..2u32 {
+        let client =
+            within("connecting", Client::builder("t", "1").elicitation(replying()).connect_http(&url)).await.unwrap();
+        let (seen, stop) = (seen.clone(), stop.clone());
+        load.push(tokio::spawn(async move {
+            let mut n = 0u32;
+            while !stop.load(Ordering::Relaxed) {
+                n += 1;
+                until_answered(&seen, "fine", || async {
+                    client.call_tool("ask", ()).await.map(|r| r.text()).map_err(|e| e.to_string())
+                })
+                .await;
+                let sum = (c * 1000 + n + 2).to_string();
+                until_answered(&seen, &sum, || async {
+                    client
+                        .call_tool("add", json!({"a": 2, "b": c * 1000 + n}))
+                        .await
+                        .map(|r| r.text())
+                        .map_err(|e| e.to_string())
+                })
+                .await;
+            }
+            within("closing", client.close()).await;
+        }));
+    }
+    let tasks = within("connecting", Client::builder("t", "1").protocol_era(ProtocolEra::Stateless).connect_http(&url))
+        .await
+        .unwrap();
+    {
+        let (seen, stop) = (seen.clone(), stop.clone());
+        load.push(tokio::spawn(async move {
+            while !stop.load(Ordering::Relaxed) {
+                until_answered(&seen, "brewed tea", || async {
+                    tasks
+                        .call_tool_as_task("brew", json!({"kind": "tea"}))
+                        .await
+                        .map(|r| r.text())
+                        .map_err(|e| e.to_string())
+                })
+                .await;
+            }
+        }));
+    }
+    tokio::time::sleep(Duration::from_millis(800)).await;
+    // One instance after the other: out of the balancer's rotation, drained, replaced.
+    for (i, slot) in instances.iter_mut().enumerate() {
+        proxy.set_backend(i, None);
+        let (_, http, task) = std::mem::replace(slot, rolling_instance(&redis).await);
+        let started = Instant::now();
+        within("draining", http.drain(Duration::from_secs(10))).await;
+        within("the listener closing", task).await.unwrap();
+        println!("instance {i} drained in {:?}", started.elapsed());
+        proxy.set_backend(i, Some(slot.0.clone()));
+        tokio::time::sleep(Duration::from_millis(600)).await;
+    }
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    stop.store(true, Ordering::Relaxed);
+    for client in load {
+        within("a client finishing", client).await.unwrap();
+    }
+    let seen = seen.lock().unwrap();
+    println!(
+        "rolling restart: {} answered, {} retried on 503, {} errors",
+        seen.answered,
+        seen.retried,
+        seen.errors.len()
+    );
+    assert!(seen.errors.is_empty(), "clients saw errors beyond retryable ones: {:?}", seen.errors);
+    assert!(seen.answered > 20, "the load was too light to tell: {seen:?}");
+    for (_, _, task) in instances {
+        task.abort();
+    }
+}
+
+/// One instance of the soak, in a runtime of its own: killing it (shutting its runtime down)
+/// drops its listener, connections, heartbeat and subscriptions at once, as the death of its
+/// process would, leaving its records in Redis.
+struct SoakNode {
+    base: String,
+    runtime: Option<tokio::runtime::Runtime>,
+}
+
+impl SoakNode {
+    fn start(redis_url: &str) -> SoakNode {
+        let url = redis_url.to_owned();
+        std::thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap();
+            let base = runtime.block_on(async {
+                let redis = Redis::connect(&url).unwrap();
+                let server = Server::builder("t", "1").tools(tools![count]).build().unwrap();
+                let listener = tokio::net::TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).await.unwrap();
+                let base = format!("http://{}", listener.local_addr().unwrap());
+                let backplane = redis.backplane(format!("{base}/mcp")).heartbeat(Duration::from_millis(200));
+                let http = server.streamable_http(HttpConfig::default().backplane(backplane));
+                tokio::spawn(async move {
+                    let _ = http.serve(listener, std::future::pending()).await;
+                });
+                base
+            });
+            SoakNode { base, runtime: Some(runtime) }
+        })
+        .join()
+        .unwrap()
+    }
+
+    fn kill(&mut self) {
+        if let Some(runtime) = self.runtime.take() {
+            runtime.shutdown_background();
+        }
+    }
+}
+
+impl Drop for SoakNode {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+/// What the soak's calls got.
+#[derive(Debug, Default)]
+struct Soak {
+    calls: u32,
+    answered: u32,
+    /// `503` with `Retry-After`: sent again, under the same number.
+    retried: u32,
+    /// Cut off by the death of the instance serving them (the balancer's `502`, or the JSON-RPC
+    /// error saying the instance stopped): not sent again, as they may have run.
+    cut: u32,
+    /// Neither answered nor refused within 10 s.
+    lost: Vec<u32>,
+    /// Anything else.
+    wrong: Vec<String>,
+}
+
+/// Instances killed and restarted at random and a Sentinel failover, under continuous load, for
+/// `MCP_SOAK_SECS` seconds (8 by default; the guide gives the last long run): every call gets
+/// an answer, a retryable `503`, or the error of its instance's death; none is lost, none runs
+/// twice.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn soak_with_instances_killed_and_a_redis_failover_loses_and_duplicates_nothing() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let seconds: u64 = std::env::var("MCP_SOAK_SECS").ok().and_then(|s| s.parse().ok()).unwrap_or(8);
+    let base_n = 3_000_000u32;
+    let mut sentinel = typed_mcp_redis::testing::RedisSentinel::start();
+    let redis_url = sentinel.url();
+    let mut nodes: Vec<SoakNode> = (0..3).map(|_| SoakNode::start(&redis_url)).collect();
+    let proxy = RoundRobinProxy::start(nodes.iter().map(|n| n.base.clone()).collect()).await;
+    let url = format!("{}/mcp", proxy.url());
+    let stop = Arc::new(AtomicBool::new(false));
+    let soak = Arc::new(std::sync::Mutex::new(Soak::default()));
+    let mut clients = Vec::new();
+    for c in 0..4u32 {
+        let (url, stop, soak) = (url.clone(), stop.clone(), soak.clone());
+        clients.push(tokio::spawn(async move {
+            let http = crate::support::http_client();
+            let mut session = None;
+            let mut k = 0u32;
+            while !stop.load(Ordering::Relaxed) {
+                let Some(id) = session.clone() else {
+                    match tokio::time::timeout(Duration::from_secs(10), post(&url, None, initialize())).await {
+                        Ok((200, Some(id), _)) => session = Some(id),
+                        _ => tokio::time::sleep(Duration::from_millis(100)).await,
+                    }
+                    continue;
+                };
+                k += 1;
+                let n = base_n + c * 100_000 + k;
+                soak.lock().unwrap().calls += 1;
+                loop {
+                    let call = json!({"jsonrpc": "2.0", "id": k, "method": "tools/call",
+                        "params": {"name": "count", "arguments": {"n": n}}});
+                    let request = http
+                        .post(&url)
+                        .header("content-type", "application/json")
+                        .header("accept", "application/json, text/event-stream")
+                        .header("mcp-protocol-version", "2025-11-25")
+                        .header("mcp-session-id", &id)
+                        .body(call.to_string());
+                    let outcome = tokio::time::timeout(Duration::from_secs(10), async {
+                        let response = request.send().await?;
+                        let retry = response.headers().contains_key("retry-after");
+                        Ok::<_, reqwest::Error>((response.status().as_u16(), retry, response.text().await?))
+                    })
+                    .await;
+                    let retry = matches!(outcome, Ok(Ok((503, true, _))));
+                    {
+                        let mut s = soak.lock().unwrap();
+                        match outcome {
+                            Ok(Ok((200, _, body))) if body.contains(&format!("ran {n}")) => s.answered += 1,
+                            Ok(Ok((503, true, _))) => s.retried += 1,
+                            Ok(Ok((502, _, _))) => s.cut += 1,
+                            Ok(Ok((200, _, body))) if body.contains("instance running this request stopped") => {
+                                s.cut += 1;
+                            }
+                            // The session's id is unknown after all: a new one.
+                            Ok(Ok((404, _, _))) => {
+                                s.wrong.push(format!("call {n}: the session was lost"));
+                                session = None;
+                            }
+                            Ok(Ok((status, _, body))) => s.wrong.push(format!("call {n}: {status} {body}")),
+                            Ok(Err(e)) => s.wrong.push(format!("call {n}: {e}")),
+                            Err(_) => s.lost.push(n),
+                        }
+                    }
+                    if !retry {
+                        break;
+                    }
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                }
+            }
+        }));
+    }
+    // The chaos: every second or so an instance is killed and, a moment later, replaced; half
+    // way, the Sentinels' primary is killed.
+    let mut dice = Dice(u64::from(std::process::id()) | 1);
+    let started = Instant::now();
+    let mut failed_over = false;
+    let mut kills = 0;
+    while started.elapsed() < Duration::from_secs(seconds) {
+        tokio::time::sleep(Duration::from_millis(700)).await;
+        let victim = dice.roll(3);
+        nodes[victim].kill();
+        kills += 1;
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        let fresh = tokio::task::block_in_place(|| SoakNode::start(&redis_url));
+        proxy.set_backend(victim, Some(fresh.base.clone()));
+        nodes[victim] = fresh;
+        if !failed_over && started.elapsed() >= Duration::from_secs(seconds / 2) {
+            failed_over = true;
+            let took = tokio::task::block_in_place(|| sentinel.kill_primary());
+            println!("soak: the Redis primary killed, a replica promoted after {took:?}");
+        }
+    }
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    stop.store(true, Ordering::Relaxed);
+    for client in clients {
+        within("a soak client finishing", client).await.unwrap();
+    }
+    let soak = std::mem::take(&mut *soak.lock().unwrap());
+    let runs = RUNS.lock().unwrap();
+    let ran: Vec<(u32, u32)> =
+        runs.iter().filter(|(n, _)| (base_n..base_n + 1_000_000).contains(*n)).map(|(n, r)| (*n, *r)).collect();
+    let duplicated: Vec<_> = ran.iter().filter(|(_, r)| *r > 1).collect();
+    println!(
+        "soak of {seconds} s, {kills} instances killed, one Redis failover: {} calls, {} answered, {} retried on 503, \
+         {} cut by a kill, {} lost, {} ran twice, {} other errors",
+        soak.calls,
+        soak.answered,
+        soak.retried,
+        soak.cut,
+        soak.lost.len(),
+        duplicated.len(),
+        soak.wrong.len()
+    );
+    assert!(failed_over, "the soak was too short for its Redis failover");
+    assert!(soak.lost.is_empty(), "calls neither answered nor refused: {:?}", soak.lost);
+    assert!(duplicated.is_empty(), "calls ran twice: {duplicated:?}");
+    assert!(soak.wrong.is_empty(), "unexpected outcomes: {:?}", soak.wrong);
+    assert!(u32::try_from(ran.len()).unwrap() >= soak.answered, "an answered call did not run");
+    assert!(soak.answered > 50, "too few calls answered to tell: {soak:?}");
 }

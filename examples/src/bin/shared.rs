@@ -11,19 +11,31 @@
 //! cargo run -p examples --bin shared -- --port 8082 --redis redis://127.0.0.1:6379 &
 //! ```
 //!
-//! Each serves Streamable HTTP at `http://127.0.0.1:PORT/mcp`. What they share:
+//! `--redis` takes one connection string for each topology:
 //!
-//! - sessions (the backplane): a request landing on an instance that does not hold its session
-//!   is handed to the instance that holds it, and its answer streams back;
-//!   an instance that dies is replaced by another once its heartbeat lapses;
+//! - one node: `redis://host:6379/0`, or `rediss://host:6380/0` over TLS;
+//! - a Redis Cluster: some of its nodes, comma-separated:
+//!   `redis://redis-a:7000,redis://redis-b:7000,redis://redis-c:7000` (`rediss://` for TLS);
+//! - a primary behind Sentinels: `redis+sentinel://s1:26379,s2:26379,s3:26379/mymaster`
+//!   (`rediss+sentinel://` when the primary speaks TLS; `user:password@` before the hosts).
+//!
+//! Each serves Streamable HTTP at `http://127.0.0.1:PORT/mcp`, `/ready` and `/live` for a load
+//! balancer's checks. What they share:
+//!
+//! - sessions (the backplane): a request is served by the instance it lands on, from the
+//!   session's state in Redis; only what must run on the session's owner (its `GET` stream,
+//!   `DELETE`, `logging/setLevel`, subscriptions) takes one hop there, and an owner that is gone
+//!   is taken over by the first instance that needs it;
 //! - questions: `create_project` asks for a form, and the answer may reach any instance;
 //! - tasks: `deploy` runs as a task kept in Redis, so any instance answers `tasks/get` and
 //!   `tasks/update`, and a finished task's result outlives the instance that ran it;
 //! - the key sealing 2026-07-28 `requestState`, so a retry may land on any instance.
 //!
-//! `served_by` says which instance ran the call: for a 2025-era session always the instance
-//! that owns it (its calls take one hop there), for 2026-07-28 requests, which have no session,
-//! the instance each one landed on. Without `--redis` the program is a lone instance.
+//! `served_by` says which instance ran the call: the one the call landed on, in either era.
+//!
+//! On SIGTERM or Ctrl-C an instance drains (see the guide's rolling restarts): `/ready` turns
+//! `503`, what runs finishes (30 s at most), its events are written to Redis, and it leaves its
+//! sessions to the others. Without `--redis` the program is a lone instance.
 
 use std::time::Duration;
 
@@ -99,7 +111,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .tools(tools![served_by, create_project, deploy])
         .state(Address(address.clone()))
         .telemetry(typed_mcp::telemetry::Telemetry::global());
-    let mut config = HttpConfig::default();
+    let mut config = HttpConfig::default().shutdown_grace(Duration::from_secs(30));
     if let Some(url) = option("--redis", "REDIS_URL") {
         let redis = Redis::connect(&url).map_err(|e| format!("--redis: {e}"))?;
         let key = redis.shared_secret("request-state").await.map_err(|e| format!("--redis: {e}"))?;
@@ -108,6 +120,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     let server = builder.build()?;
     eprintln!("serving MCP at {address}");
+    // SIGTERM (what a rolling deploy sends) or Ctrl-C: drain, then flush the telemetry.
     let shutdown = typed_mcp::telemetry::shutdown_signal();
     server.streamable_http(config).serve(listener, shutdown).await?;
     drop(otlp);

@@ -104,6 +104,14 @@ impl HttpService for Server {
         super::task_routing::join(&self.inner, backplane, closing.clone());
         self.join_deployment(backplane, closing);
     }
+
+    fn running_tasks(&self) -> usize {
+        self.inner.tasks.running()
+    }
+
+    fn cancel_tasks(&self) {
+        self.inner.tasks.cancel_running();
+    }
 }
 
 impl StreamableHttp {

@@ -104,6 +104,18 @@ impl Tasks {
         self.relay.set(relay).is_ok()
     }
 
+    /// Cancels the tasks running on this instance (it is shutting down).
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn cancel_running(&self) {
+        self.runs.cancel_all();
+    }
+
+    /// How many tasks' handlers run on this instance.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn running(&self) -> usize {
+        self.runs.len()
+    }
+
     fn instance(&self) -> Option<&str> {
         self.relay.get().map(|r| r.instance())
     }

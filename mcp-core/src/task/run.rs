@@ -291,4 +291,18 @@ impl TaskRuns {
             runs.remove(id);
         }
     }
+
+    /// Cancels every task running here: their handlers are dropped, and each ends `cancelled`.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn cancel_all(&self) {
+        if let Ok(runs) = self.runs.lock() {
+            runs.values().for_each(|run| run.cancel.cancel());
+        }
+    }
+
+    /// How many tasks run here.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn len(&self) -> usize {
+        self.runs.lock().map(|r| r.len()).unwrap_or(0)
+    }
 }

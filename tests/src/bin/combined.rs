@@ -280,5 +280,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             tracing::error!(error = %e, "the authorization page stopped");
         }
     });
-    tests::programs::serve(server).await
+    // The page's authorizations are kept in this process, by session: the flow and the action
+    // checking it run where the session is owned.
+    tests::programs::serve_keeping_on_owner(server, &["auth_via_url", "protected_action"]).await
 }

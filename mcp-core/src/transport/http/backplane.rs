@@ -117,6 +117,15 @@ pub trait SessionRegistry: Send + Sync + 'static {
     /// expired).
     fn owner<'a>(&'a self, session: &'a str) -> BoxFuture<'a, Result<Option<Owner>, BackplaneError>>;
 
+    /// The recorded state of `session` (what [`claim`](Self::claim) and
+    /// [`save_state`](Self::save_state) wrote), for an instance that serves one of the session's
+    /// requests without owning it. `None` when nothing is recorded. The default answers `None`:
+    /// such an instance then forwards the request to the owner instead.
+    fn state<'a>(&'a self, session: &'a str) -> BoxFuture<'a, Result<Option<String>, BackplaneError>> {
+        let _ = session;
+        Box::pin(std::future::ready(Ok(None)))
+    }
+
     /// Forgets `session`, if `instance` still owns it.
     fn release<'a>(&'a self, session: &'a str, instance: &'a str) -> BoxFuture<'a, Result<(), BackplaneError>>;
 }
@@ -138,27 +147,48 @@ pub trait MessageBus: Send + Sync + 'static {
 /// load balancer, each able to serve any session.
 ///
 /// The instance whose endpoint received a session's `initialize` owns the session: it holds the
-/// session's engine, its pending requests to the client and its SSE streams. It records that in
-/// a [`SessionRegistry`], where every instance also announces itself (its endpoint address)
-/// with a heartbeat. A request that lands on another instance is forwarded there in one HTTP
-/// hop, and the owner's answer (a JSON response, or an SSE stream carrying progress, logs,
-/// elicitation requests and the result) streams back through the instance the client reached.
-/// So an elicitation asked on one instance can be answered by a POST to any other, `GET`
-/// streams, `DELETE` and `Last-Event-ID` resumption work anywhere, and nothing in front of the
-/// instances needs to be sticky.
+/// session's GET stream and records it in a [`SessionRegistry`], where every instance also
+/// announces itself (its endpoint address) with a heartbeat.
+///
+/// **A request is served where it lands.** A 2025-era request for a session another instance
+/// owns is served by the instance it reached, on a *replica* of the session built from its
+/// recorded state (protocol version, client capabilities, log level, user), kept while it is
+/// used. What such a request sends before its answer (progress, logs, elicitation and sampling
+/// requests) goes on its own POST's SSE stream, as on the owner; the client's answer to one of
+/// those questions may be POSTed to any instance: the question's id names the instance asking
+/// it, and the answer reaches that instance over the [`MessageBus`]. So do cancellations (to
+/// whichever instance runs the request), and what a replica sends outside any request (the
+/// completion of a URL-mode flow), which reaches the owner's GET stream.
+///
+/// **What goes to the owner**, forwarded in one HTTP hop (the owner's answer streams back
+/// through the instance the client reached), is what only the owner can do:
+/// - the session's `GET` stream and its `Last-Event-ID` resumption: the owner is where
+///   announcements for the session arrive and where its events are numbered and kept;
+/// - `DELETE`: the owner ends the session and its record;
+/// - requests that change what is recorded of the session (`logging/setLevel`,
+///   `resources/subscribe`, `resources/unsubscribe`): the owner applies them to the session
+///   whose subscriptions its announcements read, records the new state, and tells the replicas
+///   to start again from it;
+/// - the client's answer to a question the owner's own handler asked (the handler awaits it
+///   there), and the notifications other than cancellation.
+///
+/// Without a bus (or a registry that does not give out [`state`](SessionRegistry::state)),
+/// every request for a session owned elsewhere is forwarded.
 ///
 /// A request that lands on its session's owner costs nothing more than with a single process:
 /// the session is found in the instance's own table, and the registry is not asked (with a
 /// shared [`events`](Self::events) store, the SSE events it sends are also queued for a
-/// background writer, which the request does not wait for). Only the
-/// `initialize` that opens a session (to record its owner) and a request for a session that is
-/// not local (to find its owner, which the instance then remembers for a heartbeat) need the
-/// registry; when it cannot answer, those requests get `503` at once, while requests landing
-/// on their owner go on being served. When an owner's heartbeat lapses, the next request for
-/// one of its sessions takes the session over (see [`SessionRegistry::take_over`]); until then
-/// (three heartbeats at most), requests for its sessions on other instances get `503`. An
-/// instance whose endpoint is closed ([`StreamableHttp::close_all`](super::StreamableHttp::close_all))
-/// leaves the registry at once, so its sessions are taken over without that wait.
+/// background writer, which the request does not wait for). On another instance, the first
+/// request of a session reads its owner and state (three reads); the following ones are served
+/// from the replica with no round trip to the store. When the registry cannot answer, requests
+/// needing it get `503` at once, while the others go on being served.
+///
+/// **Takeover.** When the owner cannot be reached (its connection is refused, or not made within
+/// a second), or its heartbeat lapsed, the instance that needed it takes the session over on the
+/// spot (see [`SessionRegistry::take_over`]) and serves the request itself. An instance whose
+/// endpoint is closed ([`StreamableHttp::close_all`](super::StreamableHttp::close_all),
+/// [`StreamableHttp::drain`](super::StreamableHttp::drain)) leaves the registry at once, so its
+/// sessions are taken over without waiting for its lease.
 ///
 /// Each part is a trait, so a deployment can keep it where it likes; the `typed-mcp-redis` crate
 /// implements them on Redis. Without [`HttpConfig::backplane`](super::HttpConfig::backplane) a
@@ -172,6 +202,8 @@ pub struct Backplane {
     pub(crate) heartbeat: Duration,
     pub(crate) lease: Duration,
     pub(crate) events: Option<Arc<dyn super::EventStore>>,
+    /// Tools whose calls run on the session's owner (see [`Backplane::on_owner`]).
+    pub(crate) on_owner: Arc<[String]>,
 }
 
 impl std::fmt::Debug for Backplane {
@@ -201,7 +233,20 @@ impl Backplane {
             heartbeat: DEFAULT_HEARTBEAT,
             lease: DEFAULT_HEARTBEAT * 3,
             events: None,
+            on_owner: Arc::new([]),
         }
+    }
+
+    /// Runs the calls of `tool` on the instance owning their session, wherever they land (one
+    /// hop there), instead of where they land. For a tool that keeps state of its own for each
+    /// session in its process (keyed by `Context::session_key`, which is not the same on two
+    /// instances) rather than in shared storage: its calls then all meet that state. Call once
+    /// per tool.
+    pub fn on_owner(mut self, tool: impl Into<String>) -> Self {
+        let mut tools = self.on_owner.to_vec();
+        tools.push(tool.into());
+        self.on_owner = tools.into();
+        self
     }
 
     /// How often this instance renews its presence (default 2 s); it counts as gone when it has
@@ -252,7 +297,8 @@ type Client = hyper_util::client::legacy::Client<hyper_util::client::legacy::con
 /// The largest answer of an owner that is read whole before it is sent on.
 const BUFFERED: usize = 64 * 1024;
 
-/// A backplane at work: the settings, and the HTTP client that forwards requests to owners.
+/// A backplane at work: the settings, the HTTP client that forwards requests to owners, and
+/// the replicas of sessions other instances own that this one serves requests of.
 pub(crate) struct Forwarder {
     pub(crate) backplane: Backplane,
     client: Client,
@@ -261,13 +307,51 @@ pub(crate) struct Forwarder {
     /// Owners looked up lately, with when: a session's requests come in runs, and its owner
     /// changes only when the owner is gone (which a failed connection reveals).
     owners: std::sync::Mutex<Owners>,
+    /// Sessions other instances own, served here (see [`Backplane`]).
+    pub(crate) replicas: std::sync::RwLock<std::collections::HashMap<String, Replica>>,
+    /// This instance's tag: what the ids of the questions its replicas ask carry.
+    pub(crate) tag: u64,
 }
 
-/// Sessions' owners' addresses, and when each was looked up.
-type Owners = std::collections::HashMap<Box<str>, (Arc<str>, std::time::Instant)>;
+/// A session another instance owns, as served here.
+#[derive(Clone)]
+pub(crate) struct Replica {
+    pub(crate) session: Arc<HttpSession>,
+    /// The owning instance's id.
+    pub(crate) owner: Arc<str>,
+}
+
+/// Sessions' owners (instance id and address), and when each was looked up.
+type Owners = std::collections::HashMap<Box<str>, (Arc<str>, Arc<str>, std::time::Instant)>;
 
 /// How many owners [`Forwarder`] remembers at most (then it forgets them all).
 const OWNER_CACHE: usize = 10_000;
+
+/// How long an owner is given to accept a connection before it counts as gone.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(1);
+
+/// The ids of the requests a replica sends the client start here: the bits below name the
+/// replica's instance (its tag, 20 bits) and count its requests (32 bits). An owner's ids stay
+/// below (they count from 0, or, after a takeover, from the time in milliseconds × 1000), and
+/// every id stays below 2^53, which JavaScript clients read exactly.
+pub(crate) const REPLICA_IDS: i64 = 1 << 52;
+
+/// The tag of `instance`: 20 bits of a hash of its id. Two instances with one tag both receive
+/// the answers meant for either, and each ignores those it did not ask for.
+pub(crate) fn tag_of(instance: &str) -> u64 {
+    // FNV-1a: stable across processes and versions, unlike the standard library's hasher.
+    let hash =
+        instance.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3));
+    hash & 0xF_FFFF
+}
+
+/// The tag of the instance that asked the question `id`, if a replica asked it.
+pub(crate) fn asker_of(id: &crate::protocol::RequestId) -> Option<u64> {
+    match id {
+        crate::protocol::RequestId::Number(n) if *n >= REPLICA_IDS => Some((*n as u64 >> 32) & 0xF_FFFF),
+        _ => None,
+    }
+}
 
 /// The owner could not be reached at all (nothing was sent): ask the registry again.
 pub(crate) struct Unreachable;
@@ -276,8 +360,8 @@ pub(crate) struct Unreachable;
 pub(crate) enum Route {
     /// Serve it here (the session is unknown everywhere, or owned by this instance).
     Here,
-    /// Forward it to the owner at this address.
-    Owner(String),
+    /// Forward it to the owner, instance `instance` at `address`.
+    Owner { instance: Arc<str>, address: Arc<str> },
     /// The owner (this instance id) is gone: take the session over.
     Gone(String),
     /// The registry could not be asked: the request cannot be served now.
@@ -288,18 +372,39 @@ impl Forwarder {
     pub(crate) fn new(backplane: Backplane) -> Self {
         let mut connector = hyper_util::client::legacy::connect::HttpConnector::new();
         connector.set_nodelay(true);
+        connector.set_connect_timeout(Some(CONNECT_TIMEOUT));
         let client = hyper_util::client::legacy::Client::builder(hyper_util::rt::TokioExecutor::new())
             .pool_idle_timeout(Duration::from_secs(30))
             .build(connector);
         let me = HeaderValue::from_str(&backplane.instance).ok();
-        Forwarder { backplane, client, me, owners: std::sync::Mutex::default() }
+        let tag = tag_of(&backplane.instance);
+        Forwarder {
+            backplane,
+            client,
+            me,
+            owners: std::sync::Mutex::default(),
+            replicas: std::sync::RwLock::default(),
+            tag,
+        }
     }
 
-    /// The owner of `session` as looked up within the last heartbeat, if it was.
-    pub(crate) fn cached(&self, session: &str) -> Option<Arc<str>> {
+    /// Whether requests for sessions owned elsewhere may be served here: the instances can
+    /// reach each other over a bus (for the answers to the questions replicas ask).
+    pub(crate) fn serves_where_it_lands(&self) -> bool {
+        self.backplane.bus.is_some()
+    }
+
+    /// The replica of `session` served here, if there is one.
+    pub(crate) fn replica(&self, session: &str) -> Option<Replica> {
+        self.replicas.read().ok()?.get(session).cloned()
+    }
+
+    /// The owner of `session` (instance, address) as looked up within the last heartbeat, if it
+    /// was.
+    pub(crate) fn cached(&self, session: &str) -> Option<(Arc<str>, Arc<str>)> {
         let owners = self.owners.lock().ok()?;
-        let (address, when) = owners.get(session)?;
-        (when.elapsed() < self.backplane.heartbeat).then(|| address.clone())
+        let (instance, address, when) = owners.get(session)?;
+        (when.elapsed() < self.backplane.heartbeat).then(|| (instance.clone(), address.clone()))
     }
 
     /// Forgets the owner of `session` (it could not be reached).
@@ -313,13 +418,15 @@ impl Forwarder {
     pub(crate) async fn route(&self, session: &str) -> Route {
         match self.backplane.registry.owner(session).await {
             Ok(Some(Owner { instance, address: Some(address) })) if *instance != *self.backplane.instance => {
+                let instance: Arc<str> = instance.into();
+                let address: Arc<str> = address.into();
                 if let Ok(mut owners) = self.owners.lock() {
                     if owners.len() >= OWNER_CACHE {
                         owners.clear();
                     }
-                    owners.insert(session.into(), (address.as_str().into(), std::time::Instant::now()));
+                    owners.insert(session.into(), (instance.clone(), address.clone(), std::time::Instant::now()));
                 }
-                Route::Owner(address)
+                Route::Owner { instance, address }
             }
             Ok(Some(Owner { address: None, instance })) if *instance != *self.backplane.instance => {
                 tracing::debug!(session, owner = instance, "the session's owner is gone");
@@ -460,6 +567,8 @@ pub(crate) async fn heartbeat(shared: std::sync::Weak<super::Shared>) {
                     .collect()
             })
             .unwrap_or_default();
+        let mut active = active;
+        active.extend(super::forwarding::replicas_beat(&s, since));
         let closing = s.closing.clone();
         drop(s);
         match bp.registry.heartbeat(&bp.instance, &bp.address, bp.lease, &active, session_ttl).await {

@@ -29,6 +29,7 @@ pub struct HttpConfig {
     pub(crate) max_sessions_per_subject: usize,
     pub(crate) request_read_timeout: Duration,
     pub(crate) backplane: Option<Backplane>,
+    pub(crate) shutdown_grace: Duration,
     #[cfg(feature = "http-tls")]
     pub(crate) tls: Option<crate::tls::ServerCertificate>,
 }
@@ -48,6 +49,7 @@ impl std::fmt::Debug for HttpConfig {
             .field("max_sessions_per_subject", &self.max_sessions_per_subject)
             .field("request_read_timeout", &self.request_read_timeout)
             .field("backplane", &self.backplane)
+            .field("shutdown_grace", &self.shutdown_grace)
             .field("tls", &self.is_tls())
             .finish_non_exhaustive()
     }
@@ -69,6 +71,7 @@ impl Default for HttpConfig {
             max_sessions_per_subject: DEFAULT_MAX_SESSIONS_PER_SUBJECT,
             request_read_timeout: Duration::from_secs(10),
             backplane: None,
+            shutdown_grace: Duration::ZERO,
             #[cfg(feature = "http-tls")]
             tls: None,
         }
@@ -128,6 +131,16 @@ impl HttpConfig {
     /// it waits on, until they time out.
     pub fn resume_window(mut self, window: Duration) -> Self {
         self.resume_window = window;
+        self
+    }
+
+    /// How long [`StreamableHttp::serve`](super::StreamableHttp::serve) lets the work in flight
+    /// finish once its shutdown future completes (see
+    /// [`StreamableHttp::drain`](super::StreamableHttp::drain)); default none: what runs is
+    /// cancelled at once. In a shared deployment, give it what a request or task may take, so
+    /// that a rolling restart ends none of them.
+    pub fn shutdown_grace(mut self, grace: Duration) -> Self {
+        self.shutdown_grace = grace;
         self
     }
 

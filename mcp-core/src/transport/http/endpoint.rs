@@ -11,7 +11,7 @@ use serde_json::value::RawValue;
 
 use super::backplane::{changes_record, record_of};
 use super::events::EventId;
-use super::forwarding::forward_if_elsewhere;
+use super::forwarding::{announce_changed, forward_if_elsewhere, replica};
 use super::lifecycle::{lookup, make_room, release};
 use super::responses::{
     Identity, accepts, header_str, json_rpc_error_for, plain, read_message, request_id, session_not_found,
@@ -96,7 +96,8 @@ pub(crate) async fn endpoint(State(shared): State<Arc<Shared>>, request: HttpReq
         }
     }
     if let Some(forwarder) = &shared.forwarder
-        && let Some(response) = forward_if_elsewhere(&shared, forwarder, &parts, bytes.clone()).await
+        && let Some(response) =
+            forward_if_elsewhere(&shared, forwarder, &parts, principal.as_deref(), bytes.clone()).await
     {
         return response;
     }
@@ -217,6 +218,9 @@ pub(crate) async fn post_to_session(
     let is_initialize = matches!(&message, Message::Request(r) if r.method == "initialize");
     let (session, created) = match header_str(headers, SESSION_HEADER) {
         None if is_initialize => {
+            if shared.draining.load(std::sync::atomic::Ordering::Relaxed) {
+                return backplane::unavailable("this instance is shutting down; retry later");
+            }
             if let Err(response) = make_room(shared, principal.as_deref()) {
                 return response;
             }
@@ -226,7 +230,8 @@ pub(crate) async fn post_to_session(
             let session = HttpSession::start(id.clone(), service, principal, slot, shared, true);
             (session, true)
         }
-        _ => match lookup(shared, headers, &principal) {
+        // A session owned here, else one served here for its owner.
+        _ => match find_session(shared, headers, &principal) {
             Ok(s) => {
                 if shared.guard.is_some() {
                     s.auth().set(auth.info, auth.hide);
@@ -254,6 +259,9 @@ pub(crate) async fn post_to_session(
             }
         } else if let Err(e) = bp.registry.save_state(session.id(), &record, ttl).await {
             tracing::warn!(error = %e, session = session.id(), "cannot record a session's new state");
+        } else {
+            // Replicas elsewhere start again from the new state.
+            announce_changed(shared, session.id());
         }
     }
     if created && !response.status().is_success() {
@@ -264,6 +272,21 @@ pub(crate) async fn post_to_session(
         session.close().await;
     }
     response
+}
+
+/// The session a POST names: the one owned here, else the replica served here for its owner.
+#[allow(clippy::result_large_err)] // an error response is built once per rejected request
+fn find_session(
+    shared: &Shared,
+    headers: &HeaderMap,
+    principal: &Option<String>,
+) -> Result<Arc<HttpSession>, Response> {
+    let owned =
+        header_str(headers, SESSION_HEADER).is_some_and(|id| shared.sessions.read().is_ok_and(|s| s.contains_key(id)));
+    match replica(shared, headers, principal).filter(|_| !owned) {
+        Some(replica) => Ok(replica),
+        None => lookup(shared, headers, principal),
+    }
 }
 
 /// Hands a message to the session and answers the POST: 202 for notifications and responses;

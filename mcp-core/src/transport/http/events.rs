@@ -44,6 +44,14 @@ pub trait EventStore: Send + Sync + 'static {
         let _ = session;
         Box::pin(std::future::ready(()))
     }
+
+    /// Completes once what was stored so far is kept where the other instances of a deployment
+    /// read it (a store writing behind has written it): called by a graceful shutdown
+    /// ([`StreamableHttp::drain`](super::StreamableHttp::drain)) before the instance leaves. The
+    /// default completes at once.
+    fn flush(&self) -> crate::engine::BoxFuture<'_, ()> {
+        Box::pin(std::future::ready(()))
+    }
 }
 
 /// An [`EventStore`] in memory, keeping the newest events of each session up to a count.

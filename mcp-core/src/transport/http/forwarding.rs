@@ -1,10 +1,11 @@
 //! One instance of a shared deployment: a request for a session another instance owns is
 //! forwarded there, and a session whose instance is gone is taken over here.
 
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
+use std::time::{Duration, Instant};
 
 use axum::http::Method;
-use axum::response::Response;
+use axum::response::{IntoResponse as _, Response};
 
 use super::backplane::{self, FORWARDED_HEADER, Recorded};
 use super::lifecycle::{make_room, release};
@@ -13,53 +14,274 @@ use super::session::HttpSession;
 use super::{Opening, SESSION_HEADER, Shared};
 use crate::protocol::Message;
 
-/// Forwards a request for a session this instance does not hold to the instance that owns it;
-/// `None` when it is to be served here (no session named, the session is local or unknown, or
-/// the request was forwarded to this instance already).
+/// Serves or forwards a request for a session this instance does not own: a request nothing
+/// ties to the owner is served here, on a replica of the session (`None`: served by the
+/// caller); an answer or a cancellation travels over the bus to whoever waits for it; the rest
+/// is forwarded to the owner, or, when the owner is gone, the session is taken over here.
+/// `None` too when no session is named, the session is owned here or unknown, or the request
+/// was forwarded to this instance already.
 pub(crate) async fn forward_if_elsewhere(
     shared: &Arc<Shared>,
     forwarder: &backplane::Forwarder,
     parts: &axum::http::request::Parts,
+    principal: Option<&str>,
     bytes: axum::body::Bytes,
 ) -> Option<Response> {
     if !matches!(parts.method, Method::POST | Method::GET | Method::DELETE) {
         return None;
     }
     let id = header_str(&parts.headers, SESSION_HEADER)?;
-    if parts.headers.contains_key(FORWARDED_HEADER) || shared.sessions.read().ok()?.contains_key(id) {
+    if parts.headers.contains_key(FORWARDED_HEADER) {
         return None;
     }
-    if let Some(address) = forwarder.cached(id) {
-        match forwarder.forward(&address, parts.method.clone(), &parts.headers, bytes.clone()).await {
-            Ok(response) => return Some(response),
-            // Gone since: ask the registry.
-            Err(backplane::Unreachable) => forwarder.forget(id),
+    if shared.sessions.read().ok()?.contains_key(id) {
+        // Owned here. Only an answer to a replica's question, or a cancellation (of a request
+        // that may run on a replica), goes elsewhere: told apart without reading the message
+        // when it is a request of the session (the common case).
+        let elsewhere = parts.method == Method::POST
+            && forwarder.serves_where_it_lands()
+            && (memchr::memmem::find(&bytes, b"\"method\"").is_none()
+                || memchr::memmem::find(&bytes, b"notifications/cancelled").is_some());
+        if !elsewhere {
+            return None;
+        }
+        return match Landing::of(&bytes) {
+            Landing::Answer(asker) if asker != forwarder.tag => {
+                Some(over_the_bus(forwarder, &parts.headers, &bytes, id, principal, Some(asker)).await)
+            }
+            Landing::Cancel => Some(over_the_bus(forwarder, &parts.headers, &bytes, id, principal, None).await),
+            _ => None,
+        };
+    }
+    if parts.method == Method::POST && forwarder.serves_where_it_lands() {
+        match Landing::of(&bytes) {
+            Landing::Call(tool) if forwarder.backplane.on_owner.contains(&tool) => {}
+            Landing::Request | Landing::Call(_) => {
+                if forwarder.replica(id).is_some() {
+                    return None;
+                }
+                match replicate(shared, forwarder, id).await {
+                    Replicated::Served => return None,
+                    Replicated::Refused(response) => return Some(response),
+                    Replicated::Forward => {}
+                }
+            }
+            Landing::Answer(asker) => {
+                if asker == forwarder.tag && forwarder.replica(id).is_some() {
+                    return None;
+                }
+                return Some(over_the_bus(forwarder, &parts.headers, &bytes, id, principal, Some(asker)).await);
+            }
+            Landing::Cancel => {
+                return Some(over_the_bus(forwarder, &parts.headers, &bytes, id, principal, None).await);
+            }
+            Landing::Owner => {}
         }
     }
-    let mut route = forwarder.route(id).await;
-    if let backplane::Route::Gone(gone) = &route {
-        match take_over(shared, forwarder, id, gone).await {
-            // Taken over: served here, like any local session.
-            Ok(true) => return None,
-            // Another instance was faster: it owns the session now.
-            Ok(false) => route = forwarder.route(id).await,
-            Err(None) => route = backplane::Route::Unavailable,
-            // Every session here is busy: refused like an `initialize` would be.
-            Err(Some(refused)) => return Some(refused),
-        }
+    if parts.method == Method::DELETE {
+        drop_replica(forwarder, id);
+    }
+    let mut route = match forwarder.cached(id) {
+        Some((instance, address)) => backplane::Route::Owner { instance, address },
+        None => forwarder.route(id).await,
+    };
+    for _ in 0..2 {
+        route = match route {
+            backplane::Route::Owner { instance, address } => {
+                match forwarder.forward(&address, parts.method.clone(), &parts.headers, bytes.clone()).await {
+                    Ok(response) => return Some(response),
+                    Err(backplane::Unreachable) => {
+                        // Its connection refused (or not made in time): the owner is gone,
+                        // whatever its lease says. The session is taken over here, now.
+                        forwarder.forget(id);
+                        tracing::info!(%address, owner = %instance, session = id, "the owner of a session cannot be reached");
+                        backplane::Route::Gone(instance.to_string())
+                    }
+                }
+            }
+            backplane::Route::Gone(gone) => match take_over(shared, forwarder, id, &gone).await {
+                // Taken over: served here, like any local session.
+                Ok(true) => return None,
+                // Another instance was faster: it owns the session now.
+                Ok(false) => forwarder.route(id).await,
+                Err(None) => backplane::Route::Unavailable,
+                // Every session here is busy: refused like an `initialize` would be.
+                Err(Some(refused)) => return Some(refused),
+            },
+            backplane::Route::Here => return None,
+            backplane::Route::Unavailable => break,
+        };
     }
     match route {
-        backplane::Route::Here | backplane::Route::Gone(_) => None,
-        backplane::Route::Owner(address) => {
-            let forwarded = forwarder.forward(&address, parts.method.clone(), &parts.headers, bytes).await;
-            Some(forwarded.unwrap_or_else(|backplane::Unreachable| {
-                forwarder.forget(id);
-                tracing::warn!(address, "cannot reach the owner of a session");
-                backplane::unavailable("the session's owner cannot be reached; retry later")
-            }))
+        backplane::Route::Here => None,
+        _ => Some(backplane::unavailable("the shared session store is unavailable; retry later")),
+    }
+}
+
+/// What a POST for a session owned elsewhere carries, as far as where to serve it goes.
+enum Landing {
+    /// A request nothing ties to the owner: served here.
+    Request,
+    /// A call of this tool: served here unless the tool runs on the owner.
+    Call(String),
+    /// The client's answer to a question a replica asked (the tag of its instance).
+    Answer(u64),
+    /// A cancellation: for whichever instance runs the request.
+    Cancel,
+    /// Anything else: for the owner.
+    Owner,
+}
+
+impl Landing {
+    fn of(body: &[u8]) -> Landing {
+        #[derive(serde::Deserialize)]
+        struct Peek<'a> {
+            #[serde(borrow)]
+            method: Option<std::borrow::Cow<'a, str>>,
+            id: Option<crate::protocol::RequestId>,
+            #[serde(borrow)]
+            params: Option<Params<'a>>,
         }
+        #[derive(serde::Deserialize)]
+        struct Params<'a> {
+            #[serde(borrow)]
+            name: Option<std::borrow::Cow<'a, str>>,
+        }
+        // Only an object is one message: serde would read `Peek` from an array too, by position.
+        if !body.trim_ascii_start().starts_with(b"{") {
+            return Landing::Owner;
+        }
+        let Ok(peek) = serde_json::from_slice::<Peek>(body) else { return Landing::Owner };
+        match (peek.method, peek.id) {
+            (Some(method), Some(_)) if method == "tools/call" => {
+                peek.params.and_then(|p| p.name).map_or(Landing::Request, |name| Landing::Call(name.into_owned()))
+            }
+            (Some(method), Some(_)) if !backplane::changes_record(&method) && method != "initialize" => {
+                Landing::Request
+            }
+            (Some(method), None) if method == "notifications/cancelled" => Landing::Cancel,
+            (None, Some(id)) => backplane::asker_of(&id).map_or(Landing::Owner, Landing::Answer),
+            _ => Landing::Owner,
+        }
+    }
+}
+
+/// How making a replica went.
+enum Replicated {
+    /// The request is served here (on a new replica, or on the session taken over).
+    Served,
+    /// Served nowhere: this answer says why.
+    Refused(Response),
+    /// To be forwarded to the owner after all.
+    Forward,
+}
+
+/// Makes a replica of session `id`, which another instance owns, from its recorded state; or,
+/// when its owner is gone, takes the session over.
+async fn replicate(shared: &Arc<Shared>, forwarder: &backplane::Forwarder, id: &str) -> Replicated {
+    let bp = &forwarder.backplane;
+    let owner = match forwarder.route(id).await {
+        backplane::Route::Owner { instance, .. } => instance,
+        backplane::Route::Gone(gone) => {
+            return match take_over(shared, forwarder, id, &gone).await {
+                Ok(true) => Replicated::Served,
+                Ok(false) => Replicated::Forward,
+                Err(None) => {
+                    Replicated::Refused(backplane::unavailable("the shared session store is unavailable; retry later"))
+                }
+                Err(Some(refused)) => Replicated::Refused(refused),
+            };
+        }
+        // Unknown: answered as such by the caller.
+        backplane::Route::Here => return Replicated::Served,
         backplane::Route::Unavailable => {
-            Some(backplane::unavailable("the shared session store is unavailable; retry later"))
+            return Replicated::Refused(backplane::unavailable("the shared session store is unavailable; retry later"));
+        }
+    };
+    let too_many = forwarder.replicas.read().map_or(true, |r| r.len() >= shared.config.max_sessions);
+    if too_many {
+        return Replicated::Forward;
+    }
+    let state = match bp.registry.state(id).await {
+        Ok(Some(state)) => state,
+        Ok(None) => return Replicated::Forward,
+        Err(e) => {
+            tracing::warn!(error = %e, session = id, "cannot read a session's state");
+            return Replicated::Refused(backplane::unavailable("the shared session store is unavailable; retry later"));
+        }
+    };
+    let Ok(recorded) = serde_json::from_str::<Recorded>(&state) else {
+        tracing::warn!(session = id, "a session has an unreadable record");
+        return Replicated::Forward;
+    };
+    let slot = Arc::new(crate::auth::AuthSlot::default());
+    let service = shared.server.open(Opening::Restore(&recorded.session), recorded.principal.clone(), slot.clone());
+    // Not resumable: its streams carry no event ids (the owner numbers and keeps the session's
+    // events); a client whose connection drops retries the request.
+    let session = HttpSession::start(id.to_owned(), service, recorded.principal, slot, shared, false);
+    session.engine().peer().number_requests_from(backplane::REPLICA_IDS | (forwarder.tag << 32) as i64);
+    let bus = bp.bus.clone();
+    let (channel, session_id) = (tagged(backplane::tag_of(&owner)), id.to_owned());
+    session.relay_unrelated(Box::new(move |frame| {
+        let Some(bus) = bus.clone() else { return };
+        let channel = channel.clone();
+        let Ok(payload) = serde_json::to_string(&Bus::Notify { session: session_id.clone(), frame }) else { return };
+        tokio::spawn(async move {
+            if let Err(e) = bus.publish(&channel, payload).await {
+                tracing::warn!(error = %e, "cannot hand a session's message to its owner");
+            }
+        });
+    }));
+    let replica = backplane::Replica { session: session.clone(), owner };
+    let kept = match forwarder.replicas.write() {
+        Ok(mut replicas) => Arc::ptr_eq(&replicas.entry(id.to_owned()).or_insert(replica).session, &session),
+        Err(_) => false,
+    };
+    if !kept {
+        // Another request made one first: it is used instead.
+        session.close().await;
+    } else {
+        tracing::debug!(session = id, "serving a session owned by another instance");
+    }
+    Replicated::Served
+}
+
+/// Ends the replica of `id`, if there is one, once its requests are answered.
+fn drop_replica(forwarder: &backplane::Forwarder, id: &str) {
+    let replica = forwarder.replicas.write().ok().and_then(|mut r| r.remove(id));
+    if let Some(replica) = replica {
+        replica.session.close_when_idle();
+    }
+}
+
+/// Sends a client's answer (to the instance `asker`, or, without one, a cancellation to every
+/// instance) over the bus, to whoever holds the session and waits for it.
+async fn over_the_bus(
+    forwarder: &backplane::Forwarder,
+    headers: &axum::http::HeaderMap,
+    bytes: &[u8],
+    session: &str,
+    principal: Option<&str>,
+    asker: Option<u64>,
+) -> Response {
+    // Checked as it would be where it is delivered; a malformed one is refused here.
+    if let Err(refused) = super::responses::read_message(headers, bytes) {
+        return *refused;
+    }
+    let Some(bus) = &forwarder.backplane.bus else {
+        return backplane::unavailable("the instances cannot reach each other; retry later");
+    };
+    let frame = String::from_utf8_lossy(bytes).into_owned();
+    let message = Bus::Deliver { session: session.to_owned(), principal: principal.map(str::to_owned), frame };
+    let Ok(payload) = serde_json::to_string(&message) else {
+        return backplane::unavailable("cannot pass the message on; retry later");
+    };
+    let channel = asker.map_or_else(|| BROADCAST.to_owned(), tagged);
+    match bus.publish(&channel, payload).await {
+        Ok(()) => axum::http::StatusCode::ACCEPTED.into_response(),
+        Err(e) => {
+            tracing::warn!(error = %e, "cannot pass a client's message to the instance waiting for it");
+            backplane::unavailable("the instances cannot reach each other; retry later")
         }
     }
 }
@@ -117,6 +339,150 @@ pub(crate) async fn take_over(
     if let Ok(mut sessions) = shared.sessions.write() {
         sessions.insert(id.to_owned(), session);
     }
+    // Served here as its owner from now on.
+    drop_replica(forwarder, id);
     tracing::info!(session = id, from = gone, "took over a session whose instance is gone");
     Ok(true)
+}
+
+/// The channel every instance reads: cancellations, and changes of sessions' records.
+const BROADCAST: &str = "sessions";
+
+/// The channel the instances tagged `tag` read: answers to their replicas' questions, what
+/// replicas send for the GET streams of the sessions they own, and which of those sessions were
+/// used elsewhere.
+fn tagged(tag: u64) -> String {
+    format!("sessions:{tag}")
+}
+
+/// What travels between the instances about sessions.
+#[derive(serde::Serialize, serde::Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum Bus {
+    /// A client's message (an answer, a cancellation) for whichever instance holds `session`
+    /// and waits for it (others ignore it).
+    Deliver { session: String, principal: Option<String>, frame: String },
+    /// What a replica of `session` sent outside any request, for the owner's GET stream.
+    Notify { session: String, frame: String },
+    /// To their owner: these sessions were used on another instance (they are not idle).
+    Touch { sessions: Vec<String> },
+    /// The record of `session` changed, or the session ended: replicas start again from the
+    /// record (or find it gone).
+    Changed { session: String },
+}
+
+/// How long a replica is kept without a request.
+const REPLICA_IDLE: Duration = Duration::from_secs(60);
+
+/// Makes this instance hear what the others send about sessions, until the endpoint closes.
+pub(crate) fn join(shared: &Arc<Shared>) {
+    let Some(forwarder) = &shared.forwarder else { return };
+    let Some(bus) = &forwarder.backplane.bus else { return };
+    for channel in [BROADCAST.to_owned(), tagged(forwarder.tag)] {
+        let weak = Arc::downgrade(shared);
+        bus.subscribe(channel, Box::new(move |payload| on_bus_message(&weak, &payload)), shared.closing.clone());
+    }
+}
+
+/// Tells the other instances that the record of `session` changed or is gone.
+pub(crate) fn announce_changed(shared: &Shared, session: &str) {
+    let Some(bus) = shared.forwarder.as_ref().and_then(|f| f.backplane.bus.clone()) else { return };
+    let Ok(payload) = serde_json::to_string(&Bus::Changed { session: session.to_owned() }) else { return };
+    tokio::spawn(async move {
+        if let Err(e) = bus.publish(BROADCAST, payload).await {
+            tracing::debug!(error = %e, "cannot tell the other instances that a session changed");
+        }
+    });
+}
+
+/// Once per heartbeat: the replicas used since `since` (their records are renewed, and their
+/// owners are told), and the end of those idle for long.
+pub(crate) fn replicas_beat(shared: &Shared, since: Instant) -> Vec<String> {
+    let Some(forwarder) = &shared.forwarder else { return Vec::new() };
+    let idle_limit = REPLICA_IDLE.min(shared.config.idle_timeout);
+    let mut used: std::collections::HashMap<Arc<str>, Vec<String>> = std::collections::HashMap::new();
+    let mut idle = Vec::new();
+    if let Ok(replicas) = forwarder.replicas.read() {
+        for (id, replica) in replicas.iter() {
+            if replica.session.last_active() >= since || replica.session.in_flight() > 0 {
+                used.entry(replica.owner.clone()).or_default().push(id.clone());
+            } else if replica.session.idle_for() >= idle_limit {
+                idle.push(id.clone());
+            }
+        }
+    }
+    for id in idle {
+        drop_replica(forwarder, &id);
+    }
+    let mut active = Vec::new();
+    if let Some(bus) = &forwarder.backplane.bus {
+        for (owner, sessions) in used {
+            active.extend(sessions.iter().cloned());
+            let Ok(payload) = serde_json::to_string(&Bus::Touch { sessions }) else { continue };
+            let bus = bus.clone();
+            tokio::spawn(async move {
+                let _ = bus.publish(&tagged(backplane::tag_of(&owner)), payload).await;
+            });
+        }
+    }
+    active
+}
+
+/// The session `id` held here: the one owned here, else the replica.
+fn held(shared: &Shared, id: &str) -> Option<Arc<HttpSession>> {
+    let owned = shared.sessions.read().ok().and_then(|s| s.get(id).cloned());
+    owned.or_else(|| shared.forwarder.as_ref()?.replica(id).map(|r| r.session))
+}
+
+/// Acts on one message from another instance about a session.
+fn on_bus_message(shared: &Weak<Shared>, payload: &str) {
+    let Some(shared) = shared.upgrade() else { return };
+    let message = match serde_json::from_str::<Bus>(payload) {
+        Ok(m) => m,
+        Err(e) => {
+            tracing::warn!(error = %e, "an unreadable message about a session from another instance");
+            return;
+        }
+    };
+    match message {
+        Bus::Deliver { session, principal, frame } => {
+            // Another user's session is not theirs to answer in.
+            let Some(session) = held(&shared, &session).filter(|s| s.principal() == principal.as_deref()) else {
+                return;
+            };
+            let Ok(message) = Message::decode(&frame) else { return };
+            session.touch();
+            tokio::spawn(async move { session.engine().handle_message(message).await });
+        }
+        Bus::Notify { session, frame } => {
+            let owned = shared.sessions.read().ok().and_then(|s| s.get(&session).cloned());
+            if let Some(session) = owned {
+                session.deliver_unrelated(frame);
+            }
+        }
+        Bus::Touch { sessions } => {
+            if let Ok(owned) = shared.sessions.read() {
+                sessions.iter().filter_map(|id| owned.get(id)).for_each(|s| s.touch());
+            }
+        }
+        Bus::Changed { session } => {
+            if let Some(forwarder) = &shared.forwarder {
+                drop_replica(forwarder, &session);
+            }
+        }
+    }
+}
+
+/// The replica a POST names, if this instance serves one for the request's user.
+pub(crate) fn replica(
+    shared: &Shared,
+    headers: &axum::http::HeaderMap,
+    principal: &Option<String>,
+) -> Option<Arc<HttpSession>> {
+    let id = header_str(headers, SESSION_HEADER)?;
+    let replica = shared.forwarder.as_ref()?.replica(id)?.session;
+    (replica.principal() == principal.as_deref()).then(|| {
+        replica.touch();
+        replica
+    })
 }

@@ -117,6 +117,7 @@ pub(crate) fn make_room(shared: &Arc<Shared>, principal: Option<&str>) -> Result
 /// record expires anyway).
 pub(crate) fn release(shared: &Shared, session: &str) {
     if let Some(forwarder) = &shared.forwarder {
+        super::forwarding::announce_changed(shared, session);
         let bp = forwarder.backplane.clone();
         let session = session.to_owned();
         tokio::spawn(async move {

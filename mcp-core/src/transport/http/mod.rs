@@ -105,6 +105,12 @@ pub(crate) trait HttpService: Send + Sync + 'static {
 
     /// The endpoint is one instance of a shared deployment, until `closing`.
     fn join(&self, backplane: &Backplane, closing: CancellationToken);
+
+    /// How many tasks' handlers run in this process.
+    fn running_tasks(&self) -> usize;
+
+    /// Cancels the tasks running in this process (it is shutting down).
+    fn cancel_tasks(&self);
 }
 
 /// How a session the transport opens starts.
@@ -131,6 +137,8 @@ pub(crate) struct Shared {
     pub(crate) heartbeat: std::sync::Mutex<Option<tokio::task::AbortHandle>>,
     /// How many 2026-era requests are being answered.
     pub(crate) answering_2026: std::sync::atomic::AtomicUsize,
+    /// Set by [`StreamableHttp::drain`]: no new session is opened here.
+    pub(crate) draining: std::sync::atomic::AtomicBool,
 }
 
 /// The Streamable HTTP endpoint of a [`Server`](crate::Server). Cheap to clone.
@@ -159,12 +167,14 @@ impl StreamableHttp {
             closing: CancellationToken::new(),
             heartbeat: std::sync::Mutex::default(),
             answering_2026: std::sync::atomic::AtomicUsize::new(0),
+            draining: std::sync::atomic::AtomicBool::new(false),
         });
         if !shared.config.sessionless {
             tokio::spawn(lifecycle::expire_idle(Arc::downgrade(&shared)));
         }
         if let Some(forwarder) = &shared.forwarder {
             shared.server.join(&forwarder.backplane, shared.closing.clone());
+            forwarding::join(&shared);
             let beat = tokio::spawn(backplane::heartbeat(Arc::downgrade(&shared)));
             if let Ok(mut slot) = shared.heartbeat.lock() {
                 *slot = Some(beat.abort_handle());
@@ -230,10 +240,95 @@ impl StreamableHttp {
         for session in sessions {
             session.close_keeping_events(handing_over).await;
         }
+        let replicas: Vec<_> = match self.shared.forwarder.as_ref().map(|f| f.replicas.write()) {
+            Some(Ok(mut r)) => r.drain().map(|(_, v)| v.session).collect(),
+            _ => Vec::new(),
+        };
+        for replica in replicas {
+            replica.close().await;
+        }
     }
 
-    /// Serves the endpoint at `/mcp` on `listener` until `shutdown` completes, then closes
-    /// every session. Speaks `https://` when the configuration has a certificate
+    /// Whether this endpoint takes new work: `false` once [`drain`](Self::drain) began (what a
+    /// load balancer's readiness check should see).
+    pub fn is_ready(&self) -> bool {
+        !self.shared.draining.load(std::sync::atomic::Ordering::Relaxed) && !self.shared.closing.is_cancelled()
+    }
+
+    /// How much work runs here: requests in flight (those of 2026-era clients included),
+    /// questions to clients awaiting their answers, and tasks' handlers.
+    pub fn busy(&self) -> usize {
+        let sessions = self.shared.sessions.read().map(|s| s.values().map(|s| s.in_flight()).sum()).unwrap_or(0);
+        let replicas = match self.shared.forwarder.as_ref().map(|f| f.replicas.read()) {
+            Some(Ok(r)) => r.values().map(|r| r.session.in_flight()).sum(),
+            _ => 0,
+        };
+        sessions
+            + replicas
+            + self.shared.answering_2026.load(std::sync::atomic::Ordering::Relaxed)
+            + self.shared.server.running_tasks()
+    }
+
+    /// Shuts the endpoint down gracefully, for a rolling restart: it stops opening sessions
+    /// ([`is_ready`](Self::is_ready) turns `false`, `initialize` is answered `503` with
+    /// `Retry-After`), lets what runs here finish ([`busy`](Self::busy)) for up to `grace` while
+    /// it goes on serving what comes for it (answers to its questions, cancellations, `GET`
+    /// streams), writes out the SSE events its store has not yet written behind
+    /// ([`EventStore::flush`]), and then closes like [`close_all`](Self::close_all): in a shared
+    /// deployment, it leaves the registry and its sessions are taken over by the next instance
+    /// that receives a request for one. What still runs when `grace` ends is cancelled: a task
+    /// then ends `cancelled` (its handler cannot move to another instance).
+    pub async fn drain(&self, grace: std::time::Duration) {
+        self.shared.draining.store(true, std::sync::atomic::Ordering::Relaxed);
+        let deadline = tokio::time::Instant::now() + grace;
+        while self.busy() > 0 && tokio::time::Instant::now() < deadline {
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+        if self.shared.server.running_tasks() > 0 {
+            // A task's handler cannot move to another instance: it ends `cancelled`, recorded
+            // before the instance leaves.
+            tracing::warn!(
+                tasks = self.shared.server.running_tasks(),
+                "shutting down with tasks running: cancelling them"
+            );
+            self.shared.server.cancel_tasks();
+            let recorded = tokio::time::Instant::now() + std::time::Duration::from_secs(2);
+            while self.shared.server.running_tasks() > 0 && tokio::time::Instant::now() < recorded {
+                tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+            }
+        }
+        self.shared.config.event_store.flush().await;
+        self.close_all().await;
+        // What the sessions sent while closing.
+        self.shared.config.event_store.flush().await;
+    }
+
+    /// `GET /ready` (`200` while [`is_ready`](Self::is_ready), else `503`) and `GET /live` (`200`
+    /// while the endpoint serves, `503` once it closed), for a load balancer's checks; added
+    /// to what [`serve`](Self::serve) serves.
+    pub fn health_router(&self) -> axum::Router {
+        let ready = self.clone();
+        let live = self.clone();
+        axum::Router::new()
+            .route(
+                "/ready",
+                axum::routing::get(move || {
+                    let ready = ready.is_ready();
+                    async move { health(ready, "ready", "draining") }
+                }),
+            )
+            .route(
+                "/live",
+                axum::routing::get(move || {
+                    let live = !live.shared.closing.is_cancelled();
+                    async move { health(live, "live", "closed") }
+                }),
+            )
+    }
+
+    /// Serves the endpoint at `/mcp` (and [`health_router`](Self::health_router)'s `/ready` and
+    /// `/live`) on `listener` until `shutdown` completes, then [drains](Self::drain) it for
+    /// [`HttpConfig::shutdown_grace`] and closes every session. Speaks `https://` when the configuration has a certificate
     /// (`HttpConfig::tls`, feature `http-tls`).
     pub async fn serve(
         &self,
@@ -248,13 +343,19 @@ impl StreamableHttp {
         let this = self.clone();
         tokio::spawn(async move {
             shutdown.await;
-            this.close_all().await;
+            this.drain(this.shared.config.shutdown_grace).await;
         });
         let accept = connections::Accept {
             #[cfg(feature = "http-tls")]
             tls: self.shared.config.tls.as_ref().map(crate::tls::ServerCertificate::acceptor),
             header_timeout: self.shared.config.request_read_timeout,
         };
-        connections::serve_connections(listener, self.router_at("/mcp"), accept, token).await
+        let router = self.router_at("/mcp").merge(self.health_router());
+        connections::serve_connections(listener, router, accept, token).await
     }
+}
+
+/// A health check's answer.
+fn health(ok: bool, yes: &'static str, no: &'static str) -> (axum::http::StatusCode, &'static str) {
+    if ok { (axum::http::StatusCode::OK, yes) } else { (axum::http::StatusCode::SERVICE_UNAVAILABLE, no) }
 }

@@ -332,6 +332,9 @@ pub(crate) struct HttpSession {
     closing: CancellationToken,
     /// Close as soon as no request is in flight (sessionless serving).
     ephemeral: AtomicBool,
+    /// Set on a replica of a session another instance owns: where what the session sends
+    /// outside any request of this instance goes (to the owner's GET stream).
+    to_owner: std::sync::OnceLock<Box<dyn Fn(String) + Send + Sync>>,
 }
 
 /// Streams waiting for a reader to come back, each with the time its request is cancelled
@@ -368,6 +371,7 @@ impl HttpSession {
             detached: Mutex::default(),
             closing: shared.closing.child_token(),
             ephemeral: AtomicBool::new(false),
+            to_owner: std::sync::OnceLock::new(),
         });
         tokio::spawn(pump(Arc::downgrade(&session), outbound, unanswered_rx));
         session
@@ -415,6 +419,26 @@ impl HttpSession {
 
     pub(crate) fn in_flight(&self) -> usize {
         self.engine.in_flight_count() + self.engine.peer().pending_count()
+    }
+
+    /// Makes this session a replica of one another instance owns: what it sends outside any
+    /// request served here is handed to `to_owner` (for the owner's GET stream), not kept.
+    pub(crate) fn relay_unrelated(&self, to_owner: Box<dyn Fn(String) + Send + Sync>) {
+        let _ = self.to_owner.set(to_owner);
+    }
+
+    /// Whether this session is a replica of one another instance owns.
+    pub(crate) fn is_replica(&self) -> bool {
+        self.to_owner.get().is_some()
+    }
+
+    /// Sends `frame`, which a replica of this session sent outside any request, on the
+    /// session's GET stream.
+    pub(crate) fn deliver_unrelated(&self, frame: String) {
+        if self.is_replica() {
+            return;
+        }
+        let _ = self.route(Outbound { frame, related: None, kind: OutboundKind::Notification });
     }
 
     /// A stream for the response to request `id` (and what is sent while handling it).
@@ -494,6 +518,11 @@ impl HttpSession {
             return false;
         }
         let request_stream = out.related.as_ref().and_then(|r| routes.by_request.get(r).copied());
+        if let (None, Some(to_owner)) = (request_stream, self.to_owner.get()) {
+            drop(routes);
+            to_owner(out.frame);
+            return false;
+        }
         let stream_id = request_stream.unwrap_or(STANDALONE);
         let is_response = out.kind == OutboundKind::Response;
         let state = routes.streams.entry(stream_id).or_insert_with(StreamState::new);
