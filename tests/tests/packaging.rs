@@ -75,6 +75,7 @@ fn version(text: &str) -> (u64, u64, u64) {
 
 #[test]
 fn the_three_packages_package_and_build_from_their_crate_files() {
+    forget_earlier_packagings();
     let mut command = cargo();
     // `--allow-dirty`: what is checked is what the files hold, committed or not.
     command.args(["package", "--locked", "--allow-dirty"]);
@@ -82,6 +83,26 @@ fn the_three_packages_package_and_build_from_their_crate_files() {
         command.args(["--package", name]);
     }
     run(command, "cargo package");
+}
+
+/// Cargo verifies a package against the others through a local registry, which it unpacks
+/// under `$CARGO_HOME/registry/src/-<hash>/` and never unpacks again for the same version: a
+/// second run would build against the sources of the first. Those copies of our packages (and
+/// only those: local registries' directories start with `-`) are removed first.
+fn forget_earlier_packagings() {
+    let home = std::env::var_os("CARGO_HOME")
+        .map(std::path::PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| std::path::PathBuf::from(h).join(".cargo")));
+    let Some(sources) = home.map(|h| h.join("registry").join("src")) else { return };
+    let Ok(registries) = std::fs::read_dir(&sources) else { return };
+    for registry in registries.flatten().filter(|r| r.file_name().to_string_lossy().starts_with('-')) {
+        for (name, _) in PUBLISHED {
+            let unpacked = registry.path().join(format!("{name}-{}", env!("CARGO_PKG_VERSION")));
+            if unpacked.is_dir() {
+                let _ = std::fs::remove_dir_all(&unpacked);
+            }
+        }
+    }
 }
 
 #[test]
