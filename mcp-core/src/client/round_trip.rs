@@ -66,7 +66,7 @@ impl RoundTrip<'_> {
             let result_text = outcome.as_ref().ok().map(|r| serde_json::Value::Object(r.clone()).to_string());
             operation.end(match &outcome {
                 Ok(_) => Ok(result_text.as_deref()),
-                Err(e) => Err(crate::telemetry::Failure::of_client(e)),
+                Err(e) => Err(failure(e)),
             });
             return outcome;
         }
@@ -201,5 +201,21 @@ pub(crate) async fn answer(
     match answer_input(&shared, &request.method, params).await {
         Ok(answer) => Ok((key, answer)),
         Err(error) => Err(ClientError::InputRequest { key, method: request.method, error: Box::new(error) }),
+    }
+}
+
+/// How a request failed, as telemetry records it.
+#[cfg(feature = "otel")]
+fn failure(error: &ClientError) -> crate::telemetry::Failure {
+    use crate::telemetry::Failure;
+    match error {
+        ClientError::Rpc(e) => Failure::Rpc { code: e.code, message: e.message.clone() },
+        ClientError::UrlElicitationRequired(_) => {
+            Failure::Rpc { code: crate::protocol::codes::URL_ELICITATION_REQUIRED, message: error.to_string() }
+        }
+        ClientError::Timeout { .. } => Failure::Other("timeout", error.to_string()),
+        ClientError::Cancelled => Failure::Other("cancelled", error.to_string()),
+        ClientError::Closed => Failure::Other("closed", error.to_string()),
+        _ => Failure::Other("_OTHER", error.to_string()),
     }
 }

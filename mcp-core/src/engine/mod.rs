@@ -10,6 +10,8 @@
 //! - on [`Session::shutdown`], fails every pending wait and cancels every handler.
 
 mod cancel;
+#[cfg(feature = "http")]
+mod http_parts;
 mod peer;
 mod reply;
 
@@ -31,6 +33,8 @@ pub use reply::ResultText;
 
 use crate::protocol::jsonrpc::{DecodeError, encode_error};
 use crate::protocol::{CancelledParams, ErrorObject, Message, Notification, Request, RequestId};
+#[cfg(feature = "http")]
+pub use http_parts::HttpRequestParts;
 
 /// A boxed, sendable future.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -156,7 +160,7 @@ pub struct RequestScope {
     pub peer: Peer,
     /// Over HTTP: the request's headers, extensions and the client's address.
     #[cfg(feature = "http")]
-    pub(crate) http: Option<Arc<crate::handler::HttpRequestParts>>,
+    pub(crate) http: Option<Arc<HttpRequestParts>>,
 }
 
 impl RequestScope {
@@ -223,7 +227,7 @@ impl Default for SessionConfig {
 /// [`SessionConfig::max_in_flight`] of them wait at once, and the hasher is seeded per process.
 /// What an HTTP request carried besides the JSON-RPC message (nothing without HTTP).
 #[cfg(feature = "http")]
-type HttpParts = Arc<crate::handler::HttpRequestParts>;
+type HttpParts = Arc<HttpRequestParts>;
 /// What an HTTP request carried besides the JSON-RPC message (nothing without HTTP).
 #[cfg(not(feature = "http"))]
 type HttpParts = std::convert::Infallible;

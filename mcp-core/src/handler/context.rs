@@ -34,7 +34,7 @@ struct ContextInner {
     last_progress: Mutex<Option<f64>>,
     meta: Meta,
     #[cfg(feature = "http")]
-    http: Option<Arc<super::request::HttpRequestParts>>,
+    http: Option<Arc<crate::engine::HttpRequestParts>>,
     session: Opaque,
     server: Opaque,
 }
@@ -80,7 +80,7 @@ impl Context {
     /// Over HTTP: the request's headers, extensions and the client's address (`None` on other
     /// transports). The `Authorization` and `Cookie` headers are left out.
     #[cfg(feature = "http")]
-    pub fn http(&self) -> Option<&super::request::HttpRequestParts> {
+    pub fn http(&self) -> Option<&crate::engine::HttpRequestParts> {
         self.inner.http.as_deref()
     }
 

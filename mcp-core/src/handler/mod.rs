@@ -9,13 +9,13 @@ mod extract;
 mod request;
 mod state;
 
+#[cfg(feature = "http")]
+pub use crate::engine::HttpRequestParts;
 pub use completion::{Completer, CompletionCall};
 pub use context::Context;
 pub(crate) use extract::for_each_extractor;
 #[cfg(feature = "http")]
 pub use extract::{Extension, Headers};
 pub use extract::{Extract, FromContext, Identity};
-#[cfg(feature = "http")]
-pub use request::HttpRequestParts;
 pub use request::Meta;
 pub use state::State;

@@ -1,6 +1,5 @@
-//! What a handler can read of the request itself, beyond its arguments: its `_meta`, and over
-//! HTTP the request's headers, its extensions (what layers in front of the endpoint put there)
-//! and the client's address.
+//! What a handler can read of the request itself, beyond its arguments: its `_meta` (over HTTP,
+//! the request's headers, extensions and the client's address are `engine::HttpRequestParts`).
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -116,47 +115,5 @@ impl Meta {
     /// The protocol revision a 2026-07-28 request names in its `_meta`.
     pub fn protocol_version(&self) -> Option<String> {
         self.get_str(PROTOCOL_VERSION)
-    }
-}
-
-/// What a request that came over HTTP carried besides its body: its headers (the
-/// `Authorization` header left out: a verified identity is read with
-/// [`Context::auth`](crate::Context::auth), never the token), the extensions that layers in
-/// front of the endpoint set (see [`Extension`](super::Extension)), and the client's address.
-#[cfg(feature = "http")]
-#[derive(Debug, Default)]
-pub struct HttpRequestParts {
-    pub(crate) headers: axum::http::HeaderMap,
-    pub(crate) extensions: axum::http::Extensions,
-    pub(crate) remote: Option<std::net::SocketAddr>,
-}
-
-#[cfg(feature = "http")]
-impl HttpRequestParts {
-    /// The parts of a request: `Authorization` (and `Cookie`, which may carry credentials too)
-    /// are taken out of `headers`.
-    pub(crate) fn new(
-        mut headers: axum::http::HeaderMap,
-        extensions: axum::http::Extensions,
-        remote: Option<std::net::SocketAddr>,
-    ) -> Self {
-        headers.remove(axum::http::header::AUTHORIZATION);
-        headers.remove(axum::http::header::COOKIE);
-        HttpRequestParts { headers, extensions, remote }
-    }
-
-    /// The request's headers, without `Authorization` and `Cookie`.
-    pub fn headers(&self) -> &axum::http::HeaderMap {
-        &self.headers
-    }
-
-    /// What layers in front of the endpoint put in the request's extensions.
-    pub fn extensions(&self) -> &axum::http::Extensions {
-        &self.extensions
-    }
-
-    /// The address the connection came from.
-    pub fn remote_address(&self) -> Option<std::net::SocketAddr> {
-        self.remote
     }
 }

@@ -109,7 +109,7 @@ pub(crate) struct IncomingInner {
     pub(crate) auth: Option<Arc<AuthInfo>>,
     pub(crate) session: Option<u64>,
     #[cfg(feature = "http")]
-    pub(crate) http: Option<Arc<crate::handler::HttpRequestParts>>,
+    pub(crate) http: Option<Arc<crate::engine::HttpRequestParts>>,
 }
 
 impl std::fmt::Debug for Incoming {
@@ -182,7 +182,7 @@ impl Incoming {
     /// Over HTTP: the request's headers (`Authorization` and `Cookie` left out), extensions and
     /// the client's address.
     #[cfg(feature = "http")]
-    pub fn http(&self) -> Option<&crate::handler::HttpRequestParts> {
+    pub fn http(&self) -> Option<&crate::engine::HttpRequestParts> {
         self.inner.http.as_deref()
     }
 }

@@ -74,6 +74,16 @@ impl Transport {
 #[derive(Clone)]
 pub struct Telemetry {
     inner: Arc<Instruments>,
+    /// What the application chose; kept beside the shared instruments, so that setting an
+    /// option on a clone changes that clone.
+    options: Options,
+}
+
+#[derive(Clone, Default)]
+struct Options {
+    propagator: Option<Arc<dyn TextMapPropagator + Send + Sync>>,
+    record_arguments: bool,
+    record_results: bool,
 }
 
 struct Instruments {
@@ -82,16 +92,13 @@ struct Instruments {
     client_operation: Histogram<f64>,
     server_session: Histogram<f64>,
     client_session: Histogram<f64>,
-    propagator: Option<Arc<dyn TextMapPropagator + Send + Sync>>,
-    record_arguments: bool,
-    record_results: bool,
 }
 
 impl std::fmt::Debug for Telemetry {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Telemetry")
-            .field("record_tool_arguments", &self.inner.record_arguments)
-            .field("record_tool_results", &self.inner.record_results)
+            .field("record_tool_arguments", &self.options.record_arguments)
+            .field("record_tool_results", &self.options.record_results)
             .finish_non_exhaustive()
     }
 }
@@ -146,40 +153,34 @@ impl Telemetry {
                     "mcp.client.session.duration",
                     "The duration of the MCP session on the client.",
                 ),
-                propagator: None,
-                record_arguments: false,
-                record_results: false,
             }),
+            options: Options::default(),
         }
-    }
-
-    fn edit(mut self, f: impl FnOnce(&mut Instruments)) -> Self {
-        if let Some(inner) = Arc::get_mut(&mut self.inner) {
-            f(inner);
-        }
-        self
     }
 
     /// Propagates trace context with `propagator` instead of the global one (for example
     /// `TraceContextPropagator` and `BaggagePropagator` of `opentelemetry_sdk`, composed).
-    pub fn propagator(self, propagator: impl TextMapPropagator + Send + Sync + 'static) -> Self {
-        self.edit(|i| i.propagator = Some(Arc::new(propagator)))
+    pub fn propagator(mut self, propagator: impl TextMapPropagator + Send + Sync + 'static) -> Self {
+        self.options.propagator = Some(Arc::new(propagator));
+        self
     }
 
     /// Records a tool call's arguments on its spans (`gen_ai.tool.call.arguments`). Off by
     /// default: arguments may hold what users would not want in a trace store.
-    pub fn record_tool_arguments(self, on: bool) -> Self {
-        self.edit(|i| i.record_arguments = on)
+    pub fn record_tool_arguments(mut self, on: bool) -> Self {
+        self.options.record_arguments = on;
+        self
     }
 
     /// Records a successful tool call's result on its spans (`gen_ai.tool.call.result`). Off
     /// by default.
-    pub fn record_tool_results(self, on: bool) -> Self {
-        self.edit(|i| i.record_results = on)
+    pub fn record_tool_results(mut self, on: bool) -> Self {
+        self.options.record_results = on;
+        self
     }
 
     fn with_propagator<T>(&self, f: impl FnOnce(&dyn TextMapPropagator) -> T) -> T {
-        match &self.inner.propagator {
+        match &self.options.propagator {
             Some(p) => f(&**p),
             None => {
                 let mut f = Some(f);
@@ -307,21 +308,6 @@ impl Failure {
         }
     }
 
-    /// How a client's request failed.
-    pub(crate) fn of_client(error: &crate::client::ClientError) -> Failure {
-        use crate::client::ClientError;
-        match error {
-            ClientError::Rpc(e) => Failure::Rpc { code: e.code, message: e.message.clone() },
-            ClientError::UrlElicitationRequired(_) => {
-                Failure::Rpc { code: crate::protocol::codes::URL_ELICITATION_REQUIRED, message: error.to_string() }
-            }
-            ClientError::Timeout { .. } => Failure::Other("timeout", error.to_string()),
-            ClientError::Cancelled => Failure::Other("cancelled", error.to_string()),
-            ClientError::Closed => Failure::Other("closed", error.to_string()),
-            _ => Failure::Other("_OTHER", error.to_string()),
-        }
-    }
-
     fn apply(&self, attributes: &mut Vec<KeyValue>) {
         match self {
             Failure::Rpc { code, .. } => {
@@ -405,7 +391,7 @@ impl Telemetry {
             span_attributes.push(KeyValue::new("client.address", address.ip().to_string()));
             span_attributes.push(KeyValue::new("client.port", i64::from(address.port())));
         }
-        if self.inner.record_arguments
+        if self.options.record_arguments
             && r.method == "tools/call"
             && let Some(arguments) = ParamsView::text(text, &view.arguments)
         {
@@ -470,7 +456,7 @@ impl Telemetry {
         }
         let mut span_attributes = shared.clone();
         if method == "tools/call"
-            && self.inner.record_arguments
+            && self.options.record_arguments
             && let Some(arguments) = params.get("arguments")
         {
             span_attributes.push(KeyValue::new("gen_ai.tool.call.arguments", arguments.to_string()));
@@ -546,7 +532,7 @@ impl Operation {
         let failure = match outcome {
             Ok(Some(result)) if tool_call && is_tool_error(result) => Some(Failure::Tool),
             Ok(result) => {
-                if let (true, true, Some(result)) = (tool_call, telemetry.inner.record_results, result) {
+                if let (true, true, Some(result)) = (tool_call, telemetry.options.record_results, result) {
                     cx.span().set_attribute(KeyValue::new("gen_ai.tool.call.result", result.to_owned()));
                 }
                 None

@@ -18,8 +18,8 @@ use super::responses::{
 };
 use super::session::{self, Delivery, HttpSession, OpenError};
 use super::{Opening, PROTOCOL_VERSION_HEADER, Principal, SESSION_HEADER, Shared, auth, backplane, era_2026, security};
+use crate::engine::HttpRequestParts;
 use crate::engine::Service;
-use crate::handler::HttpRequestParts;
 use crate::protocol::codes::UNSUPPORTED_PROTOCOL_VERSION;
 use crate::protocol::jsonrpc::encode_error;
 use crate::protocol::methods;
