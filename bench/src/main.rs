@@ -1017,6 +1017,7 @@ fn operations(rounds: usize, sessions: usize, calls: usize, stdio_calls: usize) 
         v.sort_by(f64::total_cmp);
         v[v.len() / 2]
     };
+    let mut stdio_off = f64::NAN;
     for (transport, rates) in [("stdio echo", &mut stdio), (&*format!("HTTP echo, {sessions} sessions"), &mut http)] {
         let off = median(&mut rates[0]);
         let mut line = format!("{transport}, median of {rounds}: off {off:.0} calls/s");
@@ -1025,7 +1026,27 @@ fn operations(rounds: usize, sessions: usize, calls: usize, stdio_calls: usize) 
             line.push_str(&format!(", {name} {on:.0} calls/s ({:.2}x)", on / off));
         }
         println!("{line}");
+        if transport == "stdio echo" {
+            stdio_off = off;
+        }
     }
+    // What the OpenTelemetry SDK alone costs per request, against what the 0.85x target leaves
+    // for it: at `off` calls/s, a call may cost (1/0.85 - 1) / off seconds more.
+    let output = std::process::Command::new(&program)
+        .args(["--otel-floor", "1000000"])
+        .output()
+        .map_err(|e| format!("cannot run {program} --otel-floor: {e}"))?;
+    let text = String::from_utf8_lossy(&output.stdout);
+    let floor: Vec<f64> = text.split_whitespace().filter_map(|n| n.parse().ok()).collect();
+    let [span, record, both] = floor[..] else {
+        return Err(format!("{program} --otel-floor printed {text:?}"));
+    };
+    let budget = (1.0 / 0.85 - 1.0) / stdio_off * 1e9;
+    println!(
+        "OpenTelemetry SDK alone, per request: span {span:.0} ns, histogram record {record:.0} ns, both {both:.0} ns; \
+         the 0.85x target leaves {budget:.0} ns per stdio call ({:.2}x of it)",
+        both / budget
+    );
     Ok(())
 }
 

@@ -95,7 +95,7 @@ impl HttpService for Server {
         auth: (Option<Arc<crate::auth::AuthInfo>>, bool),
         scope: RequestScope,
     ) -> Handling {
-        super::observe::observe(&self.inner, request, scope, None, |request, scope| {
+        super::observe::observe(&self.inner, request, scope, None, Some(view.clone()), |request, scope, _| {
             super::era_2026::handle_read(&self.inner, principal, auth, request, view, meta, scope)
         })
     }

@@ -5,20 +5,30 @@
 use super::ServerInner;
 use crate::engine::{Handling, RequestScope};
 use crate::protocol::Request;
+use crate::protocol::view::ParamsView;
 
 /// Handles `request` with `run`, inside its `SERVER` span when the server has telemetry.
-/// `protocol_version` is the session's (2026-era requests name theirs in `_meta`).
+/// `protocol_version` is the session's (2026-era requests name theirs in `_meta`). `view` is
+/// where the members of the request's parameters are, when the caller read them already; with
+/// telemetry they are read here when it did not, and `run` is given them so that nobody reads
+/// them twice (`None` when they are not valid parameters: the router then says why).
 #[cfg(feature = "otel")]
 pub(crate) fn observe(
     server: &ServerInner,
     request: Request,
     scope: RequestScope,
     protocol_version: Option<&str>,
-    run: impl FnOnce(Request, RequestScope) -> Handling,
+    view: Option<ParamsView>,
+    run: impl FnOnce(Request, RequestScope, Option<ParamsView>) -> Handling,
 ) -> Handling {
+    use crate::protocol::view::NO_PARAMS;
     use crate::telemetry::{Failure, Received, Transport};
     use opentelemetry::context::FutureExt;
-    let Some(telemetry) = &server.telemetry else { return run(request, scope) };
+    let Some(telemetry) = &server.telemetry else { return run(request, scope, view) };
+    let view = view.or_else(|| {
+        let text = request.params.as_deref().map_or(NO_PARAMS, serde_json::value::RawValue::get);
+        ParamsView::read(text, crate::protocol::methods::find(&request.method)).ok()
+    });
     #[cfg(feature = "http")]
     let http = scope.http.as_deref();
     #[cfg(not(feature = "http"))]
@@ -45,10 +55,10 @@ pub(crate) fn observe(
             }
         }
     }
-    let operation = telemetry.received(received);
+    let operation = telemetry.received(received, view.as_ref().unwrap_or(&ParamsView::default()));
     let handling = {
         let _attached = operation.context().clone().attach();
-        run(request, scope)
+        run(request, scope, view)
     };
     let end = |operation: crate::telemetry::Operation, result: &crate::engine::HandlerResult| {
         operation.end(match result {
@@ -80,7 +90,8 @@ pub(crate) fn observe(
     request: Request,
     scope: RequestScope,
     _: Option<&str>,
-    run: impl FnOnce(Request, RequestScope) -> Handling,
+    view: Option<ParamsView>,
+    run: impl FnOnce(Request, RequestScope, Option<ParamsView>) -> Handling,
 ) -> Handling {
-    run(request, scope)
+    run(request, scope, view)
 }

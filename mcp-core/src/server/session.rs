@@ -11,6 +11,7 @@ use super::handling::{params, ready, to_raw};
 use super::state::{ClientState, SessionState};
 use crate::engine::{HandlerResult, Handling, Peer, RequestScope, Service};
 use crate::protocol::methods::{self, Direction, Era, Kind};
+use crate::protocol::view::ParamsView;
 use crate::protocol::{
     ClientCapabilities, ErrorObject, Implementation, InitializeParams, InitializeResult, LATEST_PROTOCOL_VERSION,
     Notification, Request, SUPPORTED_PROTOCOL_VERSIONS,
@@ -141,7 +142,7 @@ impl ServerSession {
 
 impl ServerSession {
     /// Serves a request of this session, or a 2026-era request that came on its transport.
-    fn handle(&self, request: Request, scope: RequestScope) -> Handling {
+    fn handle(&self, request: Request, scope: RequestScope, view: Option<ParamsView>) -> Handling {
         // A request naming its protocol version in `_meta` is a 2026-era request, served on its
         // own whatever this session is; so is `server/discover`, which 2026-era clients use to
         // probe before anything else.
@@ -168,14 +169,16 @@ impl ServerSession {
                 method.name
             ))));
         }
-        super::router::route(&self.server, &self.state, method, request, None, scope)
+        super::router::route(&self.server, &self.state, method, request, view, scope)
     }
 }
 
 impl Service for ServerSession {
     fn handle_request(&self, request: Request, scope: RequestScope) -> Handling {
         let version = self.state.client().map(|c| c.protocol_version.as_str());
-        super::observe::observe(&self.server, request, scope, version, |request, scope| self.handle(request, scope))
+        super::observe::observe(&self.server, request, scope, version, None, |request, scope, view| {
+            self.handle(request, scope, view)
+        })
     }
     fn snapshot(&self) -> Option<String> {
         let client = self.state.client()?;

@@ -32,9 +32,10 @@
 #[cfg(feature = "otel-otlp")]
 mod otlp;
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::{Duration, SystemTime};
 
 use opentelemetry::global::BoxedTracer;
 use opentelemetry::metrics::{Histogram, MeterProvider};
@@ -251,31 +252,73 @@ fn trace_members(meta: Option<&serde_json::Map<String, serde_json::Value>>) -> H
 
 /// The method's name as a `'static` string when it is one of the table's (no allocation per
 /// request), else owned.
-fn method_name(method: &str) -> std::borrow::Cow<'static, str> {
+fn method_name(method: &str) -> Cow<'static, str> {
     match crate::protocol::methods::find(method) {
-        Some(info) => std::borrow::Cow::Borrowed(info.name),
-        None => std::borrow::Cow::Owned(method.to_owned()),
+        Some(info) => Cow::Borrowed(info.name),
+        None => Cow::Owned(method.to_owned()),
     }
 }
 
+/// A protocol version as a `'static` string when it is one we speak, else owned.
+fn version_name(version: &str) -> Cow<'static, str> {
+    crate::protocol::SUPPORTED_PROTOCOL_VERSIONS
+        .iter()
+        .chain([&crate::protocol::stateless::PROTOCOL_VERSION_2026_07_28])
+        .find(|v| **v == version)
+        .map_or_else(|| Cow::Owned(version.to_owned()), |v| Cow::Borrowed(*v))
+}
+
+/// How many tool (and prompt) names [`interned`] keeps: they come from the wire, so the set is
+/// bounded; past it, each request allocates its own.
+const INTERNED_MAX: usize = 512;
+
+/// The span name `{method} {target}` and the target, for a tool call or a prompt, as `'static`
+/// strings kept for the life of the process (at most [`INTERNED_MAX`] per method), so that
+/// naming a span and its attributes allocates nothing; clones of the attributes (the span's,
+/// the histogram's) then copy a pointer.
+fn interned(method: &'static str, target: &str) -> (Cow<'static, str>, Cow<'static, str>) {
+    type Names = foldhash::HashMap<Box<str>, (&'static str, &'static str)>;
+    static TOOLS: std::sync::LazyLock<std::sync::RwLock<Names>> = std::sync::LazyLock::new(Default::default);
+    static PROMPTS: std::sync::LazyLock<std::sync::RwLock<Names>> = std::sync::LazyLock::new(Default::default);
+    let names = if method == "tools/call" { &TOOLS } else { &PROMPTS };
+    if let Some(&(name, target)) = names.read().ok().as_ref().and_then(|n| n.get(target)) {
+        return (Cow::Borrowed(name), Cow::Borrowed(target));
+    }
+    let owned = || (Cow::Owned(format!("{method} {target}")), Cow::Owned(target.to_owned()));
+    let Ok(mut names) = names.write() else { return owned() };
+    if let Some(&(name, target)) = names.get(target) {
+        return (Cow::Borrowed(name), Cow::Borrowed(target));
+    }
+    if names.len() >= INTERNED_MAX {
+        return owned();
+    }
+    let name: &'static str = Box::leak(format!("{method} {target}").into_boxed_str());
+    let kept: &'static str = &name[method.len() + 1..];
+    names.insert(target.into(), (name, kept));
+    (Cow::Borrowed(name), Cow::Borrowed(kept))
+}
+
 /// The span name and the attributes every record of an operation shares.
-fn operation(method: &str, target: Option<&str>) -> (std::borrow::Cow<'static, str>, Vec<KeyValue>) {
+fn operation(method: &str, target: Option<&str>) -> (Cow<'static, str>, Vec<KeyValue>) {
     let method = method_name(method);
     let mut attributes = Vec::with_capacity(8);
     attributes.push(KeyValue::new("mcp.method.name", method.clone()));
     let name = match (&*method, target) {
         ("tools/call", Some(tool)) => {
-            attributes.push(KeyValue::new("gen_ai.tool.name", tool.to_owned()));
+            let (name, tool) = interned("tools/call", tool);
+            attributes.push(KeyValue::new("gen_ai.tool.name", tool));
             attributes.push(KeyValue::new("gen_ai.operation.name", "execute_tool"));
-            format!("{method} {tool}").into()
+            name
         }
         ("prompts/get", Some(prompt)) => {
-            attributes.push(KeyValue::new("gen_ai.prompt.name", prompt.to_owned()));
-            format!("{method} {prompt}").into()
+            let (name, prompt) = interned("prompts/get", prompt);
+            attributes.push(KeyValue::new("gen_ai.prompt.name", prompt));
+            name
         }
         (m, Some(uri)) if m.starts_with("resources/") => {
-            // Not in the name: URIs are of high cardinality.
-            attributes.push(KeyValue::new("mcp.resource.uri", uri.to_owned()));
+            // Not in the name: URIs are of high cardinality. Shared, so that the span's copy
+            // and the histogram's are one string.
+            attributes.push(KeyValue::new("mcp.resource.uri", Arc::<str>::from(uri)));
             method
         }
         _ => method,
@@ -347,7 +390,9 @@ pub(crate) fn is_tool_error(result: &str) -> bool {
 pub(crate) struct Operation {
     telemetry: Telemetry,
     cx: OtelContext,
-    started: Instant,
+    /// The span's start time. The duration recorded is measured with the same clock as the
+    /// span's (two clock reads per operation, not four).
+    started: SystemTime,
     attributes: Vec<KeyValue>,
     tool_call: bool,
     server: bool,
@@ -367,18 +412,17 @@ pub(crate) struct Received<'a> {
 }
 
 impl Telemetry {
-    /// Starts the `SERVER` span of a request received.
-    pub(crate) fn received(&self, r: Received<'_>) -> Operation {
+    /// Starts the `SERVER` span of a request received; `view` is where the members of its
+    /// parameters are (read once, for the router too). `_meta` is decoded only when it carries
+    /// trace context.
+    pub(crate) fn received(&self, r: Received<'_>, view: &crate::protocol::view::ParamsView) -> Operation {
         use crate::protocol::view::{Meta2026Text, NO_PARAMS, ParamsView};
-        // The members' places only (the scanner the router uses); `_meta` is decoded only when
-        // it carries trace context.
         let text = r.params.unwrap_or(NO_PARAMS);
-        let view = ParamsView::read(text, crate::protocol::methods::find(r.method)).unwrap_or_default();
         let meta = ParamsView::text(text, &view.meta);
         let (name, mut shared) = operation(r.method, view.target(text));
         let version = r.protocol_version.or_else(|| meta.and_then(|m| Meta2026Text::read(m).ok()?.version()));
         if let Some(v) = version {
-            shared.push(KeyValue::new("mcp.protocol.version", v.to_owned()));
+            shared.push(KeyValue::new("mcp.protocol.version", version_name(v)));
         }
         shared.push(KeyValue::new("network.transport", r.transport.name()));
         let mut span_attributes = Vec::with_capacity(shared.len() + 5);
@@ -412,8 +456,14 @@ impl Telemetry {
             links.push(ambient.span().span_context().clone());
         }
         let parent = parent.unwrap_or_else(|| if links.is_empty() { ambient } else { OtelContext::new() });
-        let mut builder =
-            self.inner.tracer.span_builder(name).with_kind(SpanKind::Server).with_attributes(span_attributes);
+        let started = SystemTime::now();
+        let mut builder = self
+            .inner
+            .tracer
+            .span_builder(name)
+            .with_kind(SpanKind::Server)
+            .with_start_time(started)
+            .with_attributes(span_attributes);
         if !links.is_empty() {
             links.retain(|l| *l != *parent.span().span_context());
             builder = builder.with_links(links.into_iter().map(opentelemetry::trace::Link::with_context).collect());
@@ -422,7 +472,7 @@ impl Telemetry {
         Operation {
             telemetry: self.clone(),
             cx: parent.with_span(span),
-            started: Instant::now(),
+            started,
             attributes: shared,
             tool_call: r.method == "tools/call",
             server: true,
@@ -447,7 +497,7 @@ impl Telemetry {
         .and_then(|v| v.as_str());
         let (name, mut shared) = operation(method, target);
         if let Some(v) = protocol_version {
-            shared.push(KeyValue::new("mcp.protocol.version", v.to_owned()));
+            shared.push(KeyValue::new("mcp.protocol.version", version_name(v)));
         }
         shared.push(KeyValue::new("network.transport", transport.name()));
         if let Some((host, port)) = server {
@@ -462,11 +512,13 @@ impl Telemetry {
             span_attributes.push(KeyValue::new("gen_ai.tool.call.arguments", arguments.to_string()));
         }
         let parent = OtelContext::current();
+        let started = SystemTime::now();
         let span = self
             .inner
             .tracer
             .span_builder(name)
             .with_kind(SpanKind::Client)
+            .with_start_time(started)
             .with_attributes(span_attributes)
             .start_with_context(&self.inner.tracer, &parent);
         let cx = parent.with_span(span);
@@ -477,7 +529,7 @@ impl Telemetry {
         Operation {
             telemetry: self.clone(),
             cx,
-            started: Instant::now(),
+            started,
             attributes: shared,
             tool_call: method == "tools/call",
             server: false,
@@ -512,7 +564,7 @@ impl Telemetry {
     ) {
         let mut attributes = vec![KeyValue::new("network.transport", transport.name())];
         if let Some(v) = protocol_version {
-            attributes.push(KeyValue::new("mcp.protocol.version", v.to_owned()));
+            attributes.push(KeyValue::new("mcp.protocol.version", version_name(v)));
         }
         let histogram = if server { &self.inner.server_session } else { &self.inner.client_session };
         histogram.record(duration.as_secs_f64(), &attributes);
@@ -547,15 +599,46 @@ impl Operation {
             span.set_attributes(error_attributes);
             span.set_status(failure.status());
         }
-        cx.span().end();
+        let ended = SystemTime::now();
+        cx.span().end_with_timestamp(ended);
         let histogram = if server { &telemetry.inner.server_operation } else { &telemetry.inner.client_operation };
-        histogram.record(started.elapsed().as_secs_f64(), &attributes);
+        histogram.record(ended.duration_since(started).unwrap_or_default().as_secs_f64(), &attributes);
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::is_tool_error;
+    use super::{Cow, INTERNED_MAX, interned, is_tool_error, operation, version_name};
+
+    #[test]
+    fn tool_names_are_kept_once_and_only_up_to_the_bound() {
+        let (name, tool) = interned("prompts/get", "greet");
+        assert_eq!((&*name, &*tool), ("prompts/get greet", "greet"));
+        let (again, _) = interned("prompts/get", "greet");
+        assert!(matches!((&name, &again), (Cow::Borrowed(a), Cow::Borrowed(b)) if std::ptr::eq(*a, *b)));
+        // The same name under the other method is another span name.
+        assert_eq!(&*interned("tools/call", "greet").0, "tools/call greet");
+        // Names from the wire fill the table at most to its bound; past it they are still right.
+        for i in 0..INTERNED_MAX + 10 {
+            let target = format!("p{i}");
+            let (name, kept) = interned("prompts/get", &target);
+            assert_eq!(name, format!("prompts/get {target}"));
+            assert_eq!(kept, target);
+        }
+        assert!(matches!(interned("prompts/get", "one more").0, Cow::Owned(_)));
+        assert!(matches!(interned("prompts/get", "greet").0, Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn versions_we_speak_are_static_and_others_are_kept_as_given() {
+        assert!(matches!(version_name("2025-11-25"), Cow::Borrowed("2025-11-25")));
+        assert!(matches!(version_name("2026-07-28"), Cow::Borrowed("2026-07-28")));
+        assert_eq!(version_name("1999-01-01"), "1999-01-01");
+        let (name, attributes) = operation("tools/call", Some("get_weather"));
+        assert_eq!(name, "tools/call get_weather");
+        let keys: Vec<&str> = attributes.iter().map(|kv| kv.key.as_str()).collect();
+        assert_eq!(keys, ["mcp.method.name", "gen_ai.tool.name", "gen_ai.operation.name"]);
+    }
 
     #[test]
     fn a_tool_error_is_the_top_level_is_error_member() {

@@ -8,7 +8,8 @@
 //! the same line, for the driver to send. With `--dpop FILE N` as well, the endpoint accepts
 //! DPoP-bound tokens, the token is bound to the driver's key, and N proofs for it (signed ahead
 //! of time, so that the driver measures the server's checks, not its own signing) are written to
-//! FILE, one per line.
+//! FILE, one per line. `--otel` turns OpenTelemetry on; `--otel-floor N` only times the
+//! OpenTelemetry SDK's own work per request (see `otel_floor`).
 
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -143,9 +144,66 @@ impl opentelemetry_sdk::metrics::exporter::PushMetricExporter for Discard {
     }
 }
 
+/// `--otel-floor N`: what the OpenTelemetry SDK alone costs per request, with nothing of ours
+/// around it: N times, a `SERVER` span with the attributes our server gives an echo call, ended
+/// at once, and a histogram record with the attributes of its duration, through the same
+/// providers as `--otel`. Prints the nanoseconds per request of the span, of the histogram
+/// record, and of both (each timed on its own, on one thread, after a warm-up).
+fn otel_floor(count: u32) {
+    use opentelemetry::trace::{SpanKind, TraceContextExt, Tracer, TracerProvider};
+    use opentelemetry::{KeyValue, metrics::MeterProvider};
+    let traces = opentelemetry_sdk::trace::SdkTracerProvider::builder().with_batch_exporter(Discard).build();
+    let meters = opentelemetry_sdk::metrics::SdkMeterProvider::builder().with_periodic_exporter(Discard).build();
+    let tracer = traces.tracer("floor");
+    let histogram = meters.meter("floor").f64_histogram("mcp.server.operation.duration").build();
+    let shared = || {
+        vec![
+            KeyValue::new("mcp.method.name", "tools/call"),
+            KeyValue::new("gen_ai.tool.name", "echo"),
+            KeyValue::new("gen_ai.operation.name", "execute_tool"),
+            KeyValue::new("mcp.protocol.version", "2025-11-25"),
+            KeyValue::new("network.transport", "pipe"),
+        ]
+    };
+    let span = |i: u32| {
+        let mut attributes = shared();
+        attributes.push(KeyValue::new("jsonrpc.request.id", i64::from(i)));
+        let parent = opentelemetry::Context::current();
+        let span = tracer
+            .span_builder("tools/call echo")
+            .with_kind(SpanKind::Server)
+            .with_attributes(attributes)
+            .start_with_context(&tracer, &parent);
+        let cx = parent.with_span(span);
+        cx.span().end();
+    };
+    let record = |i: u32| histogram.record(f64::from(i % 100) * 1e-6, &shared());
+    let time = |f: &dyn Fn(u32)| {
+        for i in 0..count / 10 {
+            f(i);
+        }
+        let start = std::time::Instant::now();
+        for i in 0..count {
+            f(i);
+        }
+        start.elapsed().as_nanos() as f64 / f64::from(count)
+    };
+    let spans = time(&span);
+    let records = time(&record);
+    let both = time(&|i| {
+        span(i);
+        record(i);
+    });
+    println!("{spans:.0} {records:.0} {both:.0}");
+}
+
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if let Some(count) = args.iter().position(|a| a == "--otel-floor").and_then(|i| args.get(i + 1)) {
+        otel_floor(count.parse()?);
+        return Ok(());
+    }
     let mut builder = Server::builder("bench-ours", "0.0.0").tools(tools![echo, form]);
     // `--otel`: spans and metrics of every request (see `Discard`).
     let _providers = if args.iter().any(|a| a == "--otel") {
@@ -217,7 +275,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         None if args.iter().all(|a| a == "--otel" || a == "--rate-limit") => server.serve_stdio().await?,
         None => {
             return Err(
-                "usage: ours-server [--otel] [--rate-limit] [--http PORT [--jwt [--dpop FILE N]] [--redis URL]]".into(),
+                "usage: ours-server [--otel] [--rate-limit] [--http PORT [--jwt [--dpop FILE N]] [--redis URL]] | --otel-floor N".into(),
             );
         }
     }
