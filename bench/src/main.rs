@@ -984,11 +984,17 @@ fn backplane(rounds: usize, sessions: usize, calls: usize) -> Result<(), String>
 }
 
 /// Our server as it is, with OpenTelemetry on (`--otel`: spans and metrics of every request,
-/// batched to an exporter that drops them), and with every request through a rate limiter
+/// batched to an exporter that drops them; and with one trace in ten sampled, metrics still of
+/// every request), and with every request through a rate limiter
 /// that never refuses (`--rate-limit`): stdio echo and HTTP echo, alternating, in one run.
 fn operations(rounds: usize, sessions: usize, calls: usize, stdio_calls: usize) -> Result<(), String> {
     let program = server_program("ours");
-    let variants: [(&str, &[&str]); 3] = [("off", &[]), ("otel", &["--otel"]), ("rate limiter", &["--rate-limit"])];
+    let variants: [(&str, &[&str]); 4] = [
+        ("off", &[]),
+        ("otel", &["--otel"]),
+        ("otel, 1 in 10 traces", &["--otel", "--otel-ratio", "0.1"]),
+        ("rate limiter", &["--rate-limit"]),
+    ];
     let rt = runtime();
     let mut stdio: Vec<Vec<f64>> = vec![Vec::new(); variants.len()];
     let mut http: Vec<Vec<f64>> = vec![Vec::new(); variants.len()];

@@ -207,7 +207,15 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut builder = Server::builder("bench-ours", "0.0.0").tools(tools![echo, form]);
     // `--otel`: spans and metrics of every request (see `Discard`).
     let _providers = if args.iter().any(|a| a == "--otel") {
-        let traces = opentelemetry_sdk::trace::SdkTracerProvider::builder().with_batch_exporter(Discard).build();
+        let mut traces = opentelemetry_sdk::trace::SdkTracerProvider::builder().with_batch_exporter(Discard);
+        // `--otel-ratio R`: traces sampled at the ratio R (the SDK's `TraceIdRatioBased`, as
+        // `OTEL_TRACES_SAMPLER=parentbased_traceidratio` sets it up); metrics still record
+        // every request.
+        if let Some(ratio) = args.iter().position(|a| a == "--otel-ratio").and_then(|i| args.get(i + 1)) {
+            let ratio = Box::new(opentelemetry_sdk::trace::Sampler::TraceIdRatioBased(ratio.parse()?));
+            traces = traces.with_sampler(opentelemetry_sdk::trace::Sampler::ParentBased(ratio));
+        }
+        let traces = traces.build();
         let meters = opentelemetry_sdk::metrics::SdkMeterProvider::builder().with_periodic_exporter(Discard).build();
         let telemetry = typed_mcp::telemetry::Telemetry::new(&traces, &meters)
             .propagator(opentelemetry_sdk::propagation::TraceContextPropagator::new());
@@ -272,10 +280,15 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             }
             server.streamable_http(config).serve(listener, std::future::pending()).await?;
         }
-        None if args.iter().all(|a| a == "--otel" || a == "--rate-limit") => server.serve_stdio().await?,
+        None if args
+            .iter()
+            .all(|a| ["--otel", "--rate-limit", "--otel-ratio"].contains(&a.as_str()) || a.parse::<f64>().is_ok()) =>
+        {
+            server.serve_stdio().await?
+        }
         None => {
             return Err(
-                "usage: ours-server [--otel] [--rate-limit] [--http PORT [--jwt [--dpop FILE N]] [--redis URL]] | --otel-floor N".into(),
+                "usage: ours-server [--otel [--otel-ratio R]] [--rate-limit] [--http PORT [--jwt [--dpop FILE N]] [--redis URL]] | --otel-floor N".into(),
             );
         }
     }
