@@ -1,7 +1,9 @@
 //! DPoP (RFC 9449) on the resource server: checking the proof that comes with a DPoP-bound
-//! access token, refusing replayed proofs, and server nonces. Signatures and thumbprints are
-//! `jsonwebtoken`'s (RustCrypto underneath).
+//! access token, refusing replayed proofs, and server nonces. The proof's key and signature are
+//! read and verified in `proof` (aws-lc-rs with the feature `rustls`, RustCrypto through
+//! `jsonwebtoken` without); its claims are checked here.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::{Arc, Mutex};
@@ -10,12 +12,13 @@ use std::time::{Duration, Instant};
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use hmac::{Hmac, Mac};
-use jsonwebtoken::jwk::{AlgorithmParameters, EllipticCurve, Jwk, ThumbprintHash};
-use jsonwebtoken::{Algorithm, DecodingKey, Validation};
+use jsonwebtoken::Algorithm;
+use serde::Deserialize;
 use serde_json::Value;
+use serde_json::value::RawValue;
 use sha2::{Digest, Sha256};
 
-use super::{AuthInfo, unix_now};
+use super::{AuthInfo, proof, unix_now};
 use crate::engine::BoxFuture;
 
 /// The proof algorithms accepted by default (advertised in the challenge's `algs`).
@@ -230,66 +233,36 @@ impl Dpop {
         if proof.len() > MAX_PROOF {
             return Err(proof_error("the proof is too long"));
         }
-        let mut parts = proof.split('.');
-        let raw_header = parts.next().ok_or_else(|| proof_error("not a JWT"))?;
-        if parts.clone().count() != 2 {
-            return Err(proof_error("not a compact JWS"));
+        let verified = proof::verify(proof, &self.algorithms).map_err(proof_error)?;
+        let claims: Claims<'_> =
+            proof::object(&verified.claims).ok_or_else(|| proof_error("the claims are not a JSON object"))?;
+        let jti = claims.jti;
+        if jti.is_empty() || jti.len() > 256 {
+            return Err(proof_error("no jti"));
         }
-        let header: Value = URL_SAFE_NO_PAD
-            .decode(raw_header)
-            .ok()
-            .and_then(|b| serde_json::from_slice(&b).ok())
-            .ok_or_else(|| proof_error("the header is not base64url JSON"))?;
-        if header.get("typ").and_then(Value::as_str) != Some("dpop+jwt") {
-            return Err(proof_error("typ is not dpop+jwt"));
-        }
-        let alg = header
-            .get("alg")
-            .and_then(Value::as_str)
-            .and_then(|a| a.parse::<Algorithm>().ok())
-            .filter(|a| self.algorithms.contains(a))
-            .ok_or_else(|| proof_error("alg is not an accepted asymmetric algorithm"))?;
-        let raw_jwk = header.get("jwk").and_then(Value::as_object).ok_or_else(|| proof_error("no jwk"))?;
-        if ["d", "p", "q", "dp", "dq", "qi", "k"].iter().any(|private| raw_jwk.contains_key(*private)) {
-            return Err(proof_error("the jwk holds a private key"));
-        }
-        let jwk: Jwk = serde_json::from_value(Value::Object(raw_jwk.clone())).map_err(|_| proof_error("bad jwk"))?;
-        match &jwk.algorithm {
-            AlgorithmParameters::EllipticCurve(p)
-                if matches!(p.curve, EllipticCurve::P256 | EllipticCurve::P384 | EllipticCurve::P521) => {}
-            AlgorithmParameters::RSA(_) => {}
-            _ => return Err(proof_error("the jwk is not an EC or RSA public key")),
-        }
-        let key = DecodingKey::from_jwk(&jwk).map_err(|_| proof_error("unusable jwk"))?;
-        let mut validation = Validation::new(alg);
-        validation.required_spec_claims.clear();
-        validation.validate_exp = false;
-        validation.validate_aud = false;
-        let claims = jsonwebtoken::decode::<serde_json::Map<String, Value>>(proof, &key, &validation)
-            .map_err(|e| DpopRefusal::Proof(format!("the signature does not verify: {e}")))?
-            .claims;
-        let text = |name: &str| claims.get(name).and_then(Value::as_str);
-        let jti = text("jti").filter(|j| !j.is_empty() && j.len() <= 256).ok_or_else(|| proof_error("no jti"))?;
-        if text("htm") != Some(method) {
+        if claims.htm != method {
             return Err(proof_error("htm is not the request's method"));
         }
-        let htu = text("htu").ok_or_else(|| proof_error("no htu"))?;
-        if !same_target(htu, url) {
-            return Err(DpopRefusal::Proof(format!("htu {htu} is not the request's URL {url}")));
+        if !same_target(&claims.htu, url) {
+            return Err(DpopRefusal::Proof(format!("htu {} is not the request's URL {url}", claims.htu)));
         }
-        let iat = claims.get("iat").and_then(Value::as_u64).ok_or_else(|| proof_error("no iat"))?;
+        let iat = claims.iat.ok_or_else(|| proof_error("no iat"))?;
         if unix_now().abs_diff(iat) > self.max_age.as_secs() {
             return Err(proof_error("iat is outside the accepted window"));
         }
-        let ath = URL_SAFE_NO_PAD.encode(Sha256::digest(token.as_bytes()));
-        if text("ath") != Some(ath.as_str()) {
+        let mut ath = [0u8; 43];
+        // 32 bytes are always 43 characters of base64url without padding.
+        let _ = URL_SAFE_NO_PAD.encode_slice(Sha256::digest(token.as_bytes()), &mut ath);
+        if claims.ath.as_bytes() != ath {
             return Err(proof_error("ath is not the hash of the access token"));
         }
-        if !self.nonce_ok(text("nonce")) {
+        // A `nonce` that is not a string counts as none (and is ignored without nonces).
+        let nonce = claims.nonce.and_then(|n| serde_json::from_str::<Cow<'_, str>>(n.get()).ok());
+        if !self.nonce_ok(nonce.as_deref()) {
             return Err(DpopRefusal::Nonce(self.fresh_nonce().unwrap_or_default()));
         }
-        let thumbprint = jwk.thumbprint(ThumbprintHash::SHA256);
-        if jkt(info).and_then(Value::as_str) != Some(thumbprint.as_str()) {
+        let thumbprint = verified.thumbprint.as_str();
+        if jkt(info).and_then(Value::as_str) != Some(thumbprint) {
             return Err(DpopRefusal::Binding("the token is not bound to the proof's key (cnf.jkt)".into()));
         }
         let ttl = self.max_age * 2 + Duration::from_secs(1);
@@ -299,6 +272,24 @@ impl Dpop {
             Err(e) => Err(DpopRefusal::Unavailable(e)),
         }
     }
+}
+
+/// The claims of a proof that are checked. A string claim missing reads as empty (and is then
+/// refused as wrong); one of another type refuses the proof.
+#[derive(Deserialize)]
+struct Claims<'a> {
+    #[serde(borrow, default)]
+    jti: Cow<'a, str>,
+    #[serde(borrow, default)]
+    htm: Cow<'a, str>,
+    #[serde(borrow, default)]
+    htu: Cow<'a, str>,
+    #[serde(default)]
+    iat: Option<u64>,
+    #[serde(borrow, default)]
+    ath: Cow<'a, str>,
+    #[serde(borrow, default)]
+    nonce: Option<&'a RawValue>,
 }
 
 /// Whether a token's identity says it is DPoP-bound (`cnf.jkt`).
