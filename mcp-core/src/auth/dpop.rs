@@ -235,7 +235,7 @@ impl Dpop {
         }
         let verified = proof::verify(proof, &self.algorithms).map_err(proof_error)?;
         let claims: Claims<'_> =
-            proof::object(&verified.claims).ok_or_else(|| proof_error("the claims are not a JSON object"))?;
+            proof::object(&verified.claims).ok_or_else(|| proof_error("the claims are not JSON of DPoP claims"))?;
         let jti = claims.jti;
         if jti.is_empty() || jti.len() > 256 {
             return Err(proof_error("no jti"));
@@ -332,7 +332,114 @@ fn same_target(htu: &str, url: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
+    use jsonwebtoken::jwk::ThumbprintHash;
+    use serde_json::json;
+
+    use super::super::proof::tests::{P256_A, SIGNERS, header, public_jwk, signed};
     use super::*;
+
+    const URL: &str = "https://a.test/mcp";
+    const TOKEN: &str = "the-access-token";
+
+    /// The identity of a token bound to the key `jwk`.
+    fn bound_to(jwk: &Value) -> AuthInfo {
+        let jwk: jsonwebtoken::jwk::Jwk = serde_json::from_value(jwk.clone()).unwrap();
+        let claims = json!({"cnf": {"jkt": jwk.thumbprint(ThumbprintHash::SHA256)}});
+        AuthInfo::new("alice").with_claims(claims.as_object().unwrap().clone())
+    }
+
+    /// Good claims for a POST of `TOKEN` to `URL`, with `jti`.
+    fn claims(jti: &str) -> Value {
+        json!({"jti": jti, "htm": "POST", "htu": URL, "iat": unix_now(),
+            "ath": URL_SAFE_NO_PAD.encode(Sha256::digest(TOKEN))})
+    }
+
+    #[tokio::test]
+    async fn a_proof_of_each_algorithm_passes_once_and_only_for_its_key() {
+        let dpop = Dpop::new();
+        for (pem, alg) in SIGNERS {
+            let jwk = public_jwk(pem, alg);
+            let info = bound_to(&jwk);
+            let mut claims = claims(&format!("{alg:?}-1"));
+            // A nonce that is not a string counts as none, which is fine without nonces.
+            claims["nonce"] = json!(5);
+            let proof = signed(&header(&format!("{alg:?}"), jwk.clone()), &claims, pem, alg);
+            assert_eq!(dpop.check(&proof, "POST", URL, TOKEN, &info).await, Ok(()), "{alg:?}");
+            assert_eq!(
+                dpop.check(&proof, "POST", URL, TOKEN, &info).await,
+                Err(DpopRefusal::Proof("the proof was already used (jti)".into())),
+                "{alg:?}"
+            );
+            let fresh = signed(&header(&format!("{alg:?}"), jwk), &self::claims("fresh"), pem, alg);
+            let elsewhere = bound_to(&public_jwk(P256_A, Algorithm::ES256));
+            if pem != P256_A {
+                assert!(
+                    matches!(dpop.check(&fresh, "POST", URL, TOKEN, &elsewhere).await, Err(DpopRefusal::Binding(_))),
+                    "{alg:?}"
+                );
+            }
+        }
+    }
+
+    #[tokio::test]
+    async fn wrong_claims_are_refused() {
+        let jwk = public_jwk(P256_A, Algorithm::ES256);
+        let info = bound_to(&jwk);
+        let proof_of = |claims: &Value| signed(&header("ES256", jwk.clone()), claims, P256_A, Algorithm::ES256);
+        let with = |name: &str, value: Value| {
+            let mut c = claims(&format!("with-{name}"));
+            c[name] = value;
+            c
+        };
+        let without = |name: &str| {
+            let mut c = claims(&format!("without-{name}"));
+            c.as_object_mut().unwrap().remove(name);
+            c
+        };
+        let cases = [
+            ("claims as an array", json!(["j", "POST", URL]), "the claims are not JSON of DPoP claims"),
+            ("iat not an integer", with("iat", json!(1.5)), "the claims are not JSON of DPoP claims"),
+            ("htm not a string", with("htm", json!(1)), "the claims are not JSON of DPoP claims"),
+            ("no jti", without("jti"), "no jti"),
+            ("an empty jti", with("jti", json!("")), "no jti"),
+            ("a jti too long", with("jti", json!("j".repeat(257))), "no jti"),
+            ("htm GET on a POST", with("htm", json!("GET")), "htm is not the request's method"),
+            ("no iat", without("iat"), "no iat"),
+            ("a stale iat", with("iat", json!(unix_now() - 600)), "iat is outside the accepted window"),
+            ("no ath", without("ath"), "ath is not the hash of the access token"),
+            (
+                "ath of another token",
+                with("ath", json!(URL_SAFE_NO_PAD.encode(Sha256::digest("x")))),
+                "ath is not the hash of the access token",
+            ),
+        ];
+        let dpop = Dpop::new();
+        for (name, claims, reason) in cases {
+            assert_eq!(
+                dpop.check(&proof_of(&claims), "POST", URL, TOKEN, &info).await,
+                Err(DpopRefusal::Proof(reason.into())),
+                "{name}"
+            );
+        }
+        let htu = dpop.check(&proof_of(&with("htu", json!("https://b.test/mcp"))), "POST", URL, TOKEN, &info).await;
+        assert!(matches!(htu, Err(DpopRefusal::Proof(r)) if r.starts_with("htu ")), "htu of another server");
+        // Claims that are not base64url JSON, under a good signature.
+        let (header64, _) = proof_of(&claims("x")).split_once('.').map(|(h, r)| (h.to_owned(), r.to_owned())).unwrap();
+        let input = format!("{header64}.{}", URL_SAFE_NO_PAD.encode("{\"jti\""));
+        let key = jsonwebtoken::EncodingKey::from_ec_pem(P256_A.as_bytes()).unwrap();
+        let signature = jsonwebtoken::crypto::sign(input.as_bytes(), &key, Algorithm::ES256).unwrap();
+        assert_eq!(
+            dpop.check(&format!("{input}.{signature}"), "POST", URL, TOKEN, &info).await,
+            Err(DpopRefusal::Proof("the claims are not JSON of DPoP claims".into()))
+        );
+        // With nonces, a nonce that is not a string is no nonce.
+        let nonces = Dpop::new().nonces(Some([1; 32]));
+        let refused = nonces.check(&proof_of(&with("nonce", json!(5))), "POST", URL, TOKEN, &info).await;
+        assert_eq!(refused, Err(DpopRefusal::Nonce(nonces.fresh_nonce().unwrap())));
+        let mut good = claims("with-a-nonce");
+        good["nonce"] = json!(nonces.fresh_nonce().unwrap());
+        assert_eq!(nonces.check(&proof_of(&good), "POST", URL, TOKEN, &info).await, Ok(()));
+    }
 
     #[tokio::test]
     async fn the_replay_cache_is_bounded_and_never_accepts_twice() {
