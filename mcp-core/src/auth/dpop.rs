@@ -335,7 +335,7 @@ mod tests {
     use jsonwebtoken::jwk::ThumbprintHash;
     use serde_json::json;
 
-    use super::super::proof::tests::{P256_A, SIGNERS, header, public_jwk, signed};
+    use super::super::proof::tests::{P256_A, P256_B, SIGNERS, header, public_jwk, signed};
     use super::*;
 
     const URL: &str = "https://a.test/mcp";
@@ -360,24 +360,24 @@ mod tests {
         for (pem, alg) in SIGNERS {
             let jwk = public_jwk(pem, alg);
             let info = bound_to(&jwk);
-            let mut claims = claims(&format!("{alg:?}-1"));
+            let mut body = claims(&format!("{alg:?}-1"));
             // A nonce that is not a string counts as none, which is fine without nonces.
-            claims["nonce"] = json!(5);
-            let proof = signed(&header(&format!("{alg:?}"), jwk.clone()), &claims, pem, alg);
+            body["nonce"] = json!(5);
+            let proof = signed(&header(&format!("{alg:?}"), jwk.clone()), &body, pem, alg);
             assert_eq!(dpop.check(&proof, "POST", URL, TOKEN, &info).await, Ok(()), "{alg:?}");
             assert_eq!(
                 dpop.check(&proof, "POST", URL, TOKEN, &info).await,
                 Err(DpopRefusal::Proof("the proof was already used (jti)".into())),
                 "{alg:?}"
             );
-            let fresh = signed(&header(&format!("{alg:?}"), jwk), &self::claims("fresh"), pem, alg);
-            let elsewhere = bound_to(&public_jwk(P256_A, Algorithm::ES256));
-            if pem != P256_A {
-                assert!(
-                    matches!(dpop.check(&fresh, "POST", URL, TOKEN, &elsewhere).await, Err(DpopRefusal::Binding(_))),
-                    "{alg:?}"
-                );
-            }
+            // A fresh proof of this key with a token bound to another key.
+            let fresh = signed(&header(&format!("{alg:?}"), jwk), &claims(&format!("{alg:?}-2")), pem, alg);
+            let other = if pem == P256_A { P256_B } else { P256_A };
+            let elsewhere = bound_to(&public_jwk(other, Algorithm::ES256));
+            assert!(
+                matches!(dpop.check(&fresh, "POST", URL, TOKEN, &elsewhere).await, Err(DpopRefusal::Binding(_))),
+                "{alg:?}"
+            );
         }
     }
 

@@ -518,6 +518,26 @@ X36MTDnjGFphR72I4uJ/jGJ/9Q==
                 signed(&header("RS256", small_rsa), &claims(), RSA_2048, Algorithm::RS256),
                 "the jwk's RSA modulus is not of 2048 to 4096 bits",
             ),
+            (
+                "an even RSA exponent",
+                signed(
+                    &header("RS256", json!({"kty": "RSA", "n": rsa["n"], "e": "AQAA"})),
+                    &claims(),
+                    RSA_2048,
+                    Algorithm::RS256,
+                ),
+                "the jwk's RSA exponent is not an odd number of at most 33 bits",
+            ),
+            (
+                "an RSA exponent of 35 bits",
+                signed(
+                    &header("RS256", json!({"kty": "RSA", "n": rsa["n"], "e": "BAAAAAE"})),
+                    &claims(),
+                    RSA_2048,
+                    Algorithm::RS256,
+                ),
+                "the jwk's RSA exponent is not an odd number of at most 33 bits",
+            ),
             ("a private member, even null", with_jwk(&|j| j["d"] = Value::Null), "the jwk holds a private key"),
             ("an oct key", with_jwk(&|j| *j = json!({"kty": "oct", "k": "c2VjcmV0"})), "the jwk holds a private key"),
             (
