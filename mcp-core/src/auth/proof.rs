@@ -2,10 +2,9 @@
 //! what verification and the key's thumbprint need, and the signature over the JWS signing
 //! input checked with that key.
 //!
-//! With the feature `rustls`, the signature is verified by aws-lc-rs, the crypto that feature
-//! already brings for TLS (its ECDSA is several times faster than RustCrypto's, and every
-//! request of a DPoP client pays one verification); without it, by `jsonwebtoken` with
-//! RustCrypto. Reading the proof and every check around the signature are this one code for
+//! With the feature `aws-lc-rs` (on with `rustls`, whose crypto it is), the signature is
+//! verified by aws-lc-rs (its ECDSA is several times faster than RustCrypto's, and every request
+//! of a DPoP client pays one verification); without it, by `jsonwebtoken` with RustCrypto. Reading the proof and every check around the signature are this one code for
 //! both.
 
 use std::borrow::Cow;
@@ -236,13 +235,13 @@ pub(crate) fn verify(proof: &str, accepted: &[Algorithm]) -> Result<Verified, &'
     Ok(Verified { thumbprint, claims })
 }
 
-#[cfg(feature = "rustls")]
+#[cfg(feature = "aws-lc-rs")]
 use aws_lc::signature_verifies;
-#[cfg(not(feature = "rustls"))]
+#[cfg(not(feature = "aws-lc-rs"))]
 use rust_crypto::signature_verifies;
 
 /// Verification by aws-lc-rs.
-#[cfg(feature = "rustls")]
+#[cfg(feature = "aws-lc-rs")]
 mod aws_lc {
     use aws_lc_rs::signature::{
         ECDSA_P256_SHA256_FIXED, ECDSA_P384_SHA384_FIXED, RSA_PKCS1_2048_8192_SHA256, RSA_PSS_2048_8192_SHA256,
@@ -272,9 +271,9 @@ mod aws_lc {
     }
 }
 
-/// Verification by `jsonwebtoken` (RustCrypto). Built with `rustls` too when testing, so that
+/// Verification by `jsonwebtoken` (RustCrypto). Built with `aws-lc-rs` too when testing, so that
 /// the tests hold both verifiers to the same answers.
-#[cfg(any(not(feature = "rustls"), test))]
+#[cfg(any(not(feature = "aws-lc-rs"), test))]
 mod rust_crypto {
     use base64::Engine as _;
     use base64::engine::general_purpose::URL_SAFE_NO_PAD;
