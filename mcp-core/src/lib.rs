@@ -61,9 +61,8 @@
 //! | `macros` | yes | `#[tool]`, `#[toolbox]`, `#[prompt]`, `#[resource]`, `#[derive(Elicit)]` (from `typed-mcp-macros`) |
 //! | `http` | | the Streamable HTTP server transport (`transport::http`) |
 //! | `http-client` | | the client's Streamable HTTP transport, with OAuth 2.1 (`client::oauth`) |
-//! | `auth` | | token verifiers for protected HTTP servers ([`auth`]) |
-//! | `rustls` | yes | `https://` for the HTTP client and the token verifiers: rustls, with the platform's certificate store (`tls`); turns on `aws-lc-rs` |
-//! | `aws-lc-rs` | yes | with `auth`, DPoP proofs verified by aws-lc-rs, several times faster than by RustCrypto |
+//! | `auth` | | token verifiers for protected HTTP servers ([`auth`]); DPoP proofs are checked with aws-lc-rs |
+//! | `rustls` | yes | `https://` for the HTTP client and the token verifiers: rustls, with the platform's certificate store (`tls`) |
 //! | `http-tls` | | serving Streamable HTTP over TLS yourself (`HttpConfig::tls`) |
 //! | `tracing-bridge` | | forwards the application's `tracing` events to clients as log messages |
 //!

@@ -1,7 +1,6 @@
 //! DPoP (RFC 9449) on the resource server: checking the proof that comes with a DPoP-bound
 //! access token, refusing replayed proofs, and server nonces. The proof's key and signature are
-//! read and verified in `proof` (aws-lc-rs with the feature `aws-lc-rs`, RustCrypto through
-//! `jsonwebtoken` without); its claims are checked here.
+//! read and verified (by aws-lc-rs) in `proof`; its claims are checked here.
 
 use std::borrow::Cow;
 use std::collections::HashMap;

@@ -2,10 +2,9 @@
 //! what verification and the key's thumbprint need, and the signature over the JWS signing
 //! input checked with that key.
 //!
-//! With the feature `aws-lc-rs` (on with `rustls`, whose crypto it is), the signature is
-//! verified by aws-lc-rs (its ECDSA is several times faster than RustCrypto's, and every request
-//! of a DPoP client pays one verification); without it, by `jsonwebtoken` with RustCrypto. Reading the proof and every check around the signature are this one code for
-//! both.
+//! The signature is verified by aws-lc-rs (the crypto of rustls' default provider): its ECDSA
+//! is several times faster than RustCrypto's, and every request of a DPoP client pays one
+//! verification. The tests hold it to the answers of `jsonwebtoken` with RustCrypto.
 
 use std::borrow::Cow;
 use std::ops::RangeInclusive;
@@ -235,13 +234,9 @@ pub(crate) fn verify(proof: &str, accepted: &[Algorithm]) -> Result<Verified, &'
     Ok(Verified { thumbprint, claims })
 }
 
-#[cfg(feature = "aws-lc-rs")]
 use aws_lc::signature_verifies;
-#[cfg(not(feature = "aws-lc-rs"))]
-use rust_crypto::signature_verifies;
 
 /// Verification by aws-lc-rs.
-#[cfg(feature = "aws-lc-rs")]
 mod aws_lc {
     use aws_lc_rs::signature::{
         ECDSA_P256_SHA256_FIXED, ECDSA_P384_SHA384_FIXED, RSA_PKCS1_2048_8192_SHA256, RSA_PSS_2048_8192_SHA256,
@@ -271,9 +266,8 @@ mod aws_lc {
     }
 }
 
-/// Verification by `jsonwebtoken` (RustCrypto). Built with `aws-lc-rs` too when testing, so that
-/// the tests hold both verifiers to the same answers.
-#[cfg(any(not(feature = "aws-lc-rs"), test))]
+/// Verification by `jsonwebtoken` (RustCrypto), which the tests hold aws-lc-rs's answers to.
+#[cfg(test)]
 mod rust_crypto {
     use base64::Engine as _;
     use base64::engine::general_purpose::URL_SAFE_NO_PAD;
