@@ -61,7 +61,7 @@
 //! | `macros` | yes | `#[tool]`, `#[toolbox]`, `#[prompt]`, `#[resource]`, `#[derive(Elicit)]` (from `typed-mcp-macros`) |
 //! | `http` | | the Streamable HTTP server transport (`transport::http`) |
 //! | `http-client` | | the client's Streamable HTTP transport, with OAuth 2.1 (`client::oauth`) |
-//! | `auth` | | token verifiers for protected HTTP servers ([`auth`]) |
+//! | `auth` | | token verifiers for protected HTTP servers ([`auth`]); DPoP proofs are checked with aws-lc-rs |
 //! | `rustls` | yes | `https://` for the HTTP client and the token verifiers: rustls, with the platform's certificate store (`tls`) |
 //! | `http-tls` | | serving Streamable HTTP over TLS yourself (`HttpConfig::tls`) |
 //! | `tracing-bridge` | | forwards the application's `tracing` events to clients as log messages |

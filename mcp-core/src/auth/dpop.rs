@@ -1,7 +1,8 @@
 //! DPoP (RFC 9449) on the resource server: checking the proof that comes with a DPoP-bound
-//! access token, refusing replayed proofs, and server nonces. Signatures and thumbprints are
-//! `jsonwebtoken`'s (RustCrypto underneath).
+//! access token, refusing replayed proofs, and server nonces. The proof's key and signature are
+//! read and verified (by aws-lc-rs) in `proof`; its claims are checked here.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::{Arc, Mutex};
@@ -10,12 +11,13 @@ use std::time::{Duration, Instant};
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use hmac::{Hmac, Mac};
-use jsonwebtoken::jwk::{AlgorithmParameters, EllipticCurve, Jwk, ThumbprintHash};
-use jsonwebtoken::{Algorithm, DecodingKey, Validation};
+use jsonwebtoken::Algorithm;
+use serde::Deserialize;
 use serde_json::Value;
+use serde_json::value::RawValue;
 use sha2::{Digest, Sha256};
 
-use super::{AuthInfo, unix_now};
+use super::{AuthInfo, proof, unix_now};
 use crate::engine::BoxFuture;
 
 /// The proof algorithms accepted by default (advertised in the challenge's `algs`).
@@ -230,66 +232,36 @@ impl Dpop {
         if proof.len() > MAX_PROOF {
             return Err(proof_error("the proof is too long"));
         }
-        let mut parts = proof.split('.');
-        let raw_header = parts.next().ok_or_else(|| proof_error("not a JWT"))?;
-        if parts.clone().count() != 2 {
-            return Err(proof_error("not a compact JWS"));
+        let verified = proof::verify(proof, &self.algorithms).map_err(proof_error)?;
+        let claims: Claims<'_> =
+            proof::object(&verified.claims).ok_or_else(|| proof_error("the claims are not JSON of DPoP claims"))?;
+        let jti = claims.jti;
+        if jti.is_empty() || jti.len() > 256 {
+            return Err(proof_error("no jti"));
         }
-        let header: Value = URL_SAFE_NO_PAD
-            .decode(raw_header)
-            .ok()
-            .and_then(|b| serde_json::from_slice(&b).ok())
-            .ok_or_else(|| proof_error("the header is not base64url JSON"))?;
-        if header.get("typ").and_then(Value::as_str) != Some("dpop+jwt") {
-            return Err(proof_error("typ is not dpop+jwt"));
-        }
-        let alg = header
-            .get("alg")
-            .and_then(Value::as_str)
-            .and_then(|a| a.parse::<Algorithm>().ok())
-            .filter(|a| self.algorithms.contains(a))
-            .ok_or_else(|| proof_error("alg is not an accepted asymmetric algorithm"))?;
-        let raw_jwk = header.get("jwk").and_then(Value::as_object).ok_or_else(|| proof_error("no jwk"))?;
-        if ["d", "p", "q", "dp", "dq", "qi", "k"].iter().any(|private| raw_jwk.contains_key(*private)) {
-            return Err(proof_error("the jwk holds a private key"));
-        }
-        let jwk: Jwk = serde_json::from_value(Value::Object(raw_jwk.clone())).map_err(|_| proof_error("bad jwk"))?;
-        match &jwk.algorithm {
-            AlgorithmParameters::EllipticCurve(p)
-                if matches!(p.curve, EllipticCurve::P256 | EllipticCurve::P384 | EllipticCurve::P521) => {}
-            AlgorithmParameters::RSA(_) => {}
-            _ => return Err(proof_error("the jwk is not an EC or RSA public key")),
-        }
-        let key = DecodingKey::from_jwk(&jwk).map_err(|_| proof_error("unusable jwk"))?;
-        let mut validation = Validation::new(alg);
-        validation.required_spec_claims.clear();
-        validation.validate_exp = false;
-        validation.validate_aud = false;
-        let claims = jsonwebtoken::decode::<serde_json::Map<String, Value>>(proof, &key, &validation)
-            .map_err(|e| DpopRefusal::Proof(format!("the signature does not verify: {e}")))?
-            .claims;
-        let text = |name: &str| claims.get(name).and_then(Value::as_str);
-        let jti = text("jti").filter(|j| !j.is_empty() && j.len() <= 256).ok_or_else(|| proof_error("no jti"))?;
-        if text("htm") != Some(method) {
+        if claims.htm != method {
             return Err(proof_error("htm is not the request's method"));
         }
-        let htu = text("htu").ok_or_else(|| proof_error("no htu"))?;
-        if !same_target(htu, url) {
-            return Err(DpopRefusal::Proof(format!("htu {htu} is not the request's URL {url}")));
+        if !same_target(&claims.htu, url) {
+            return Err(DpopRefusal::Proof(format!("htu {} is not the request's URL {url}", claims.htu)));
         }
-        let iat = claims.get("iat").and_then(Value::as_u64).ok_or_else(|| proof_error("no iat"))?;
+        let iat = claims.iat.ok_or_else(|| proof_error("no iat"))?;
         if unix_now().abs_diff(iat) > self.max_age.as_secs() {
             return Err(proof_error("iat is outside the accepted window"));
         }
-        let ath = URL_SAFE_NO_PAD.encode(Sha256::digest(token.as_bytes()));
-        if text("ath") != Some(ath.as_str()) {
+        let mut ath = [0u8; 43];
+        // 32 bytes are always 43 characters of base64url without padding.
+        let _ = URL_SAFE_NO_PAD.encode_slice(Sha256::digest(token.as_bytes()), &mut ath);
+        if claims.ath.as_bytes() != ath {
             return Err(proof_error("ath is not the hash of the access token"));
         }
-        if !self.nonce_ok(text("nonce")) {
+        // A `nonce` that is not a string counts as none (and is ignored without nonces).
+        let nonce = claims.nonce.and_then(|n| serde_json::from_str::<Cow<'_, str>>(n.get()).ok());
+        if !self.nonce_ok(nonce.as_deref()) {
             return Err(DpopRefusal::Nonce(self.fresh_nonce().unwrap_or_default()));
         }
-        let thumbprint = jwk.thumbprint(ThumbprintHash::SHA256);
-        if jkt(info).and_then(Value::as_str) != Some(thumbprint.as_str()) {
+        let thumbprint = verified.thumbprint.as_str();
+        if jkt(info).and_then(Value::as_str) != Some(thumbprint) {
             return Err(DpopRefusal::Binding("the token is not bound to the proof's key (cnf.jkt)".into()));
         }
         let ttl = self.max_age * 2 + Duration::from_secs(1);
@@ -299,6 +271,24 @@ impl Dpop {
             Err(e) => Err(DpopRefusal::Unavailable(e)),
         }
     }
+}
+
+/// The claims of a proof that are checked. A string claim missing reads as empty (and is then
+/// refused as wrong); one of another type refuses the proof.
+#[derive(Deserialize)]
+struct Claims<'a> {
+    #[serde(borrow, default)]
+    jti: Cow<'a, str>,
+    #[serde(borrow, default)]
+    htm: Cow<'a, str>,
+    #[serde(borrow, default)]
+    htu: Cow<'a, str>,
+    #[serde(default)]
+    iat: Option<u64>,
+    #[serde(borrow, default)]
+    ath: Cow<'a, str>,
+    #[serde(borrow, default)]
+    nonce: Option<&'a RawValue>,
 }
 
 /// Whether a token's identity says it is DPoP-bound (`cnf.jkt`).
@@ -341,7 +331,114 @@ fn same_target(htu: &str, url: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
+    use jsonwebtoken::jwk::ThumbprintHash;
+    use serde_json::json;
+
+    use super::super::proof::tests::{P256_A, P256_B, SIGNERS, header, public_jwk, signed};
     use super::*;
+
+    const URL: &str = "https://a.test/mcp";
+    const TOKEN: &str = "the-access-token";
+
+    /// The identity of a token bound to the key `jwk`.
+    fn bound_to(jwk: &Value) -> AuthInfo {
+        let jwk: jsonwebtoken::jwk::Jwk = serde_json::from_value(jwk.clone()).unwrap();
+        let claims = json!({"cnf": {"jkt": jwk.thumbprint(ThumbprintHash::SHA256)}});
+        AuthInfo::new("alice").with_claims(claims.as_object().unwrap().clone())
+    }
+
+    /// Good claims for a POST of `TOKEN` to `URL`, with `jti`.
+    fn claims(jti: &str) -> Value {
+        json!({"jti": jti, "htm": "POST", "htu": URL, "iat": unix_now(),
+            "ath": URL_SAFE_NO_PAD.encode(Sha256::digest(TOKEN))})
+    }
+
+    #[tokio::test]
+    async fn a_proof_of_each_algorithm_passes_once_and_only_for_its_key() {
+        let dpop = Dpop::new();
+        for (pem, alg) in SIGNERS {
+            let jwk = public_jwk(pem, alg);
+            let info = bound_to(&jwk);
+            let mut body = claims(&format!("{alg:?}-1"));
+            // A nonce that is not a string counts as none, which is fine without nonces.
+            body["nonce"] = json!(5);
+            let proof = signed(&header(&format!("{alg:?}"), jwk.clone()), &body, pem, alg);
+            assert_eq!(dpop.check(&proof, "POST", URL, TOKEN, &info).await, Ok(()), "{alg:?}");
+            assert_eq!(
+                dpop.check(&proof, "POST", URL, TOKEN, &info).await,
+                Err(DpopRefusal::Proof("the proof was already used (jti)".into())),
+                "{alg:?}"
+            );
+            // A fresh proof of this key with a token bound to another key.
+            let fresh = signed(&header(&format!("{alg:?}"), jwk), &claims(&format!("{alg:?}-2")), pem, alg);
+            let other = if pem == P256_A { P256_B } else { P256_A };
+            let elsewhere = bound_to(&public_jwk(other, Algorithm::ES256));
+            assert!(
+                matches!(dpop.check(&fresh, "POST", URL, TOKEN, &elsewhere).await, Err(DpopRefusal::Binding(_))),
+                "{alg:?}"
+            );
+        }
+    }
+
+    #[tokio::test]
+    async fn wrong_claims_are_refused() {
+        let jwk = public_jwk(P256_A, Algorithm::ES256);
+        let info = bound_to(&jwk);
+        let proof_of = |claims: &Value| signed(&header("ES256", jwk.clone()), claims, P256_A, Algorithm::ES256);
+        let with = |name: &str, value: Value| {
+            let mut c = claims(&format!("with-{name}"));
+            c[name] = value;
+            c
+        };
+        let without = |name: &str| {
+            let mut c = claims(&format!("without-{name}"));
+            c.as_object_mut().unwrap().remove(name);
+            c
+        };
+        let cases = [
+            ("claims as an array", json!(["j", "POST", URL]), "the claims are not JSON of DPoP claims"),
+            ("iat not an integer", with("iat", json!(1.5)), "the claims are not JSON of DPoP claims"),
+            ("htm not a string", with("htm", json!(1)), "the claims are not JSON of DPoP claims"),
+            ("no jti", without("jti"), "no jti"),
+            ("an empty jti", with("jti", json!("")), "no jti"),
+            ("a jti too long", with("jti", json!("j".repeat(257))), "no jti"),
+            ("htm GET on a POST", with("htm", json!("GET")), "htm is not the request's method"),
+            ("no iat", without("iat"), "no iat"),
+            ("a stale iat", with("iat", json!(unix_now() - 600)), "iat is outside the accepted window"),
+            ("no ath", without("ath"), "ath is not the hash of the access token"),
+            (
+                "ath of another token",
+                with("ath", json!(URL_SAFE_NO_PAD.encode(Sha256::digest("x")))),
+                "ath is not the hash of the access token",
+            ),
+        ];
+        let dpop = Dpop::new();
+        for (name, claims, reason) in cases {
+            assert_eq!(
+                dpop.check(&proof_of(&claims), "POST", URL, TOKEN, &info).await,
+                Err(DpopRefusal::Proof(reason.into())),
+                "{name}"
+            );
+        }
+        let htu = dpop.check(&proof_of(&with("htu", json!("https://b.test/mcp"))), "POST", URL, TOKEN, &info).await;
+        assert!(matches!(htu, Err(DpopRefusal::Proof(r)) if r.starts_with("htu ")), "htu of another server");
+        // Claims that are not base64url JSON, under a good signature.
+        let (header64, _) = proof_of(&claims("x")).split_once('.').map(|(h, r)| (h.to_owned(), r.to_owned())).unwrap();
+        let input = format!("{header64}.{}", URL_SAFE_NO_PAD.encode("{\"jti\""));
+        let key = jsonwebtoken::EncodingKey::from_ec_pem(P256_A.as_bytes()).unwrap();
+        let signature = jsonwebtoken::crypto::sign(input.as_bytes(), &key, Algorithm::ES256).unwrap();
+        assert_eq!(
+            dpop.check(&format!("{input}.{signature}"), "POST", URL, TOKEN, &info).await,
+            Err(DpopRefusal::Proof("the claims are not JSON of DPoP claims".into()))
+        );
+        // With nonces, a nonce that is not a string is no nonce.
+        let nonces = Dpop::new().nonces(Some([1; 32]));
+        let refused = nonces.check(&proof_of(&with("nonce", json!(5))), "POST", URL, TOKEN, &info).await;
+        assert_eq!(refused, Err(DpopRefusal::Nonce(nonces.fresh_nonce().unwrap())));
+        let mut good = claims("with-a-nonce");
+        good["nonce"] = json!(nonces.fresh_nonce().unwrap());
+        assert_eq!(nonces.check(&proof_of(&good), "POST", URL, TOKEN, &info).await, Ok(()));
+    }
 
     #[tokio::test]
     async fn the_replay_cache_is_bounded_and_never_accepts_twice() {

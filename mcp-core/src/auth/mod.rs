@@ -37,6 +37,8 @@ mod fetch;
 mod introspection;
 #[cfg(feature = "auth")]
 mod jwt;
+#[cfg(feature = "auth")]
+mod proof;
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
