@@ -362,38 +362,62 @@ async fn collector() -> (String, Received, tokio::sync::oneshot::Sender<()>) {
     (url.trim_end_matches("/mcp").to_owned(), received, stop)
 }
 
-#[tokio::test]
-async fn the_examples_export_over_otlp_when_the_standard_variables_say_so_and_flush_on_exit() {
-    let (endpoint, received, _stop) = collector().await;
+/// What the stand-in collector received from the `quickstart` example run with `env` (besides
+/// the endpoint and a batch delay longer than the test) for one `echo` call and the end of its
+/// stdin, once the histogram arrived (or 10 s passed): a test of `key` in the bodies sent to
+/// `path`.
+async fn export_one_call(env: &[(&str, &str)]) -> impl Fn(&str, &str) -> bool {
+    let (endpoint, received, stop) = collector().await;
     let mut command = tokio::process::Command::new(tests::interop::example_binary("quickstart"));
     command
         .env("OTEL_EXPORTER_OTLP_ENDPOINT", &endpoint)
-        .env("OTEL_SERVICE_NAME", "quickstart-under-test")
         // Longer than the test: only the flush at exit can deliver them.
         .env("OTEL_BSP_SCHEDULE_DELAY", "600000")
         .env("OTEL_METRIC_EXPORT_INTERVAL", "600000")
         .env_remove("PORT");
+    for (key, value) in env {
+        command.env(key, value);
+    }
     let client = within("connecting", Client::builder("otlp", "1").connect_stdio(command)).await.unwrap();
     client.call_tool("echo", json!({"text": "exported"})).await.unwrap();
     assert!(received.lock().unwrap().is_empty(), "nothing is sent before the batch is due");
     // End of stdin: the program stops and flushes.
     client.close().await;
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-    let contains = |path: &str, needle: &str| {
+    let contains = move |path: &str, needle: &str| {
+        let _collector = &stop;
         received
             .lock()
             .unwrap()
             .iter()
             .any(|(p, body)| p == path && body.windows(needle.len()).any(|w| w == needle.as_bytes()))
     };
-    while std::time::Instant::now() < deadline
-        && !(contains("/v1/traces", "tools/call echo") && contains("/v1/metrics", "mcp.server.operation.duration"))
-    {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while std::time::Instant::now() < deadline && !contains("/v1/metrics", "mcp.server.operation.duration") {
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    // Spans are flushed before metrics at exit; a moment more for any that are late.
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    contains
+}
+
+#[tokio::test]
+async fn the_examples_export_over_otlp_when_the_standard_variables_say_so_and_flush_on_exit() {
+    let contains = export_one_call(&[("OTEL_SERVICE_NAME", "quickstart-under-test")]).await;
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while std::time::Instant::now() < deadline && !contains("/v1/traces", "tools/call echo") {
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
     assert!(contains("/v1/traces", "tools/call echo"), "the span reached the collector");
     assert!(contains("/v1/traces", "quickstart-under-test"), "OTEL_SERVICE_NAME names the service");
     assert!(contains("/v1/metrics", "mcp.server.operation.duration"), "the histogram reached the collector");
+}
+
+#[tokio::test]
+async fn the_standard_sampler_variables_thin_the_traces_and_the_histograms_still_count_every_call() {
+    let contains =
+        export_one_call(&[("OTEL_TRACES_SAMPLER", "parentbased_traceidratio"), ("OTEL_TRACES_SAMPLER_ARG", "0")]).await;
+    assert!(contains("/v1/metrics", "mcp.server.operation.duration"), "the histogram reached the collector");
+    assert!(!contains("/v1/traces", "tools/call echo"), "a ratio of 0 samples no trace");
 }
 
 /// The trace and span its background work saw (see `slow_job`).

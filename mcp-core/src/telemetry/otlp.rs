@@ -18,7 +18,9 @@ pub struct OtlpError(String);
 /// (`OTEL_METRIC_EXPORT_INTERVAL`) go over OTLP/HTTP, protobuf unless
 /// `OTEL_EXPORTER_OTLP_PROTOCOL=http/json` (gRPC is not built in); the service is named by
 /// `OTEL_SERVICE_NAME` and `OTEL_RESOURCE_ATTRIBUTES`; `OTEL_EXPORTER_OTLP_HEADERS` and
-/// `OTEL_EXPORTER_OTLP_TIMEOUT` are honoured. The providers become the global ones, with the
+/// `OTEL_EXPORTER_OTLP_TIMEOUT` are honoured, and so are `OTEL_TRACES_SAMPLER` and
+/// `OTEL_TRACES_SAMPLER_ARG` (`parentbased_traceidratio` with `0.1` keeps one trace in ten;
+/// the histograms still count every request). The providers become the global ones, with the
 /// W3C trace-context and baggage propagators, so that [`Telemetry::global`](super::Telemetry::global)
 /// uses them. Keep the guard: [`OtlpGuard::shutdown`] (or dropping it) flushes what is
 /// still buffered.
