@@ -46,7 +46,10 @@
 //! - An instance shutting down hands its sessions over at once (no waiting for its lease); an
 //!   owner killed without leaving (its connections refused) is taken over by the first request
 //!   needing it, with no `503` first; a session taken over counts against the new owner's
-//!   `max_sessions`.
+//!   `max_sessions`. An owner that hangs (a `shared` process stopped with SIGSTOP, which still
+//!   accepts connections) is taken over once its one-second lease lapsed, while calls go on
+//!   being served where they land; resumed, it ends its copy of the session and leaves it to
+//!   the new owner.
 //! - A rolling restart of three instances under continuous load (form elicitations in flight,
 //!   calls, tasks running), each instance out of the balancer's rotation, drained and replaced:
 //!   no client sees an error beyond a retryable `503`, no task fails.
@@ -449,6 +452,123 @@ async fn an_owner_whose_connection_is_refused_is_taken_over_at_once_whatever_its
     let (status, _, body) = post(&b, Some(&session), add_call(5)).await;
     assert_eq!((status, body.contains(r#""text":"7""#)), (200, true), "{body}");
     b_task.abort();
+}
+
+/// Sends `signal` (`-STOP`, `-CONT`) to the process of `instance`.
+fn signal(instance: &Instance, signal: &str) {
+    let status = Command::new("kill").args([signal, &instance.child.id().to_string()]).status().expect("kill runs");
+    assert!(status.success(), "kill {signal} failed");
+}
+
+/// Resumes a stopped instance when dropped (a failed test must not leave it stopped: its
+/// `Drop` kills it, which a stopped process obeys too, but resuming first is tidier).
+struct Resume<'a>(&'a Instance);
+
+impl Drop for Resume<'_> {
+    fn drop(&mut self) {
+        let _ = Command::new("kill").args(["-CONT", &self.0.child.id().to_string()]).status();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hung_owner_is_taken_over_within_a_second_and_ends_its_copy_once_resumed() {
+    let redis_server = RedisServer::start();
+    let redis = Redis::connect(&redis_server.url()).unwrap();
+    // Two `shared` processes with the default heartbeat (a lease of one second).
+    let a = Instance::start("shared", Some(&redis_server.url()));
+    let b = Instance::start("shared", Some(&redis_server.url()));
+    let (a_mcp, b_mcp) = (format!("{}/mcp", a.base), format!("{}/mcp", b.base));
+    let (status, session, body) = post(&a_mcp, None, initialize()).await;
+    assert_eq!(status, 200, "{body}");
+    let session = session.expect("a session id");
+    let level =
+        |id: u32| json!({"jsonrpc": "2.0", "id": id, "method": "logging/setLevel", "params": {"level": "error"}});
+    let served_by = |id: u32| json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "served_by", "arguments": {}}});
+    // `logging/setLevel` runs on the owner: through B it takes a hop to A.
+    let (status, _, body) = post(&b_mcp, Some(&session), level(2)).await;
+    assert_eq!(status, 200, "forwarded to A: {body}");
+    let (status, _, body) = post(&b_mcp, Some(&session), served_by(3)).await;
+    assert!(status == 200 && body.contains(&b.base), "a call is served where it lands: {body}");
+    // The client's GET stream, held by the owner.
+    let mut stream = crate::support::http_client()
+        .get(&a_mcp)
+        .header("accept", "text/event-stream")
+        .header("mcp-protocol-version", "2025-11-25")
+        .header("mcp-session-id", &session)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(stream.status(), 200);
+
+    // A hangs: its kernel still accepts connections, but it answers nothing and renews nothing.
+    signal(&a, "-STOP");
+    let resume = Resume(&a);
+    let stopped = Instant::now();
+    // Meanwhile, calls through B go on being served where they land.
+    let calls = {
+        let b_mcp = b_mcp.clone();
+        let session = session.clone();
+        tokio::spawn(async move {
+            let mut answered = 0;
+            for id in 100..120 {
+                let call = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "served_by", "arguments": {}}});
+                let (status, _, body) = post(&b_mcp, Some(&session), call).await;
+                assert_eq!(status, 200, "a call through B while A hangs: {body}");
+                assert!(body.contains("Served by"), "{body}");
+                answered += 1;
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+            answered
+        })
+    };
+    // What must run on the owner, retried as a client does on `503` (after `Retry-After`).
+    let mut refused = 0;
+    let mut id = 10;
+    let gap = loop {
+        id += 1;
+        let (status, _, body) = post(&b_mcp, Some(&session), level(id)).await;
+        match status {
+            200 => break stopped.elapsed(),
+            503 => {
+                refused += 1;
+                tokio::time::sleep(Duration::from_secs(1)).await;
+            }
+            other => panic!("a request for the hung owner got {other}: {body}"),
+        }
+        assert!(stopped.elapsed() < Duration::from_secs(10), "never taken over");
+    };
+    println!("a hung owner's session served again {gap:?} after it stopped, after {refused} 503");
+    assert!(refused <= 1, "{refused} refusals before the takeover");
+    assert!(gap < Duration::from_millis(1500), "served again only {gap:?} after the owner hung");
+    let owner = redis.sessions().owner(&session).await.unwrap().expect("still recorded");
+    assert_eq!(owner.address.as_deref(), Some(b_mcp.as_str()), "B owns the session now");
+    assert_eq!(within("the calls through B", calls).await.unwrap(), 20);
+
+    // A resumes: at its first beat it finds its lease lapsed and the session another's, and
+    // ends its copy (the GET stream it held closes); it does not take the session back.
+    drop(resume);
+    let ended = within("A's GET stream closing after it resumed", async {
+        while stream.chunk().await.map(|c| c.is_some()).unwrap_or(false) {}
+    });
+    ended.await;
+    let owner = redis.sessions().owner(&session).await.unwrap().expect("still recorded");
+    assert_eq!(owner.address.as_deref(), Some(b_mcp.as_str()), "B still owns the session");
+    // The session is whole, through either instance.
+    let (status, _, body) = post(&a_mcp, Some(&session), level(50)).await;
+    assert_eq!(status, 200, "through A, forwarded to B now: {body}");
+    let (status, _, body) = post(&a_mcp, Some(&session), served_by(51)).await;
+    assert!(status == 200 && body.contains(&a.base), "{body}");
+    let (status, _, body) = post(&b_mcp, Some(&session), served_by(52)).await;
+    assert!(status == 200 && body.contains(&b.base), "{body}");
+    let reopened = crate::support::http_client()
+        .get(&a_mcp)
+        .header("accept", "text/event-stream")
+        .header("mcp-protocol-version", "2025-11-25")
+        .header("mcp-session-id", &session)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(reopened.status(), 200, "the GET stream opens again, through A, on B");
 }
 
 #[tokio::test]

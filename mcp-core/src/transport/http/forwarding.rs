@@ -32,6 +32,12 @@ pub(crate) async fn forward_if_elsewhere(
     }
     let id = header_str(&parts.headers, SESSION_HEADER)?;
     if parts.headers.contains_key(FORWARDED_HEADER) {
+        // Sent here as to the owner. Refused while this instance's lease may have lapsed: the
+        // instance that sent it may have given up waiting and taken the session over (this
+        // process was stopped), and the request must not run twice.
+        if !forwarder.holds_lease() {
+            return Some(backplane::unavailable("this instance's lease lapsed; retry later"));
+        }
         return None;
     }
     if shared.sessions.read().ok()?.contains_key(id) {
@@ -88,11 +94,16 @@ pub(crate) async fn forward_if_elsewhere(
     for _ in 0..2 {
         route = match route {
             backplane::Route::Owner { instance, address } => {
-                match forwarder.forward(&address, parts.method.clone(), &parts.headers, bytes.clone()).await {
+                match forwarder
+                    .forward(id, &instance, &address, parts.method.clone(), &parts.headers, bytes.clone())
+                    .await
+                {
                     Ok(response) => return Some(response),
                     Err(backplane::Unreachable) => {
                         // Its connection refused (or not made in time): the owner is gone,
-                        // whatever its lease says. The session is taken over here, now.
+                        // whatever its lease says; or it hangs, and its lease lapsed. The
+                        // session is taken over here, now (unless it moved: then it is asked
+                        // where).
                         forwarder.forget(id);
                         tracing::info!(%address, owner = %instance, session = id, "the owner of a session cannot be reached");
                         backplane::Route::Gone(instance.to_string())
@@ -298,7 +309,7 @@ pub(crate) async fn take_over(
     gone: &str,
 ) -> Result<bool, Option<Response>> {
     let bp = &forwarder.backplane;
-    let ttl = shared.config.idle_timeout + bp.lease;
+    let ttl = bp.session_ttl(shared.config.idle_timeout);
     // A session taken over counts against this instance's caps like one it opened: room is
     // made first (so that, when none can be, the session stays for another instance).
     make_room(shared, None).map_err(Some)?;
@@ -339,8 +350,10 @@ pub(crate) async fn take_over(
     if let Ok(mut sessions) = shared.sessions.write() {
         sessions.insert(id.to_owned(), session);
     }
-    // Served here as its owner from now on.
+    // Served here as its owner from now on; the other instances' replicas start again from the
+    // record (their messages for the owner's streams then come here).
     drop_replica(forwarder, id);
+    announce_changed(shared, id);
     tracing::info!(session = id, from = gone, "took over a session whose instance is gone");
     Ok(true)
 }
