@@ -63,12 +63,12 @@
 //!   was running on an instance that died ends with a JSON-RPC error the client receives.
 //! - **An owner taken over while it lives** (its process stopped and resumed, starved of CPU
 //!   for a second, or cut off from Redis but not from the other instances) does not serve the
-//!   sessions it lost. While its own lease, as it last renewed it, is older than a second, it
-//!   refuses the requests forwarded to it (so a request another instance gave up waiting for
-//!   is not run here too when it resumes); its next beat that reaches Redis finds the lease
-//!   lapsed, asks Redis which of its sessions are someone else's now, and ends its copy of
-//!   those (their running requests end with an error, their `GET` streams close; the client's
-//!   next `GET` reaches the new owner). One case is not covered: a request an owner was running,
+//!   sessions it lost. Its next beat that reaches Redis finds the lease lapsed, asks Redis which
+//!   of its sessions are someone else's now, and ends its copy of those (their running requests
+//!   end with an error, their `GET` streams close; the client's next `GET` reaches the new
+//!   owner). A request forwarded to it while its own lease, as it last renewed it, is older than
+//!   a second waits for that beat first (so a request another instance gave up waiting for is
+//!   not run here too when it resumes: the session is another's by then). One case is not covered: a request an owner was running,
 //!   alive, when its beats stopped reaching Redis for a second is run again by the instance that
 //!   took its session over. Where instances may stall that long, give them a longer heartbeat.
 //! - **Graceful shutdown** (`StreamableHttp::drain`, or `serve` with `HttpConfig::shutdown_grace`

@@ -200,13 +200,14 @@ pub trait MessageBus: Send + Sync + 'static {
 ///
 /// **An owner taken over while alive** (its beats did not reach the store for a lease: its
 /// process stopped or starved of CPU, or cut off from the store but not from the other instances)
-/// does not go on serving the sessions it lost. It refuses the requests forwarded to it (`503`,
-/// which the forwarding instance passes on) while its own lease, as it last renewed it, is older
-/// than the lease: so a request another instance gave up waiting for is not run here too when
-/// the process resumes. Its next beat that reaches the store finds its lease lapsed: it asks the
-/// registry which of its sessions another instance now owns ([`SessionRegistry::reclaim`]) and
-/// ends its copy of those (their requests still running here end with an error, their `GET`
-/// streams close, and the client's next `GET` reaches the new owner); the others stay its own.
+/// does not go on serving the sessions it lost. Its next beat that reaches the store finds its
+/// lease lapsed: it asks the registry which of its sessions another instance now owns
+/// ([`SessionRegistry::reclaim`]) and ends its copy of those (their requests still running here
+/// end with an error, their `GET` streams close, and the client's next `GET` reaches the new
+/// owner); the others stay its own. A request forwarded to it while its own lease, as it last
+/// renewed it, is older than the lease waits for that beat (and is refused with `503` if the
+/// beat does not come within a second): so a request another instance gave up waiting for is
+/// not run here too when the process resumes, the session being another's by then.
 /// One case is not covered: a request forwarded to an owner that was alive and running it, but
 /// whose beats stopped reaching the store before it answered, is run again by the instance that
 /// took the session over. Where instances may stall for a second (overloaded hosts), give a
@@ -360,6 +361,8 @@ pub(crate) struct Forwarder {
     /// When (milliseconds after `epoch`) the last beat that found this instance's lease
     /// unbroken was sent: its lease runs from then.
     confirmed: std::sync::atomic::AtomicU64,
+    /// Told when a beat got its answer (or failed).
+    beaten: tokio::sync::Notify,
 }
 
 /// A session another instance owns, as served here.
@@ -436,6 +439,7 @@ impl Forwarder {
             tag,
             epoch: std::time::Instant::now(),
             confirmed: std::sync::atomic::AtomicU64::new(0),
+            beaten: tokio::sync::Notify::new(),
         }
     }
 
@@ -445,12 +449,31 @@ impl Forwarder {
         self.confirmed.fetch_max(at, std::sync::atomic::Ordering::Relaxed);
     }
 
-    /// Whether this instance's lease, as it last renewed it, still runs: while it does not, the
-    /// other instances may have taken its sessions over, and it serves no request forwarded to
-    /// it (it was stopped, or its beats do not reach the store).
-    pub(crate) fn holds_lease(&self) -> bool {
+    /// Whether this instance's lease, as it last renewed it, still runs.
+    fn holds_lease(&self) -> bool {
         let confirmed = Duration::from_millis(self.confirmed.load(std::sync::atomic::Ordering::Relaxed));
         self.epoch.elapsed().saturating_sub(confirmed) < self.backplane.lease
+    }
+
+    /// Whether this instance may serve a request another instance forwarded to it as to the
+    /// owner: it holds its lease, or the next beat finds it unbroken. When the lease lapsed in
+    /// the store (this process was stopped, or its beats did not reach the store), the other
+    /// instances may have taken its sessions over and given up waiting for this request: the
+    /// beat then ends here the sessions another instance took over before it confirms the lease,
+    /// so what is served after it is only what is still this instance's. A beat that is merely
+    /// late (a busy host) costs the request that wait, not a refusal.
+    pub(crate) async fn may_serve_forwarded(&self) -> bool {
+        let patience = self.backplane.lease.max(Duration::from_secs(1));
+        let waited = tokio::time::timeout(patience, async {
+            loop {
+                let beaten = self.beaten.notified();
+                if self.holds_lease() {
+                    return;
+                }
+                beaten.await;
+            }
+        });
+        waited.await.is_ok()
     }
 
     /// Whether requests for sessions owned elsewhere may be served here: the instances can
@@ -464,12 +487,12 @@ impl Forwarder {
         self.replicas.read().ok()?.get(session).cloned()
     }
 
-    /// The owner of `session` (instance, address) as looked up within the last renewal period
-    /// of the records, if it was. (An owner that is gone is found out by the forward.)
+    /// The owner of `session` (instance, address) as looked up within the last heartbeat, if it
+    /// was.
     pub(crate) fn cached(&self, session: &str) -> Option<(Arc<str>, Arc<str>)> {
         let owners = self.owners.lock().ok()?;
         let (instance, address, when) = owners.get(session)?;
-        (when.elapsed() < self.backplane.renew).then(|| (instance.clone(), address.clone()))
+        (when.elapsed() < self.backplane.heartbeat).then(|| (instance.clone(), address.clone()))
     }
 
     /// Whether `instance` still owns `session` and holds its lease; `true` when the registry
@@ -683,6 +706,7 @@ pub(crate) async fn heartbeat(shared: std::sync::Weak<super::Shared>) {
                     && let Some(forwarder) = &s.forwarder
                 {
                     forwarder.confirm(now);
+                    forwarder.beaten.notify_waiters();
                 }
                 first = false;
                 if renewing {
@@ -692,6 +716,11 @@ pub(crate) async fn heartbeat(shared: std::sync::Weak<super::Shared>) {
             Err(e) => {
                 if !std::mem::replace(&mut failing, true) {
                     tracing::warn!(error = %e, "cannot renew this instance's presence in the shared session store");
+                }
+                if let Some(s) = shared.upgrade()
+                    && let Some(forwarder) = &s.forwarder
+                {
+                    forwarder.beaten.notify_waiters();
                 }
             }
         }

@@ -32,11 +32,11 @@ pub(crate) async fn forward_if_elsewhere(
     }
     let id = header_str(&parts.headers, SESSION_HEADER)?;
     if parts.headers.contains_key(FORWARDED_HEADER) {
-        // Sent here as to the owner. Refused while this instance's lease may have lapsed: the
-        // instance that sent it may have given up waiting and taken the session over (this
-        // process was stopped), and the request must not run twice.
-        if !forwarder.holds_lease() {
-            return Some(backplane::unavailable("this instance's lease lapsed; retry later"));
+        // Sent here as to the owner. While this instance's lease may have lapsed, the instance
+        // that sent it may have given up waiting and taken the session over (this process was
+        // stopped): served once a beat says which sessions are still this instance's.
+        if !forwarder.may_serve_forwarded().await {
+            return Some(backplane::unavailable("this instance cannot renew its lease; retry later"));
         }
         return None;
     }
@@ -91,7 +91,9 @@ pub(crate) async fn forward_if_elsewhere(
         Some((instance, address)) => backplane::Route::Owner { instance, address },
         None => forwarder.route(id).await,
     };
-    for _ in 0..2 {
+    // At most: the owner remembered is gone, another instance took the session over first, the
+    // request is forwarded there.
+    for _ in 0..3 {
         route = match route {
             backplane::Route::Owner { instance, address } => {
                 match forwarder
@@ -350,10 +352,8 @@ pub(crate) async fn take_over(
     if let Ok(mut sessions) = shared.sessions.write() {
         sessions.insert(id.to_owned(), session);
     }
-    // Served here as its owner from now on; the other instances' replicas start again from the
-    // record (their messages for the owner's streams then come here).
+    // Served here as its owner from now on.
     drop_replica(forwarder, id);
-    announce_changed(shared, id);
     tracing::info!(session = id, from = gone, "took over a session whose instance is gone");
     Ok(true)
 }
