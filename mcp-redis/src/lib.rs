@@ -94,9 +94,13 @@ pub enum ConnectError {
     /// The URL is not a Redis URL.
     #[error("invalid Redis URL: {0}")]
     Url(#[source] redis::RedisError),
-    /// The connection string is none of the forms [`Topology`] reads.
+    /// The connection string is none of the forms [`Topology`] reads, or does not go with the
+    /// options given.
     #[error("invalid Redis connection string: {0}")]
     Spec(String),
+    /// The TLS settings cannot be used (the certificate authorities are not PEM certificates).
+    #[error("unusable TLS settings for Redis: {0}")]
+    Tls(#[source] redis::RedisError),
 }
 
 /// A connection to the Redis of a shared deployment, and the key prefix its records use.
@@ -127,9 +131,33 @@ impl Redis {
         Self::connect_to(Topology::parse(spec)?)
     }
 
+    /// Connects like [`connect`](Self::connect) to a Redis speaking TLS (`rediss://`, one node
+    /// or a Cluster), whose certificate is checked against the certificate authorities in
+    /// `ca_pem` (one or more PEM certificates) instead of the platform's roots: for a Redis whose
+    /// certificate a private authority signed, as managed services often give. The examples
+    /// read such a file from `--redis-ca` (or `REDIS_CA_FILE`).
+    ///
+    /// ```no_run
+    /// # fn run() -> Result<(), Box<dyn std::error::Error>> {
+    /// let ca = std::fs::read("/etc/redis/ca.pem")?;
+    /// let redis = typed_mcp_redis::Redis::connect_with_ca("rediss://redis.internal:6380/0", ca)?;
+    /// # Ok(())
+    /// # }
+    /// ```
+    ///
+    /// Refused for a connection string without TLS, and behind Sentinel (whose primary is
+    /// checked against the platform's roots, or those in the file `SSL_CERT_FILE` names).
+    pub fn connect_with_ca(spec: &str, ca_pem: impl AsRef<[u8]>) -> Result<Self, ConnectError> {
+        Self::open(Topology::parse(spec)?, Some(ca_pem.as_ref()))
+    }
+
     /// Connects to the Redis of `topology` (see [`connect`](Self::connect)).
     pub fn connect_to(topology: Topology) -> Result<Self, ConnectError> {
-        let (connection, subscriber) = Connection::open(&topology)?;
+        Self::open(topology, None)
+    }
+
+    fn open(topology: Topology, roots: Option<&[u8]>) -> Result<Self, ConnectError> {
+        let (connection, subscriber) = Connection::open(&topology, roots)?;
         Ok(Redis {
             connection,
             subscriber,
@@ -641,10 +669,10 @@ async fn subscription(redis: &Redis, channel: &str) -> Result<Messages, redis::R
     let client = match &redis.subscriber {
         Subscriber::Single(client) => (**client).clone(),
         Subscriber::Sentinel(primary) => primary.client().await?,
-        Subscriber::Cluster(nodes) => {
+        Subscriber::Cluster(nodes, certificates) => {
             let sharded = redis.sharded().await?;
             let (sender, pushes) = tokio::sync::mpsc::unbounded_channel();
-            let client = connection::cluster_client(nodes, Some(sender))?;
+            let client = connection::cluster_client(nodes, Some(sender), certificates.as_ref())?;
             let mut connection = client.get_async_connection().await?;
             if sharded {
                 connection.ssubscribe(channel).await?;

@@ -37,6 +37,10 @@
 //! - SSE events written behind to Redis, bounded and expiring; the owner of a session
 //!   SIGKILLed, a `GET` stream resumed with `Last-Event-ID` on another instance gets what the
 //!   client missed, then the session's new events.
+//! - Over TLS: a `redis-server` speaking TLS only, its certificate signed by a CA of the test's
+//!   own, which the client trusts (`Redis::connect_with_ca`; `REDIS_CA_FILE` for the `shared`
+//!   example): the registry, the bus, the task store contract, and two `shared` processes
+//!   serving one session; without the CA the connection is refused.
 //! - On a Redis Cluster (six nodes, shared by the tests running at once) and behind Sentinel (a
 //!   primary, a replica, three Sentinels): the registry, the bus, the task store contract and
 //!   three `shared` processes serving one session, as on one node. A master of a Cluster and
@@ -86,6 +90,11 @@ struct Instance {
 
 impl Instance {
     fn start(name: &str, redis: Option<&str>) -> Instance {
+        Self::start_with(name, redis, &[])
+    }
+
+    /// [`start`](Self::start), with `env` in the program's environment.
+    fn start_with(name: &str, redis: Option<&str>, env: &[(&str, &std::path::Path)]) -> Instance {
         let binary = match name {
             "combined" => std::path::PathBuf::from(crate::support::servers::COMBINED),
             "backplane-quickstart" | "backplane-notes" => {
@@ -97,6 +106,7 @@ impl Instance {
         let page_port = free_port();
         let mut command = Command::new(&binary);
         command.args(["--port", &port.to_string()]).env("RUST_LOG", "warn").env_remove("REDIS_URL");
+        command.envs(env.iter().copied());
         let extra = match name {
             "combined" => vec!["--url-port".to_owned(), page_port.to_string()],
             "backplane-quickstart" => vec!["--surface".to_owned(), "quickstart".to_owned()],
@@ -151,7 +161,12 @@ async fn the_registry_records_owners_and_notices_lapsed_instances() {
 
 /// What a registry on the Redis at `url` (any topology) must do, under the prefix `t`.
 async fn registry_contract(url: &str) {
-    let redis = Redis::connect(url).unwrap().with_prefix("t");
+    registry_contract_on(&|| Redis::connect(url).unwrap()).await;
+}
+
+/// [`registry_contract`] on the Redis that `connect` reaches.
+async fn registry_contract_on(connect: &(dyn Fn() -> Redis + Sync)) {
+    let redis = connect().with_prefix("t");
     let sessions = redis.sessions();
     // A store no instance has beaten on yet is not known to be complete.
     let recovering = sessions.owner("s1").await;
@@ -200,15 +215,17 @@ async fn registry_contract(url: &str) {
     sessions.leave("d").await.unwrap();
     let owner = sessions.owner("s4").await.unwrap().unwrap();
     assert_eq!((owner.instance.as_str(), owner.address), ("d", None), "a leaving instance is gone at once");
-    // Reclaiming records a session only where no owner is recorded.
-    sessions.reclaim("s4", "e", "other", Duration::from_secs(60)).await.unwrap();
+    // Reclaiming records a session only where no owner is recorded, and says whether the
+    // instance reclaiming it owns it.
+    assert!(!sessions.reclaim("s4", "e", "other", Duration::from_secs(60)).await.unwrap(), "d owns s4");
     assert_eq!(sessions.owner("s4").await.unwrap().unwrap().instance, "d");
-    sessions.reclaim("s5", "e", "state-5", Duration::from_secs(60)).await.unwrap();
+    assert!(sessions.reclaim("s4", "d", "state-4", Duration::from_secs(60)).await.unwrap(), "d owns s4");
+    assert!(sessions.reclaim("s5", "e", "state-5", Duration::from_secs(60)).await.unwrap(), "s5 was nobody's");
     assert_eq!(sessions.owner("s5").await.unwrap().unwrap().instance, "e");
     assert_eq!(sessions.take_over("s5", "e", "f", Duration::from_secs(60)).await.unwrap().as_deref(), Some("state-5"));
     // Every instance agrees on a shared secret.
     let one = redis.shared_secret("k").await.unwrap();
-    let other = Redis::connect(url).unwrap().with_prefix("t").shared_secret("k").await.unwrap();
+    let other = connect().with_prefix("t").shared_secret("k").await.unwrap();
     assert_eq!(one, other);
 }
 
@@ -1480,12 +1497,17 @@ fn shared_cluster() -> std::sync::Arc<typed_mcp_redis::testing::RedisCluster> {
 /// The bus on the Redis at `url`: a message published by one connection reaches a subscriber
 /// on another (on a Cluster, through sharded pub/sub).
 async fn bus_delivers(url: &str) {
+    bus_delivers_on(&|| Redis::connect(url).unwrap()).await;
+}
+
+/// [`bus_delivers`] on the Redis that `connect` reaches.
+async fn bus_delivers_on(connect: &(dyn Fn() -> Redis + Sync)) {
     use typed_mcp::transport::http::MessageBus;
     let (sender, mut received) = tokio::sync::mpsc::unbounded_channel();
     let stop = tokio_util::sync::CancellationToken::new();
-    let listener = Redis::connect(url).unwrap().with_prefix("b").bus();
+    let listener = connect().with_prefix("b").bus();
     listener.subscribe("instance:x".into(), Box::new(move |m| drop(sender.send(m))), stop.clone());
-    let speaker = Redis::connect(url).unwrap().with_prefix("b").bus();
+    let speaker = connect().with_prefix("b").bus();
     // Subscribing takes a moment: publish until the subscriber hears.
     let heard = within("a message on the bus", async {
         loop {
@@ -1512,6 +1534,49 @@ async fn the_registry_bus_and_task_store_work_on_a_cluster_and_behind_sentinel()
     }
     // A session's records share one slot (the scripts touching them all are refused otherwise).
     assert!(!cluster.keys("t:state:{s5}").is_empty(), "{:?}", cluster.keys("t:*"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_backplane_runs_over_tls_trusting_a_private_ca() {
+    // A `redis-server` speaking TLS only, its certificate signed by a CA of the test's own.
+    let ca = crate::support::pki::TestCa::new("Redis test CA");
+    let (ca_file, cert_file, key_file) = ca.write_files("redis-tls");
+    let server = RedisServer::start_tls(&cert_file, &key_file, &ca_file);
+    let url = server.url();
+    assert!(url.starts_with("rediss://"), "{url}");
+    // The platform's roots do not know the CA: the connection is refused, not made unchecked.
+    let untrusted = Redis::connect(&url).unwrap().sessions().owner("s").await;
+    assert!(
+        matches!(untrusted, Err(typed_mcp::transport::http::BackplaneError::Unavailable(_))),
+        "a certificate of an unknown CA must not be accepted: {untrusted:?}"
+    );
+    // A CA that is not PEM, or given for a connection without TLS, is refused at once.
+    assert!(Redis::connect_with_ca(&url, b"not a certificate").is_err());
+    assert!(Redis::connect_with_ca("redis://127.0.0.1:6379/", ca.pem.as_bytes()).is_err());
+    let connect = || Redis::connect_with_ca(&url, ca.pem.as_bytes()).unwrap();
+    registry_contract_on(&connect).await;
+    bus_delivers_on(&connect).await;
+    let redis = connect().with_prefix("tasks");
+    typed_mcp::testing::assert_task_store_contract(&redis.task_store()).await;
+    // Two `shared` processes on it (`REDIS_CA_FILE` names the CA): a session opened on one is
+    // served through the other, elicitations answered across them.
+    let env = [("REDIS_CA_FILE", ca_file.as_path())];
+    let instances: Vec<Instance> = (0..2).map(|_| Instance::start_with("shared", Some(&url), &env)).collect();
+    let proxy = RoundRobinProxy::start(instances.iter().map(|i| i.base.clone()).collect()).await;
+    let client = within(
+        "connecting",
+        Client::builder("t", "1").elicitation(user("over tls")).connect_http(&format!("{}/mcp", proxy.url())),
+    )
+    .await
+    .unwrap();
+    let mut answered_by = std::collections::BTreeSet::new();
+    for _ in 0..4 {
+        let created = within("create_project", client.call_tool("create_project", ())).await.unwrap();
+        assert_eq!(created.text(), "Created project 'over tls'");
+        answered_by.insert(within("served_by", client.call_tool("served_by", ())).await.unwrap().text());
+    }
+    assert_eq!(answered_by.len(), 2, "both instances served the session: {answered_by:?}");
+    within("closing", client.close()).await;
 }
 
 #[tokio::test]

@@ -140,6 +140,14 @@
 //! promotion, requests needing Redis get `503` with `Retry-After`; requests served from a
 //! session held in memory (on its owner or a replica) go on.
 //!
+//! Over TLS (`rediss://`), the server's certificate is checked against the platform's roots (or
+//! those in the file `SSL_CERT_FILE` names). A Redis whose certificate a private authority
+//! signed (as managed services often give) is reached with
+//! `Redis::connect_with_ca(spec, ca_pem)`, one node or a Cluster; the examples take the
+//! authority's PEM file from `--redis-ca` or `REDIS_CA_FILE`. `tests/tests/backplane.rs` runs the
+//! registry, the bus, the task store and two `shared` processes against a `redis-server` speaking
+//! TLS only, its certificate signed by a CA of the test's own.
+//!
 //! ## Rolling restarts
 //!
 //! 1. Give every instance `HttpConfig::shutdown_grace` longer than your longest request or task
