@@ -54,8 +54,8 @@
 //!   accepts connections) is taken over once its one-second lease lapsed, while calls go on
 //!   being served where they land; resumed, it ends its copy of the session and leaves it to
 //!   the new owner.
-//! - A rolling restart of three instances under continuous load (form elicitations in flight,
-//!   calls, tasks running), each instance out of the balancer's rotation, drained and replaced:
+//! - A rolling restart of three instances under continuous load (form elicitations and URL-mode
+//!   flows in flight, calls, tasks running), each instance out of the balancer's rotation, drained and replaced:
 //!   no client sees an error beyond a retryable `503`, no task fails.
 //! - A soak: instances killed at random and replaced, and a Sentinel failover, under load
 //!   (`MCP_SOAK_SECS` for a longer run): nothing lost, nothing run twice.
@@ -1742,11 +1742,43 @@ async fn brew(kind: String) -> String {
     format!("brewed {kind}")
 }
 
-/// An in-process instance for the rolling restart: `add`, `ask` (a form elicitation) and `brew`
-/// (a task), tasks in Redis, and a shutdown grace long enough for any of them.
-async fn rolling_instance(redis: &Redis) -> (String, StreamableHttp, tokio::task::JoinHandle<()>) {
-    let server =
-        Server::builder("t", "1").tools(tools![add, ask, brew]).task_store(redis.task_store()).build().unwrap();
+/// The URL-mode flows of the instance serving a call (set once its server is built).
+#[derive(Default)]
+struct Flows(std::sync::OnceLock<typed_mcp::server::UrlElicitations>);
+
+/// Asks the user to visit a page (URL mode), and waits until the visit completed the flow.
+#[tool]
+async fn visit(ctx: Context, flows: State<Flows>) -> Result<String, String> {
+    let id = ctx.new_url_elicitation_id();
+    match ctx.elicit_url_with_id(&id, format!("https://pages.test/visit?id={id}"), "Visit the page.").await {
+        Ok(Elicitation::Accept(_)) => {}
+        other => return Err(format!("the visit was not accepted: {other:?}")),
+    }
+    let flows = flows.0.0.get().ok_or("no flows")?;
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while Instant::now() < deadline {
+        if flows.state(&id).await == Some(typed_mcp::server::UrlFlowState::Completed) {
+            return Ok("visited".into());
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    Err(format!("flow {id} was never completed"))
+}
+
+/// An in-process instance for the rolling restart: `add`, `ask` (a form elicitation), `visit`
+/// (a URL-mode flow) and `brew` (a task), tasks in Redis, and a shutdown grace long enough for
+/// any of them; with its URL-mode flows, where a page completes them.
+async fn rolling_instance(
+    redis: &Redis,
+) -> (String, StreamableHttp, tokio::task::JoinHandle<()>, typed_mcp::server::UrlElicitations) {
+    let flows = std::sync::Arc::new(Flows::default());
+    let server = Server::builder("t", "1")
+        .tools(tools![add, ask, visit, brew])
+        .state_arc(flows.clone())
+        .task_store(redis.task_store())
+        .build()
+        .unwrap();
+    let _ = flows.0.set(server.url_elicitations().clone());
     let listener = tokio::net::TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).await.unwrap();
     let address = listener.local_addr().unwrap();
     let url = format!("http://{address}/mcp");
@@ -1757,7 +1789,7 @@ async fn rolling_instance(redis: &Redis) -> (String, StreamableHttp, tokio::task
     let task = tokio::spawn(async move {
         let _ = serving.serve(listener, std::future::pending()).await;
     });
-    (format!("http://{address}"), http, task)
+    (format!("http://{address}"), http, task, server.url_elicitations().clone())
 }
 
 /// What the clients of the rolling restart saw.
@@ -1767,6 +1799,8 @@ struct Seen {
     /// `503` with `Retry-After`, retried.
     retried: usize,
     errors: Vec<String>,
+    /// URL-mode flows completed (counted in `answered` too).
+    visits: usize,
 }
 
 /// Calls `call` until it is answered, retrying what is documented as retryable (`503`), at most
@@ -1809,7 +1843,43 @@ async fn a_rolling_restart_of_three_instances_under_load_is_invisible_to_clients
     for _ in 0..3 {
         instances.push(rolling_instance(&redis).await);
     }
-    let proxy = RoundRobinProxy::start(instances.iter().map(|(base, _, _)| base.clone()).collect()).await;
+    let proxy = RoundRobinProxy::start(instances.iter().map(|(base, ..)| base.clone()).collect()).await;
+    // The page of the URL-mode flows, as served by whichever instance in rotation the balancer
+    // picks: it completes each flow a moment after its user opened it.
+    let pages: Arc<std::sync::Mutex<Vec<Option<typed_mcp::server::UrlElicitations>>>> =
+        Arc::new(std::sync::Mutex::new(instances.iter().map(|(.., flows)| Some(flows.clone())).collect()));
+    let (opened, mut visits) = tokio::sync::mpsc::unbounded_channel::<String>();
+    let page_failures = Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+    let page = {
+        let (pages, seen) = (pages.clone(), page_failures.clone());
+        tokio::spawn(async move {
+            let mut turn = 0usize;
+            while let Some(id) = visits.recv().await {
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                // The balancer's next instance in rotation; a page that fails is reloaded.
+                let mut done = false;
+                for _ in 0..10 {
+                    let flows = {
+                        let pages = pages.lock().unwrap();
+                        let live: Vec<_> = pages.iter().flatten().cloned().collect();
+                        turn += 1;
+                        live[turn % live.len()].clone()
+                    };
+                    match flows.complete(&id).await {
+                        Ok(_) => {
+                            done = true;
+                            break;
+                        }
+                        Err(e) => {
+                            seen.lock().unwrap().push(format!("{e}"));
+                            tokio::time::sleep(Duration::from_millis(200)).await;
+                        }
+                    }
+                }
+                assert!(done, "the page never completed flow {id}");
+            }
+        })
+    };
     let url = format!("{}/mcp", proxy.url());
     let seen = Arc::new(std::sync::Mutex::new(Seen::default()));
     let stop = Arc::new(AtomicBool::new(false));
@@ -1849,6 +1919,37 @@ async fn a_rolling_restart_of_three_instances_under_load_is_invisible_to_clients
             within("closing", client.close()).await;
         }));
     }
+    // A 2025-era session whose user is sent to pages (URL mode), one flow after the other.
+    let visitor = {
+        let opened = opened.clone();
+        elicitation_fn(ElicitationModes::URL, move |request| {
+            let opened = opened.clone();
+            async move {
+                match request.as_url() {
+                    Some(url) => {
+                        let _ = opened.send(url.elicitation_id.clone());
+                        ElicitResult::accept_url()
+                    }
+                    None => ElicitResult::decline(),
+                }
+            }
+        })
+    };
+    let visiting =
+        within("connecting", Client::builder("t", "1").elicitation(visitor).connect_http(&url)).await.unwrap();
+    {
+        let (seen, stop) = (seen.clone(), stop.clone());
+        load.push(tokio::spawn(async move {
+            while !stop.load(Ordering::Relaxed) {
+                until_answered(&seen, "visited", || async {
+                    visiting.call_tool("visit", ()).await.map(|r| r.text()).map_err(|e| e.to_string())
+                })
+                .await;
+                seen.lock().unwrap().visits += 1;
+            }
+            within("closing", visiting.close()).await;
+        }));
+    }
     let tasks = within("connecting", Client::builder("t", "1").protocol_era(ProtocolEra::Stateless).connect_http(&url))
         .await
         .unwrap();
@@ -1871,12 +1972,14 @@ async fn a_rolling_restart_of_three_instances_under_load_is_invisible_to_clients
     // One instance after the other: out of the balancer's rotation, drained, replaced.
     for (i, slot) in instances.iter_mut().enumerate() {
         proxy.set_backend(i, None);
-        let (_, http, task) = std::mem::replace(slot, rolling_instance(&redis).await);
+        pages.lock().unwrap()[i] = None;
+        let (_, http, task, _) = std::mem::replace(slot, rolling_instance(&redis).await);
         let started = Instant::now();
         within("draining", http.drain(Duration::from_secs(10))).await;
         within("the listener closing", task).await.unwrap();
         println!("instance {i} drained in {:?}", started.elapsed());
         proxy.set_backend(i, Some(slot.0.clone()));
+        pages.lock().unwrap()[i] = Some(slot.3.clone());
         tokio::time::sleep(Duration::from_millis(600)).await;
     }
     tokio::time::sleep(Duration::from_millis(500)).await;
@@ -1884,16 +1987,22 @@ async fn a_rolling_restart_of_three_instances_under_load_is_invisible_to_clients
     for client in load {
         within("a client finishing", client).await.unwrap();
     }
+    drop(opened);
+    within("the page finishing", page).await.unwrap();
     let seen = seen.lock().unwrap();
     println!(
-        "rolling restart: {} answered, {} retried on 503, {} errors",
+        "rolling restart: {} answered ({} URL-mode flows), {} retried on 503, {} errors",
         seen.answered,
+        seen.visits,
         seen.retried,
         seen.errors.len()
     );
     assert!(seen.errors.is_empty(), "clients saw errors beyond retryable ones: {:?}", seen.errors);
     assert!(seen.answered > 20, "the load was too light to tell: {seen:?}");
-    for (_, _, task) in instances {
+    assert!(seen.visits >= 5, "too few URL-mode flows to tell: {seen:?}");
+    // A page that failed (and was reloaded) is the page's trouble, not the client's: printed.
+    println!("rolling restart: the page failed {:?}", page_failures.lock().unwrap());
+    for (_, _, task, _) in instances {
         task.abort();
     }
 }
