@@ -111,6 +111,10 @@ pub(crate) trait HttpService: Send + Sync + 'static {
 
     /// Cancels the tasks running in this process (it is shutting down).
     fn cancel_tasks(&self);
+
+    /// The server's telemetry, if it has one.
+    #[cfg(feature = "otel")]
+    fn telemetry(&self) -> Option<&crate::telemetry::Telemetry>;
 }
 
 /// How a session the transport opens starts.
