@@ -174,14 +174,21 @@ fn observe_hop(
 }
 
 /// `response` (the owner's answer to a forwarded request), ending `hop` once its body is sent
-/// on: at once for an error status, at the end of the stream otherwise.
+/// on: at once for an error status or an answer of known length, at the end of the stream
+/// otherwise.
 #[cfg(feature = "otel")]
 fn ending(response: Response, hop: crate::telemetry::Hop) -> Response {
+    use axum::body::HttpBody as _;
     use futures_util::StreamExt as _;
     let (parts, body) = response.into_parts();
     if !parts.status.is_success() {
         let failure = crate::telemetry::Failure::Other("_OTHER", format!("the owner answered {}", parts.status));
         hop.end(Err(failure));
+        return Response::from_parts(parts, body);
+    }
+    if body.size_hint().exact().is_some() {
+        // A JSON answer (read whole when small): the hop is over.
+        hop.end(Ok(()));
         return Response::from_parts(parts, body);
     }
     let chunks = body.into_data_stream();

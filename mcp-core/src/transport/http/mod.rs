@@ -47,7 +47,7 @@ use axum::http::HeaderMap;
 use tokio_util::sync::CancellationToken;
 
 pub use backplane::{
-    Backplane, BackplaneError, DEFAULT_HEARTBEAT, FORWARDED_HEADER, MessageBus, Owner, SessionRegistry,
+    Backplane, BackplaneError, DEFAULT_HEARTBEAT, FORWARDED_HEADER, MessageBus, Owner, RECORDS_RENEWAL, SessionRegistry,
 };
 pub use config::{DEFAULT_MAX_SESSIONS, DEFAULT_MAX_SESSIONS_PER_SUBJECT, HttpConfig};
 pub use events::{EventId, EventStore, MemoryEventStore};
