@@ -606,6 +606,11 @@ impl Telemetry {
             client: f.client,
             http_trace,
         });
+        if !server.context().span().is_recording() {
+            // No spans are exported (a provider that records nothing): the request goes on as
+            // it came, its `_meta` naming the caller's context already.
+            return None;
+        }
         let client = {
             let _attached = server.context().clone().attach();
             let params = message.entry("params").or_insert_with(|| serde_json::Value::Object(JsonObject::new()));
