@@ -68,9 +68,11 @@
 //!   end with an error, their `GET` streams close; the client's next `GET` reaches the new
 //!   owner). A request forwarded to it while its own lease, as it last renewed it, is older than
 //!   a second waits for that beat first (so a request another instance gave up waiting for is
-//!   not run here too when it resumes: the session is another's by then). One case is not covered: a request an owner was running,
-//!   alive, when its beats stopped reaching Redis for a second is run again by the instance that
-//!   took its session over. Where instances may stall that long, give them a longer heartbeat.
+//!   not run here too when it resumes: the session is another's by then). Its tasks are not
+//!   failed by such a stall: a task's runner counts as gone 6 s after its last beat. One case is
+//!   not covered: a forwarded request that a live owner was running, unanswered, when its beats
+//!   stopped reaching Redis for a second is run again by the instance that took the session
+//!   over. Where instances may stall that long, give them a longer heartbeat.
 //! - **Graceful shutdown** (`StreamableHttp::drain`, or `serve` with `HttpConfig::shutdown_grace`
 //!   when its shutdown future completes): `/ready` answers `503` and `initialize` is refused
 //!   with `503` and `Retry-After`; what runs here (requests, questions awaiting answers, tasks'

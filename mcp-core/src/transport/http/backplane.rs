@@ -287,8 +287,8 @@ impl Backplane {
     ///
     /// A shorter lease finds a dead or hung owner sooner; a longer one tolerates an instance
     /// whose beats are late (its host overloaded, its link to the store slow) without taking its
-    /// sessions over while it lives: see "An owner taken over while alive" above for what
-    /// happens then.
+    /// sessions over while it lives: see "An owner taken over while alive" in [`Backplane`] for
+    /// what happens then.
     pub fn heartbeat(mut self, every: Duration) -> Self {
         let every = every.max(Duration::from_millis(50));
         self.heartbeat = every;
