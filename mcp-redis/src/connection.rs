@@ -27,8 +27,10 @@ pub(crate) const CONNECTION_TIMEOUT: Duration = Duration::from_secs(1);
 /// | `redis+sentinel://host:26379,host:26380/mymaster` (`/mymaster/0` for a database, `rediss+sentinel://` for TLS, `user:password@` before the hosts for the primary's credentials) | the primary named `mymaster`, as the Sentinels tell it |
 ///
 /// A URL's user and password (`redis://:secret@host/`) are sent with `AUTH`; `rediss://` checks
-/// the server's certificate against the platform's roots (`SSL_CERT_FILE` adds a CA), unless
-/// the URL ends with `#insecure`.
+/// the server's certificate against the platform's roots (the file `SSL_CERT_FILE` names
+/// replaces them), or against the certificate authorities given to
+/// [`Redis::connect_with_ca`](crate::Redis::connect_with_ca); `#insecure` at the end of the URL
+/// checks nothing (for tests only).
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Topology {
@@ -185,7 +187,7 @@ pub(crate) struct SentinelPrimary {
 #[derive(Clone)]
 pub(crate) enum Subscriber {
     Single(Box<redis::Client>),
-    Cluster(Vec<String>),
+    Cluster(Vec<String>, Option<redis::TlsCertificates>),
     Sentinel(Arc<SentinelPrimary>),
 }
 
@@ -194,15 +196,53 @@ fn io_error(why: &'static str) -> redis::RedisError {
 }
 
 impl Connection {
-    /// The connection to `topology`, made lazily; and what subscribing needs.
-    pub(crate) fn open(topology: &Topology) -> Result<(Self, Subscriber), ConnectError> {
+    /// The connection to `topology`, made lazily; and what subscribing needs. With `roots`,
+    /// TLS connections trust the certificate authorities in it (PEM) instead of the platform's.
+    pub(crate) fn open(topology: &Topology, roots: Option<&[u8]>) -> Result<(Self, Subscriber), ConnectError> {
+        let certificates = match roots {
+            Some(_) if !topology.uses_tls() => {
+                return Err(ConnectError::Spec(
+                    "certificate authorities were given for a connection without TLS (use `rediss://`)".into(),
+                ));
+            }
+            Some(_) if matches!(topology, Topology::Sentinel { .. }) => {
+                return Err(ConnectError::Spec(
+                    "certificate authorities of its own are not supported behind Sentinel yet: \
+                     add them to the file `SSL_CERT_FILE` names"
+                        .into(),
+                ));
+            }
+            Some(pem) => {
+                use rustls::pki_types::CertificateDer;
+                use rustls::pki_types::pem::PemObject as _;
+                let certificates: Result<Vec<_>, _> = CertificateDer::pem_slice_iter(pem).collect();
+                match certificates {
+                    Ok(certificates) if !certificates.is_empty() => {}
+                    Ok(_) => {
+                        return Err(ConnectError::Spec("the certificate authorities hold no PEM certificate".into()));
+                    }
+                    Err(e) => {
+                        return Err(ConnectError::Spec(format!(
+                            "the certificate authorities are not PEM certificates: {e}"
+                        )));
+                    }
+                }
+                Some(redis::TlsCertificates { client_tls: None, root_cert: Some(pem.to_vec()) })
+            }
+            None => None,
+        };
         if topology.uses_tls() {
             // The provider this crate brings, unless the application chose one.
             let _ = rustls::crypto::aws_lc_rs::default_provider().install_default();
         }
         match topology {
             Topology::Single(url) => {
-                let client = redis::Client::open(url.as_str()).map_err(ConnectError::Url)?;
+                let client = match &certificates {
+                    Some(certificates) => {
+                        redis::Client::build_with_tls(url.as_str(), certificates.clone()).map_err(ConnectError::Tls)?
+                    }
+                    None => redis::Client::open(url.as_str()).map_err(ConnectError::Url)?,
+                };
                 let config = ConnectionManagerConfig::new()
                     .set_connection_timeout(Some(CONNECTION_TIMEOUT))
                     .set_response_timeout(Some(RESPONSE_TIMEOUT))
@@ -213,9 +253,9 @@ impl Connection {
                 Ok((Connection::Single(manager), Subscriber::Single(Box::new(client))))
             }
             Topology::Cluster(nodes) => {
-                let client = cluster_client(nodes, None).map_err(ConnectError::Url)?;
+                let client = cluster_client(nodes, None, certificates.as_ref()).map_err(ConnectError::Tls)?;
                 let lazy = LazyCluster { client, connection: tokio::sync::OnceCell::new() };
-                Ok((Connection::Cluster(Arc::new(lazy)), Subscriber::Cluster(nodes.clone())))
+                Ok((Connection::Cluster(Arc::new(lazy)), Subscriber::Cluster(nodes.clone(), certificates)))
             }
             Topology::Sentinel { sentinels, service, db, tls, username, password } => {
                 let mut info = redis::RedisConnectionInfo::default().set_db(*db);
@@ -307,10 +347,11 @@ pub(crate) fn hash_tag(key: &str) -> &str {
 }
 
 /// A cluster client; with `pushes`, one speaking RESP3 that sends what it is pushed there (to
-/// subscribe).
+/// subscribe); with `certificates`, trusting their roots.
 pub(crate) fn cluster_client(
     nodes: &[String],
     pushes: Option<tokio::sync::mpsc::UnboundedSender<redis::PushInfo>>,
+    certificates: Option<&redis::TlsCertificates>,
 ) -> redis::RedisResult<ClusterClient> {
     let mut builder = redis::cluster::ClusterClientBuilder::new(nodes.iter().map(String::as_str))
         .connection_timeout(CONNECTION_TIMEOUT)
@@ -322,6 +363,9 @@ pub(crate) fn cluster_client(
         .max_retry_wait(500);
     if let Some(pushes) = pushes {
         builder = builder.use_protocol(redis::ProtocolVersion::RESP3).push_sender(pushes);
+    }
+    if let Some(certificates) = certificates {
+        builder = builder.certs(certificates.clone());
     }
     builder.build()
 }

@@ -26,8 +26,9 @@
 //!
 //! | key | value | lifetime |
 //! |---|---|---|
-//! | `{prefix}:instance:{id}` | the instance's endpoint address | the heartbeat lease (3 × the heartbeat, 6 s by default), renewed by each beat |
-//! | `{prefix}:session:{{id}}` | the id of the instance owning the session | the server's idle timeout plus the lease, renewed while the session is used; deleted when the session ends |
+//! | `{prefix}:instance:{id}` | the instance's endpoint address | the heartbeat lease (3 × the heartbeat, 1 s by default), renewed by each beat (every ⅓ s by default) |
+//! | `{prefix}:alive:{id}` | that the instance lives, for the tasks it runs ([`RedisTaskStore`]): a runner stalled for a lease, but less than this, does not fail its tasks | [`RUNNER_GRACE`] (6 s), or the lease if longer, renewed by each beat |
+//! | `{prefix}:session:{{id}}` | the id of the instance owning the session | the server's idle timeout plus the renewal period (2 s) and the lease, renewed (every 2 s) while the session is used; deleted when the session ends |
 //! | `{prefix}:state:{{id}}` | what another instance needs to take the session over (protocol version, client capabilities and info, log level, subscriptions, user) | as the session's record |
 //! | `{prefix}:events:{{id}}` | the session's newest SSE events (256 by default), for `Last-Event-ID` after a takeover ([`RedisEvents`]) | [`DEFAULT_EVENT_TTL`] (31 minutes) after the newest; deleted when the session ends |
 //! | `{prefix}:{deployment}:started` | that the deployment's records are complete (made by the first heartbeat of all) | until deleted (one small key) |
@@ -93,9 +94,13 @@ pub enum ConnectError {
     /// The URL is not a Redis URL.
     #[error("invalid Redis URL: {0}")]
     Url(#[source] redis::RedisError),
-    /// The connection string is none of the forms [`Topology`] reads.
+    /// The connection string is none of the forms [`Topology`] reads, or does not go with the
+    /// options given.
     #[error("invalid Redis connection string: {0}")]
     Spec(String),
+    /// The TLS settings cannot be used (the certificate authorities are not PEM certificates).
+    #[error("unusable TLS settings for Redis: {0}")]
+    Tls(#[source] redis::RedisError),
 }
 
 /// A connection to the Redis of a shared deployment, and the key prefix its records use.
@@ -126,9 +131,33 @@ impl Redis {
         Self::connect_to(Topology::parse(spec)?)
     }
 
+    /// Connects like [`connect`](Self::connect) to a Redis speaking TLS (`rediss://`, one node
+    /// or a Cluster), whose certificate is checked against the certificate authorities in
+    /// `ca_pem` (one or more PEM certificates) instead of the platform's roots: for a Redis whose
+    /// certificate a private authority signed, as managed services often give. The examples
+    /// read such a file from `--redis-ca` (or `REDIS_CA_FILE`).
+    ///
+    /// ```no_run
+    /// # fn run() -> Result<(), Box<dyn std::error::Error>> {
+    /// let ca = std::fs::read("/etc/redis/ca.pem")?;
+    /// let redis = typed_mcp_redis::Redis::connect_with_ca("rediss://redis.internal:6380/0", ca)?;
+    /// # Ok(())
+    /// # }
+    /// ```
+    ///
+    /// Refused for a connection string without TLS, and behind Sentinel (whose primary is
+    /// checked against the platform's roots, or those in the file `SSL_CERT_FILE` names).
+    pub fn connect_with_ca(spec: &str, ca_pem: impl AsRef<[u8]>) -> Result<Self, ConnectError> {
+        Self::open(Topology::parse(spec)?, Some(ca_pem.as_ref()))
+    }
+
     /// Connects to the Redis of `topology` (see [`connect`](Self::connect)).
     pub fn connect_to(topology: Topology) -> Result<Self, ConnectError> {
-        let (connection, subscriber) = Connection::open(&topology)?;
+        Self::open(topology, None)
+    }
+
+    fn open(topology: Topology, roots: Option<&[u8]>) -> Result<Self, ConnectError> {
+        let (connection, subscriber) = Connection::open(&topology, roots)?;
         Ok(Redis {
             connection,
             subscriber,
@@ -242,6 +271,10 @@ fn unavailable(e: redis::RedisError) -> BackplaneError {
     BackplaneError::Unavailable(Box::new(e))
 }
 
+/// How long an instance counts as alive for the tasks it runs after its last beat (or its lease,
+/// if longer): `{prefix}:alive:{id}`.
+pub const RUNNER_GRACE: Duration = Duration::from_secs(6);
+
 /// Milliseconds for `PX`/`PEXPIRE`, at least one.
 fn millis(d: Duration) -> u64 {
     u64::try_from(d.as_millis()).unwrap_or(u64::MAX).max(1)
@@ -303,11 +336,16 @@ end
 return 0
 ";
 
-/// Records ARGV[1] as the owner, with the state ARGV[2], unless an owner is recorded.
+/// Records ARGV[1] as the owner, with the state ARGV[2], unless an owner is recorded; returns
+/// whether ARGV[1] owns the session now.
 static RECLAIM_SCRIPT: LazyLock<redis::Script> = LazyLock::new(|| {
     redis::Script::new(
         r"
-if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+local owner = redis.call('GET', KEYS[1])
+if owner then
+  if owner == ARGV[1] then return 1 end
+  return 0
+end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[3])
 redis.call('SET', KEYS[2], ARGV[2], 'PX', ARGV[3])
 return 1
@@ -330,7 +368,13 @@ impl SessionRegistry for RedisSessions {
             let instance_key = self.redis.key("instance", instance);
             let mut announce = redis::cmd("SET");
             announce.arg(&instance_key).arg(address).arg("PX").arg(millis(lease)).arg("GET");
-            let mut commands = vec![(instance_key, announce)];
+            // A longer-lived mark of the same: a task's runner counts as dead after it lapsed
+            // (`RedisTaskStore`), so that a runner stalled for longer than its lease, but not
+            // for long, does not fail its tasks.
+            let alive_key = self.redis.key("alive", instance);
+            let mut alive = redis::cmd("SET");
+            alive.arg(&alive_key).arg(1).arg("PX").arg(millis(lease.max(RUNNER_GRACE)));
+            let mut commands = vec![(instance_key, announce), (alive_key, alive)];
             for session in active {
                 let ttl = millis(session_ttl);
                 for kind in ["session", "state"] {
@@ -369,7 +413,7 @@ impl SessionRegistry for RedisSessions {
         instance: &'a str,
         state: &'a str,
         session_ttl: Duration,
-    ) -> typed_mcp::engine::BoxFuture<'a, Result<(), BackplaneError>> {
+    ) -> typed_mcp::engine::BoxFuture<'a, Result<bool, BackplaneError>> {
         Box::pin(async move {
             RECLAIM_SCRIPT
                 .key(self.redis.session_key("session", session))
@@ -379,19 +423,20 @@ impl SessionRegistry for RedisSessions {
                 .arg(millis(session_ttl))
                 .invoke_async::<i64>(&mut self.redis.connection())
                 .await
-                .map(|_| ())
+                .map(|owned| owned == 1)
                 .map_err(unavailable)
         })
     }
 
     fn leave<'a>(&'a self, instance: &'a str) -> typed_mcp::engine::BoxFuture<'a, Result<(), BackplaneError>> {
         Box::pin(async move {
-            redis::cmd("DEL")
-                .arg(self.redis.key("instance", instance))
-                .query_async::<i64>(&mut self.redis.connection())
-                .await
-                .map(|_| ())
-                .map_err(unavailable)
+            let commands = ["instance", "alive"].map(|kind| {
+                let key = self.redis.key(kind, instance);
+                let mut delete = redis::cmd("DEL");
+                delete.arg(&key);
+                (key, delete)
+            });
+            self.redis.connection.batch(commands.into()).await.map(|_| ()).map_err(unavailable)
         })
     }
 
@@ -624,10 +669,10 @@ async fn subscription(redis: &Redis, channel: &str) -> Result<Messages, redis::R
     let client = match &redis.subscriber {
         Subscriber::Single(client) => (**client).clone(),
         Subscriber::Sentinel(primary) => primary.client().await?,
-        Subscriber::Cluster(nodes) => {
+        Subscriber::Cluster(nodes, certificates) => {
             let sharded = redis.sharded().await?;
             let (sender, pushes) = tokio::sync::mpsc::unbounded_channel();
-            let client = connection::cluster_client(nodes, Some(sender))?;
+            let client = connection::cluster_client(nodes, Some(sender), certificates.as_ref())?;
             let mut connection = client.get_async_connection().await?;
             if sharded {
                 connection.ssubscribe(channel).await?;

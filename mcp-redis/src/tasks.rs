@@ -23,8 +23,9 @@ pub const DEFAULT_UNBOUNDED_TTL: Duration = Duration::from_secs(24 * 60 * 60);
 /// ended.
 ///
 /// Built from the same [`Redis`] as the deployment's backplane, it also tells whether the
-/// instance running a task is alive (its heartbeat key), so that a task whose instance died is
-/// reported `failed` instead of `working` until it expires.
+/// instance running a task is alive (its `alive` key, which its heartbeat renews for
+/// [`RUNNER_GRACE`](crate::RUNNER_GRACE)), so that a task whose instance died is reported
+/// `failed` instead of `working` until it expires.
 #[derive(Clone, Debug)]
 pub struct RedisTaskStore {
     redis: Redis,
@@ -147,9 +148,19 @@ impl TaskStore for RedisTaskStore {
 
     fn runner_alive<'a>(&'a self, instance: &'a str) -> BoxFuture<'a, Result<bool, TaskStoreError>> {
         Box::pin(async move {
+            let mut connection = self.redis.connection();
+            let alive = redis::cmd("EXISTS")
+                .arg(self.redis.key("alive", instance))
+                .query_async::<bool>(&mut connection)
+                .await
+                .map_err(backend)?;
+            if alive {
+                return Ok(true);
+            }
+            // An instance of an earlier version announces itself only with its heartbeat key.
             redis::cmd("EXISTS")
                 .arg(self.redis.key("instance", instance))
-                .query_async::<bool>(&mut self.redis.connection())
+                .query_async::<bool>(&mut connection)
                 .await
                 .map_err(backend)
         })

@@ -18,6 +18,8 @@ use axum::response::{IntoResponse, Response};
 pub struct RedisServer {
     child: Option<Child>,
     port: u16,
+    /// Whether it speaks TLS only.
+    tls: bool,
 }
 
 /// A free loopback port for a server a test starts as another process, which binds it a moment
@@ -95,7 +97,8 @@ impl RedisServer {
             ),
             Err(e) => panic!("cannot start redis-server: {e}"),
         };
-        let mut server = RedisServer { child: Some(child), port };
+        let tls = rest.contains(&"--tls-port");
+        let mut server = RedisServer { child: Some(child), port, tls };
         let deadline = Instant::now() + Duration::from_secs(10);
         while std::net::TcpStream::connect((Ipv4Addr::LOCALHOST, port)).is_err() {
             if let Some(Ok(Some(status))) = server.child.as_mut().map(Child::try_wait) {
@@ -107,9 +110,23 @@ impl RedisServer {
         server
     }
 
-    /// The server's URL, `redis://127.0.0.1:{port}/`.
+    /// Starts `redis-server` speaking TLS only (its plain port closed) on a free loopback port,
+    /// with the certificate and key in the PEM files `cert` and `key` (for `127.0.0.1`), and
+    /// `ca` as the authority it trusts for clients' certificates (which it does not ask for).
+    pub fn start_tls(cert: &std::path::Path, key: &std::path::Path, ca: &std::path::Path) -> Self {
+        let port = free_port().to_string();
+        let path = |p: &std::path::Path| p.to_str().expect("a UTF-8 path").to_owned();
+        let (cert, key, ca) = (path(cert), path(key), path(ca));
+        let args = ["--port", "0", "--tls-port", &port, "--tls-cert-file", &cert, "--tls-key-file", &key];
+        let args = [&args[..], &["--tls-ca-cert-file", &ca, "--tls-auth-clients", "no"]].concat();
+        Self::start_with(port.parse().expect("a port"), &args)
+    }
+
+    /// The server's URL, `redis://127.0.0.1:{port}/` (`rediss://` for one started with
+    /// [`start_tls`](Self::start_tls)).
     pub fn url(&self) -> String {
-        format!("redis://127.0.0.1:{}/", self.port)
+        let scheme = if self.tls { "rediss" } else { "redis" };
+        format!("{scheme}://127.0.0.1:{}/", self.port)
     }
 
     /// The port it listens on.

@@ -37,6 +37,10 @@
 //! - SSE events written behind to Redis, bounded and expiring; the owner of a session
 //!   SIGKILLed, a `GET` stream resumed with `Last-Event-ID` on another instance gets what the
 //!   client missed, then the session's new events.
+//! - Over TLS: a `redis-server` speaking TLS only, its certificate signed by a CA of the test's
+//!   own, which the client trusts (`Redis::connect_with_ca`; `REDIS_CA_FILE` for the `shared`
+//!   example): the registry, the bus, the task store contract, and two `shared` processes
+//!   serving one session; without the CA the connection is refused.
 //! - On a Redis Cluster (six nodes, shared by the tests running at once) and behind Sentinel (a
 //!   primary, a replica, three Sentinels): the registry, the bus, the task store contract and
 //!   three `shared` processes serving one session, as on one node. A master of a Cluster and
@@ -46,9 +50,12 @@
 //! - An instance shutting down hands its sessions over at once (no waiting for its lease); an
 //!   owner killed without leaving (its connections refused) is taken over by the first request
 //!   needing it, with no `503` first; a session taken over counts against the new owner's
-//!   `max_sessions`.
-//! - A rolling restart of three instances under continuous load (form elicitations in flight,
-//!   calls, tasks running), each instance out of the balancer's rotation, drained and replaced:
+//!   `max_sessions`. An owner that hangs (a `shared` process stopped with SIGSTOP, which still
+//!   accepts connections) is taken over once its one-second lease lapsed, while calls go on
+//!   being served where they land; resumed, it ends its copy of the session and leaves it to
+//!   the new owner.
+//! - A rolling restart of three instances under continuous load (form elicitations and URL-mode
+//!   flows in flight, calls, tasks running), each instance out of the balancer's rotation, drained and replaced:
 //!   no client sees an error beyond a retryable `503`, no task fails.
 //! - A soak: instances killed at random and replaced, and a Sentinel failover, under load
 //!   (`MCP_SOAK_SECS` for a longer run): nothing lost, nothing run twice.
@@ -83,6 +90,11 @@ struct Instance {
 
 impl Instance {
     fn start(name: &str, redis: Option<&str>) -> Instance {
+        Self::start_with(name, redis, &[])
+    }
+
+    /// [`start`](Self::start), with `env` in the program's environment.
+    fn start_with(name: &str, redis: Option<&str>, env: &[(&str, &std::path::Path)]) -> Instance {
         let binary = match name {
             "combined" => std::path::PathBuf::from(crate::support::servers::COMBINED),
             "backplane-quickstart" | "backplane-notes" => {
@@ -94,6 +106,7 @@ impl Instance {
         let page_port = free_port();
         let mut command = Command::new(&binary);
         command.args(["--port", &port.to_string()]).env("RUST_LOG", "warn").env_remove("REDIS_URL");
+        command.envs(env.iter().copied());
         let extra = match name {
             "combined" => vec!["--url-port".to_owned(), page_port.to_string()],
             "backplane-quickstart" => vec!["--surface".to_owned(), "quickstart".to_owned()],
@@ -148,7 +161,12 @@ async fn the_registry_records_owners_and_notices_lapsed_instances() {
 
 /// What a registry on the Redis at `url` (any topology) must do, under the prefix `t`.
 async fn registry_contract(url: &str) {
-    let redis = Redis::connect(url).unwrap().with_prefix("t");
+    registry_contract_on(&|| Redis::connect(url).unwrap()).await;
+}
+
+/// [`registry_contract`] on the Redis that `connect` reaches.
+async fn registry_contract_on(connect: &(dyn Fn() -> Redis + Sync)) {
+    let redis = connect().with_prefix("t");
     let sessions = redis.sessions();
     // A store no instance has beaten on yet is not known to be complete.
     let recovering = sessions.owner("s1").await;
@@ -197,15 +215,17 @@ async fn registry_contract(url: &str) {
     sessions.leave("d").await.unwrap();
     let owner = sessions.owner("s4").await.unwrap().unwrap();
     assert_eq!((owner.instance.as_str(), owner.address), ("d", None), "a leaving instance is gone at once");
-    // Reclaiming records a session only where no owner is recorded.
-    sessions.reclaim("s4", "e", "other", Duration::from_secs(60)).await.unwrap();
+    // Reclaiming records a session only where no owner is recorded, and says whether the
+    // instance reclaiming it owns it.
+    assert!(!sessions.reclaim("s4", "e", "other", Duration::from_secs(60)).await.unwrap(), "d owns s4");
     assert_eq!(sessions.owner("s4").await.unwrap().unwrap().instance, "d");
-    sessions.reclaim("s5", "e", "state-5", Duration::from_secs(60)).await.unwrap();
+    assert!(sessions.reclaim("s4", "d", "state-4", Duration::from_secs(60)).await.unwrap(), "d owns s4");
+    assert!(sessions.reclaim("s5", "e", "state-5", Duration::from_secs(60)).await.unwrap(), "s5 was nobody's");
     assert_eq!(sessions.owner("s5").await.unwrap().unwrap().instance, "e");
     assert_eq!(sessions.take_over("s5", "e", "f", Duration::from_secs(60)).await.unwrap().as_deref(), Some("state-5"));
     // Every instance agrees on a shared secret.
     let one = redis.shared_secret("k").await.unwrap();
-    let other = Redis::connect(url).unwrap().with_prefix("t").shared_secret("k").await.unwrap();
+    let other = connect().with_prefix("t").shared_secret("k").await.unwrap();
     assert_eq!(one, other);
 }
 
@@ -449,6 +469,123 @@ async fn an_owner_whose_connection_is_refused_is_taken_over_at_once_whatever_its
     let (status, _, body) = post(&b, Some(&session), add_call(5)).await;
     assert_eq!((status, body.contains(r#""text":"7""#)), (200, true), "{body}");
     b_task.abort();
+}
+
+/// Sends `signal` (`-STOP`, `-CONT`) to the process of `instance`.
+fn signal(instance: &Instance, signal: &str) {
+    let status = Command::new("kill").args([signal, &instance.child.id().to_string()]).status().expect("kill runs");
+    assert!(status.success(), "kill {signal} failed");
+}
+
+/// Resumes a stopped instance when dropped (a failed test must not leave it stopped: its
+/// `Drop` kills it, which a stopped process obeys too, but resuming first is tidier).
+struct Resume<'a>(&'a Instance);
+
+impl Drop for Resume<'_> {
+    fn drop(&mut self) {
+        let _ = Command::new("kill").args(["-CONT", &self.0.child.id().to_string()]).status();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hung_owner_is_taken_over_within_a_second_and_ends_its_copy_once_resumed() {
+    let redis_server = RedisServer::start();
+    let redis = Redis::connect(&redis_server.url()).unwrap();
+    // Two `shared` processes with the default heartbeat (a lease of one second).
+    let a = Instance::start("shared", Some(&redis_server.url()));
+    let b = Instance::start("shared", Some(&redis_server.url()));
+    let (a_mcp, b_mcp) = (format!("{}/mcp", a.base), format!("{}/mcp", b.base));
+    let (status, session, body) = post(&a_mcp, None, initialize()).await;
+    assert_eq!(status, 200, "{body}");
+    let session = session.expect("a session id");
+    let level =
+        |id: u32| json!({"jsonrpc": "2.0", "id": id, "method": "logging/setLevel", "params": {"level": "error"}});
+    let served_by = |id: u32| json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "served_by", "arguments": {}}});
+    // `logging/setLevel` runs on the owner: through B it takes a hop to A.
+    let (status, _, body) = post(&b_mcp, Some(&session), level(2)).await;
+    assert_eq!(status, 200, "forwarded to A: {body}");
+    let (status, _, body) = post(&b_mcp, Some(&session), served_by(3)).await;
+    assert!(status == 200 && body.contains(&b.base), "a call is served where it lands: {body}");
+    // The client's GET stream, held by the owner.
+    let mut stream = crate::support::http_client()
+        .get(&a_mcp)
+        .header("accept", "text/event-stream")
+        .header("mcp-protocol-version", "2025-11-25")
+        .header("mcp-session-id", &session)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(stream.status(), 200);
+
+    // A hangs: its kernel still accepts connections, but it answers nothing and renews nothing.
+    signal(&a, "-STOP");
+    let resume = Resume(&a);
+    let stopped = Instant::now();
+    // Meanwhile, calls through B go on being served where they land.
+    let calls = {
+        let b_mcp = b_mcp.clone();
+        let session = session.clone();
+        tokio::spawn(async move {
+            let mut answered = 0;
+            for id in 100..120 {
+                let call = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "served_by", "arguments": {}}});
+                let (status, _, body) = post(&b_mcp, Some(&session), call).await;
+                assert_eq!(status, 200, "a call through B while A hangs: {body}");
+                assert!(body.contains("Served by"), "{body}");
+                answered += 1;
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+            answered
+        })
+    };
+    // What must run on the owner, retried as a client does on `503` (after `Retry-After`).
+    let mut refused = 0;
+    let mut id = 10;
+    let gap = loop {
+        id += 1;
+        let (status, _, body) = post(&b_mcp, Some(&session), level(id)).await;
+        match status {
+            200 => break stopped.elapsed(),
+            503 => {
+                refused += 1;
+                tokio::time::sleep(Duration::from_secs(1)).await;
+            }
+            other => panic!("a request for the hung owner got {other}: {body}"),
+        }
+        assert!(stopped.elapsed() < Duration::from_secs(10), "never taken over");
+    };
+    println!("a hung owner's session served again {gap:?} after it stopped, after {refused} 503");
+    assert!(refused <= 1, "{refused} refusals before the takeover");
+    assert!(gap < Duration::from_millis(1500), "served again only {gap:?} after the owner hung");
+    let owner = redis.sessions().owner(&session).await.unwrap().expect("still recorded");
+    assert_eq!(owner.address.as_deref(), Some(b_mcp.as_str()), "B owns the session now");
+    assert_eq!(within("the calls through B", calls).await.unwrap(), 20);
+
+    // A resumes: at its first beat it finds its lease lapsed and the session another's, and
+    // ends its copy (the GET stream it held closes); it does not take the session back.
+    drop(resume);
+    let ended = within("A's GET stream closing after it resumed", async {
+        while stream.chunk().await.map(|c| c.is_some()).unwrap_or(false) {}
+    });
+    ended.await;
+    let owner = redis.sessions().owner(&session).await.unwrap().expect("still recorded");
+    assert_eq!(owner.address.as_deref(), Some(b_mcp.as_str()), "B still owns the session");
+    // The session is whole, through either instance.
+    let (status, _, body) = post(&a_mcp, Some(&session), level(50)).await;
+    assert_eq!(status, 200, "through A, forwarded to B now: {body}");
+    let (status, _, body) = post(&a_mcp, Some(&session), served_by(51)).await;
+    assert!(status == 200 && body.contains(&a.base), "{body}");
+    let (status, _, body) = post(&b_mcp, Some(&session), served_by(52)).await;
+    assert!(status == 200 && body.contains(&b.base), "{body}");
+    let reopened = crate::support::http_client()
+        .get(&a_mcp)
+        .header("accept", "text/event-stream")
+        .header("mcp-protocol-version", "2025-11-25")
+        .header("mcp-session-id", &session)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(reopened.status(), 200, "the GET stream opens again, through A, on B");
 }
 
 #[tokio::test]
@@ -1360,12 +1497,17 @@ fn shared_cluster() -> std::sync::Arc<typed_mcp_redis::testing::RedisCluster> {
 /// The bus on the Redis at `url`: a message published by one connection reaches a subscriber
 /// on another (on a Cluster, through sharded pub/sub).
 async fn bus_delivers(url: &str) {
+    bus_delivers_on(&|| Redis::connect(url).unwrap()).await;
+}
+
+/// [`bus_delivers`] on the Redis that `connect` reaches.
+async fn bus_delivers_on(connect: &(dyn Fn() -> Redis + Sync)) {
     use typed_mcp::transport::http::MessageBus;
     let (sender, mut received) = tokio::sync::mpsc::unbounded_channel();
     let stop = tokio_util::sync::CancellationToken::new();
-    let listener = Redis::connect(url).unwrap().with_prefix("b").bus();
+    let listener = connect().with_prefix("b").bus();
     listener.subscribe("instance:x".into(), Box::new(move |m| drop(sender.send(m))), stop.clone());
-    let speaker = Redis::connect(url).unwrap().with_prefix("b").bus();
+    let speaker = connect().with_prefix("b").bus();
     // Subscribing takes a moment: publish until the subscriber hears.
     let heard = within("a message on the bus", async {
         loop {
@@ -1392,6 +1534,49 @@ async fn the_registry_bus_and_task_store_work_on_a_cluster_and_behind_sentinel()
     }
     // A session's records share one slot (the scripts touching them all are refused otherwise).
     assert!(!cluster.keys("t:state:{s5}").is_empty(), "{:?}", cluster.keys("t:*"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_backplane_runs_over_tls_trusting_a_private_ca() {
+    // A `redis-server` speaking TLS only, its certificate signed by a CA of the test's own.
+    let ca = crate::support::pki::TestCa::new("Redis test CA");
+    let (ca_file, cert_file, key_file) = ca.write_files("redis-tls");
+    let server = RedisServer::start_tls(&cert_file, &key_file, &ca_file);
+    let url = server.url();
+    assert!(url.starts_with("rediss://"), "{url}");
+    // The platform's roots do not know the CA: the connection is refused, not made unchecked.
+    let untrusted = Redis::connect(&url).unwrap().sessions().owner("s").await;
+    assert!(
+        matches!(untrusted, Err(typed_mcp::transport::http::BackplaneError::Unavailable(_))),
+        "a certificate of an unknown CA must not be accepted: {untrusted:?}"
+    );
+    // A CA that is not PEM, or given for a connection without TLS, is refused at once.
+    assert!(Redis::connect_with_ca(&url, b"not a certificate").is_err());
+    assert!(Redis::connect_with_ca("redis://127.0.0.1:6379/", ca.pem.as_bytes()).is_err());
+    let connect = || Redis::connect_with_ca(&url, ca.pem.as_bytes()).unwrap();
+    registry_contract_on(&connect).await;
+    bus_delivers_on(&connect).await;
+    let redis = connect().with_prefix("tasks");
+    typed_mcp::testing::assert_task_store_contract(&redis.task_store()).await;
+    // Two `shared` processes on it (`REDIS_CA_FILE` names the CA): a session opened on one is
+    // served through the other, elicitations answered across them.
+    let env = [("REDIS_CA_FILE", ca_file.as_path())];
+    let instances: Vec<Instance> = (0..2).map(|_| Instance::start_with("shared", Some(&url), &env)).collect();
+    let proxy = RoundRobinProxy::start(instances.iter().map(|i| i.base.clone()).collect()).await;
+    let client = within(
+        "connecting",
+        Client::builder("t", "1").elicitation(user("over tls")).connect_http(&format!("{}/mcp", proxy.url())),
+    )
+    .await
+    .unwrap();
+    let mut answered_by = std::collections::BTreeSet::new();
+    for _ in 0..4 {
+        let created = within("create_project", client.call_tool("create_project", ())).await.unwrap();
+        assert_eq!(created.text(), "Created project 'over tls'");
+        answered_by.insert(within("served_by", client.call_tool("served_by", ())).await.unwrap().text());
+    }
+    assert_eq!(answered_by.len(), 2, "both instances served the session: {answered_by:?}");
+    within("closing", client.close()).await;
 }
 
 #[tokio::test]
@@ -1557,11 +1742,43 @@ async fn brew(kind: String) -> String {
     format!("brewed {kind}")
 }
 
-/// An in-process instance for the rolling restart: `add`, `ask` (a form elicitation) and `brew`
-/// (a task), tasks in Redis, and a shutdown grace long enough for any of them.
-async fn rolling_instance(redis: &Redis) -> (String, StreamableHttp, tokio::task::JoinHandle<()>) {
-    let server =
-        Server::builder("t", "1").tools(tools![add, ask, brew]).task_store(redis.task_store()).build().unwrap();
+/// The URL-mode flows of the instance serving a call (set once its server is built).
+#[derive(Default)]
+struct Flows(std::sync::OnceLock<typed_mcp::server::UrlElicitations>);
+
+/// Asks the user to visit a page (URL mode), and waits until the visit completed the flow.
+#[tool]
+async fn visit(ctx: Context, flows: State<Flows>) -> Result<String, String> {
+    let id = ctx.new_url_elicitation_id();
+    match ctx.elicit_url_with_id(&id, format!("https://pages.test/visit?id={id}"), "Visit the page.").await {
+        Ok(Elicitation::Accept(_)) => {}
+        other => return Err(format!("the visit was not accepted: {other:?}")),
+    }
+    let flows = flows.0.0.get().ok_or("no flows")?;
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while Instant::now() < deadline {
+        if flows.state(&id).await == Some(typed_mcp::server::UrlFlowState::Completed) {
+            return Ok("visited".into());
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    Err(format!("flow {id} was never completed"))
+}
+
+/// An in-process instance for the rolling restart: `add`, `ask` (a form elicitation), `visit`
+/// (a URL-mode flow) and `brew` (a task), tasks in Redis, and a shutdown grace long enough for
+/// any of them; with its URL-mode flows, where a page completes them.
+async fn rolling_instance(
+    redis: &Redis,
+) -> (String, StreamableHttp, tokio::task::JoinHandle<()>, typed_mcp::server::UrlElicitations) {
+    let flows = std::sync::Arc::new(Flows::default());
+    let server = Server::builder("t", "1")
+        .tools(tools![add, ask, visit, brew])
+        .state_arc(flows.clone())
+        .task_store(redis.task_store())
+        .build()
+        .unwrap();
+    let _ = flows.0.set(server.url_elicitations().clone());
     let listener = tokio::net::TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).await.unwrap();
     let address = listener.local_addr().unwrap();
     let url = format!("http://{address}/mcp");
@@ -1572,7 +1789,7 @@ async fn rolling_instance(redis: &Redis) -> (String, StreamableHttp, tokio::task
     let task = tokio::spawn(async move {
         let _ = serving.serve(listener, std::future::pending()).await;
     });
-    (format!("http://{address}"), http, task)
+    (format!("http://{address}"), http, task, server.url_elicitations().clone())
 }
 
 /// What the clients of the rolling restart saw.
@@ -1582,6 +1799,8 @@ struct Seen {
     /// `503` with `Retry-After`, retried.
     retried: usize,
     errors: Vec<String>,
+    /// URL-mode flows completed (counted in `answered` too).
+    visits: usize,
 }
 
 /// Calls `call` until it is answered, retrying what is documented as retryable (`503`), at most
@@ -1624,7 +1843,43 @@ async fn a_rolling_restart_of_three_instances_under_load_is_invisible_to_clients
     for _ in 0..3 {
         instances.push(rolling_instance(&redis).await);
     }
-    let proxy = RoundRobinProxy::start(instances.iter().map(|(base, _, _)| base.clone()).collect()).await;
+    let proxy = RoundRobinProxy::start(instances.iter().map(|(base, ..)| base.clone()).collect()).await;
+    // The page of the URL-mode flows, as served by whichever instance in rotation the balancer
+    // picks: it completes each flow a moment after its user opened it.
+    let pages: Arc<std::sync::Mutex<Vec<Option<typed_mcp::server::UrlElicitations>>>> =
+        Arc::new(std::sync::Mutex::new(instances.iter().map(|(.., flows)| Some(flows.clone())).collect()));
+    let (opened, mut visits) = tokio::sync::mpsc::unbounded_channel::<String>();
+    let page_failures = Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+    let page = {
+        let (pages, seen) = (pages.clone(), page_failures.clone());
+        tokio::spawn(async move {
+            let mut turn = 0usize;
+            while let Some(id) = visits.recv().await {
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                // The balancer's next instance in rotation; a page that fails is reloaded.
+                let mut done = false;
+                for _ in 0..10 {
+                    let flows = {
+                        let pages = pages.lock().unwrap();
+                        let live: Vec<_> = pages.iter().flatten().cloned().collect();
+                        turn += 1;
+                        live[turn % live.len()].clone()
+                    };
+                    match flows.complete(&id).await {
+                        Ok(_) => {
+                            done = true;
+                            break;
+                        }
+                        Err(e) => {
+                            seen.lock().unwrap().push(format!("{e}"));
+                            tokio::time::sleep(Duration::from_millis(200)).await;
+                        }
+                    }
+                }
+                assert!(done, "the page never completed flow {id}");
+            }
+        })
+    };
     let url = format!("{}/mcp", proxy.url());
     let seen = Arc::new(std::sync::Mutex::new(Seen::default()));
     let stop = Arc::new(AtomicBool::new(false));
@@ -1664,6 +1919,37 @@ async fn a_rolling_restart_of_three_instances_under_load_is_invisible_to_clients
             within("closing", client.close()).await;
         }));
     }
+    // A 2025-era session whose user is sent to pages (URL mode), one flow after the other.
+    let visitor = {
+        let opened = opened.clone();
+        elicitation_fn(ElicitationModes::URL, move |request| {
+            let opened = opened.clone();
+            async move {
+                match request.as_url() {
+                    Some(url) => {
+                        let _ = opened.send(url.elicitation_id.clone());
+                        ElicitResult::accept_url()
+                    }
+                    None => ElicitResult::decline(),
+                }
+            }
+        })
+    };
+    let visiting =
+        within("connecting", Client::builder("t", "1").elicitation(visitor).connect_http(&url)).await.unwrap();
+    {
+        let (seen, stop) = (seen.clone(), stop.clone());
+        load.push(tokio::spawn(async move {
+            while !stop.load(Ordering::Relaxed) {
+                until_answered(&seen, "visited", || async {
+                    visiting.call_tool("visit", ()).await.map(|r| r.text()).map_err(|e| e.to_string())
+                })
+                .await;
+                seen.lock().unwrap().visits += 1;
+            }
+            within("closing", visiting.close()).await;
+        }));
+    }
     let tasks = within("connecting", Client::builder("t", "1").protocol_era(ProtocolEra::Stateless).connect_http(&url))
         .await
         .unwrap();
@@ -1686,12 +1972,14 @@ async fn a_rolling_restart_of_three_instances_under_load_is_invisible_to_clients
     // One instance after the other: out of the balancer's rotation, drained, replaced.
     for (i, slot) in instances.iter_mut().enumerate() {
         proxy.set_backend(i, None);
-        let (_, http, task) = std::mem::replace(slot, rolling_instance(&redis).await);
+        pages.lock().unwrap()[i] = None;
+        let (_, http, task, _) = std::mem::replace(slot, rolling_instance(&redis).await);
         let started = Instant::now();
         within("draining", http.drain(Duration::from_secs(10))).await;
         within("the listener closing", task).await.unwrap();
         println!("instance {i} drained in {:?}", started.elapsed());
         proxy.set_backend(i, Some(slot.0.clone()));
+        pages.lock().unwrap()[i] = Some(slot.3.clone());
         tokio::time::sleep(Duration::from_millis(600)).await;
     }
     tokio::time::sleep(Duration::from_millis(500)).await;
@@ -1699,16 +1987,22 @@ async fn a_rolling_restart_of_three_instances_under_load_is_invisible_to_clients
     for client in load {
         within("a client finishing", client).await.unwrap();
     }
+    drop(opened);
+    within("the page finishing", page).await.unwrap();
     let seen = seen.lock().unwrap();
     println!(
-        "rolling restart: {} answered, {} retried on 503, {} errors",
+        "rolling restart: {} answered ({} URL-mode flows), {} retried on 503, {} errors",
         seen.answered,
+        seen.visits,
         seen.retried,
         seen.errors.len()
     );
     assert!(seen.errors.is_empty(), "clients saw errors beyond retryable ones: {:?}", seen.errors);
     assert!(seen.answered > 20, "the load was too light to tell: {seen:?}");
-    for (_, _, task) in instances {
+    assert!(seen.visits >= 5, "too few URL-mode flows to tell: {seen:?}");
+    // A page that failed (and was reloaded) is the page's trouble, not the client's: printed.
+    println!("rolling restart: the page failed {:?}", page_failures.lock().unwrap());
+    for (_, _, task, _) in instances {
         task.abort();
     }
 }

@@ -80,8 +80,23 @@ async fn the_redis_store_tells_a_live_instance_from_a_lapsed_one() {
         .await
         .unwrap();
     assert!(store.runner_alive("a").await.unwrap());
+    redis.sessions().claim("s", "a", "{}", Duration::from_secs(60)).await.unwrap();
+    // Its lease lapsed (it may be stalled; its sessions may be taken over): its tasks are not
+    // failed for that.
     tokio::time::sleep(Duration::from_millis(450)).await;
-    assert!(!store.runner_alive("a").await.unwrap(), "its heartbeat lapsed");
+    assert_eq!(redis.sessions().owner("s").await.unwrap().unwrap().address, None, "its lease lapsed");
+    assert!(store.runner_alive("a").await.unwrap(), "alive for a grace after its lease");
+    // An instance leaving is gone at once.
+    redis.sessions().leave("a").await.unwrap();
+    assert!(!store.runner_alive("a").await.unwrap(), "it left");
+    // One that stops beating is gone once the grace is over.
+    redis
+        .sessions()
+        .heartbeat("b", "http://b/mcp", Duration::from_millis(300), &[], Duration::from_secs(5))
+        .await
+        .unwrap();
+    tokio::time::sleep(typed_mcp_redis::RUNNER_GRACE + Duration::from_millis(300)).await;
+    assert!(!store.runner_alive("b").await.unwrap(), "its heartbeat lapsed, grace included");
 }
 
 /// A `shared` example process serving Streamable HTTP with `--redis`, killed when dropped.

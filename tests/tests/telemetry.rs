@@ -474,12 +474,22 @@ async fn a_task_and_the_requests_that_follow_it_are_one_trace() {
     client.close().await;
 }
 
-/// An instance of a shared deployment, in process, with its own telemetry.
+/// Echoes `text` back, on the session's owner (`Backplane::on_owner`): a call landing elsewhere
+/// is forwarded there.
+#[tool]
+fn stamp(text: String) -> String {
+    text
+}
+
+/// An instance of a shared deployment, in process, with its own telemetry; `stamp` runs on
+/// the session's owner.
 async fn instance(redis: &typed_mcp_redis::Redis, recorder: &Recorder) -> (String, tokio::task::JoinHandle<()>) {
-    let server = Server::builder("shared", "1").tools(tools![echo]).telemetry(recorder.telemetry()).build().unwrap();
+    let server =
+        Server::builder("shared", "1").tools(tools![echo, stamp]).telemetry(recorder.telemetry()).build().unwrap();
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", 0)).await.unwrap();
     let base = format!("http://{}", listener.local_addr().unwrap());
-    let backplane = redis.backplane(format!("{base}/mcp")).heartbeat(std::time::Duration::from_millis(200));
+    let backplane =
+        redis.backplane(format!("{base}/mcp")).heartbeat(std::time::Duration::from_millis(200)).on_owner("stamp");
     let http = server.streamable_http(HttpConfig::default().backplane(backplane));
     let task = tokio::spawn(async move {
         let _ = http.serve(listener, std::future::pending()).await;
@@ -523,6 +533,59 @@ async fn a_call_through_a_shared_deployment_is_one_trace_whichever_instance_it_l
         assert_eq!(children.len(), 1, "the call's server span");
         assert_eq!(children[0].span_context.trace_id(), call.span_context.trace_id());
     }
+
+    // A call that must run on the owner, landing on the other instance, is forwarded: that
+    // instance has the SERVER span of what it received, under it the CLIENT span of the hop,
+    // and the owner's SERVER span is the hop's child. One trace, no orphans.
+    for n in 0..4 {
+        let text = format!("stamp {n}");
+        let result = within("a call", client.call_tool("stamp", json!({"text": text}))).await.unwrap();
+        assert_eq!(result.content[0].as_text(), Some(text.as_str()));
+    }
+    let named = |recorder: &Recorder, kind: SpanKind| -> Vec<SpanData> {
+        recorder.spans().into_iter().filter(|s| s.name == "tools/call stamp" && s.span_kind == kind).collect()
+    };
+    let calls = named(&c, SpanKind::Client);
+    assert_eq!(calls.len(), 4);
+    let mut forwarded = 0;
+    for call in &calls {
+        let trace = call.span_context.trace_id();
+        // Where the call landed: the one SERVER span under the client's.
+        let landed: Vec<(SpanData, &Recorder, &Recorder)> = [(&a, &b), (&b, &a)]
+            .into_iter()
+            .flat_map(|(here, other)| named(here, SpanKind::Server).into_iter().map(move |s| (s, here, other)))
+            .filter(|(s, ..)| s.parent_span_id == call.span_context.span_id())
+            .collect();
+        assert_eq!(landed.len(), 1, "the call's server span, where it landed");
+        let (landed, here, other) = &landed[0];
+        assert_eq!(landed.span_context.trace_id(), trace);
+        let hops: Vec<_> = named(here, SpanKind::Client)
+            .into_iter()
+            .filter(|h| h.parent_span_id == landed.span_context.span_id())
+            .collect();
+        match hops.as_slice() {
+            // Landed on the owner: served there.
+            [] => {}
+            [hop] => {
+                forwarded += 1;
+                assert_eq!(hop.span_context.trace_id(), trace);
+                let hop_attributes = attributes(hop);
+                assert_eq!(hop_attributes.get("mcp.method.name").map(String::as_str), Some("tools/call"));
+                assert_eq!(hop_attributes.get("server.address").map(String::as_str), Some("127.0.0.1"));
+                let owner: Vec<_> = named(other, SpanKind::Server)
+                    .into_iter()
+                    .filter(|s| s.parent_span_id == hop.span_context.span_id())
+                    .collect();
+                assert_eq!(owner.len(), 1, "the owner's server span is the hop's child");
+                assert_eq!(owner[0].span_context.trace_id(), trace);
+            }
+            more => panic!("one hop per forwarded call, not {}", more.len()),
+        }
+    }
+    assert!(forwarded >= 1, "the balancer alternates: some calls landed on the instance not owning the session");
+    // Every span of the calls, on either instance, belongs to a client's call.
+    let all = named(&a, SpanKind::Server).len() + named(&b, SpanKind::Server).len();
+    assert_eq!(all, 4 + forwarded, "one server span per call, and one more per forwarded call");
     client.close().await;
     task_a.abort();
     task_b.abort();

@@ -19,6 +19,9 @@
 //! - a primary behind Sentinels: `redis+sentinel://s1:26379,s2:26379,s3:26379/mymaster`
 //!   (`rediss+sentinel://` when the primary speaks TLS; `user:password@` before the hosts).
 //!
+//! A Redis whose certificate a private authority signed is trusted with `--redis-ca FILE` (or
+//! `REDIS_CA_FILE`): the authority's certificate, PEM.
+//!
 //! Each serves Streamable HTTP at `http://127.0.0.1:PORT/mcp`, `/ready` and `/live` for a load
 //! balancer's checks. What they share:
 //!
@@ -113,7 +116,14 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .telemetry(typed_mcp::telemetry::Telemetry::global());
     let mut config = HttpConfig::default().shutdown_grace(Duration::from_secs(30));
     if let Some(url) = option("--redis", "REDIS_URL") {
-        let redis = Redis::connect(&url).map_err(|e| format!("--redis: {e}"))?;
+        let redis = match option("--redis-ca", "REDIS_CA_FILE") {
+            Some(file) => {
+                let ca = std::fs::read(&file).map_err(|e| format!("--redis-ca: cannot read `{file}`: {e}"))?;
+                Redis::connect_with_ca(&url, ca)
+            }
+            None => Redis::connect(&url),
+        }
+        .map_err(|e| format!("--redis: {e}"))?;
         let key = redis.shared_secret("request-state").await.map_err(|e| format!("--redis: {e}"))?;
         builder = builder.task_store(redis.task_store()).request_state_key(StateKey::from_bytes(key));
         config = config.backplane(redis.backplane(address.clone()));

@@ -51,11 +51,28 @@
 //!   Redis.
 //! - **Takeover in about a second.** When the owner is needed and its connection is refused (or
 //!   not made within a second), the instance that needed it takes the session over on the spot
-//!   and serves the request: the client sees no error. When its heartbeat lapsed (three beats
-//!   of 2 s by default, `Backplane::heartbeat`), the next request needing it does the same.
-//!   Requests served on replicas never wait for the owner at all. A session taken over counts
-//!   against the new owner's `max_sessions` like one it opened. A call that was running on an
-//!   instance that died ends with a JSON-RPC error the client receives.
+//!   and serves the request: the client sees no error. When its lease lapsed (it renews its
+//!   presence every third of a second, and counts as gone after a second without:
+//!   `Backplane::heartbeat`), the next request needing it does the same; a request forwarded
+//!   to an owner that accepts it but answers nothing (its process hung or was stopped: its
+//!   kernel still accepts connections) waits while the forwarding instance looks at the owner's
+//!   lease every quarter second, and is served there once the lease lapsed: about a second after
+//!   the owner stopped, with no `503` (measured: 1.01 s to 1.02 s, a `shared` process stopped
+//!   with SIGSTOP). Requests served on replicas never wait for the owner at all. A session
+//!   taken over counts against the new owner's `max_sessions` like one it opened. A call that
+//!   was running on an instance that died ends with a JSON-RPC error the client receives.
+//! - **An owner taken over while it lives** (its process stopped and resumed, starved of CPU
+//!   for a second, or cut off from Redis but not from the other instances) does not serve the
+//!   sessions it lost. Its next beat that reaches Redis finds the lease lapsed, asks Redis which
+//!   of its sessions are someone else's now, and ends its copy of those (their running requests
+//!   end with an error, their `GET` streams close; the client's next `GET` reaches the new
+//!   owner). A request forwarded to it while its own lease, as it last renewed it, is older than
+//!   a second waits for that beat first (so a request another instance gave up waiting for is
+//!   not run here too when it resumes: the session is another's by then). Its tasks are not
+//!   failed by such a stall: a task's runner counts as gone 6 s after its last beat. One case is
+//!   not covered: a forwarded request that a live owner was running, unanswered, when its beats
+//!   stopped reaching Redis for a second is run again by the instance that took the session
+//!   over. Where instances may stall that long, give them a longer heartbeat.
 //! - **Graceful shutdown** (`StreamableHttp::drain`, or `serve` with `HttpConfig::shutdown_grace`
 //!   when its shutdown future completes): `/ready` answers `503` and `initialize` is refused
 //!   with `503` and `Retry-After`; what runs here (requests, questions awaiting answers, tasks'
@@ -95,10 +112,12 @@
 //!   told its live session is gone.
 //!
 //! What lives in Redis, under the prefix `mcp:` (`Redis::with_prefix`), all of it bounded:
-//! `instance:{id}` (address; the heartbeat lease, 6 s), `session:{id}` (owner) and `state:{id}`
-//! (what a takeover needs), for the idle timeout plus the lease, renewed while the session is in
-//! use and deleted when it ends; `events:{id}` (the session's newest 256 SSE events, expiring
-//! 31 minutes after the newest, deleted when the session ends; `Redis::events` sets both);
+//! `instance:{id}` (address; the heartbeat lease, 1 s, renewed every ⅓ s) and `alive:{id}` (6 s:
+//! how long an instance's tasks outlive its last beat before they count as failed),
+//! `session:{id}` (owner) and `state:{id}` (what a takeover needs), for the idle timeout plus
+//! 3 s, renewed every 2 s while the session is in use and deleted when it ends; `events:{id}`
+//! (the session's newest 256 SSE events, expiring 31 minutes after the newest, deleted when the
+//! session ends; `Redis::events` sets both);
 //! `deployment:started` and, for a lease after Redis came back empty, `deployment:recovering`
 //! (one small key each); `secret:{name}` (shared keys, one per name); `task:{id}` (a task's
 //! record: status, questions, result or error, user, running instance; for the task's `ttlMs`
@@ -123,11 +142,19 @@
 //! promotion, requests needing Redis get `503` with `Retry-After`; requests served from a
 //! session held in memory (on its owner or a replica) go on.
 //!
+//! Over TLS (`rediss://`), the server's certificate is checked against the platform's roots (or
+//! those in the file `SSL_CERT_FILE` names). A Redis whose certificate a private authority
+//! signed (as managed services often give) is reached with
+//! `Redis::connect_with_ca(spec, ca_pem)`, one node or a Cluster; the examples take the
+//! authority's PEM file from `--redis-ca` or `REDIS_CA_FILE`. `tests/tests/backplane.rs` runs the
+//! registry, the bus, the task store and two `shared` processes against a `redis-server` speaking
+//! TLS only, its certificate signed by a CA of the test's own.
+//!
 //! ## Rolling restarts
 //!
 //! 1. Give every instance `HttpConfig::shutdown_grace` longer than your longest request or task
-//!    (and `Backplane::heartbeat` of 2 s or less), and point the load balancer's readiness
-//!    check at `GET /ready` and its liveness check at `GET /live` (served next to `/mcp` by
+//!    (and keep `Backplane::heartbeat` short: ⅓ s by default), and point the load balancer's
+//!    readiness check at `GET /ready` and its liveness check at `GET /live` (served next to `/mcp` by
 //!    `serve`; `StreamableHttp::health_router` mounts them elsewhere).
 //! 2. Restart one instance at a time: send it SIGTERM (the examples stop on it). It answers
 //!    `/ready` with `503`, so the balancer stops sending it new work; it keeps serving what is
@@ -154,8 +181,8 @@
 //! | a call on the session's owner | **0** | 0 |
 //! | the first call of a session on another instance | 3 `GET` (owner, its address, state) | ~270 received |
 //! | the following calls there | **0** | 0 |
-//! | a heartbeat, per instance | `SET … PX … GET` (its address) + one `EVAL` (deployment mark), pipelined | ~150 |
-//! | per session used since the last beat, per instance serving it | 2 `PEXPIRE`, in the same pipeline; and one `PUBLISH` per owner listing the sessions a replica served | ~60 |
+//! | a heartbeat, per instance, every ⅓ s | `SET … PX … GET` (its address), `SET … PX` (its `alive` mark) + one `EVAL` (deployment mark), pipelined | ~200 |
+//! | per session used since the last renewal (every 2 s), per instance serving it | 2 `PEXPIRE`, in that beat's pipeline; and one `PUBLISH` per owner listing the sessions a replica served | ~60 |
 //! | SSE events (only for requests that stream) | per batch: `RPUSH` per event, then `LTRIM` + `PEXPIRE` per session, one round trip per batch | the frames; at most 256 per session |
 //! | a session ended | one `EVAL` (`DEL` of both keys if still its owner), one `PUBLISH` | — |
 //!
@@ -164,8 +191,8 @@
 //! `tasks/get` one `GET` (and one `EXISTS` for the running instance's key while the task is not
 //! over and runs elsewhere); a record is its JSON, a few hundred bytes, kept for its `ttlMs`.
 //!
-//! **1,000,000 sessions on 100 instances**, heartbeat 2 s, each session calling once a minute
-//! (so ~16,700 calls/s) and landing anywhere:
+//! **1,000,000 sessions on 100 instances**, heartbeat ⅓ s (records renewed every 2 s), each
+//! session calling once a minute (so ~16,700 calls/s) and landing anywhere:
 //!
 //! - **Memory**: 1,000,000 × ~430 bytes ≈ **430 MB** of session records (plus Redis's own
 //!   overhead, budget ~0.6 GB), plus the events of streaming requests (256 events at most per
@@ -175,9 +202,9 @@
 //!   on up to 100 instances (each replica is kept 60 s without use): at one call a minute, almost
 //!   every call is on a cold replica → ~16,700 × 3 ≈ **50,000 GET/s**. Renewals: every instance
 //!   renews the sessions it served since its last beat: ~16,700 calls/s × 2 s × 2 `PEXPIRE` ÷ 2 s
-//!   ≈ **33,000 PEXPIRE/s**, plus ~300 heartbeat commands/s, plus one `PUBLISH` per (instance,
-//!   owner) pair per beat: up to 100 × 99 / 2 s ≈ **5,000 PUBLISH/s**. Sessions opened
-//!   (say 1 % renewing per minute): a few hundred round trips/s. Total **~90,000 commands/s**,
+//!   ≈ **33,000 PEXPIRE/s**, plus ~900 heartbeat commands/s (100 instances × 3 beats/s × 3),
+//!   plus one `PUBLISH` per (instance, owner) pair per renewal: up to 100 × 99 / 2 s ≈
+//!   **5,000 PUBLISH/s**. Sessions opened (say 1 % renewing per minute): a few hundred round trips/s. Total **~90,000 commands/s**,
 //!   almost all O(1) on small keys.
 //! - **Pub/sub fan-out**: the per-instance channels (`sessions:{tag}`, `instance:{id}`,
 //!   `tasks:{id}`) reach one subscriber; the broadcast ones (`sessions`, `broadcast`,
@@ -186,9 +213,9 @@
 //! - **What saturates first**: a single Redis node serves ~100,000 small commands/s on one core:
 //!   the cold-replica `GET`s and the renewals reach it first, well before memory. Sticky-ish
 //!   balancing (hashing the `Mcp-Session-Id` header to a few instances) keeps replicas warm and
-//!   cuts the `GET`s to near zero; a longer heartbeat cuts the renewals proportionally. Next is
-//!   broadcast fan-out, if the application sends many resource notifications: each is one
-//!   delivery per instance.
+//!   cuts the `GET`s to near zero; a heartbeat longer than 2 s (records are then renewed at each
+//!   beat) cuts the renewals proportionally. Next is broadcast fan-out, if the application sends
+//!   many resource notifications: each is one delivery per instance.
 //! - **How Cluster shards it**: every per-session key carries the session's id as its hash tag,
 //!   so sessions spread evenly over the slots and each script touches one node; three masters
 //!   carry a third of the memory and operations each, and adding masters scales both linearly.

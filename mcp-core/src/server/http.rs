@@ -112,6 +112,11 @@ impl HttpService for Server {
     fn cancel_tasks(&self) {
         self.inner.tasks.cancel_running();
     }
+
+    #[cfg(feature = "otel")]
+    fn telemetry(&self) -> Option<&crate::telemetry::Telemetry> {
+        self.inner.telemetry.as_ref()
+    }
 }
 
 impl StreamableHttp {

@@ -62,17 +62,20 @@ pub trait SessionRegistry: Send + Sync + 'static {
     ) -> BoxFuture<'a, Result<bool, BackplaneError>>;
 
     /// Records `instance` as the owner of `session`, with its `state`, unless the store
-    /// records an owner already (it then keeps it): how an instance records again the sessions
-    /// it holds after the store lost its records. The default does nothing.
+    /// records an owner already (it then keeps it), and returns whether `instance` owns the
+    /// session now. How an instance whose announcement lapsed (the store lost its records, or
+    /// its beats did not reach the store for a lease) records again the sessions it holds, and
+    /// learns which of them another instance took over meanwhile (it then ends its copy). The
+    /// default does nothing and answers `true`.
     fn reclaim<'a>(
         &'a self,
         session: &'a str,
         instance: &'a str,
         state: &'a str,
         session_ttl: Duration,
-    ) -> BoxFuture<'a, Result<(), BackplaneError>> {
+    ) -> BoxFuture<'a, Result<bool, BackplaneError>> {
         let _ = (session, instance, state, session_ttl);
-        Box::pin(std::future::ready(Ok(())))
+        Box::pin(std::future::ready(Ok(true)))
     }
 
     /// Withdraws the announcement of `instance` (it is shutting down): its sessions are taken
@@ -184,11 +187,31 @@ pub trait MessageBus: Send + Sync + 'static {
 /// needing it get `503` at once, while the others go on being served.
 ///
 /// **Takeover.** When the owner cannot be reached (its connection is refused, or not made within
-/// a second), or its heartbeat lapsed, the instance that needed it takes the session over on the
-/// spot (see [`SessionRegistry::take_over`]) and serves the request itself. An instance whose
-/// endpoint is closed ([`StreamableHttp::close_all`](super::StreamableHttp::close_all),
+/// a second), or its lease lapsed (it renewed its presence for none of the last three
+/// [`heartbeat`](Self::heartbeat)s: one second by default), the instance that needed it takes the
+/// session over on the spot (see [`SessionRegistry::take_over`]) and serves the request itself.
+/// An owner that accepts the forwarded request but does not answer (a hung or stopped process,
+/// whose kernel still accepts connections) is found out the same way: while no answer has come,
+/// the forwarding instance looks at the owner's lease every quarter of it, and takes the session
+/// over once the lease lapsed. An instance whose endpoint is closed
+/// ([`StreamableHttp::close_all`](super::StreamableHttp::close_all),
 /// [`StreamableHttp::drain`](super::StreamableHttp::drain)) leaves the registry at once, so its
 /// sessions are taken over without waiting for its lease.
+///
+/// **An owner taken over while alive** (its beats did not reach the store for a lease: its
+/// process stopped or starved of CPU, or cut off from the store but not from the other instances)
+/// does not go on serving the sessions it lost. Its next beat that reaches the store finds its
+/// lease lapsed: it asks the registry which of its sessions another instance now owns
+/// ([`SessionRegistry::reclaim`]) and ends its copy of those (their requests still running here
+/// end with an error, their `GET` streams close, and the client's next `GET` reaches the new
+/// owner); the others stay its own. A request forwarded to it while its own lease, as it last
+/// renewed it, is older than the lease waits for that beat (and is refused with `503` if the
+/// beat does not come within a second): so a request another instance gave up waiting for is
+/// not run here too when the process resumes, the session being another's by then.
+/// One case is not covered: a request forwarded to an owner that was alive and running it, but
+/// whose beats stopped reaching the store before it answered, is run again by the instance that
+/// took the session over. Where instances may stall for a second (overloaded hosts), give a
+/// longer [`heartbeat`](Self::heartbeat).
 ///
 /// Each part is a trait, so a deployment can keep it where it likes; the `typed-mcp-redis` crate
 /// implements them on Redis. Without [`HttpConfig::backplane`](super::HttpConfig::backplane) a
@@ -201,6 +224,8 @@ pub struct Backplane {
     pub(crate) address: Arc<str>,
     pub(crate) heartbeat: Duration,
     pub(crate) lease: Duration,
+    /// How often the records of the sessions in use are renewed.
+    pub(crate) renew: Duration,
     pub(crate) events: Option<Arc<dyn super::EventStore>>,
     /// Tools whose calls run on the session's owner (see [`Backplane::on_owner`]).
     pub(crate) on_owner: Arc<[String]>,
@@ -217,8 +242,11 @@ impl std::fmt::Debug for Backplane {
     }
 }
 
-/// The default of [`Backplane::heartbeat`].
-pub const DEFAULT_HEARTBEAT: Duration = Duration::from_secs(2);
+/// The default of [`Backplane::heartbeat`]: a lease of one second.
+pub const DEFAULT_HEARTBEAT: Duration = Duration::from_millis(333);
+
+/// How often the records of the sessions in use are renewed (or every heartbeat, if longer).
+pub const RECORDS_RENEWAL: Duration = Duration::from_secs(2);
 
 impl Backplane {
     /// This instance's part in a deployment whose sessions `registry` records; `address` is the
@@ -232,6 +260,7 @@ impl Backplane {
             address: address.into().into(),
             heartbeat: DEFAULT_HEARTBEAT,
             lease: DEFAULT_HEARTBEAT * 3,
+            renew: RECORDS_RENEWAL,
             events: None,
             on_owner: Arc::new([]),
         }
@@ -249,13 +278,29 @@ impl Backplane {
         self
     }
 
-    /// How often this instance renews its presence (default 2 s); it counts as gone when it has
-    /// not for three times that.
+    /// How often this instance renews its presence in the registry ([`DEFAULT_HEARTBEAT`], a
+    /// third of a second); it counts as gone, and its sessions are taken over by the next
+    /// instance needing their owner, when it has not for three times that (its *lease*, one
+    /// second by default). A beat is one small write per instance (two commands on Redis, in one
+    /// round trip); the records of the sessions in use are renewed in it every
+    /// [`RECORDS_RENEWAL`] (or every beat, when the heartbeat is longer).
+    ///
+    /// A shorter lease finds a dead or hung owner sooner; a longer one tolerates an instance
+    /// whose beats are late (its host overloaded, its link to the store slow) without taking its
+    /// sessions over while it lives: see "An owner taken over while alive" in [`Backplane`] for
+    /// what happens then.
     pub fn heartbeat(mut self, every: Duration) -> Self {
         let every = every.max(Duration::from_millis(50));
         self.heartbeat = every;
         self.lease = every * 3;
+        self.renew = every.max(RECORDS_RENEWAL);
         self
+    }
+
+    /// How long a session's records live unless renewed, on a server whose idle timeout is
+    /// `idle`: past its idle timeout, by a renewal period and a lease.
+    pub(crate) fn session_ttl(&self, idle: Duration) -> Duration {
+        idle + self.renew + self.lease
     }
 
     /// Carries notifications (`notify_resource_updated`, list changes) and the completion of
@@ -311,6 +356,13 @@ pub(crate) struct Forwarder {
     pub(crate) replicas: std::sync::RwLock<std::collections::HashMap<String, Replica>>,
     /// This instance's tag: what the ids of the questions its replicas ask carry.
     pub(crate) tag: u64,
+    /// When this forwarder was made: the origin of [`confirmed`](Self::confirmed).
+    epoch: std::time::Instant,
+    /// When (milliseconds after `epoch`) the last beat that found this instance's lease
+    /// unbroken was sent: its lease runs from then.
+    confirmed: std::sync::atomic::AtomicU64,
+    /// Told when a beat got its answer (or failed).
+    beaten: tokio::sync::Notify,
 }
 
 /// A session another instance owns, as served here.
@@ -385,7 +437,43 @@ impl Forwarder {
             owners: std::sync::Mutex::default(),
             replicas: std::sync::RwLock::default(),
             tag,
+            epoch: std::time::Instant::now(),
+            confirmed: std::sync::atomic::AtomicU64::new(0),
+            beaten: tokio::sync::Notify::new(),
         }
+    }
+
+    /// Records that this instance's lease, as renewed by a beat sent at `sent`, is unbroken.
+    pub(crate) fn confirm(&self, sent: std::time::Instant) {
+        let at = u64::try_from(sent.saturating_duration_since(self.epoch).as_millis()).unwrap_or(u64::MAX);
+        self.confirmed.fetch_max(at, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// Whether this instance's lease, as it last renewed it, still runs.
+    fn holds_lease(&self) -> bool {
+        let confirmed = Duration::from_millis(self.confirmed.load(std::sync::atomic::Ordering::Relaxed));
+        self.epoch.elapsed().saturating_sub(confirmed) < self.backplane.lease
+    }
+
+    /// Whether this instance may serve a request another instance forwarded to it as to the
+    /// owner: it holds its lease, or the next beat finds it unbroken. When the lease lapsed in
+    /// the store (this process was stopped, or its beats did not reach the store), the other
+    /// instances may have taken its sessions over and given up waiting for this request: the
+    /// beat then ends here the sessions another instance took over before it confirms the lease,
+    /// so what is served after it is only what is still this instance's. A beat that is merely
+    /// late (a busy host) costs the request that wait, not a refusal.
+    pub(crate) async fn may_serve_forwarded(&self) -> bool {
+        let patience = self.backplane.lease.max(Duration::from_secs(1));
+        let waited = tokio::time::timeout(patience, async {
+            loop {
+                let beaten = self.beaten.notified();
+                if self.holds_lease() {
+                    return;
+                }
+                beaten.await;
+            }
+        });
+        waited.await.is_ok()
     }
 
     /// Whether requests for sessions owned elsewhere may be served here: the instances can
@@ -405,6 +493,16 @@ impl Forwarder {
         let owners = self.owners.lock().ok()?;
         let (instance, address, when) = owners.get(session)?;
         (when.elapsed() < self.backplane.heartbeat).then(|| (instance.clone(), address.clone()))
+    }
+
+    /// Whether `instance` still owns `session` and holds its lease; `true` when the registry
+    /// cannot tell (it is unreachable: the owner is not taken for gone on that).
+    async fn still_owns(&self, session: &str, instance: &str) -> bool {
+        match self.backplane.registry.owner(session).await {
+            Ok(Some(Owner { instance: owner, address: Some(_) })) => owner == instance,
+            Ok(_) => false,
+            Err(_) => true,
+        }
     }
 
     /// Forgets the owner of `session` (it could not be reached).
@@ -440,10 +538,14 @@ impl Forwarder {
         }
     }
 
-    /// Forwards a request to the owner at `address` and streams its answer back; `503` when the
-    /// exchange failed midway, [`Unreachable`] when no connection could be made.
+    /// Forwards a request for `session` to its owner, `instance` at `address`, and streams its
+    /// answer back; `503` when the exchange failed midway, [`Unreachable`] when no connection
+    /// could be made, or the owner did not answer before it lost the session or its lease (it
+    /// hangs).
     pub(crate) async fn forward(
         &self,
+        session: &str,
+        instance: &str,
         address: &str,
         method: Method,
         headers: &HeaderMap,
@@ -470,7 +572,26 @@ impl Forwarder {
         if let Some(me) = &self.me {
             request.headers_mut().insert(FORWARDED_HEADER, me.clone());
         }
-        match self.client.request(request).await {
+        // The owner's lease is looked at only while its answer is late: an owner whose
+        // process hangs still accepts connections (its kernel does), but renews nothing.
+        let mut sent = self.client.request(request);
+        let patience = (self.backplane.lease / 4).clamp(Duration::from_millis(20), CONNECT_TIMEOUT);
+        let answer = loop {
+            match tokio::time::timeout(patience, &mut sent).await {
+                Ok(answer) => break answer,
+                Err(_) if self.still_owns(session, instance).await => {}
+                Err(_) => {
+                    tracing::info!(
+                        address,
+                        owner = instance,
+                        session,
+                        "the owner of a session does not answer, and lost its lease"
+                    );
+                    return Err(Unreachable);
+                }
+            }
+        };
+        match answer {
             Ok(response) => {
                 let (mut parts, response_body) = response.into_parts();
                 parts.headers.remove(header::CONNECTION);
@@ -544,8 +665,8 @@ pub(crate) fn unavailable(reason: &str) -> Response {
     r
 }
 
-/// Renews this instance's presence, and the records of its sessions active since the last
-/// beat, until the endpoint is gone.
+/// Renews this instance's presence every heartbeat, and every [`RECORDS_RENEWAL`] the records
+/// of its sessions active since the last renewal, until the endpoint is gone.
 pub(crate) async fn heartbeat(shared: std::sync::Weak<super::Shared>) {
     let mut failing = false;
     let mut first = true;
@@ -554,21 +675,23 @@ pub(crate) async fn heartbeat(shared: std::sync::Weak<super::Shared>) {
         let Some(s) = shared.upgrade() else { return };
         let Some(forwarder) = s.forwarder.as_ref() else { return };
         let bp = forwarder.backplane.clone();
-        let session_ttl = s.config.idle_timeout + bp.lease;
+        let session_ttl = bp.session_ttl(s.config.idle_timeout);
         let now = std::time::Instant::now();
-        let active: Vec<String> = s
-            .sessions
-            .read()
-            .map(|sessions| {
-                sessions
-                    .values()
-                    .filter(|x| x.last_active() >= since || x.in_flight() > 0)
-                    .map(|x| x.id().to_owned())
-                    .collect()
-            })
-            .unwrap_or_default();
-        let mut active = active;
-        active.extend(super::forwarding::replicas_beat(&s, since));
+        // Most beats only renew the presence: the records of the sessions in use are renewed
+        // less often (they live for the idle timeout).
+        let renewing = first || now.duration_since(since) >= bp.renew;
+        let mut active = Vec::new();
+        if renewing {
+            if let Ok(sessions) = s.sessions.read() {
+                active.extend(
+                    sessions
+                        .values()
+                        .filter(|x| x.last_active() >= since || x.in_flight() > 0)
+                        .map(|x| x.id().to_owned()),
+                );
+            }
+            active.extend(super::forwarding::replicas_beat(&s, since));
+        }
         let closing = s.closing.clone();
         drop(s);
         match bp.registry.heartbeat(&bp.instance, &bp.address, bp.lease, &active, session_ttl).await {
@@ -579,12 +702,25 @@ pub(crate) async fn heartbeat(shared: std::sync::Weak<super::Shared>) {
                 if !known && !first {
                     reclaim(&shared, &bp, session_ttl).await;
                 }
+                if let Some(s) = shared.upgrade()
+                    && let Some(forwarder) = &s.forwarder
+                {
+                    forwarder.confirm(now);
+                    forwarder.beaten.notify_waiters();
+                }
                 first = false;
-                since = now;
+                if renewing {
+                    since = now;
+                }
             }
             Err(e) => {
                 if !std::mem::replace(&mut failing, true) {
                     tracing::warn!(error = %e, "cannot renew this instance's presence in the shared session store");
+                }
+                if let Some(s) = shared.upgrade()
+                    && let Some(forwarder) = &s.forwarder
+                {
+                    forwarder.beaten.notify_waiters();
                 }
             }
         }
@@ -595,24 +731,39 @@ pub(crate) async fn heartbeat(shared: std::sync::Weak<super::Shared>) {
     }
 }
 
-/// Records again every session this instance holds, where the registry records no owner: the
-/// store lost its records (it was restarted empty), and without them the other instances would
-/// answer the sessions' requests as for unknown sessions.
+/// Records again every session this instance holds, where the registry records no owner, and
+/// ends here those another instance owns now. This instance's announcement had lapsed: the store
+/// lost its records (it was restarted empty; without them the other instances would answer the
+/// sessions' requests as for unknown sessions), or its beats did not reach the store for a lease
+/// (it was stopped, or cut off), and the others may have taken some of its sessions over.
 async fn reclaim(shared: &std::sync::Weak<super::Shared>, bp: &Backplane, session_ttl: Duration) {
     let records: Vec<(String, String)> = {
         let Some(s) = shared.upgrade() else { return };
         let Ok(sessions) = s.sessions.read() else { return };
         sessions.values().filter_map(|x| Some((x.id().to_owned(), record_of(x)?))).collect()
     };
-    tracing::info!(
-        sessions = records.len(),
-        "the shared session store lost this instance's records: recording them again"
-    );
+    tracing::info!(sessions = records.len(), "this instance's lease lapsed: recording its sessions again");
+    let mut lost = Vec::new();
     for (session, record) in &records {
-        if let Err(e) = bp.registry.reclaim(session, &bp.instance, record, session_ttl).await {
-            tracing::warn!(error = %e, session, "cannot record a session again");
-            return;
+        match bp.registry.reclaim(session, &bp.instance, record, session_ttl).await {
+            Ok(true) => {}
+            Ok(false) => lost.push(session.clone()),
+            Err(e) => {
+                tracing::warn!(error = %e, session, "cannot record a session again");
+                break;
+            }
         }
+    }
+    let Some(s) = shared.upgrade() else { return };
+    let ended: Vec<Arc<HttpSession>> = match s.sessions.write() {
+        Ok(mut sessions) => lost.iter().filter_map(|id| sessions.remove(id)).collect(),
+        Err(_) => Vec::new(),
+    };
+    drop(s);
+    for session in ended {
+        tracing::info!(session = session.id(), "another instance took this session over: ending it here");
+        // Its record and events are the new owner's now.
+        session.close_keeping_events(true).await;
     }
 }
 

@@ -249,7 +249,7 @@ pub(crate) async fn post_to_session(
     let mut response = hand_over(&session, message, created.then(|| session.id().to_owned()), Some(http.clone())).await;
     if let (true, Some(forwarder)) = (recorded && response.status().is_success(), &shared.forwarder) {
         let bp = &forwarder.backplane;
-        let ttl = shared.config.idle_timeout + bp.lease;
+        let ttl = bp.session_ttl(shared.config.idle_timeout);
         let record = record_of(&session).unwrap_or_default();
         if created {
             // Recorded before the client learns the id: its next request may land anywhere.

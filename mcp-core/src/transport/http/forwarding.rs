@@ -32,6 +32,12 @@ pub(crate) async fn forward_if_elsewhere(
     }
     let id = header_str(&parts.headers, SESSION_HEADER)?;
     if parts.headers.contains_key(FORWARDED_HEADER) {
+        // Sent here as to the owner. While this instance's lease may have lapsed, the instance
+        // that sent it may have given up waiting and taken the session over (this process was
+        // stopped): served once a beat says which sessions are still this instance's.
+        if !forwarder.may_serve_forwarded().await {
+            return Some(backplane::unavailable("this instance cannot renew its lease; retry later"));
+        }
         return None;
     }
     if shared.sessions.read().ok()?.contains_key(id) {
@@ -85,14 +91,42 @@ pub(crate) async fn forward_if_elsewhere(
         Some((instance, address)) => backplane::Route::Owner { instance, address },
         None => forwarder.route(id).await,
     };
-    for _ in 0..2 {
+    // At most: the owner remembered is gone, another instance took the session over first, the
+    // request is forwarded there.
+    for _ in 0..3 {
         route = match route {
             backplane::Route::Owner { instance, address } => {
-                match forwarder.forward(&address, parts.method.clone(), &parts.headers, bytes.clone()).await {
-                    Ok(response) => return Some(response),
+                #[cfg(feature = "otel")]
+                let (hop, bytes) = match observe_hop(shared, parts, &address, &bytes) {
+                    Some((hop, body)) => (Some(hop), axum::body::Bytes::from(body)),
+                    None => (None, bytes.clone()),
+                };
+                #[cfg(not(feature = "otel"))]
+                let bytes = bytes.clone();
+                let forwarded = forwarder.forward(id, &instance, &address, parts.method.clone(), &parts.headers, bytes);
+                match forwarded.await {
+                    Ok(response) => {
+                        #[cfg(feature = "otel")]
+                        let response = match hop {
+                            Some(hop) => ending(response, hop),
+                            None => response,
+                        };
+                        return Some(response);
+                    }
                     Err(backplane::Unreachable) => {
+                        // The hop failed; the request is served here (or forwarded again), in
+                        // spans of its own.
+                        #[cfg(feature = "otel")]
+                        if let Some(hop) = hop {
+                            hop.end(Err(crate::telemetry::Failure::Other(
+                                "_OTHER",
+                                "the session's owner could not be reached".into(),
+                            )));
+                        }
                         // Its connection refused (or not made in time): the owner is gone,
-                        // whatever its lease says. The session is taken over here, now.
+                        // whatever its lease says; or it hangs, and its lease lapsed. The
+                        // session is taken over here, now (unless it moved: then it is asked
+                        // where).
                         forwarder.forget(id);
                         tracing::info!(%address, owner = %instance, session = id, "the owner of a session cannot be reached");
                         backplane::Route::Gone(instance.to_string())
@@ -116,6 +150,60 @@ pub(crate) async fn forward_if_elsewhere(
         backplane::Route::Here => None,
         _ => Some(backplane::unavailable("the shared session store is unavailable; retry later")),
     }
+}
+
+/// The spans of a request forwarded to the owner at `address`, when the server has telemetry and
+/// the request is a POSTed JSON-RPC request; with the body to forward instead (its `_meta`
+/// carrying the hop's context).
+#[cfg(feature = "otel")]
+fn observe_hop(
+    shared: &Shared,
+    parts: &axum::http::request::Parts,
+    address: &str,
+    bytes: &[u8],
+) -> Option<(crate::telemetry::Hop, Vec<u8>)> {
+    let telemetry = shared.server.telemetry()?;
+    if parts.method != Method::POST {
+        return None;
+    }
+    let header = |name: &str| header_str(&parts.headers, name).map(str::to_owned);
+    let owner = address.parse::<axum::http::Uri>().ok();
+    let owner = owner.as_ref().and_then(|uri| Some((uri.host()?, uri.port_u16()?)));
+    let client = parts.extensions.get::<axum::extract::ConnectInfo<std::net::SocketAddr>>().map(|c| c.0);
+    telemetry.forwarding(bytes, crate::telemetry::Forwarding { header: &header, client, owner })
+}
+
+/// `response` (the owner's answer to a forwarded request), ending `hop` once its body is sent
+/// on: at once for an error status or an answer of known length, at the end of the stream
+/// otherwise.
+#[cfg(feature = "otel")]
+fn ending(response: Response, hop: crate::telemetry::Hop) -> Response {
+    use axum::body::HttpBody as _;
+    use futures_util::StreamExt as _;
+    let (parts, body) = response.into_parts();
+    if !parts.status.is_success() {
+        let failure = crate::telemetry::Failure::Other("_OTHER", format!("the owner answered {}", parts.status));
+        hop.end(Err(failure));
+        return Response::from_parts(parts, body);
+    }
+    if body.size_hint().exact().is_some() {
+        // A JSON answer (read whole when small): the hop is over.
+        hop.end(Ok(()));
+        return Response::from_parts(parts, body);
+    }
+    let chunks = body.into_data_stream();
+    let stream = futures_util::stream::unfold((chunks, Some(hop)), |(mut chunks, mut hop)| async move {
+        match chunks.next().await {
+            Some(chunk) => Some((chunk, (chunks, hop))),
+            None => {
+                if let Some(hop) = hop.take() {
+                    hop.end(Ok(()));
+                }
+                None
+            }
+        }
+    });
+    Response::from_parts(parts, axum::body::Body::from_stream(stream))
 }
 
 /// What a POST for a session owned elsewhere carries, as far as where to serve it goes.
@@ -298,7 +386,7 @@ pub(crate) async fn take_over(
     gone: &str,
 ) -> Result<bool, Option<Response>> {
     let bp = &forwarder.backplane;
-    let ttl = shared.config.idle_timeout + bp.lease;
+    let ttl = bp.session_ttl(shared.config.idle_timeout);
     // A session taken over counts against this instance's caps like one it opened: room is
     // made first (so that, when none can be, the session stays for another instance).
     make_room(shared, None).map_err(Some)?;

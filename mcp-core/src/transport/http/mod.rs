@@ -47,7 +47,7 @@ use axum::http::HeaderMap;
 use tokio_util::sync::CancellationToken;
 
 pub use backplane::{
-    Backplane, BackplaneError, DEFAULT_HEARTBEAT, FORWARDED_HEADER, MessageBus, Owner, SessionRegistry,
+    Backplane, BackplaneError, DEFAULT_HEARTBEAT, FORWARDED_HEADER, MessageBus, Owner, RECORDS_RENEWAL, SessionRegistry,
 };
 pub use config::{DEFAULT_MAX_SESSIONS, DEFAULT_MAX_SESSIONS_PER_SUBJECT, HttpConfig};
 pub use events::{EventId, EventStore, MemoryEventStore};
@@ -111,6 +111,10 @@ pub(crate) trait HttpService: Send + Sync + 'static {
 
     /// Cancels the tasks running in this process (it is shutting down).
     fn cancel_tasks(&self);
+
+    /// The server's telemetry, if it has one.
+    #[cfg(feature = "otel")]
+    fn telemetry(&self) -> Option<&crate::telemetry::Telemetry>;
 }
 
 /// How a session the transport opens starts.
