@@ -9,7 +9,8 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use super::Context;
-use super::client_requests::ClientParams;
+use super::client_requests::{self, ClientParams};
+use super::session_context::server_of;
 use crate::elicit::{
     Choice, Elicit, ElicitError, ElicitField, Elicitation, FormSchema, SchemaError, Single, choice_schema,
 };
@@ -281,14 +282,14 @@ impl Context {
     /// returns the server's default timeout. When the client did not declare it, notes the
     /// missing capability (2026 era) and fails.
     fn ready_for(&self, mode: &'static str) -> Result<Duration, ElicitError> {
-        let default_timeout = self.server().elicitation_timeout;
+        let default_timeout = server_of(self).elicitation_timeout;
         let capabilities = self.client_capabilities().ok_or(ElicitError::NoSession)?;
         let supported = match mode {
             "form" => capabilities.elicitation.as_ref().is_some_and(|e| e.supports_form()),
             _ => self.client_supports_url_mode(),
         };
         if !supported {
-            self.missing_capability(if mode == "form" { "elicitation" } else { "elicitation.url" });
+            client_requests::missing_capability(self, if mode == "form" { "elicitation" } else { "elicitation.url" });
             return Err(ElicitError::NotSupported { mode });
         }
         Ok(default_timeout)
@@ -329,7 +330,7 @@ impl Context {
         // for as long as the user takes to answer.
         drop(params);
         let options = self.elicit_options(timeout, default_timeout);
-        self.client_request_keyed("elicitation/create", ClientParams::Value(wire), options, key, false)
+        client_requests::request_keyed(self, "elicitation/create", ClientParams::Value(wire), options, key, false)
             .await
             .map_err(ElicitError::from_peer)
     }
@@ -359,10 +360,16 @@ impl Context {
         // The schema is written from its text as it is, not parsed again.
         let wire = serde_json::value::to_raw_value(&params).map_err(|e| ElicitError::InvalidRequest(e.to_string()))?;
         let options = self.elicit_options(timeout, default_timeout);
-        let result: ElicitResult = self
-            .client_request_keyed("elicitation/create", ClientParams::Raw(wire), options, key, before_task)
-            .await
-            .map_err(ElicitError::from_peer)?;
+        let result: ElicitResult = client_requests::request_keyed(
+            self,
+            "elicitation/create",
+            ClientParams::Raw(wire),
+            options,
+            key,
+            before_task,
+        )
+        .await
+        .map_err(ElicitError::from_peer)?;
         Ok(match result.action {
             ElicitAction::Accept => {
                 let mut content = result.content.unwrap_or_default();

@@ -16,6 +16,7 @@
 mod catalog;
 mod client_requests;
 mod completion;
+mod context_side;
 #[cfg(feature = "http")]
 mod deployment;
 mod discover;
@@ -53,6 +54,7 @@ use std::time::Duration;
 
 use tokio::io::{AsyncRead, AsyncWrite};
 
+pub use crate::handler::context::SessionKey;
 /// Re-exported from [`crate::handler`], where they are defined.
 pub use crate::handler::{Completer, CompletionCall, Context};
 /// Re-exported from [`crate::protocol`], where they are defined.
@@ -66,7 +68,7 @@ pub use sampling::{ClientRequestError, DEFAULT_SAMPLING_TIMEOUT, ROOTS_TIMEOUT, 
 pub use tasks::{DEFAULT_TASK_POLL_INTERVAL, DEFAULT_TASK_TTL};
 #[cfg(feature = "tracing-bridge")]
 pub use tracing_bridge::ClientLogLayer;
-pub use url::{CompleteError, Completed, SessionKey, UrlElicitRequest, UrlElicitations, UrlFlowState};
+pub use url::{CompleteError, Completed, UrlElicitRequest, UrlElicitations, UrlFlowState};
 
 use crate::engine::{Session, SessionConfig};
 use crate::protocol::{Implementation, ListToolsResult, ServerCapabilities};

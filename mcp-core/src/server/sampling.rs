@@ -7,10 +7,12 @@ use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 
+use super::client_requests;
+use super::session_context::server_of;
 use super::state::SessionState;
-use super::url::SessionKey;
 use super::{Context, ServerBuilder, ServerInner};
 use crate::engine::{BoxFuture, Peer, PeerError, RequestOptions};
+use crate::handler::context::SessionKey;
 use crate::protocol::{
     ClientCapabilities, CreateMessageParams, CreateMessageResult, Implementation, IncludeContext, ListRootsResult, Root,
 };
@@ -153,15 +155,15 @@ impl Context {
             Some(_) => None,
         };
         if let Some(capability) = missing {
-            self.missing_capability(capability);
+            client_requests::missing_capability(self, capability);
             return Err(ClientRequestError::NotSupported { capability });
         }
         let options = RequestOptions {
-            timeout: Some(self.server().surface.sampling_timeout),
+            timeout: Some(server_of(self).surface.sampling_timeout),
             cancel: Some(self.cancellation().clone()),
         };
         let params = serde_json::to_value(&params).map_err(|e| PeerError::Codec(e.to_string()))?;
-        Ok(self.client_request("sampling/createMessage", params, options).await?)
+        Ok(client_requests::request(self, "sampling/createMessage", params, options).await?)
     }
 
     /// Whether the client declared the `roots` capability.
@@ -174,12 +176,13 @@ impl Context {
     pub async fn roots(&self) -> Result<Vec<Root>, ClientRequestError> {
         let capabilities = self.client_capabilities().ok_or(ClientRequestError::NoSession)?;
         if capabilities.roots.is_none() {
-            self.missing_capability("roots");
+            client_requests::missing_capability(self, "roots");
             return Err(ClientRequestError::NotSupported { capability: "roots" });
         }
         let options = RequestOptions { timeout: Some(ROOTS_TIMEOUT), cancel: Some(self.cancellation().clone()) };
         let result: ListRootsResult =
-            self.client_request("roots/list", serde_json::Value::Object(serde_json::Map::new()), options).await?;
+            client_requests::request(self, "roots/list", serde_json::Value::Object(serde_json::Map::new()), options)
+                .await?;
         Ok(result.roots)
     }
 }

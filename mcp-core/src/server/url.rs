@@ -7,14 +7,13 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use super::Context;
+use super::client_requests;
+use super::session_context::{server_of, session_of};
 use crate::elicit::url::new_elicitation_id;
 use crate::elicit::{ElicitError, Elicitation};
 use crate::engine::{BoxFuture, Peer, PeerError};
+use crate::handler::context::SessionKey;
 use crate::protocol::{ElicitAction, ElicitRequestParams, ElicitationCompleteParams};
-
-/// Identifies one session of a server (for as long as the process runs).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct SessionKey(pub(crate) u64);
 
 /// Why a URL-mode elicitation could not be completed. Nothing was sent.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -369,11 +368,6 @@ impl<'a> IntoFuture for UrlElicitRequest<'a> {
 }
 
 impl Context {
-    /// This request's session.
-    pub fn session_key(&self) -> SessionKey {
-        self.session_state().key()
-    }
-
     /// Creates an elicitation id (128 random bits) owned by this session, for a URL the user
     /// will visit: use it in a [`UrlElicitationRequired`](crate::elicit::UrlElicitationRequired)
     /// error, or build a URL with it first.
@@ -383,7 +377,7 @@ impl Context {
     /// request is the same, so the flow the user was sent to in an earlier round is the one
     /// the handler sees on the retry.
     pub fn new_url_elicitation_id(&self) -> String {
-        if let Some(rounds) = &self.session_state().rounds {
+        if let Some(rounds) = &session_of(self).rounds {
             let id = rounds.url_elicitation_id();
             // Only a replay of this request holds the same id; it is this request's already.
             let _ = self.register_url_id(id.clone());
@@ -398,8 +392,8 @@ impl Context {
     }
 
     fn register_url_id(&self, id: String) -> Result<(), ElicitError> {
-        let server = self.server();
-        let (peer, expires) = match self.session_state().rounds {
+        let server = server_of(self);
+        let (peer, expires) = match session_of(self).rounds {
             // Forgotten when the request's state expires: no retry can need it after that.
             Some(_) => (None, Some(Instant::now() + server.request_state.ttl())),
             // A client that did not declare URL mode is never told of flows it cannot show.
@@ -413,7 +407,7 @@ impl Context {
         if self.client_supports_url_mode() {
             return Ok(());
         }
-        self.missing_capability("elicitation.url");
+        client_requests::missing_capability(self, "elicitation.url");
         Err(ElicitError::NotSupported { mode: "url" })
     }
 
@@ -457,7 +451,7 @@ impl Context {
     /// `notifications/elicitation/complete`. An id of another session is refused.
     pub async fn complete_url_elicitation(&self, elicitation_id: &str) -> Result<Completed, CompleteError> {
         let session = self.session_key();
-        self.server().url_elicitations.complete_checked(elicitation_id, |e| e.session == session).await
+        server_of(self).url_elicitations.complete_checked(elicitation_id, |e| e.session == session).await
     }
 }
 
