@@ -7,7 +7,7 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use super::Context;
-use super::session_context::{self, session_of};
+use super::session_context::session_of;
 use crate::engine::{PeerError, RequestOptions};
 use crate::multi_round::Rounds;
 use crate::protocol::ErrorObject;
@@ -97,7 +97,7 @@ pub(crate) async fn request_keyed<R: DeserializeOwned>(
         }
         // The parameters are dropped once encoded, not kept while the client answers.
         #[cfg(feature = "otel")]
-        None if session_context::server_of(ctx).telemetry.is_some() => {
+        None if super::session_context::server_of(ctx).telemetry.is_some() => {
             traced_request(ctx, method, params, options).await
         }
         None => ctx.peer().request_owned(method, params, options).await,
@@ -134,7 +134,9 @@ async fn traced_request<R: DeserializeOwned>(
     options: RequestOptions,
 ) -> Result<R, PeerError> {
     use crate::telemetry::{Failure, Transport};
-    let Some(telemetry) = &session_context::server_of(ctx).telemetry else { unreachable!("checked by the caller") };
+    let Some(telemetry) = &super::session_context::server_of(ctx).telemetry else {
+        unreachable!("checked by the caller")
+    };
     let mut params = match params.into_value()? {
         Value::Object(object) => object,
         _ => crate::protocol::JsonObject::new(),

@@ -3,18 +3,23 @@
 
 use std::any::TypeId;
 use std::sync::Arc;
+use std::time::Duration;
 
 use serde_json::Value;
 use serde_json::value::RawValue;
 
 use super::state::SessionState;
-use super::{ServerInner, client_requests, logging, session_context};
+use super::{ServerInner, client_requests, elicit, logging, sampling, session_context, url};
 use crate::auth::AuthInfo;
+use crate::elicit::{ElicitError, Elicitation, FormSchema};
 use crate::engine::{BoxFuture, PeerError, RequestScope};
-use crate::handler::context::SessionKey;
+use crate::handler::context::{ClientRequestError, CompleteError, Completed, SessionKey, UrlElicitRequest};
 use crate::handler::{Context, Meta, ServerSide};
 use crate::protocol::view::ClientState;
-use crate::protocol::{LoggingLevel, ProgressToken, Request, RequestMeta};
+use crate::protocol::{
+    CreateMessageParams, CreateMessageResult, ElicitRequestParams, ElicitResult, JsonObject, LoggingLevel,
+    ProgressToken, Request, RequestMeta, Root,
+};
 
 /// The request context for `request`, with its `_meta` and the progress token there, if any.
 pub(crate) fn context(
@@ -72,6 +77,59 @@ impl ServerSide for Side {
 
     fn state(&self, ctx: &Context, type_id: TypeId) -> Option<Arc<dyn std::any::Any + Send + Sync>> {
         session_context::server_of(ctx).state.get(&type_id).cloned()
+    }
+
+    fn supports_url_mode(&self, ctx: &Context) -> bool {
+        elicit::supports_url_mode(ctx)
+    }
+
+    fn send_form<'a>(
+        &self,
+        ctx: &'a Context,
+        message: &'a str,
+        schema: &'a FormSchema,
+        timeout: Option<Duration>,
+        key: Option<&'a str>,
+        before_task: bool,
+    ) -> BoxFuture<'a, Result<Elicitation<JsonObject>, ElicitError>> {
+        Box::pin(elicit::send_form(ctx, message, schema, timeout, key, before_task))
+    }
+
+    fn elicit_raw<'a>(
+        &self,
+        ctx: &'a Context,
+        params: ElicitRequestParams,
+        timeout: Option<Duration>,
+    ) -> BoxFuture<'a, Result<ElicitResult, ElicitError>> {
+        Box::pin(elicit::elicit_raw(ctx, params, timeout, None))
+    }
+
+    fn new_url_elicitation_id(&self, ctx: &Context) -> String {
+        url::new_url_elicitation_id(ctx)
+    }
+
+    fn elicit_url<'a>(&self, request: UrlElicitRequest<'a>) -> BoxFuture<'a, Result<Elicitation<String>, ElicitError>> {
+        Box::pin(url::elicit(request))
+    }
+
+    fn complete_url_elicitation<'a>(
+        &self,
+        ctx: &'a Context,
+        elicitation_id: &'a str,
+    ) -> BoxFuture<'a, Result<Completed, CompleteError>> {
+        Box::pin(url::complete(ctx, elicitation_id))
+    }
+
+    fn sample<'a>(
+        &self,
+        ctx: &'a Context,
+        params: CreateMessageParams,
+    ) -> BoxFuture<'a, Result<CreateMessageResult, ClientRequestError>> {
+        Box::pin(sampling::sample(ctx, params))
+    }
+
+    fn roots<'a>(&self, ctx: &'a Context) -> BoxFuture<'a, Result<Vec<Root>, ClientRequestError>> {
+        Box::pin(sampling::roots(ctx))
     }
 
     fn logs(&self, ctx: &Context, level: LoggingLevel) -> bool {

@@ -4,9 +4,65 @@ use serde::Serialize;
 
 use super::Context;
 use crate::engine::PeerError;
-use crate::protocol::LoggingLevel;
+use crate::protocol::{CreateMessageParams, CreateMessageResult, LoggingLevel, Root};
+
+/// Why a request to the client produced no result.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ClientRequestError {
+    /// The client did not declare what the request needs; nothing was sent.
+    #[error("the client does not support `{capability}`; nothing was sent")]
+    NotSupported {
+        /// The missing capability: `sampling`, `sampling.tools`, `sampling.context` or `roots`.
+        capability: &'static str,
+    },
+    /// The session is not initialized, so the client's capabilities are unknown.
+    #[error("the session is not initialized")]
+    NoSession,
+    /// The request went out but produced no result: timeout, cancellation, closed session,
+    /// an error from the client, or a malformed answer.
+    #[error(transparent)]
+    Peer(#[from] PeerError),
+}
 
 impl Context {
+    // Sampling and roots.
+
+    /// Whether the client declared the `sampling` capability.
+    pub fn can_sample(&self) -> bool {
+        self.client_capabilities().is_some_and(|c| c.sampling.is_some())
+    }
+
+    /// Asks the client to sample its model (`sampling/createMessage`) and returns the model's
+    /// answer. The client's capabilities are checked first, and nothing is sent when they fall
+    /// short: `sampling`, plus `sampling.tools` for a request with tools or a tool choice, and
+    /// `sampling.context` for a request including context. The wait ends with the request's
+    /// cancellation or after the server's sampling timeout.
+    ///
+    /// ```no_run
+    /// # use typed_mcp::prelude::*;
+    /// use typed_mcp::protocol::{CreateMessageParams, SamplingMessage};
+    /// #[tool]
+    /// async fn haiku(ctx: Context, topic: String) -> Result<String, typed_mcp::server::ClientRequestError> {
+    ///     let params = CreateMessageParams::new(vec![SamplingMessage::user(format!("A haiku about {topic}"))], 100);
+    ///     Ok(ctx.sample(params).await?.text().unwrap_or_default())
+    /// }
+    /// ```
+    pub async fn sample(&self, params: CreateMessageParams) -> Result<CreateMessageResult, ClientRequestError> {
+        self.side().sample(self, params).await
+    }
+
+    /// Whether the client declared the `roots` capability.
+    pub fn can_list_roots(&self) -> bool {
+        self.client_capabilities().is_some_and(|c| c.roots.is_some())
+    }
+
+    /// Asks the client for its roots (`roots/list`). Nothing is sent unless the client declared
+    /// the `roots` capability.
+    pub async fn roots(&self) -> Result<Vec<Root>, ClientRequestError> {
+        self.side().roots(self).await
+    }
+
     // Logging and progress.
 
     /// Whether a message at `level` would be sent to the client now.

@@ -23,11 +23,16 @@ use crate::engine::{Cancellation, Peer, PeerError, RequestScope};
 use crate::protocol::{ProgressParams, ProgressToken, RequestId};
 
 mod client;
+mod elicit;
 mod session;
 mod side;
+mod url;
 
+pub use client::ClientRequestError;
+pub use elicit::ElicitRequest;
 pub use session::SessionKey;
 pub(crate) use side::ServerSide;
+pub use url::{CompleteError, Completed, UrlElicitRequest};
 
 /// State of the server behind a context, opaque at this layer: the server that made the
 /// context reads it back as the type it put in.

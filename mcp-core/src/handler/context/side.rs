@@ -2,14 +2,18 @@
 
 use std::any::TypeId;
 use std::sync::Arc;
+use std::time::Duration;
 
 use serde_json::Value;
 
-use super::{Context, Opaque, SessionKey};
+use super::{ClientRequestError, CompleteError, Completed, Context, Opaque, SessionKey, UrlElicitRequest};
 use crate::auth::AuthInfo;
+use crate::elicit::{ElicitError, Elicitation, FormSchema};
 use crate::engine::{BoxFuture, PeerError};
-use crate::protocol::LoggingLevel;
 use crate::protocol::view::ClientState;
+use crate::protocol::{
+    CreateMessageParams, CreateMessageResult, ElicitRequestParams, ElicitResult, JsonObject, LoggingLevel, Root,
+};
 
 /// The server's side of a [`Context`]: what a context reaches of the server and the session
 /// its request came on. The server implements it, each method a call into the module that
@@ -33,6 +37,58 @@ pub(crate) trait ServerSide: Send + Sync {
 
     /// The shared state registered for the type `type_id`.
     fn state(&self, ctx: &Context, type_id: TypeId) -> Option<Opaque>;
+
+    // Elicitation.
+
+    /// Whether the client may be sent a URL-mode request.
+    fn supports_url_mode(&self, ctx: &Context) -> bool;
+
+    /// Sends the form `schema` (with its `message`) and checks the answer against it; `key`
+    /// and `before_task` as in [`ElicitRequest`](super::ElicitRequest).
+    fn send_form<'a>(
+        &self,
+        ctx: &'a Context,
+        message: &'a str,
+        schema: &'a FormSchema,
+        timeout: Option<Duration>,
+        key: Option<&'a str>,
+        before_task: bool,
+    ) -> BoxFuture<'a, Result<Elicitation<JsonObject>, ElicitError>>;
+
+    /// Sends `elicitation/create` with parameters built at run time, once checked.
+    fn elicit_raw<'a>(
+        &self,
+        ctx: &'a Context,
+        params: ElicitRequestParams,
+        timeout: Option<Duration>,
+    ) -> BoxFuture<'a, Result<ElicitResult, ElicitError>>;
+
+    // URL elicitation.
+
+    /// Creates an elicitation id owned by the session.
+    fn new_url_elicitation_id(&self, ctx: &Context) -> String;
+
+    /// Sends a URL-mode elicitation.
+    fn elicit_url<'a>(&self, request: UrlElicitRequest<'a>) -> BoxFuture<'a, Result<Elicitation<String>, ElicitError>>;
+
+    /// Completes a URL-mode elicitation of the session.
+    fn complete_url_elicitation<'a>(
+        &self,
+        ctx: &'a Context,
+        elicitation_id: &'a str,
+    ) -> BoxFuture<'a, Result<Completed, CompleteError>>;
+
+    // Sampling and roots.
+
+    /// Asks the client to sample its model.
+    fn sample<'a>(
+        &self,
+        ctx: &'a Context,
+        params: CreateMessageParams,
+    ) -> BoxFuture<'a, Result<CreateMessageResult, ClientRequestError>>;
+
+    /// Asks the client for its roots.
+    fn roots<'a>(&self, ctx: &'a Context) -> BoxFuture<'a, Result<Vec<Root>, ClientRequestError>>;
 
     // Logging and progress.
 
