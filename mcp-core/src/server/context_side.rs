@@ -1,5 +1,5 @@
-//! The server's side of every request [`Context`] it makes ([`ServerSide`]): each method a call
-//! into the module that holds the logic.
+//! Making a request's [`Context`], and the server's side of every context it makes
+//! ([`ServerSide`]): each method a call into the module that holds the logic.
 
 use std::any::TypeId;
 use std::sync::Arc;
@@ -56,7 +56,7 @@ pub(crate) fn for_request(
 }
 
 /// The server's side of every context it makes.
-pub(crate) struct Side;
+struct Side;
 
 impl ServerSide for Side {
     fn session_key(&self, ctx: &Context) -> SessionKey {

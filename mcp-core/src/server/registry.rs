@@ -513,6 +513,8 @@ impl Server {
     }
 }
 
+// The one method of `Context` written outside `handler/context/`: it returns the server's own
+// type, which the handler layer, below the server, does not name.
 impl Context {
     /// A handle to the server serving this request, to change its lists or announce resource
     /// updates from inside a handler.

@@ -165,15 +165,16 @@ impl Context {
 
     // What the server's progress reports use.
 
-    /// Whether the request carries a `progressToken`. The server's [`Context::wants_progress`]
-    /// adds tasks.
+    /// Whether the request carries a `progressToken`. [`Context::wants_progress`] adds tasks
+    /// (in the server).
     pub(crate) fn has_progress_token(&self) -> bool {
         self.inner.progress_token.is_some()
     }
 
     /// Sends `notifications/progress` for the request's `progressToken` (nothing without one);
     /// a value not above the previous one is not sent (MCP requires every notification to
-    /// increase the progress). The server's [`Context::progress`] comes here outside tasks.
+    /// increase the progress). [`Context::progress`] comes here (through the
+    /// server) outside tasks.
     pub(crate) async fn notify_progress(
         &self,
         progress: f64,
