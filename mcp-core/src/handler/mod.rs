@@ -4,7 +4,7 @@
 //! implements what a context reaches of the session.
 
 mod completion;
-mod context;
+pub(crate) mod context;
 mod extract;
 mod request;
 mod state;
@@ -13,6 +13,7 @@ mod state;
 pub use crate::engine::HttpRequestParts;
 pub use completion::{Completer, CompletionCall};
 pub use context::Context;
+pub(crate) use context::ServerSide;
 pub(crate) use extract::for_each_extractor;
 #[cfg(feature = "http")]
 pub use extract::{Extension, Headers};

@@ -7,6 +7,7 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use super::Context;
+use super::session_context::session_of;
 use crate::engine::{PeerError, RequestOptions};
 use crate::multi_round::Rounds;
 use crate::protocol::ErrorObject;
@@ -38,121 +39,118 @@ impl serde::Serialize for ClientParams {
     }
 }
 
-impl Context {
-    /// Sends a request to the client, or, in the 2026 era, asks for it in the `input_required`
-    /// result of the current request (answered on the client's retry).
-    pub(crate) async fn client_request<R: DeserializeOwned>(
-        &self,
-        method: &str,
-        params: Value,
-        options: RequestOptions,
-    ) -> Result<R, PeerError> {
-        self.client_request_keyed(method, ClientParams::Value(params), options, None, false).await
-    }
+/// Sends a request to the client of `ctx`, or, in the 2026 era, asks for it in the
+/// `input_required` result of the current request (answered on the client's retry).
+pub(crate) async fn request<R: DeserializeOwned>(
+    ctx: &Context,
+    method: &str,
+    params: Value,
+    options: RequestOptions,
+) -> Result<R, PeerError> {
+    request_keyed(ctx, method, ClientParams::Value(params), options, None, false).await
+}
 
-    /// [`client_request`](Self::client_request), whose input request (2026 era) has the key
-    /// `key` instead of the next in call order. In a call that may become a task, the question
-    /// goes to the task (see [`crate::task`]), unless `before_task` asks for it in the call's own
-    /// round while the task has not started.
-    pub(crate) async fn client_request_keyed<R: DeserializeOwned>(
-        &self,
-        method: &str,
-        params: ClientParams,
-        options: RequestOptions,
-        key: Option<&str>,
-        before_task: bool,
-    ) -> Result<R, PeerError> {
-        if let Some(run) = self.session_state().task.get().filter(|run| run.started() || !before_task) {
-            let key = run.key(key);
-            let answer = run.ask(key.clone(), method, params.into_value()?, options.timeout).await?;
-            // `tasks/update` checked the answer's shape.
-            return R::deserialize(answer).map_err(|e| {
-                PeerError::Codec(format!("input response `{key}` is not a valid `{method}` result: {e}"))
-            });
-        }
-        match &self.session_state().rounds {
-            Some(rounds) => {
-                let key = rounds.key(key);
-                let params = params.into_value()?;
-                match rounds.answer_or_ask(&key, method, params) {
-                    Some(answer) => match R::deserialize(answer) {
-                        Ok(answer) => Ok(answer),
-                        // Not an answer to the question: the client's mistake, not the
-                        // handler's; the request fails with invalid params and the run ends.
-                        Err(e) => {
-                            rounds.reject(ErrorObject::invalid_params(format!(
-                                "input response `{key}` is not a valid `{method}` result: {e}"
-                            )));
-                            rounds.ended().await;
-                            Err(PeerError::Cancelled)
-                        }
-                    },
-                    // The run ends here: the server answers `input_required` and the client's
-                    // retry runs the handler again with the answer. (A question asked from a
-                    // task the handler spawned may outlive the run: it ends with it.)
-                    None => {
+/// [`request`], whose input request (2026 era) has the key `key` instead of the next in call
+/// order. In a call that may become a task, the question goes to the task (see
+/// [`crate::task`]), unless `before_task` asks for it in the call's own round while the task
+/// has not started.
+pub(crate) async fn request_keyed<R: DeserializeOwned>(
+    ctx: &Context,
+    method: &str,
+    params: ClientParams,
+    options: RequestOptions,
+    key: Option<&str>,
+    before_task: bool,
+) -> Result<R, PeerError> {
+    if let Some(run) = session_of(ctx).task.get().filter(|run| run.started() || !before_task) {
+        let key = run.key(key);
+        let answer = run.ask(key.clone(), method, params.into_value()?, options.timeout).await?;
+        // `tasks/update` checked the answer's shape.
+        return R::deserialize(answer)
+            .map_err(|e| PeerError::Codec(format!("input response `{key}` is not a valid `{method}` result: {e}")));
+    }
+    match &session_of(ctx).rounds {
+        Some(rounds) => {
+            let key = rounds.key(key);
+            let params = params.into_value()?;
+            match rounds.answer_or_ask(&key, method, params) {
+                Some(answer) => match R::deserialize(answer) {
+                    Ok(answer) => Ok(answer),
+                    // Not an answer to the question: the client's mistake, not the
+                    // handler's; the request fails with invalid params and the run ends.
+                    Err(e) => {
+                        rounds.reject(ErrorObject::invalid_params(format!(
+                            "input response `{key}` is not a valid `{method}` result: {e}"
+                        )));
                         rounds.ended().await;
                         Err(PeerError::Cancelled)
                     }
+                },
+                // The run ends here: the server answers `input_required` and the client's
+                // retry runs the handler again with the answer. (A question asked from a
+                // task the handler spawned may outlive the run: it ends with it.)
+                None => {
+                    rounds.ended().await;
+                    Err(PeerError::Cancelled)
                 }
             }
-            // The parameters are dropped once encoded, not kept while the client answers.
-            #[cfg(feature = "otel")]
-            None if self.server().telemetry.is_some() => self.traced_client_request(method, params, options).await,
-            None => self.peer().request_owned(method, params, options).await,
         }
-    }
-
-    /// Notes that this request needed the client capability at `path` (`sampling`,
-    /// `sampling.tools`, `roots`, `elicitation`…), which the client did not declare. In the 2026
-    /// era, a handler that then fails makes the request fail with -32021
-    /// (`MissingRequiredClientCapability`) naming it; in the 2025 era nothing changes.
-    pub(crate) fn missing_capability(&self, path: &str) {
-        if let Some(rounds) = &self.session_state().rounds {
-            rounds.require(path);
+        // The parameters are dropped once encoded, not kept while the client answers.
+        #[cfg(feature = "otel")]
+        None if super::session_context::server_of(ctx).telemetry.is_some() => {
+            traced_request(ctx, method, params, options).await
         }
+        None => ctx.peer().request_owned(method, params, options).await,
     }
+}
 
-    /// Whether this request is a multi round-trip one (revision 2026-07-28): a request that
-    /// stands alone, whose handler runs again on each retry (see [`crate::multi_round`]).
-    pub fn is_multi_round_trip(&self) -> bool {
-        self.session_state().rounds.is_some()
+/// Notes that the request of `ctx` needed the client capability at `path` (`sampling`,
+/// `sampling.tools`, `roots`, `elicitation`…), which the client did not declare. In the 2026
+/// era, a handler that then fails makes the request fail with -32021
+/// (`MissingRequiredClientCapability`) naming it; in the 2025 era nothing changes.
+pub(crate) fn missing_capability(ctx: &Context, path: &str) {
+    if let Some(rounds) = &session_of(ctx).rounds {
+        rounds.require(path);
     }
+}
 
-    /// In the 2026 era, an id of this request that is the same in every round of it (each
-    /// retry runs the handler again, see [`crate::multi_round`]) and new for every other request: 128
-    /// random bits, hex. Use it as the idempotency key of a side effect that must happen once
-    /// per request even if the handler runs again (a client may resend its last retry). `None`
-    /// in the 2025 era, where the handler runs once per request.
-    pub fn round_trip_id(&self) -> Option<&str> {
-        self.session_state().rounds.as_deref().map(Rounds::chain)
-    }
+/// Whether the request of `ctx` is a multi round-trip one (see [`Context::is_multi_round_trip`]).
+pub(crate) fn is_multi_round_trip(ctx: &Context) -> bool {
+    session_of(ctx).rounds.is_some()
+}
 
-    /// A request to the client in its `CLIENT` span, with the span's context in its `_meta`.
-    #[cfg(feature = "otel")]
-    async fn traced_client_request<R: DeserializeOwned>(
-        &self,
-        method: &str,
-        params: ClientParams,
-        options: RequestOptions,
-    ) -> Result<R, PeerError> {
-        use crate::telemetry::{Failure, Transport};
-        let Some(telemetry) = &self.server().telemetry else { unreachable!("checked by the caller") };
-        let mut params = match params.into_value()? {
-            Value::Object(object) => object,
-            _ => crate::protocol::JsonObject::new(),
-        };
-        #[cfg(feature = "http")]
-        let transport = if self.http().is_some() { Transport::Tcp } else { Transport::Pipe };
-        #[cfg(not(feature = "http"))]
-        let transport = Transport::Pipe;
-        let operation = telemetry.sending(method, &mut params, self.protocol_version(), transport, None);
-        let outcome = self.peer().request_raw(method, &params, options).await;
-        operation.end(match &outcome {
-            Ok(raw) => Ok(Some(raw.get())),
-            Err(e) => Err(Failure::of_peer(e)),
-        });
-        let raw = outcome?;
-        serde_json::from_str(raw.get()).map_err(|e| PeerError::Codec(format!("invalid `{method}` result: {e}")))
-    }
+/// The id of the request of `ctx` that is the same in each of its rounds (see
+/// [`Context::round_trip_id`]).
+pub(crate) fn round_trip_id(ctx: &Context) -> Option<&str> {
+    session_of(ctx).rounds.as_deref().map(Rounds::chain)
+}
+
+/// A request to the client in its `CLIENT` span, with the span's context in its `_meta`.
+#[cfg(feature = "otel")]
+async fn traced_request<R: DeserializeOwned>(
+    ctx: &Context,
+    method: &str,
+    params: ClientParams,
+    options: RequestOptions,
+) -> Result<R, PeerError> {
+    use crate::telemetry::{Failure, Transport};
+    let Some(telemetry) = &super::session_context::server_of(ctx).telemetry else {
+        unreachable!("checked by the caller")
+    };
+    let mut params = match params.into_value()? {
+        Value::Object(object) => object,
+        _ => crate::protocol::JsonObject::new(),
+    };
+    #[cfg(feature = "http")]
+    let transport = if ctx.http().is_some() { Transport::Tcp } else { Transport::Pipe };
+    #[cfg(not(feature = "http"))]
+    let transport = Transport::Pipe;
+    let operation = telemetry.sending(method, &mut params, ctx.protocol_version(), transport, None);
+    let outcome = ctx.peer().request_raw(method, &params, options).await;
+    operation.end(match &outcome {
+        Ok(raw) => Ok(Some(raw.get())),
+        Err(e) => Err(Failure::of_peer(e)),
+    });
+    let raw = outcome?;
+    serde_json::from_str(raw.get()).map_err(|e| PeerError::Codec(format!("invalid `{method}` result: {e}")))
 }

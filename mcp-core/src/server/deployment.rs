@@ -20,8 +20,9 @@ use serde::{Deserialize, Serialize};
 use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
-use super::url::{CompleteError, Completed, FlowsElsewhere, SessionKey, UrlFlowState};
+use super::url::{FlowsElsewhere, UrlFlowState};
 use super::{Server, ServerInner};
+use crate::handler::context::{CompleteError, Completed, SessionKey};
 use crate::transport::http::{Backplane, MessageBus};
 
 /// How long a question about a URL-mode flow waits for the instance that owns it.

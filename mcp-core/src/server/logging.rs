@@ -8,6 +8,7 @@
 use serde::Serialize;
 
 use super::handling::{params, to_raw};
+use super::session_context::{server_of, session_of};
 use super::state::SessionState;
 use super::{Context, Server, ServerBuilder, ServerInner};
 use crate::engine::HandlerResult;
@@ -45,8 +46,12 @@ fn wanted(server: &ServerInner, session: &SessionState, level: LoggingLevel) -> 
     server.surface.logging && threshold.is_some_and(|threshold| level >= threshold)
 }
 
-fn message(level: LoggingLevel, logger: Option<&str>, data: impl Serialize) -> Option<LoggingMessageParams> {
-    match serde_json::to_value(data) {
+fn message(
+    level: LoggingLevel,
+    logger: Option<&str>,
+    data: Result<serde_json::Value, serde_json::Error>,
+) -> Option<LoggingMessageParams> {
+    match data {
         Ok(data) => Some(LoggingMessageParams { level, logger: logger.map(str::to_owned), data }),
         Err(e) => {
             tracing::warn!(error = %e, "a log message could not be serialized; not sent");
@@ -55,70 +60,21 @@ fn message(level: LoggingLevel, logger: Option<&str>, data: impl Serialize) -> O
     }
 }
 
-impl Context {
-    /// Whether a message at `level` would be sent to the client now.
-    pub fn logs(&self, level: LoggingLevel) -> bool {
-        wanted(self.server(), self.session_state(), level)
-    }
+/// Whether a message at `level` would be sent to the client of `ctx` now.
+pub(crate) fn logs(ctx: &Context, level: LoggingLevel) -> bool {
+    wanted(server_of(ctx), session_of(ctx), level)
+}
 
-    /// Sends `data` (a string or any serializable value) to the client as a
-    /// `notifications/message` at `level`, if the session's level lets it through: the level
-    /// the client set with `logging/setLevel`, or before it sets one, the server's
-    /// [`default_log_level`](super::ServerBuilder::default_log_level) — without which nothing
-    /// is sent (MCP leaves that choice to the server). Delivery failures (the session closed)
-    /// are ignored.
-    pub async fn log(&self, level: LoggingLevel, data: impl Serialize) {
-        self.log_to(level, None, data).await;
-    }
-
-    /// Like [`log`](Self::log), naming the logger.
-    pub async fn log_to(&self, level: LoggingLevel, logger: Option<&str>, data: impl Serialize) {
-        if !self.logs(level) {
-            return;
-        }
-        if let Some(params) = message(level, logger, data) {
-            let _ = self.peer().notify("notifications/message", &params).await;
-        }
-    }
-
-    /// Logs at `debug`.
-    pub async fn debug(&self, data: impl Serialize) {
-        self.log(LoggingLevel::Debug, data).await;
-    }
-
-    /// Logs at `info`.
-    pub async fn info(&self, data: impl Serialize) {
-        self.log(LoggingLevel::Info, data).await;
-    }
-
-    /// Logs at `notice`.
-    pub async fn notice(&self, data: impl Serialize) {
-        self.log(LoggingLevel::Notice, data).await;
-    }
-
-    /// Logs at `warning`.
-    pub async fn warning(&self, data: impl Serialize) {
-        self.log(LoggingLevel::Warning, data).await;
-    }
-
-    /// Logs at `error`.
-    pub async fn error(&self, data: impl Serialize) {
-        self.log(LoggingLevel::Error, data).await;
-    }
-
-    /// Logs at `critical`.
-    pub async fn critical(&self, data: impl Serialize) {
-        self.log(LoggingLevel::Critical, data).await;
-    }
-
-    /// Logs at `alert`.
-    pub async fn alert(&self, data: impl Serialize) {
-        self.log(LoggingLevel::Alert, data).await;
-    }
-
-    /// Logs at `emergency`.
-    pub async fn emergency(&self, data: impl Serialize) {
-        self.log(LoggingLevel::Emergency, data).await;
+/// Sends `data` to the client of `ctx` as a `notifications/message` at `level`, once
+/// [`logs`] let it through; delivery failures (the session closed) are ignored.
+pub(crate) async fn log(
+    ctx: &Context,
+    level: LoggingLevel,
+    logger: Option<&str>,
+    data: Result<serde_json::Value, serde_json::Error>,
+) {
+    if let Some(params) = message(level, logger, data) {
+        let _ = ctx.peer().notify("notifications/message", &params).await;
     }
 }
 
@@ -126,7 +82,7 @@ impl Server {
     /// Sends a log message to every initialized session whose level lets it through, outside
     /// any request; returns how many sessions it reached.
     pub async fn log(&self, level: LoggingLevel, logger: Option<&str>, data: impl Serialize) -> usize {
-        let Some(params) = message(level, logger, data) else {
+        let Some(params) = message(level, logger, serde_json::to_value(data)) else {
             return 0;
         };
         let server = &self.inner;

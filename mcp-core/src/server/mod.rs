@@ -16,6 +16,7 @@
 mod catalog;
 mod client_requests;
 mod completion;
+mod context_side;
 #[cfg(feature = "http")]
 mod deployment;
 mod discover;
@@ -53,20 +54,23 @@ use std::time::Duration;
 
 use tokio::io::{AsyncRead, AsyncWrite};
 
+pub use crate::handler::context::{
+    ClientRequestError, CompleteError, Completed, ElicitRequest, SessionKey, UrlElicitRequest,
+};
 /// Re-exported from [`crate::handler`], where they are defined.
 pub use crate::handler::{Completer, CompletionCall, Context};
 /// Re-exported from [`crate::protocol`], where they are defined.
 pub use crate::protocol::codes::{HEADER_MISMATCH, MISSING_REQUIRED_CLIENT_CAPABILITY, UNSUPPORTED_PROTOCOL_VERSION};
 /// Re-exported from [`crate::protocol`], where they are defined.
 pub use crate::protocol::{PROTOCOL_VERSION_2026_07_28, supported_versions};
-pub use elicit::{DEFAULT_ELICITATION_TIMEOUT, ElicitRequest};
+pub use elicit::DEFAULT_ELICITATION_TIMEOUT;
 pub use era_2026::{CacheHint, CacheScope};
 pub use registry::ChangeError;
-pub use sampling::{ClientRequestError, DEFAULT_SAMPLING_TIMEOUT, ROOTS_TIMEOUT, SessionHandle};
+pub use sampling::{DEFAULT_SAMPLING_TIMEOUT, ROOTS_TIMEOUT, SessionHandle};
 pub use tasks::{DEFAULT_TASK_POLL_INTERVAL, DEFAULT_TASK_TTL};
 #[cfg(feature = "tracing-bridge")]
 pub use tracing_bridge::ClientLogLayer;
-pub use url::{CompleteError, Completed, SessionKey, UrlElicitRequest, UrlElicitations, UrlFlowState};
+pub use url::{UrlElicitations, UrlFlowState};
 
 use crate::engine::{Session, SessionConfig};
 use crate::protocol::{Implementation, ListToolsResult, ServerCapabilities};

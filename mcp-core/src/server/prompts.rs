@@ -2,7 +2,8 @@
 
 use std::sync::Arc;
 
-use super::handling::{context, params, to_raw};
+use super::context_side::context;
+use super::handling::{params, to_raw};
 use super::state::SessionState;
 use super::{ServerBuilder, ServerInner};
 use crate::engine::{Handling, RequestScope};

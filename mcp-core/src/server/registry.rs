@@ -11,10 +11,11 @@ use serde::Serialize;
 use super::catalog::{Catalog, Listed, Refused};
 use super::handling::BROADCAST_PATIENCE;
 use super::sampling::RootsCallback;
+use super::session_context::server_arc;
 use super::state::SessionState;
-use super::url::SessionKey;
 use super::{BuildError, Context, Server};
 use crate::engine::Peer;
+use crate::handler::context::SessionKey;
 use crate::prompt::PromptDef;
 use crate::protocol::{
     JsonObject, ListChangedCapability, LoggingLevel, Prompt, Resource, ResourceTemplate, ResourcesCapability,
@@ -512,11 +513,13 @@ impl Server {
     }
 }
 
+// The one method of `Context` written outside `handler/context/`: it returns the server's own
+// type, which the handler layer, below the server, does not name.
 impl Context {
     /// A handle to the server serving this request, to change its lists or announce resource
     /// updates from inside a handler.
     pub fn server_handle(&self) -> Server {
-        Server { inner: self.server_arc() }
+        Server { inner: server_arc(self) }
     }
 }
 

@@ -4,7 +4,8 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use super::handling::{context, params, to_raw};
+use super::context_side::context;
+use super::handling::{params, to_raw};
 use super::state::SessionState;
 use super::{Server, ServerBuilder, ServerInner};
 use crate::engine::{HandlerResult, Handling, RequestScope};

@@ -11,7 +11,8 @@
 use std::sync::Arc;
 
 use super::ServerInner;
-use super::handling::{context, params, ready, to_raw};
+use super::context_side::context;
+use super::handling::{params, ready, to_raw};
 use super::state::SessionState;
 use serde_json::value::RawValue;
 

@@ -7,10 +7,12 @@ use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 
+use super::client_requests;
+use super::session_context::server_of;
 use super::state::SessionState;
-use super::url::SessionKey;
 use super::{Context, ServerBuilder, ServerInner};
 use crate::engine::{BoxFuture, Peer, PeerError, RequestOptions};
+use crate::handler::context::{ClientRequestError, SessionKey};
 use crate::protocol::{
     ClientCapabilities, CreateMessageParams, CreateMessageResult, Implementation, IncludeContext, ListRootsResult, Root,
 };
@@ -20,25 +22,6 @@ pub const DEFAULT_SAMPLING_TIMEOUT: Duration = Duration::from_secs(10 * 60);
 
 /// How long a client has to answer `roots/list`.
 pub const ROOTS_TIMEOUT: Duration = Duration::from_secs(60);
-
-/// Why a request to the client produced no result.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[non_exhaustive]
-pub enum ClientRequestError {
-    /// The client did not declare what the request needs; nothing was sent.
-    #[error("the client does not support `{capability}`; nothing was sent")]
-    NotSupported {
-        /// The missing capability: `sampling`, `sampling.tools`, `sampling.context` or `roots`.
-        capability: &'static str,
-    },
-    /// The session is not initialized, so the client's capabilities are unknown.
-    #[error("the session is not initialized")]
-    NoSession,
-    /// The request went out but produced no result: timeout, cancellation, closed session,
-    /// an error from the client, or a malformed answer.
-    #[error(transparent)]
-    Peer(#[from] PeerError),
-}
 
 pub(crate) type RootsCallback = Arc<dyn Fn(SessionHandle) -> BoxFuture<'static, ()> + Send + Sync>;
 
@@ -121,65 +104,41 @@ pub(crate) fn roots_changed(server: &ServerInner, session: &Arc<SessionState>, p
     tokio::spawn(callback(handle));
 }
 
-impl Context {
-    /// Whether the client declared the `sampling` capability.
-    pub fn can_sample(&self) -> bool {
-        self.client_capabilities().is_some_and(|c| c.sampling.is_some())
+/// Asks the client of `ctx` to sample its model, once its capabilities allow the request (see
+/// [`Context::sample`]).
+pub(crate) async fn sample(
+    ctx: &Context,
+    params: CreateMessageParams,
+) -> Result<CreateMessageResult, ClientRequestError> {
+    let capabilities = ctx.client_capabilities().ok_or(ClientRequestError::NoSession)?;
+    let with_context = matches!(params.include_context, Some(IncludeContext::ThisServer | IncludeContext::AllServers));
+    let missing = match &capabilities.sampling {
+        None => Some("sampling"),
+        Some(s) if params.uses_tools() && s.tools.is_none() => Some("sampling.tools"),
+        Some(s) if with_context && s.context.is_none() => Some("sampling.context"),
+        Some(_) => None,
+    };
+    if let Some(capability) = missing {
+        client_requests::missing_capability(ctx, capability);
+        return Err(ClientRequestError::NotSupported { capability });
     }
+    let options = RequestOptions {
+        timeout: Some(server_of(ctx).surface.sampling_timeout),
+        cancel: Some(ctx.cancellation().clone()),
+    };
+    let params = serde_json::to_value(&params).map_err(|e| PeerError::Codec(e.to_string()))?;
+    Ok(client_requests::request(ctx, "sampling/createMessage", params, options).await?)
+}
 
-    /// Asks the client to sample its model (`sampling/createMessage`) and returns the model's
-    /// answer. The client's capabilities are checked first, and nothing is sent when they fall
-    /// short: `sampling`, plus `sampling.tools` for a request with tools or a tool choice, and
-    /// `sampling.context` for a request including context. The wait ends with the request's
-    /// cancellation or after the server's sampling timeout.
-    ///
-    /// ```no_run
-    /// # use typed_mcp::prelude::*;
-    /// use typed_mcp::protocol::{CreateMessageParams, SamplingMessage};
-    /// #[tool]
-    /// async fn haiku(ctx: Context, topic: String) -> Result<String, typed_mcp::server::ClientRequestError> {
-    ///     let params = CreateMessageParams::new(vec![SamplingMessage::user(format!("A haiku about {topic}"))], 100);
-    ///     Ok(ctx.sample(params).await?.text().unwrap_or_default())
-    /// }
-    /// ```
-    pub async fn sample(&self, params: CreateMessageParams) -> Result<CreateMessageResult, ClientRequestError> {
-        let capabilities = self.client_capabilities().ok_or(ClientRequestError::NoSession)?;
-        let with_context =
-            matches!(params.include_context, Some(IncludeContext::ThisServer | IncludeContext::AllServers));
-        let missing = match &capabilities.sampling {
-            None => Some("sampling"),
-            Some(s) if params.uses_tools() && s.tools.is_none() => Some("sampling.tools"),
-            Some(s) if with_context && s.context.is_none() => Some("sampling.context"),
-            Some(_) => None,
-        };
-        if let Some(capability) = missing {
-            self.missing_capability(capability);
-            return Err(ClientRequestError::NotSupported { capability });
-        }
-        let options = RequestOptions {
-            timeout: Some(self.server().surface.sampling_timeout),
-            cancel: Some(self.cancellation().clone()),
-        };
-        let params = serde_json::to_value(&params).map_err(|e| PeerError::Codec(e.to_string()))?;
-        Ok(self.client_request("sampling/createMessage", params, options).await?)
+/// Asks the client of `ctx` for its roots, once it declared the capability (see [`Context::roots`]).
+pub(crate) async fn roots(ctx: &Context) -> Result<Vec<Root>, ClientRequestError> {
+    let capabilities = ctx.client_capabilities().ok_or(ClientRequestError::NoSession)?;
+    if capabilities.roots.is_none() {
+        client_requests::missing_capability(ctx, "roots");
+        return Err(ClientRequestError::NotSupported { capability: "roots" });
     }
-
-    /// Whether the client declared the `roots` capability.
-    pub fn can_list_roots(&self) -> bool {
-        self.client_capabilities().is_some_and(|c| c.roots.is_some())
-    }
-
-    /// Asks the client for its roots (`roots/list`). Nothing is sent unless the client declared
-    /// the `roots` capability.
-    pub async fn roots(&self) -> Result<Vec<Root>, ClientRequestError> {
-        let capabilities = self.client_capabilities().ok_or(ClientRequestError::NoSession)?;
-        if capabilities.roots.is_none() {
-            self.missing_capability("roots");
-            return Err(ClientRequestError::NotSupported { capability: "roots" });
-        }
-        let options = RequestOptions { timeout: Some(ROOTS_TIMEOUT), cancel: Some(self.cancellation().clone()) };
-        let result: ListRootsResult =
-            self.client_request("roots/list", serde_json::Value::Object(serde_json::Map::new()), options).await?;
-        Ok(result.roots)
-    }
+    let options = RequestOptions { timeout: Some(ROOTS_TIMEOUT), cancel: Some(ctx.cancellation().clone()) };
+    let result: ListRootsResult =
+        client_requests::request(ctx, "roots/list", serde_json::Value::Object(serde_json::Map::new()), options).await?;
+    Ok(result.roots)
 }

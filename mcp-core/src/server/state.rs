@@ -5,7 +5,7 @@ use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
-use super::url::SessionKey;
+use crate::handler::context::SessionKey;
 use crate::protocol::LoggingLevel;
 pub(crate) use crate::protocol::view::ClientState;
 

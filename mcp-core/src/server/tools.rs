@@ -5,9 +5,9 @@ use std::sync::Arc;
 
 use serde_json::value::RawValue;
 
+use super::ServerInner;
 use super::handling::{params, ready};
 use super::state::SessionState;
-use super::{Context, ServerInner};
 use crate::engine::{Handling, RequestScope};
 use crate::handler::Meta;
 use crate::protocol::methods::MethodInfo;
@@ -70,7 +70,7 @@ pub(crate) fn call(
                 "the tool `{name}` runs only as a task, and the client did not negotiate the tasks extension"
             )));
         }
-        let ctx = Context::for_request(scope, progress_token, meta, state.clone(), server.clone());
+        let ctx = super::context_side::for_request(scope, progress_token, meta, state.clone(), server.clone());
         // A handler written by hand may panic before it returns its future, too.
         Ok(match std::panic::catch_unwind(AssertUnwindSafe(|| tool.call_raw(ToolCall { ctx, arguments }))) {
             Ok(call) => call,

@@ -2,41 +2,19 @@
 //! completing a flow from outside any request.
 
 use std::collections::{HashMap, VecDeque};
-use std::future::IntoFuture;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use super::Context;
+use super::client_requests;
+use super::session_context::{server_of, session_of};
 use crate::elicit::url::new_elicitation_id;
 use crate::elicit::{ElicitError, Elicitation};
-use crate::engine::{BoxFuture, Peer, PeerError};
+#[cfg(feature = "http")]
+use crate::engine::BoxFuture;
+use crate::engine::Peer;
+use crate::handler::context::{CompleteError, Completed, SessionKey, UrlElicitRequest};
 use crate::protocol::{ElicitAction, ElicitRequestParams, ElicitationCompleteParams};
-
-/// Identifies one session of a server (for as long as the process runs).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct SessionKey(pub(crate) u64);
-
-/// Why a URL-mode elicitation could not be completed. Nothing was sent.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[non_exhaustive]
-pub enum CompleteError {
-    /// No elicitation has this id (or its session has ended).
-    #[error("no URL elicitation with id `{0}` is pending")]
-    Unknown(String),
-    /// The elicitation was already completed.
-    #[error("URL elicitation `{0}` is already complete")]
-    AlreadyCompleted(String),
-    /// The elicitation belongs to another session (or user) than the one completing it.
-    #[error("URL elicitation `{0}` belongs to another session")]
-    Foreign(String),
-    /// The notification could not be delivered.
-    #[error("the completion notification could not be sent: {0}")]
-    Send(PeerError),
-    /// The flow belongs to a session another instance of the deployment holds, and that
-    /// instance could not deliver the notification (its reason).
-    #[error("the instance holding the flow could not complete it: {0}")]
-    Remote(String),
-}
 
 /// Where a URL-mode flow stands ([`UrlElicitations::state`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -45,17 +23,6 @@ pub enum UrlFlowState {
     Pending,
     /// Completed.
     Completed,
-}
-
-/// The result of a completion: whose flow it was.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Completed {
-    /// The elicitation.
-    pub elicitation_id: String,
-    /// The session that asked for it.
-    pub session: SessionKey,
-    /// The authenticated user who asked, where the transport knows one.
-    pub principal: Option<String>,
 }
 
 struct Entry {
@@ -307,162 +274,81 @@ impl UrlElicitations {
     }
 }
 
-/// A URL-mode elicitation being prepared. Await it to send it; `.timeout(…)` first to override
-/// the default wait for the user's consent.
-#[must_use = "an elicitation is sent only when awaited"]
-#[derive(Debug)]
-pub struct UrlElicitRequest<'a> {
-    ctx: &'a Context,
-    id: Option<String>,
-    url: String,
-    message: String,
-    timeout: Option<Duration>,
-    key: Option<String>,
+/// Sends a URL-mode elicitation: checks the client's capability, records the id (made here
+/// unless the handler chose one) as the session's, puts it in the URL, and returns it when the
+/// user accepts.
+pub(crate) async fn elicit(request: UrlElicitRequest<'_>) -> Result<Elicitation<String>, ElicitError> {
+    let ctx = request.ctx;
+    // Checked before an id is recorded, so a refusal leaves nothing behind.
+    check_url_capability(ctx)?;
+    let id = match request.id {
+        Some(id) if id.is_empty() => {
+            return Err(ElicitError::InvalidRequest("an elicitation id cannot be empty".into()));
+        }
+        Some(id) => {
+            register_url_id(ctx, id.clone())?;
+            id
+        }
+        None => new_url_elicitation_id(ctx),
+    };
+    let url = request.url.replace("{elicitationId}", &id);
+    let params = ElicitRequestParams::Url { message: request.message, elicitation_id: id.clone(), url };
+    let result = super::elicit::elicit_raw(ctx, params, request.timeout, request.key.as_deref()).await?;
+    Ok(match result.action {
+        ElicitAction::Accept => Elicitation::Accept(id),
+        ElicitAction::Decline => Elicitation::Decline,
+        ElicitAction::Cancel => Elicitation::Cancel,
+    })
 }
 
-impl UrlElicitRequest<'_> {
-    /// Waits at most `timeout` for the user's answer.
-    pub fn timeout(mut self, timeout: Duration) -> Self {
-        self.timeout = Some(timeout);
-        self
+/// Creates an elicitation id owned by the session of `ctx` (see
+/// [`Context::new_url_elicitation_id`]).
+pub(crate) fn new_url_elicitation_id(ctx: &Context) -> String {
+    if let Some(rounds) = &session_of(ctx).rounds {
+        let id = rounds.url_elicitation_id();
+        // Only a replay of this request holds the same id; it is this request's already.
+        let _ = register_url_id(ctx, id.clone());
+        return id;
     }
-
-    /// The key of this request in a 2026-era `input_required` result, instead of its place in
-    /// call order (`input-0`, `input-1`, …); see [`crate::multi_round`]. Ignored in the 2025 era.
-    pub fn key(mut self, key: impl Into<String>) -> Self {
-        self.key = Some(key.into());
-        self
-    }
-}
-
-impl<'a> IntoFuture for UrlElicitRequest<'a> {
-    /// On accept (the user agreed to open the URL — the flow itself is not done yet), the
-    /// elicitation id; the flow's page completes it through [`UrlElicitations::complete`].
-    type Output = Result<Elicitation<String>, ElicitError>;
-    type IntoFuture = BoxFuture<'a, Self::Output>;
-
-    fn into_future(self) -> Self::IntoFuture {
-        Box::pin(async move {
-            let ctx = self.ctx;
-            // Checked before an id is recorded, so a refusal leaves nothing behind.
-            ctx.check_url_capability()?;
-            let id = match self.id {
-                Some(id) if id.is_empty() => {
-                    return Err(ElicitError::InvalidRequest("an elicitation id cannot be empty".into()));
-                }
-                Some(id) => {
-                    ctx.register_url_id(id.clone())?;
-                    id
-                }
-                None => ctx.new_url_elicitation_id(),
-            };
-            let url = self.url.replace("{elicitationId}", &id);
-            let params = ElicitRequestParams::Url { message: self.message, elicitation_id: id.clone(), url };
-            let result = ctx.elicit_raw_keyed(params, self.timeout, self.key.as_deref()).await?;
-            Ok(match result.action {
-                ElicitAction::Accept => Elicitation::Accept(id),
-                ElicitAction::Decline => Elicitation::Decline,
-                ElicitAction::Cancel => Elicitation::Cancel,
-            })
-        })
-    }
-}
-
-impl Context {
-    /// This request's session.
-    pub fn session_key(&self) -> SessionKey {
-        self.session_state().key()
-    }
-
-    /// Creates an elicitation id (128 random bits) owned by this session, for a URL the user
-    /// will visit: use it in a [`UrlElicitationRequired`](crate::elicit::UrlElicitationRequired)
-    /// error, or build a URL with it first.
-    ///
-    /// In the 2026 era the handler is replayed on each round of a request (see
-    /// [`crate::multi_round`]), and the ids it makes are too: the n-th id made in any round of one
-    /// request is the same, so the flow the user was sent to in an earlier round is the one
-    /// the handler sees on the retry.
-    pub fn new_url_elicitation_id(&self) -> String {
-        if let Some(rounds) = &self.session_state().rounds {
-            let id = rounds.url_elicitation_id();
-            // Only a replay of this request holds the same id; it is this request's already.
-            let _ = self.register_url_id(id.clone());
+    loop {
+        let id = new_elicitation_id();
+        if register_url_id(ctx, id.clone()).is_ok() {
             return id;
         }
-        loop {
-            let id = new_elicitation_id();
-            if self.register_url_id(id.clone()).is_ok() {
-                return id;
-            }
-        }
     }
+}
 
-    fn register_url_id(&self, id: String) -> Result<(), ElicitError> {
-        let server = self.server();
-        let (peer, expires) = match self.session_state().rounds {
-            // Forgotten when the request's state expires: no retry can need it after that.
-            Some(_) => (None, Some(Instant::now() + server.request_state.ttl())),
-            // A client that did not declare URL mode is never told of flows it cannot show.
-            None => (self.client_supports_url_mode().then(|| self.peer().unrelated()), None),
-        };
-        server.url_elicitations.register(id, self.session_key(), self.principal().map(str::to_owned), peer, expires)
-    }
+fn register_url_id(ctx: &Context, id: String) -> Result<(), ElicitError> {
+    let server = server_of(ctx);
+    let (peer, expires) = match session_of(ctx).rounds {
+        // Forgotten when the request's state expires: no retry can need it after that.
+        Some(_) => (None, Some(Instant::now() + server.request_state.ttl())),
+        // A client that did not declare URL mode is never told of flows it cannot show.
+        None => (super::elicit::supports_url_mode(ctx).then(|| ctx.peer().unrelated()), None),
+    };
+    server.url_elicitations.register(id, ctx.session_key(), ctx.principal().map(str::to_owned), peer, expires)
+}
 
-    fn check_url_capability(&self) -> Result<(), ElicitError> {
-        self.client_capabilities().ok_or(ElicitError::NoSession)?;
-        if self.client_supports_url_mode() {
-            return Ok(());
-        }
-        self.missing_capability("elicitation.url");
-        Err(ElicitError::NotSupported { mode: "url" })
+fn check_url_capability(ctx: &Context) -> Result<(), ElicitError> {
+    ctx.client_capabilities().ok_or(ElicitError::NoSession)?;
+    if super::elicit::supports_url_mode(ctx) {
+        return Ok(());
     }
+    client_requests::missing_capability(ctx, "elicitation.url");
+    Err(ElicitError::NotSupported { mode: "url" })
+}
 
-    /// Asks the user to open `url` (URL mode). The SDK creates the elicitation id and replaces
-    /// `{elicitationId}` in `url` with it, so the page can tell which flow it serves:
-    ///
-    /// ```no_run
-    /// # async fn f(ctx: typed_mcp::Context) -> Result<(), typed_mcp::ElicitError> {
-    /// use typed_mcp::Elicitation;
-    /// match ctx.elicit_url("https://example.com/connect?flow={elicitationId}", "Connect your calendar").await? {
-    ///     Elicitation::Accept(id) => println!("the user is completing flow {id}"),
-    ///     Elicitation::Decline | Elicitation::Cancel => println!("the user refused"),
-    /// }
-    /// # Ok(()) }
-    /// ```
-    ///
-    /// Never put secrets in the URL: the client and the model see it.
-    pub fn elicit_url(&self, url: impl Into<String>, message: impl Into<String>) -> UrlElicitRequest<'_> {
-        UrlElicitRequest { ctx: self, id: None, url: url.into(), message: message.into(), timeout: None, key: None }
-    }
-
-    /// Like [`elicit_url`](Self::elicit_url) with an id of the caller's choosing (recorded as
-    /// owned by this session; an id another session owns is refused).
-    pub fn elicit_url_with_id(
-        &self,
-        elicitation_id: impl Into<String>,
-        url: impl Into<String>,
-        message: impl Into<String>,
-    ) -> UrlElicitRequest<'_> {
-        UrlElicitRequest {
-            ctx: self,
-            id: Some(elicitation_id.into()),
-            url: url.into(),
-            message: message.into(),
-            timeout: None,
-            key: None,
-        }
-    }
-
-    /// Completes a URL-mode elicitation of this session: sends
-    /// `notifications/elicitation/complete`. An id of another session is refused.
-    pub async fn complete_url_elicitation(&self, elicitation_id: &str) -> Result<Completed, CompleteError> {
-        let session = self.session_key();
-        self.server().url_elicitations.complete_checked(elicitation_id, |e| e.session == session).await
-    }
+/// Completes a URL-mode elicitation of the session of `ctx`; an id of another session is
+/// refused (see [`Context::complete_url_elicitation`]).
+pub(crate) async fn complete(ctx: &Context, elicitation_id: &str) -> Result<Completed, CompleteError> {
+    let session = ctx.session_key();
+    server_of(ctx).url_elicitations.complete_checked(elicitation_id, |e| e.session == session).await
 }
 
 #[cfg(test)]
 mod tests {
+    use std::time::Duration;
+
     use super::*;
 
     fn peer() -> Peer {

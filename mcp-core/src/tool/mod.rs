@@ -355,7 +355,7 @@ impl ErrorAnswers {
         let modern = ctx.is_multi_round_trip();
         // Revision names are dates, so they compare as strings.
         let input_errors_as_results = modern || ctx.protocol_version().is_some_and(|v| v >= "2025-11-25");
-        ErrorAnswers { input_errors_as_results, url_flows_refused: !modern && !ctx.client_supports_url_mode() }
+        ErrorAnswers { input_errors_as_results, url_flows_refused: !modern && !ctx.can_elicit_url() }
     }
 
     /// The answer to a call whose handler returned `outcome`.

@@ -1,9 +1,17 @@
-//! The request context handed to tool handlers.
+//! The request context handed to tool handlers: every method of [`Context`] is written in this
+//! folder, grouped by topic.
 //!
-//! What a context knows of the request itself (its id, cancellation, progress, the peer) is
-//! here; what it reaches of the server and the session the request came on (the client's
-//! identity, shared state, elicitation, sampling, logging) the server adds in its own
-//! `impl Context` blocks, reading the state it put in.
+//! - the request (this file): its id, `_meta`, HTTP parts, cancellation, the peer;
+//! - the session and the client, and multi-round trips (`session.rs`);
+//! - elicitation (`elicit.rs`) and URL elicitation (`url.rs`);
+//! - sampling and roots, logging and progress (`client.rs`);
+//! - the server handle: [`Context::server_handle`] returns the server's own type, so it is
+//!   written beside that type (`server/registry.rs`), which this layer does not name.
+//!
+//! A method that reaches the server or the session the request came on is a short call into
+//! the context's [`ServerSide`]: the server implements that trait, each of its methods a call
+//! into the server module that holds the logic, and hands its implementation to every context
+//! it makes. This layer sits below the server and names nothing of it.
 
 use std::any::Any;
 use std::sync::{Arc, Mutex};
@@ -13,6 +21,18 @@ use tokio_util::sync::CancellationToken;
 use super::request::Meta;
 use crate::engine::{Cancellation, Peer, PeerError, RequestScope};
 use crate::protocol::{ProgressParams, ProgressToken, RequestId};
+
+mod client;
+mod elicit;
+mod session;
+mod side;
+mod url;
+
+pub use client::ClientRequestError;
+pub use elicit::ElicitRequest;
+pub use session::SessionKey;
+pub(crate) use side::ServerSide;
+pub use url::{CompleteError, Completed, UrlElicitRequest};
 
 /// State of the server behind a context, opaque at this layer: the server that made the
 /// context reads it back as the type it put in.
@@ -37,6 +57,7 @@ struct ContextInner {
     http: Option<Arc<crate::engine::HttpRequestParts>>,
     session: Opaque,
     server: Opaque,
+    side: &'static dyn ServerSide,
 }
 
 impl std::fmt::Debug for Context {
@@ -55,6 +76,7 @@ impl Context {
         meta: Meta,
         session: Opaque,
         server: Opaque,
+        side: &'static dyn ServerSide,
     ) -> Self {
         Context {
             inner: Arc::new(ContextInner {
@@ -68,9 +90,27 @@ impl Context {
                 http: scope.http,
                 session,
                 server,
+                side,
             }),
         }
     }
+
+    /// What this context reaches of the server and the session (the server's implementation).
+    pub(crate) fn side(&self) -> &'static dyn ServerSide {
+        self.inner.side
+    }
+
+    /// The server state this context was made with.
+    pub(crate) fn server_state(&self) -> &Opaque {
+        &self.inner.server
+    }
+
+    /// The session state this context was made with.
+    pub(crate) fn session_opaque(&self) -> &Opaque {
+        &self.inner.session
+    }
+
+    // The request.
 
     /// The request's `_meta`, as the client sent it (empty when it sent none).
     pub fn meta(&self) -> &Meta {
@@ -98,16 +138,6 @@ impl Context {
         self.http().and_then(|h| h.extensions.get::<T>().cloned())
     }
 
-    /// The server state this context was made with.
-    pub(crate) fn server_state(&self) -> &Opaque {
-        &self.inner.server
-    }
-
-    /// The session state this context was made with.
-    pub(crate) fn session_opaque(&self) -> &Opaque {
-        &self.inner.session
-    }
-
     /// The id of the request being handled.
     pub fn request_id(&self) -> &RequestId {
         &self.inner.request_id
@@ -133,15 +163,18 @@ impl Context {
         self.inner.cancel.cancelled().await
     }
 
-    /// Whether the request carries a `progressToken`. The server's [`Context::wants_progress`]
-    /// adds tasks.
+    // What the server's progress reports use.
+
+    /// Whether the request carries a `progressToken`. [`Context::wants_progress`] adds tasks
+    /// (in the server).
     pub(crate) fn has_progress_token(&self) -> bool {
         self.inner.progress_token.is_some()
     }
 
     /// Sends `notifications/progress` for the request's `progressToken` (nothing without one);
     /// a value not above the previous one is not sent (MCP requires every notification to
-    /// increase the progress). The server's [`Context::progress`] comes here outside tasks.
+    /// increase the progress). [`Context::progress`] comes here (through the
+    /// server) outside tasks.
     pub(crate) async fn notify_progress(
         &self,
         progress: f64,
