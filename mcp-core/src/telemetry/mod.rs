@@ -649,16 +649,22 @@ impl Telemetry {
             .into_iter()
             .filter_map(|key| Some((key.to_owned(), (f.header)(key)?)))
             .collect();
-        let server = self.received(Received {
-            method: &method,
-            id: &id,
-            params: params.as_deref(),
-            protocol_version: version.as_deref(),
-            session_id: session.as_deref(),
-            transport: Transport::Tcp,
-            client: f.client,
-            http_trace,
-        });
+        let text = params.as_deref().unwrap_or(crate::protocol::view::NO_PARAMS);
+        let view =
+            crate::protocol::view::ParamsView::read(text, crate::protocol::methods::find(&method)).unwrap_or_default();
+        let server = self.received(
+            Received {
+                method: &method,
+                id: &id,
+                params: params.as_deref(),
+                protocol_version: version.as_deref(),
+                session_id: session.as_deref(),
+                transport: Transport::Tcp,
+                client: f.client,
+                http_trace,
+            },
+            &view,
+        );
         if !server.context().span().is_recording() {
             // No spans are exported (a provider that records nothing): the request goes on as
             // it came, its `_meta` naming the caller's context already.
