@@ -340,6 +340,18 @@ async fn without_a_backplane_another_instance_does_not_know_the_session() {
     assert!(body.contains("create_project"), "{body}");
 }
 
+/// Opens the GET stream of 2025-era session `session` at `url`.
+async fn open_get_stream(url: &str, session: &str) -> reqwest::Response {
+    crate::support::http_client()
+        .get(url)
+        .header("accept", "text/event-stream")
+        .header("mcp-protocol-version", "2025-11-25")
+        .header("mcp-session-id", session)
+        .send()
+        .await
+        .unwrap()
+}
+
 /// Posts a JSON-RPC message to `url` in session `session` (when given); returns the status, the
 /// session id the response names and the body.
 async fn post(url: &str, session: Option<&str>, body: serde_json::Value) -> (u16, Option<String>, String) {
@@ -507,14 +519,7 @@ async fn a_hung_owner_is_taken_over_within_a_second_and_ends_its_copy_once_resum
     let (status, _, body) = post(&b_mcp, Some(&session), served_by(3)).await;
     assert!(status == 200 && body.contains(&b.base), "a call is served where it lands: {body}");
     // The client's GET stream, held by the owner.
-    let mut stream = crate::support::http_client()
-        .get(&a_mcp)
-        .header("accept", "text/event-stream")
-        .header("mcp-protocol-version", "2025-11-25")
-        .header("mcp-session-id", &session)
-        .send()
-        .await
-        .unwrap();
+    let mut stream = open_get_stream(&a_mcp, &session).await;
     assert_eq!(stream.status(), 200);
 
     // A hangs: its kernel still accepts connections, but it answers nothing and renews nothing.
@@ -577,14 +582,7 @@ async fn a_hung_owner_is_taken_over_within_a_second_and_ends_its_copy_once_resum
     assert!(status == 200 && body.contains(&a.base), "{body}");
     let (status, _, body) = post(&b_mcp, Some(&session), served_by(52)).await;
     assert!(status == 200 && body.contains(&b.base), "{body}");
-    let reopened = crate::support::http_client()
-        .get(&a_mcp)
-        .header("accept", "text/event-stream")
-        .header("mcp-protocol-version", "2025-11-25")
-        .header("mcp-session-id", &session)
-        .send()
-        .await
-        .unwrap();
+    let reopened = open_get_stream(&a_mcp, &session).await;
     assert_eq!(reopened.status(), 200, "the GET stream opens again, through A, on B");
 }
 
