@@ -271,6 +271,12 @@ fn unavailable(e: redis::RedisError) -> BackplaneError {
     BackplaneError::Unavailable(Box::new(e))
 }
 
+/// Whether `session` is an id no instance made (empty, or one that Cluster would not hash as one
+/// tag): nobody's, and not looked up.
+fn unmade(session: &str) -> bool {
+    session.is_empty() || session.starts_with('}')
+}
+
 /// How long an instance counts as alive for the tasks it runs after its last beat (or its lease,
 /// if longer): `{prefix}:alive:{id}`.
 pub const RUNNER_GRACE: Duration = Duration::from_secs(6);
@@ -512,9 +518,7 @@ impl SessionRegistry for RedisSessions {
         session: &'a str,
     ) -> typed_mcp::engine::BoxFuture<'a, Result<Option<Owner>, BackplaneError>> {
         Box::pin(async move {
-            // An id no instance made (empty, or one Cluster would not hash as one tag) is
-            // nobody's.
-            if session.is_empty() || session.starts_with('}') {
+            if unmade(session) {
                 return Ok(None);
             }
             let mut connection = self.redis.connection();
@@ -551,7 +555,7 @@ impl SessionRegistry for RedisSessions {
         session: &'a str,
     ) -> typed_mcp::engine::BoxFuture<'a, Result<Option<String>, BackplaneError>> {
         Box::pin(async move {
-            if session.is_empty() || session.starts_with('}') {
+            if unmade(session) {
                 return Ok(None);
             }
             redis::cmd("GET")

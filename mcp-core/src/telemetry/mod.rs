@@ -692,13 +692,8 @@ impl Hop {
                 server.end(Ok(None));
             }
             Err(failure) => {
-                let again = match &failure {
-                    Failure::Rpc { code, message } => Failure::Rpc { code: *code, message: message.clone() },
-                    Failure::Tool => Failure::Tool,
-                    Failure::Other(kind, message) => Failure::Other(kind, message.clone()),
-                };
-                client.end(Err(failure));
-                server.end(Err(again));
+                client.end(Err(failure.clone()));
+                server.end(Err(failure));
             }
         }
     }
