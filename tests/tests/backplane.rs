@@ -378,6 +378,13 @@ async fn add(a: i64, b: i64) -> i64 {
     a + b
 }
 
+/// Holds its instance busy for `ms` milliseconds.
+#[tool]
+async fn hold(ms: u64) -> String {
+    tokio::time::sleep(Duration::from_millis(ms)).await;
+    format!("held {ms} ms")
+}
+
 /// Reports progress twice, half a second apart.
 #[tool]
 async fn steps(ctx: Context) -> String {
@@ -408,7 +415,7 @@ async fn in_process_with(
     heartbeat: Duration,
     config: HttpConfig,
 ) -> (String, StreamableHttp, tokio::task::JoinHandle<()>) {
-    let server = Server::builder("t", "1").tools(tools![add, steps]).build().unwrap();
+    let server = Server::builder("t", "1").tools(tools![add, steps, hold]).build().unwrap();
     let listener = tokio::net::TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).await.unwrap();
     let url = format!("http://{}/mcp", listener.local_addr().unwrap());
     let http = server.streamable_http(config.backplane(redis.backplane(url.clone()).heartbeat(heartbeat)));
@@ -455,6 +462,58 @@ async fn an_instance_shutting_down_hands_its_sessions_over_at_once() {
     assert!(left.elapsed() < Duration::from_secs(10), "taken over after {:?}, not at once", left.elapsed());
     let owner = redis.sessions().owner(&session).await.unwrap().expect("still recorded");
     assert_eq!(owner.address.as_deref(), Some(b.as_str()), "B owns the session now");
+    b_task.abort();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_draining_owner_hands_its_idle_sessions_over_while_it_finishes_the_rest() {
+    let redis_server = RedisServer::start();
+    let redis = Redis::connect(&redis_server.url()).unwrap();
+    // A lease of 30 s: a takeover within it cannot be the lease lapsing.
+    let beat = Duration::from_secs(10);
+    let (a, a_http, a_task) = in_process_with(&redis, beat, HttpConfig::default()).await;
+    let (b, _b_http, b_task) = in_process_with(&redis, beat, HttpConfig::default()).await;
+    let (_, idle, _) = post(&a, None, initialize()).await;
+    let (_, busy, _) = post(&a, None, initialize()).await;
+    let (idle, busy) = (idle.expect("a session id"), busy.expect("a session id"));
+    // The busy session's call holds A for two seconds.
+    let holding = {
+        let (a, busy) = (a.clone(), busy.clone());
+        let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+            "params": {"name": "hold", "arguments": {"ms": 2000}}});
+        tokio::spawn(async move { post(&a, Some(&busy), call).await })
+    };
+    let started = Instant::now();
+    while a_http.busy() == 0 {
+        assert!(started.elapsed() < Duration::from_secs(5), "the held call never started on A");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let draining = {
+        let a_http = a_http.clone();
+        tokio::spawn(async move { a_http.drain(Duration::from_secs(20)).await })
+    };
+    while a_http.is_ready() {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    // What only the owner does, for the idle session, reaches B: B forwards it to A, which
+    // hands the session back instead of serving it, and B takes it over and serves it.
+    let level = json!({"jsonrpc": "2.0", "id": 3, "method": "logging/setLevel", "params": {"level": "error"}});
+    let (status, _, body) = post(&b, Some(&idle), level).await;
+    assert_eq!(status, 200, "served by B, with no 503 on the way: {body}");
+    let owner = redis.sessions().owner(&idle).await.unwrap().expect("still recorded");
+    assert_eq!(owner.address.as_deref(), Some(b.as_str()), "B owns the idle session now");
+    assert!(!draining.is_finished(), "A still drains: the held call runs");
+    assert_eq!(a_http.session_count(), 1, "A keeps only the busy session");
+    // The held call finishes on A, answered, and the drain ends right after it.
+    let (status, _, body) = within("the held call", holding).await.unwrap();
+    assert_eq!(status, 200, "{body}");
+    assert!(body.contains("held 2000 ms"), "{body}");
+    within("A draining", draining).await.unwrap();
+    assert!(started.elapsed() < Duration::from_secs(10), "drained after {:?}", started.elapsed());
+    within("A's listener closing", a_task).await.unwrap();
+    // The busy session, left when A closed, is B's at its next request.
+    let (status, _, body) = post(&b, Some(&busy), add_call(4)).await;
+    assert_eq!((status, body.contains(r#""text":"6""#)), (200, true), "{body}");
     b_task.abort();
 }
 

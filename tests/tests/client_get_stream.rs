@@ -1,6 +1,7 @@
 //! Our HTTP client keeps the session's `GET` stream when the server is slow to answer it, and
 //! tries again when the server fails it for a while: a question the server sends there during
-//! a call still reaches the client, and the call completes.
+//! a call still reaches the client, and the call completes. An answer to such a question that a
+//! gateway or a busy server refuses (502, 503, 504) is sent again.
 //!
 //! The server is scripted here (2025-11-25, one session): it answers the `GET` stream's
 //! request after a delay (or with HTTP 503 first), and a `tools/call` sends `elicitation/create`
@@ -42,6 +43,11 @@ struct Script {
     ask: mpsc::UnboundedSender<String>,
     /// Where the client's answer to the question goes.
     answer: Mutex<Option<oneshot::Sender<Value>>>,
+    /// How many of the client's answers are still to be refused (the first with 502, as a
+    /// gateway whose backend connection broke; the next with 503 and `Retry-After`).
+    refuse_answers: AtomicU32,
+    /// How many answers arrived.
+    answers: AtomicU32,
 }
 
 impl Script {
@@ -54,7 +60,16 @@ impl Script {
             questions: Mutex::new(Some(questions)),
             ask,
             answer: Mutex::new(None),
+            refuse_answers: AtomicU32::new(0),
+            answers: AtomicU32::new(0),
         })
+    }
+
+    /// A script whose GET is served at once, and which refuses the first `refused` answers.
+    fn refusing_answers(refused: u32) -> Arc<Script> {
+        let script = Script::new(Duration::ZERO, 0);
+        script.refuse_answers.store(refused, Ordering::SeqCst);
+        script
     }
 }
 
@@ -67,6 +82,15 @@ async fn on_post(State(script): State<Arc<Script>>, body: String) -> Response {
     let id = message.get("id").cloned();
     let Some(method) = message.get("method").and_then(Value::as_str) else {
         // The client's answer to the question.
+        let n = script.answers.fetch_add(1, Ordering::SeqCst) + 1;
+        let refusing = script.refuse_answers.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |r| r.checked_sub(1));
+        if refusing.is_ok() {
+            return if n == 1 {
+                (StatusCode::BAD_GATEWAY, "the backend connection broke").into_response()
+            } else {
+                (StatusCode::SERVICE_UNAVAILABLE, [("retry-after", "0")], "busy").into_response()
+            };
+        }
         if let Some(answer) = script.answer.lock().unwrap().take() {
             let _ = answer.send(message);
         }
@@ -196,4 +220,16 @@ async fn a_get_stream_failed_with_503_is_tried_again() {
     let (text, _) = call(&url, config).await;
     assert_eq!(text, "Hello, Ada!");
     assert_eq!(script.gets.load(Ordering::SeqCst), 3);
+}
+
+/// The client's answer to the question is refused twice on its way (502 from a gateway, then
+/// 503 with `Retry-After`): the client sends it again, and the call that waited for it completes.
+#[tokio::test]
+async fn an_answer_refused_by_a_gateway_is_sent_again() {
+    let script = Script::refusing_answers(2);
+    let (url, _server) = serve(&script).await;
+    let config = HttpClientConfig::default().standalone_stream_wait(Duration::from_millis(100));
+    let (text, _) = call(&url, config).await;
+    assert_eq!(text, "Hello, Ada!");
+    assert_eq!(script.answers.load(Ordering::SeqCst), 3, "two refused deliveries, then the one taken");
 }

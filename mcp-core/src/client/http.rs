@@ -77,6 +77,30 @@ const STANDALONE_STREAM_WAIT: Duration = Duration::from_secs(5);
 const MAX_REOPEN_DELAY: Duration = Duration::from_secs(30);
 /// How long closing waits for the server to acknowledge `DELETE`.
 const DELETE_TIMEOUT: Duration = Duration::from_secs(5);
+/// How many more times an answer to a server's question is sent after a retryable failure.
+const ANSWER_REDELIVERIES: u32 = 4;
+
+/// Whether delivering an answer failed in a way worth trying again: no connection, a failing
+/// gateway, or an instance that is busy or leaving (`502`, `503`, `504`). `None` (the client
+/// is closing) is not.
+fn answer_delivery_failed(sent: Option<&Result<Response, PeerError>>) -> bool {
+    match sent {
+        None => false,
+        Some(Err(PeerError::UntrustedCertificate { .. })) => false,
+        Some(Err(_)) => true,
+        Some(Ok(response)) => matches!(
+            response.status(),
+            StatusCode::BAD_GATEWAY | StatusCode::SERVICE_UNAVAILABLE | StatusCode::GATEWAY_TIMEOUT
+        ),
+    }
+}
+
+/// The wait a response's `Retry-After` asks for (in seconds), if it has one.
+fn retry_after(sent: Option<&Result<Response, PeerError>>) -> Option<Duration> {
+    let Some(Ok(response)) = sent else { return None };
+    let seconds = response.headers().get(reqwest::header::RETRY_AFTER)?.to_str().ok()?.trim().parse::<u64>().ok()?;
+    Some(Duration::from_secs(seconds))
+}
 
 /// Settings of the Streamable HTTP client transport.
 #[derive(Debug, Clone)]
@@ -659,6 +683,26 @@ impl Shared {
         }
         let initialized =
             out.kind == OutboundKind::Notification && is_notification(&out.frame, "notifications/initialized");
+        if out.kind == OutboundKind::Response {
+            // An answer to the server's question: the request waiting for it hangs if it is
+            // lost, and a server ignores an answer it already has, so one that met a gateway's
+            // or an instance's passing trouble is sent again (from a task of its own: what
+            // follows does not wait for it).
+            let first = self.post(out.frame.clone()).await;
+            if answer_delivery_failed(first.as_ref()) {
+                let shared = self.clone();
+                self.tasks.spawn(async move { shared.redeliver_answer(out.frame).await });
+            } else {
+                match first {
+                    Some(Err(e)) => tracing::warn!(error = %e, "could not deliver an answer to the server"),
+                    Some(Ok(r)) if !r.status().is_success() => {
+                        tracing::warn!(status = %r.status(), "the server refused an answer");
+                    }
+                    _ => {}
+                }
+            }
+            return;
+        }
         match self.post(out.frame).await {
             None => return,
             Some(Err(e)) => tracing::warn!(error = %e, "could not deliver a message to the server"),
@@ -671,6 +715,27 @@ impl Shared {
         if initialized && self.config.standalone_stream && !self.standalone_opened.swap(true, Ordering::AcqRel) {
             self.open_standalone().await;
         }
+    }
+
+    /// Sends an answer to a server's question again, after its first delivery met a retryable
+    /// failure: a few times, waiting a little longer each time (what `Retry-After` asks, up to
+    /// a second).
+    async fn redeliver_answer(self: Arc<Self>, frame: String) {
+        let mut wait = Duration::from_millis(100);
+        for attempt in 1..=ANSWER_REDELIVERIES {
+            tokio::select! {
+                biased;
+                () = self.stop.cancelled() => return,
+                () = tokio::time::sleep(wait) => {}
+            }
+            let sent = self.post(frame.clone()).await;
+            if !answer_delivery_failed(sent.as_ref()) {
+                tracing::debug!(attempt, "an answer to the server was delivered again");
+                return;
+            }
+            wait = retry_after(sent.as_ref()).unwrap_or(wait * 2).min(Duration::from_secs(1));
+        }
+        tracing::warn!("could not deliver an answer to the server; the request that asked will not get it");
     }
 
     /// Opens the session's GET stream in a task of its own, and waits until it is open (or

@@ -17,6 +17,11 @@ use crate::engine::{BoxFuture, Service as _};
 /// serves such a request itself or answers it as not found; it never forwards it again.
 pub const FORWARDED_HEADER: &str = "mcp-forwarded-by";
 
+/// The header of the `503` a draining instance answers a forwarded request with instead of
+/// serving it: the session is handed over, and the instance that forwarded the request takes
+/// it over and serves the request itself.
+pub const LEAVING_HEADER: &str = "mcp-instance-leaving";
+
 /// Why the backplane could not do what was asked: its store is unreachable or failed.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -592,6 +597,14 @@ impl Forwarder {
             }
         };
         match answer {
+            Ok(response)
+                if response.status() == StatusCode::SERVICE_UNAVAILABLE
+                    && response.headers().contains_key(LEAVING_HEADER) =>
+            {
+                // The owner drains: it handed the session over, for this instance to take.
+                tracing::debug!(address, owner = instance, session, "the owner of a session is leaving");
+                Err(Unreachable)
+            }
             Ok(response) => {
                 let (mut parts, response_body) = response.into_parts();
                 parts.headers.remove(header::CONNECTION);
@@ -656,6 +669,22 @@ fn answer_if_cut(body: Body, id: crate::protocol::RequestId) -> Body {
         }
     });
     Body::from_stream(stream)
+}
+
+/// A draining instance's answer to a request forwarded to it that it hands back: `503` with
+/// `Retry-After` (for a client that would see it) and [`LEAVING_HEADER`].
+pub(crate) fn leaving() -> Response {
+    let mut r = unavailable("this instance is shutting down and hands its sessions over; retry");
+    r.headers_mut().insert(LEAVING_HEADER, HeaderValue::from_static("1"));
+    r
+}
+
+/// Whether a POSTed body carries only answers to a server's questions, or a cancellation:
+/// what an instance still takes while it drains (its questions wait for their answers). Told
+/// without reading the message: a request or notification names its method.
+pub(crate) fn answers_or_cancels(body: &[u8]) -> bool {
+    memchr::memmem::find(body, b"\"method\"").is_none()
+        || memchr::memmem::find(body, b"notifications/cancelled").is_some()
 }
 
 /// `503` with `Retry-After`, as a JSON-RPC error naming `reason`.

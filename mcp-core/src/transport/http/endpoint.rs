@@ -29,6 +29,72 @@ use crate::protocol::{
 };
 
 pub(crate) async fn endpoint(State(shared): State<Arc<Shared>>, request: HttpRequest) -> Response {
+    if request.method() == Method::GET {
+        // A `GET` stream is not work a drain waits for: it ends when the session closes.
+        return respond(&shared, request).await;
+    }
+    let entry = Entry::enter(shared);
+    let response = respond(&entry.0, request).await;
+    entry.hold(response)
+}
+
+/// A `POST` or `DELETE` being answered here, counted in [`Shared::entered`] until its response
+/// has been sent whole.
+struct Entry(Arc<Shared>);
+
+impl Entry {
+    fn enter(shared: Arc<Shared>) -> Entry {
+        // Before the request looks at `shut`: a drain that sees no request being answered after
+        // it set `shut` knows that every later one sees `shut` set.
+        shared.entered.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        Entry(shared)
+    }
+
+    /// `response`, counted until its body has been sent (or dropped): at once for a body of
+    /// known length, at the end of the stream for an SSE answer.
+    fn hold(self, response: Response) -> Response {
+        use axum::body::HttpBody as _;
+        if response.body().size_hint().exact().is_some() {
+            return response;
+        }
+        response.map(|body| axum::body::Body::new(Held { body, _entry: self }))
+    }
+}
+
+impl Drop for Entry {
+    fn drop(&mut self) {
+        self.0.entered.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+/// A response body that keeps its request counted while it is sent.
+struct Held {
+    body: axum::body::Body,
+    _entry: Entry,
+}
+
+impl axum::body::HttpBody for Held {
+    type Data = axum::body::Bytes;
+    type Error = axum::Error;
+
+    fn poll_frame(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<hyper::body::Frame<Self::Data>, Self::Error>>> {
+        std::pin::Pin::new(&mut self.body).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> hyper::body::SizeHint {
+        self.body.size_hint()
+    }
+}
+
+/// Serves one request to the endpoint.
+async fn respond(shared: &Arc<Shared>, request: HttpRequest) -> Response {
     let (parts, body) = request.into_parts();
     // The body is read before anything is refused. A response sent while part of the body is
     // still unread makes hyper close the connection after it, without saying so: a client that
@@ -53,6 +119,17 @@ pub(crate) async fn endpoint(State(shared): State<Arc<Shared>>, request: HttpReq
             return r;
         }
     };
+    if shared.shut.load(std::sync::atomic::Ordering::SeqCst)
+        && parts.method != Method::GET
+        && !backplane::answers_or_cancels(&bytes)
+    {
+        // Draining, with nothing left running: no new work is started here.
+        return if parts.headers.contains_key(backplane::FORWARDED_HEADER) {
+            backplane::leaving()
+        } else {
+            backplane::unavailable("this instance is shutting down; retry later")
+        };
+    }
     if let Err(reason) = security::check(&shared.config, &parts.headers) {
         tracing::warn!(%reason, "rejected an HTTP request");
         return plain(StatusCode::FORBIDDEN, &reason);
@@ -97,7 +174,7 @@ pub(crate) async fn endpoint(State(shared): State<Arc<Shared>>, request: HttpReq
     }
     if let Some(forwarder) = &shared.forwarder
         && let Some(response) =
-            forward_if_elsewhere(&shared, forwarder, &parts, principal.as_deref(), bytes.clone()).await
+            forward_if_elsewhere(shared, forwarder, &parts, principal.as_deref(), bytes.clone()).await
     {
         return response;
     }
@@ -106,9 +183,9 @@ pub(crate) async fn endpoint(State(shared): State<Arc<Shared>>, request: HttpReq
     let remote = parts.extensions.get::<axum::extract::ConnectInfo<std::net::SocketAddr>>().map(|c| c.0);
     let http = Arc::new(HttpRequestParts::new(parts.headers, parts.extensions, remote));
     match method {
-        Method::POST => post(&shared, http, principal, auth, &bytes).await,
-        Method::GET => get(&shared, &http.headers, principal).await,
-        Method::DELETE => delete(&shared, &http.headers, principal).await,
+        Method::POST => post(shared, http, principal, auth, &bytes).await,
+        Method::GET => get(shared, &http.headers, principal).await,
+        Method::DELETE => delete(shared, &http.headers, principal).await,
         _ => {
             let mut r = plain(StatusCode::METHOD_NOT_ALLOWED, "use POST, GET or DELETE");
             r.headers_mut().insert(header::ALLOW, HeaderValue::from_static("GET, POST, DELETE"));

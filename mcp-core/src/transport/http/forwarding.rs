@@ -38,16 +38,17 @@ pub(crate) async fn forward_if_elsewhere(
         if !forwarder.may_serve_forwarded().await {
             return Some(backplane::unavailable("this instance cannot renew its lease; retry later"));
         }
+        if shared.draining.load(std::sync::atomic::Ordering::Relaxed) && !backplane::answers_or_cancels(&bytes) {
+            return hand_over(shared, id).await;
+        }
         return None;
     }
     if shared.sessions.read().ok()?.contains_key(id) {
         // Owned here. Only an answer to a replica's question, or a cancellation (of a request
         // that may run on a replica), goes elsewhere: told apart without reading the message
         // when it is a request of the session (the common case).
-        let elsewhere = parts.method == Method::POST
-            && forwarder.serves_where_it_lands()
-            && (memchr::memmem::find(&bytes, b"\"method\"").is_none()
-                || memchr::memmem::find(&bytes, b"notifications/cancelled").is_some());
+        let elsewhere =
+            parts.method == Method::POST && forwarder.serves_where_it_lands() && backplane::answers_or_cancels(&bytes);
         if !elsewhere {
             return None;
         }
@@ -105,6 +106,11 @@ pub(crate) async fn forward_if_elsewhere(
                 let bytes = bytes.clone();
                 let forwarded = forwarder.forward(id, &instance, &address, parts.method.clone(), &parts.headers, bytes);
                 match forwarded.await {
+                    Ok(response) if parts.method == Method::GET => {
+                        // A stream relayed from the owner ends when this instance closes: its
+                        // client opens it again, on an instance that stays.
+                        return Some(until_closed(response, shared.closing.clone()));
+                    }
                     Ok(response) => {
                         #[cfg(feature = "otel")]
                         let response = match hop {
@@ -150,6 +156,37 @@ pub(crate) async fn forward_if_elsewhere(
         backplane::Route::Here => None,
         _ => Some(backplane::unavailable("the shared session store is unavailable; retry later")),
     }
+}
+
+/// A request forwarded to this draining instance, for session `id`: sent back (the instance
+/// that forwarded it takes the session over) unless the session has something running here,
+/// which it then joins (`None`). A session sent back is ended here first, its events written
+/// out for the instance taking it over.
+async fn hand_over(shared: &Arc<Shared>, id: &str) -> Option<Response> {
+    let handed = match shared.sessions.write() {
+        Ok(mut sessions) => match sessions.get(id) {
+            Some(session) if session.in_flight() > 0 => return None,
+            Some(_) => sessions.remove(id),
+            // Not held here (any more): sent back all the same.
+            None => None,
+        },
+        Err(_) => None,
+    };
+    if let Some(session) = handed {
+        tracing::debug!(session = id, "handing a session over: this instance is draining");
+        session.close_keeping_events(true).await;
+    }
+    shared.config.event_store.flush().await;
+    Some(backplane::leaving())
+}
+
+/// `response`, a stream relayed from a session's owner, ended once `closing` is cancelled.
+fn until_closed(response: Response, closing: tokio_util::sync::CancellationToken) -> Response {
+    use futures_util::StreamExt as _;
+    response.map(|body| {
+        let stream = body.into_data_stream().take_until(closing.cancelled_owned());
+        axum::body::Body::from_stream(stream)
+    })
 }
 
 /// The spans of a request forwarded to the owner at `address`, when the server has telemetry and

@@ -143,6 +143,12 @@ pub(crate) struct Shared {
     pub(crate) answering_2026: std::sync::atomic::AtomicUsize,
     /// Set by [`StreamableHttp::drain`]: no new session is opened here.
     pub(crate) draining: std::sync::atomic::AtomicBool,
+    /// Set by [`StreamableHttp::drain`] once its grace ran out or nothing ran here: no new work
+    /// is taken, only answers to this instance's questions and cancellations.
+    pub(crate) shut: std::sync::atomic::AtomicBool,
+    /// How many `POST`s and `DELETE`s are being answered here, their response streams included
+    /// (requests relayed to another instance too): what a drain waits for.
+    pub(crate) entered: std::sync::atomic::AtomicUsize,
 }
 
 /// The Streamable HTTP endpoint of a [`Server`](crate::Server). Cheap to clone.
@@ -172,6 +178,8 @@ impl StreamableHttp {
             heartbeat: std::sync::Mutex::default(),
             answering_2026: std::sync::atomic::AtomicUsize::new(0),
             draining: std::sync::atomic::AtomicBool::new(false),
+            shut: std::sync::atomic::AtomicBool::new(false),
+            entered: std::sync::atomic::AtomicUsize::new(0),
         });
         if !shared.config.sessionless {
             tokio::spawn(lifecycle::expire_idle(Arc::downgrade(&shared)));
@@ -259,8 +267,9 @@ impl StreamableHttp {
         !self.shared.draining.load(std::sync::atomic::Ordering::Relaxed) && !self.shared.closing.is_cancelled()
     }
 
-    /// How much work runs here: requests in flight (those of 2026-era clients included),
-    /// questions to clients awaiting their answers, and tasks' handlers.
+    /// How much work runs here: requests being answered (those of 2026-era clients and those
+    /// relayed to the instance owning their session included), questions to clients awaiting
+    /// their answers, and tasks' handlers.
     pub fn busy(&self) -> usize {
         let sessions = self.shared.sessions.read().map(|s| s.values().map(|s| s.in_flight()).sum()).unwrap_or(0);
         let replicas = match self.shared.forwarder.as_ref().map(|f| f.replicas.read()) {
@@ -269,6 +278,7 @@ impl StreamableHttp {
         };
         sessions
             + replicas
+            + self.shared.entered.load(std::sync::atomic::Ordering::SeqCst)
             + self.shared.answering_2026.load(std::sync::atomic::Ordering::Relaxed)
             + self.shared.server.running_tasks()
     }
@@ -282,9 +292,23 @@ impl StreamableHttp {
     /// deployment, it leaves the registry and its sessions are taken over by the next instance
     /// that receives a request for one. What still runs when `grace` ends is cancelled: a task
     /// then ends `cancelled` (its handler cannot move to another instance).
+    ///
+    /// In a shared deployment a draining instance hands its sessions over as requests for them
+    /// come: a request another instance forwards to it, for a session with nothing running
+    /// here, is sent back to be served there (that instance takes the session over at once, its
+    /// events written out first). Once nothing runs here (or `grace` ran out), every request
+    /// that would start work is refused: `503` with `Retry-After` (what a client sees only if
+    /// its load balancer still sends it here), or sent back to the instance that forwarded it.
     pub async fn drain(&self, grace: std::time::Duration) {
+        use std::sync::atomic::Ordering::SeqCst;
         self.shared.draining.store(true, std::sync::atomic::Ordering::Relaxed);
         let deadline = tokio::time::Instant::now() + grace;
+        while self.busy() > 0 && tokio::time::Instant::now() < deadline {
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+        // No new work from now on; what was let in just before is waited for like the rest
+        // (`busy` counts a request from the moment it arrives, before it looks at `shut`).
+        self.shared.shut.store(true, SeqCst);
         while self.busy() > 0 && tokio::time::Instant::now() < deadline {
             tokio::time::sleep(std::time::Duration::from_millis(20)).await;
         }
