@@ -113,6 +113,9 @@ pub struct Redis {
     prefix: Arc<str>,
     /// Whether the bus uses sharded pub/sub (a Cluster whose nodes have `SPUBLISH`), once known.
     sharded: Arc<tokio::sync::OnceCell<bool>>,
+    /// The certificate authorities given to [`Redis::connect_with_ca`], for connections made
+    /// again.
+    roots: Option<Arc<[u8]>>,
 }
 
 impl std::fmt::Debug for Redis {
@@ -164,6 +167,21 @@ impl Redis {
             topology: Arc::new(topology),
             prefix: DEFAULT_PREFIX.into(),
             sharded: Arc::default(),
+            roots: roots.map(Into::into),
+        })
+    }
+
+    /// The same Redis, through connections of its own (made on first use, in the runtime that
+    /// uses them): for work that must not wait on the runtime this one's connections run on.
+    fn reopened(&self) -> Result<Self, ConnectError> {
+        let (connection, subscriber) = Connection::open(&self.topology, self.roots.as_deref())?;
+        Ok(Redis {
+            connection,
+            subscriber,
+            topology: self.topology.clone(),
+            prefix: self.prefix.clone(),
+            sharded: Arc::default(),
+            roots: self.roots.clone(),
         })
     }
 
@@ -564,6 +582,16 @@ impl SessionRegistry for RedisSessions {
                 .await
                 .map_err(unavailable)
         })
+    }
+
+    fn for_heartbeat(&self) -> Option<Arc<dyn SessionRegistry>> {
+        match self.redis.reopened() {
+            Ok(redis) => Some(Arc::new(RedisSessions { redis, beaten: self.beaten.clone() })),
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot open the heartbeat's own connection: it beats on the server's runtime");
+                None
+            }
+        }
     }
 
     fn release<'a>(

@@ -517,6 +517,48 @@ async fn a_draining_owner_hands_its_idle_sessions_over_while_it_finishes_the_res
     b_task.abort();
 }
 
+/// Blocks the thread it runs on for `ms` milliseconds, as a handler doing blocking work on the
+/// runtime would: a runtime with one worker then runs nothing else meanwhile.
+#[tool]
+async fn block(ms: u64) -> String {
+    std::thread::sleep(Duration::from_millis(ms));
+    format!("blocked {ms} ms")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_owner_whose_runtime_is_busy_for_longer_than_a_lease_keeps_its_sessions() {
+    let redis_server = RedisServer::start();
+    let redis = Redis::connect(&redis_server.url()).unwrap();
+    // A: the default heartbeat (a lease of one second), on a runtime with one worker.
+    let a = SoakNode::start_with(&redis_server.url(), typed_mcp::transport::http::DEFAULT_HEARTBEAT, || {
+        Server::builder("t", "1").tools(tools![add, block]).build().unwrap()
+    });
+    let a_mcp = format!("{}/mcp", a.base);
+    let (b, _b_http, b_task) =
+        in_process_with(&redis, typed_mcp::transport::http::DEFAULT_HEARTBEAT, HttpConfig::default()).await;
+    let (status, session, body) = post(&a_mcp, None, initialize()).await;
+    assert_eq!(status, 200, "{body}");
+    let session = session.expect("a session id");
+    // A's only worker is held for two and a half leases.
+    let blocking = {
+        let (a_mcp, session) = (a_mcp.clone(), session.clone());
+        let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+            "params": {"name": "block", "arguments": {"ms": 2500}}});
+        tokio::spawn(async move { post(&a_mcp, Some(&session), call).await })
+    };
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    // What only the owner does goes through B meanwhile: B waits for A, whose lease holds (its
+    // beats go on, on a thread of their own), rather than taking the session over.
+    let level = json!({"jsonrpc": "2.0", "id": 3, "method": "logging/setLevel", "params": {"level": "error"}});
+    let (status, _, body) = post(&b, Some(&session), level).await;
+    assert_eq!(status, 200, "served by A once its worker was free: {body}");
+    let (status, _, body) = within("the blocking call", blocking).await.unwrap();
+    assert_eq!((status, body.contains("blocked 2500 ms")), (200, true), "{body}");
+    let owner = redis.sessions().owner(&session).await.unwrap().expect("still recorded");
+    assert_eq!(owner.address.as_deref(), Some(a_mcp.as_str()), "A still owns the session: {owner:?}");
+    b_task.abort();
+}
+
 #[tokio::test]
 async fn an_owner_whose_connection_is_refused_is_taken_over_at_once_whatever_its_lease() {
     let redis_server = RedisServer::start();
@@ -2074,15 +2116,23 @@ struct SoakNode {
 
 impl SoakNode {
     fn start(redis_url: &str) -> SoakNode {
+        SoakNode::start_with(redis_url, Duration::from_millis(200), || {
+            Server::builder("t", "1").tools(tools![count]).build().unwrap()
+        })
+    }
+
+    /// An instance of the server `make` builds, beating every `heartbeat`, on a runtime of its
+    /// own with one worker.
+    fn start_with(redis_url: &str, heartbeat: Duration, make: fn() -> Server) -> SoakNode {
         let url = redis_url.to_owned();
         std::thread::spawn(move || {
             let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap();
             let base = runtime.block_on(async {
                 let redis = Redis::connect(&url).unwrap();
-                let server = Server::builder("t", "1").tools(tools![count]).build().unwrap();
+                let server = make();
                 let listener = tokio::net::TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).await.unwrap();
                 let base = format!("http://{}", listener.local_addr().unwrap());
-                let backplane = redis.backplane(format!("{base}/mcp")).heartbeat(Duration::from_millis(200));
+                let backplane = redis.backplane(format!("{base}/mcp")).heartbeat(heartbeat);
                 let http = server.streamable_http(HttpConfig::default().backplane(backplane));
                 tokio::spawn(async move {
                     let _ = http.serve(listener, std::future::pending()).await;

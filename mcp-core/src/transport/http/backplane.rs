@@ -136,6 +136,18 @@ pub trait SessionRegistry: Send + Sync + 'static {
 
     /// Forgets `session`, if `instance` still owns it.
     fn release<'a>(&'a self, session: &'a str, instance: &'a str) -> BoxFuture<'a, Result<(), BackplaneError>>;
+
+    /// A registry of the same store whose connections are its own, made on first use in the
+    /// runtime that uses them. An instance's heartbeat runs on a thread of its own, and beats
+    /// through such a registry, so that its beats go on while the server's runtime is merely
+    /// busy (its workers held by long polls, its host overloaded for a moment): a busy instance
+    /// is not taken for a hung one. Beats stop when the server's runtime made no progress for
+    /// [`RUNTIME_STALL_LIMIT`](super::RUNTIME_STALL_LIMIT). Called on the heartbeat's thread.
+    /// The default, `None`: the beats go through this registry (and its connections, with
+    /// whatever runtime drives them).
+    fn for_heartbeat(&self) -> Option<Arc<dyn SessionRegistry>> {
+        None
+    }
 }
 
 /// Messages between the instances of a deployment: what one instance learns that others must
@@ -454,6 +466,11 @@ impl Forwarder {
         self.confirmed.fetch_max(at, std::sync::atomic::Ordering::Relaxed);
     }
 
+    /// Wakes the requests waiting for a beat's answer ([`may_serve_forwarded`](Self::may_serve_forwarded)).
+    pub(crate) fn beat_answered(&self) {
+        self.beaten.notify_waiters();
+    }
+
     /// Whether this instance's lease, as it last renewed it, still runs.
     fn holds_lease(&self) -> bool {
         let confirmed = Duration::from_millis(self.confirmed.load(std::sync::atomic::Ordering::Relaxed));
@@ -692,108 +709,6 @@ pub(crate) fn unavailable(reason: &str) -> Response {
     let mut r = super::responses::plain(StatusCode::SERVICE_UNAVAILABLE, reason);
     r.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
     r
-}
-
-/// Renews this instance's presence every heartbeat, and every [`RECORDS_RENEWAL`] the records
-/// of its sessions active since the last renewal, until the endpoint is gone.
-pub(crate) async fn heartbeat(shared: std::sync::Weak<super::Shared>) {
-    let mut failing = false;
-    let mut first = true;
-    let mut since = std::time::Instant::now();
-    loop {
-        let Some(s) = shared.upgrade() else { return };
-        let Some(forwarder) = s.forwarder.as_ref() else { return };
-        let bp = forwarder.backplane.clone();
-        let session_ttl = bp.session_ttl(s.config.idle_timeout);
-        let now = std::time::Instant::now();
-        // Most beats only renew the presence: the records of the sessions in use are renewed
-        // less often (they live for the idle timeout).
-        let renewing = first || now.duration_since(since) >= bp.renew;
-        let mut active = Vec::new();
-        if renewing {
-            if let Ok(sessions) = s.sessions.read() {
-                active.extend(
-                    sessions
-                        .values()
-                        .filter(|x| x.last_active() >= since || x.in_flight() > 0)
-                        .map(|x| x.id().to_owned()),
-                );
-            }
-            active.extend(super::forwarding::replicas_beat(&s, since));
-        }
-        let closing = s.closing.clone();
-        drop(s);
-        match bp.registry.heartbeat(&bp.instance, &bp.address, bp.lease, &active, session_ttl).await {
-            Ok(known) => {
-                if std::mem::replace(&mut failing, false) {
-                    tracing::info!("the shared session store is reachable again");
-                }
-                if !known && !first {
-                    reclaim(&shared, &bp, session_ttl).await;
-                }
-                if let Some(s) = shared.upgrade()
-                    && let Some(forwarder) = &s.forwarder
-                {
-                    forwarder.confirm(now);
-                    forwarder.beaten.notify_waiters();
-                }
-                first = false;
-                if renewing {
-                    since = now;
-                }
-            }
-            Err(e) => {
-                if !std::mem::replace(&mut failing, true) {
-                    tracing::warn!(error = %e, "cannot renew this instance's presence in the shared session store");
-                }
-                if let Some(s) = shared.upgrade()
-                    && let Some(forwarder) = &s.forwarder
-                {
-                    forwarder.beaten.notify_waiters();
-                }
-            }
-        }
-        tokio::select! {
-            () = tokio::time::sleep(bp.heartbeat) => {}
-            () = closing.cancelled() => return,
-        }
-    }
-}
-
-/// Records again every session this instance holds, where the registry records no owner, and
-/// ends here those another instance owns now. This instance's announcement had lapsed: the store
-/// lost its records (it was restarted empty; without them the other instances would answer the
-/// sessions' requests as for unknown sessions), or its beats did not reach the store for a lease
-/// (it was stopped, or cut off), and the others may have taken some of its sessions over.
-async fn reclaim(shared: &std::sync::Weak<super::Shared>, bp: &Backplane, session_ttl: Duration) {
-    let records: Vec<(String, String)> = {
-        let Some(s) = shared.upgrade() else { return };
-        let Ok(sessions) = s.sessions.read() else { return };
-        sessions.values().filter_map(|x| Some((x.id().to_owned(), record_of(x)?))).collect()
-    };
-    tracing::info!(sessions = records.len(), "this instance's lease lapsed: recording its sessions again");
-    let mut lost = Vec::new();
-    for (session, record) in &records {
-        match bp.registry.reclaim(session, &bp.instance, record, session_ttl).await {
-            Ok(true) => {}
-            Ok(false) => lost.push(session.clone()),
-            Err(e) => {
-                tracing::warn!(error = %e, session, "cannot record a session again");
-                break;
-            }
-        }
-    }
-    let Some(s) = shared.upgrade() else { return };
-    let ended: Vec<Arc<HttpSession>> = match s.sessions.write() {
-        Ok(mut sessions) => lost.iter().filter_map(|id| sessions.remove(id)).collect(),
-        Err(_) => Vec::new(),
-    };
-    drop(s);
-    for session in ended {
-        tracing::info!(session = session.id(), "another instance took this session over: ending it here");
-        // Its record and events are the new owner's now.
-        session.close_keeping_events(true).await;
-    }
 }
 
 /// What the transport records of a session for the instance that may take it over: whose it

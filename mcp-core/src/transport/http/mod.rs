@@ -33,6 +33,7 @@ mod endpoint;
 mod era_2026;
 mod events;
 mod forwarding;
+mod heartbeat;
 mod lifecycle;
 mod responses;
 mod security;
@@ -51,6 +52,7 @@ pub use backplane::{
 };
 pub use config::{DEFAULT_MAX_SESSIONS, DEFAULT_MAX_SESSIONS_PER_SUBJECT, HttpConfig};
 pub use events::{EventId, EventStore, MemoryEventStore};
+pub use heartbeat::RUNTIME_STALL_LIMIT;
 use session::HttpSession;
 
 use crate::engine::{Handling, RequestScope, Service, SessionConfig};
@@ -137,8 +139,8 @@ pub(crate) struct Shared {
     pub(crate) guard: Option<auth::Guard>,
     /// Set when the endpoint is one instance of a shared deployment.
     pub(crate) forwarder: Option<backplane::Forwarder>,
-    /// The task renewing this instance's presence in the deployment, if it is in one.
-    pub(crate) heartbeat: std::sync::Mutex<Option<tokio::task::AbortHandle>>,
+    /// What renews this instance's presence in the deployment, if it is in one.
+    pub(crate) heartbeat: std::sync::Mutex<Option<heartbeat::Heartbeat>>,
     /// How many 2026-era requests are being answered.
     pub(crate) answering_2026: std::sync::atomic::AtomicUsize,
     /// Set by [`StreamableHttp::drain`]: no new session is opened here.
@@ -187,9 +189,9 @@ impl StreamableHttp {
         if let Some(forwarder) = &shared.forwarder {
             shared.server.join(&forwarder.backplane, shared.closing.clone());
             forwarding::join(&shared);
-            let beat = tokio::spawn(backplane::heartbeat(Arc::downgrade(&shared)));
+            let beat = heartbeat::start(&shared);
             if let Ok(mut slot) = shared.heartbeat.lock() {
-                *slot = Some(beat.abort_handle());
+                *slot = beat;
             }
         }
         StreamableHttp { shared }
@@ -237,8 +239,9 @@ impl StreamableHttp {
         if let Some(forwarder) = &self.shared.forwarder {
             // Stopped first, so that no beat announces the instance again after it left (the
             // store serves one instance's commands in order).
-            if let Some(beat) = self.shared.heartbeat.lock().ok().and_then(|mut b| b.take()) {
-                beat.abort();
+            let beat = self.shared.heartbeat.lock().ok().and_then(|mut b| b.take());
+            if let Some(beat) = beat {
+                beat.stop().await;
             }
             let bp = &forwarder.backplane;
             if let Err(e) = bp.registry.leave(&bp.instance).await {
