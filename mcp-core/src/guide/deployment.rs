@@ -61,9 +61,16 @@
 //!   with SIGSTOP). Requests served on replicas never wait for the owner at all. A session
 //!   taken over counts against the new owner's `max_sessions` like one it opened. A call that
 //!   was running on an instance that died ends with a JSON-RPC error the client receives.
-//! - **An owner taken over while it lives** (its process stopped and resumed, starved of CPU
-//!   for a second, or cut off from Redis but not from the other instances) does not serve the
-//!   sessions it lost. Its next beat that reaches Redis finds the lease lapsed, asks Redis which
+//! - **Slow is not gone.** An instance's beats run on a thread of their own, through a Redis
+//!   connection of their own: an instance whose runtime is busy (its workers held by long
+//!   polls or blocking work, its host overloaded for a moment) keeps its lease, and a request
+//!   forwarded to it waits for its answer instead of running twice. Beats stop when the
+//!   server's runtime made no progress for 5 s (`RUNTIME_STALL_LIMIT`): a runtime stuck for good
+//!   loses its sessions about six seconds after it stopped, a stopped process after one.
+//!   Measured: an owner whose only worker was blocked for 2.5 s (two and a half leases) kept its
+//!   session, and a request forwarded to it meanwhile was answered by it, once.
+//! - **An owner taken over while it lives** (its process stopped and resumed, or cut off from
+//!   Redis but not from the other instances) does not serve the sessions it lost. Its next beat that reaches Redis finds the lease lapsed, asks Redis which
 //!   of its sessions are someone else's now, and ends its copy of those (their running requests
 //!   end with an error, their `GET` streams close; the client's next `GET` reaches the new
 //!   owner). A request forwarded to it while its own lease, as it last renewed it, is older than
@@ -72,15 +79,25 @@
 //!   failed by such a stall: a task's runner counts as gone 6 s after its last beat. One case is
 //!   not covered: a forwarded request that a live owner was running, unanswered, when its beats
 //!   stopped reaching Redis for a second is run again by the instance that took the session
-//!   over. Where instances may stall that long, give them a longer heartbeat.
+//!   over. Where processes may be stopped that long and resumed, give them a longer heartbeat.
 //! - **Graceful shutdown** (`StreamableHttp::drain`, or `serve` with `HttpConfig::shutdown_grace`
 //!   when its shutdown future completes): `/ready` answers `503` and `initialize` is refused
-//!   with `503` and `Retry-After`; what runs here (requests, questions awaiting answers, tasks'
-//!   handlers) finishes within the grace while the instance keeps serving what comes for it;
-//!   the SSE events not yet written behind are flushed to Redis; then the instance withdraws from
-//!   Redis and closes, and the next request needing one of its sessions takes it over at once.
-//!   A task still running when the grace ends cannot move (its handler is a future in this
-//!   process): it is cancelled, and reported so.
+//!   with `503` and `Retry-After`; what runs here (requests from their arrival to the end of
+//!   their response streams, requests relayed to other instances, questions awaiting answers,
+//!   tasks' handlers) finishes within the grace while the instance keeps serving what comes for
+//!   it. A request another instance forwards to it for a session with nothing running here is
+//!   handed back (`503` with `mcp-instance-leaving`, between instances only): that instance
+//!   takes the session over, with its events written out first, and serves the request, so
+//!   sessions leave a draining instance as soon as they are used. Once nothing runs, no new work
+//!   is let in (answers and cancellations still are); the SSE events not yet written behind are
+//!   flushed to Redis; streams relayed from other instances end (their clients reopen them
+//!   elsewhere); then the instance withdraws from Redis and closes, and the next request needing
+//!   one of its sessions takes it over at once. A task still running when the grace ends cannot
+//!   move (its handler is a future in this process): it is cancelled, and reported so.
+//! - **Answers that meet trouble on the way.** Our client sends an answer to a server's question
+//!   again when a gateway or an instance refuses it with `502`, `503` or `504` (or the
+//!   connection fails), up to four more times within about two seconds: a server ignores an
+//!   answer it already has, and a lost one would leave the question's call waiting.
 //! - **Resumption.** SSE events are kept in the owner's memory (a resumption on the owner costs no
 //!   Redis round trip) and written behind to Redis: a background task sends what was stored since
 //!   its last round trip in one pipelined round trip, so no request waits for Redis. After a
