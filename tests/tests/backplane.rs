@@ -559,6 +559,54 @@ async fn an_owner_whose_runtime_is_busy_for_longer_than_a_lease_keeps_its_sessio
     b_task.abort();
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_owner_whose_runtime_is_stuck_stops_beating_after_the_stall_limit_and_resumes_after() {
+    use typed_mcp::transport::http::RUNTIME_STALL_LIMIT;
+    let redis_server = RedisServer::start();
+    let redis = Redis::connect(&redis_server.url()).unwrap();
+    let a = SoakNode::start_with(&redis_server.url(), typed_mcp::transport::http::DEFAULT_HEARTBEAT, || {
+        Server::builder("t", "1").tools(tools![add, block]).build().unwrap()
+    });
+    let a_mcp = format!("{}/mcp", a.base);
+    let (status, session, body) = post(&a_mcp, None, initialize()).await;
+    assert_eq!(status, 200, "{body}");
+    let session = session.expect("a session id");
+    // A's only worker is held for the stall limit and three seconds more.
+    let held = RUNTIME_STALL_LIMIT + Duration::from_secs(3);
+    let blocking = {
+        let (a_mcp, session) = (a_mcp.clone(), session.clone());
+        let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+            "params": {"name": "block", "arguments": {"ms": held.as_millis() as u64}}});
+        tokio::spawn(async move { post(&a_mcp, Some(&session), call).await })
+    };
+    let started = Instant::now();
+    let lapsed = loop {
+        let owner = redis.sessions().owner(&session).await.unwrap().expect("still recorded");
+        if owner.address.is_none() {
+            break started.elapsed();
+        }
+        assert!(started.elapsed() < held, "A's lease never lapsed while its runtime was stuck");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    // Beats went on for the stall limit (less the renewals' own period), then stopped: the lease
+    // (a second) lapsed after that.
+    assert!(lapsed >= RUNTIME_STALL_LIMIT - Duration::from_millis(500), "lapsed after {lapsed:?}, before the limit");
+    let (status, _, body) = within("the blocking call", blocking).await.unwrap();
+    assert_eq!(status, 200, "{body}");
+    // The runtime runs again: A beats again, and records again the session nobody took.
+    let resumed = Instant::now();
+    loop {
+        let owner = redis.sessions().owner(&session).await.unwrap().expect("still recorded");
+        if owner.address.as_deref() == Some(a_mcp.as_str()) {
+            break;
+        }
+        assert!(resumed.elapsed() < Duration::from_secs(3), "A did not announce itself again: {owner:?}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let (status, _, body) = post(&a_mcp, Some(&session), add_call(3)).await;
+    assert_eq!((status, body.contains(r#""text":"5""#)), (200, true), "A serves its session again: {body}");
+}
+
 #[tokio::test]
 async fn an_owner_whose_connection_is_refused_is_taken_over_at_once_whatever_its_lease() {
     let redis_server = RedisServer::start();
