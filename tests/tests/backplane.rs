@@ -607,6 +607,36 @@ async fn an_owner_whose_runtime_is_stuck_stops_beating_after_the_stall_limit_and
     assert_eq!((status, body.contains(r#""text":"5""#)), (200, true), "A serves its session again: {body}");
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_ended_on_its_owner_is_gone_at_once_on_the_instances_serving_it_where_requests_land() {
+    let redis_server = RedisServer::start();
+    let redis = Redis::connect(&redis_server.url()).unwrap();
+    let beat = Duration::from_secs(10);
+    let (a, _a_http, a_task) = in_process_with(&redis, beat, HttpConfig::default()).await;
+    let (b, _b_http, b_task) = in_process_with(&redis, beat, HttpConfig::default()).await;
+    let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"});
+    for round in 0..10 {
+        let (_, session, _) = post(&a, None, initialize()).await;
+        let session = session.expect("a session id");
+        // B serves the session's requests where they land, on a replica of it.
+        let (status, _, body) = post(&b, Some(&session), list.clone()).await;
+        assert_eq!(status, 200, "{body}");
+        let ended = crate::support::http_client()
+            .delete(&a)
+            .header("mcp-protocol-version", "2025-11-25")
+            .header("mcp-session-id", &session)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(ended.status(), 200);
+        // The very next request, on B, finds it gone.
+        let (status, _, body) = post(&b, Some(&session), list.clone()).await;
+        assert_eq!(status, 404, "round {round}: B still served the ended session: {body}");
+    }
+    a_task.abort();
+    b_task.abort();
+}
+
 #[tokio::test]
 async fn an_owner_whose_connection_is_refused_is_taken_over_at_once_whatever_its_lease() {
     let redis_server = RedisServer::start();

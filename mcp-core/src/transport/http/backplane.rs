@@ -356,6 +356,11 @@ impl Backplane {
 
 type Client = hyper_util::client::legacy::Client<hyper_util::client::legacy::connect::HttpConnector, Body>;
 
+/// How many looks at a late owner may find its session recorded no more before it is taken
+/// for gone (the owner ended the session and is answering; at a quarter lease each, about five
+/// seconds by default).
+const ENDED_PATIENCE: u32 = 20;
+
 /// The largest answer of an owner that is read whole before it is sent on.
 const BUFFERED: usize = 64 * 1024;
 
@@ -518,11 +523,18 @@ impl Forwarder {
     }
 
     /// Whether `instance` still owns `session` and holds its lease; `true` when the registry
-    /// cannot tell (it is unreachable: the owner is not taken for gone on that).
-    async fn still_owns(&self, session: &str, instance: &str) -> bool {
+    /// cannot tell (it is unreachable: the owner is not taken for gone on that), and when the
+    /// session is recorded no more (`ended`: its owner ended it, answering the request that
+    /// ended it, the `DELETE` this instance forwarded, say).
+    async fn still_owns(&self, session: &str, instance: &str, ended: &mut u32) -> bool {
         match self.backplane.registry.owner(session).await {
             Ok(Some(Owner { instance: owner, address: Some(_) })) => owner == instance,
-            Ok(_) => false,
+            Ok(None) => {
+                *ended += 1;
+                // Not for ever: an owner that hangs after the record expired is gone too.
+                *ended <= ENDED_PATIENCE
+            }
+            Ok(Some(_)) => false,
             Err(_) => true,
         }
     }
@@ -598,10 +610,11 @@ impl Forwarder {
         // process hangs still accepts connections (its kernel does), but renews nothing.
         let mut sent = self.client.request(request);
         let patience = (self.backplane.lease / 4).clamp(Duration::from_millis(20), CONNECT_TIMEOUT);
+        let mut ended = 0;
         let answer = loop {
             match tokio::time::timeout(patience, &mut sent).await {
                 Ok(answer) => break answer,
-                Err(_) if self.still_owns(session, instance).await => {}
+                Err(_) if self.still_owns(session, instance, &mut ended).await => {}
                 Err(_) => {
                     tracing::info!(
                         address,

@@ -12,7 +12,7 @@ use serde_json::value::RawValue;
 use super::backplane::{changes_record, record_of};
 use super::events::EventId;
 use super::forwarding::{announce_changed, forward_if_elsewhere, replica};
-use super::lifecycle::{lookup, make_room, release};
+use super::lifecycle::{lookup, make_room, release_now};
 use super::responses::{
     Identity, accepts, header_str, json_rpc_error_for, plain, read_message, request_id, session_not_found,
 };
@@ -459,6 +459,6 @@ pub(crate) async fn delete(shared: &Arc<Shared>, headers: &HeaderMap, principal:
         sessions.remove(session.id());
     }
     session.close().await;
-    release(shared, session.id());
+    release_now(shared, session.id()).await;
     StatusCode::OK.into_response()
 }

@@ -520,6 +520,16 @@ pub(crate) fn announce_changed(shared: &Shared, session: &str) {
     });
 }
 
+/// Tells the other instances that the record of `session` changed or is gone, and returns once
+/// the bus took the message.
+pub(crate) async fn announce_changed_now(shared: &Shared, session: &str) {
+    let Some(bus) = shared.forwarder.as_ref().and_then(|f| f.backplane.bus.clone()) else { return };
+    let Ok(payload) = serde_json::to_string(&Bus::Changed { session: session.to_owned() }) else { return };
+    if let Err(e) = bus.publish(BROADCAST, payload).await {
+        tracing::debug!(error = %e, "cannot tell the other instances that a session ended");
+    }
+}
+
 /// Once per heartbeat: the replicas used since `since` (their records are renewed, and their
 /// owners are told), and the end of those idle for long.
 pub(crate) fn replicas_beat(shared: &Shared, since: Instant) -> Vec<String> {
