@@ -431,6 +431,17 @@ fn initialize() -> serde_json::Value {
         "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}})
 }
 
+/// `logging/setLevel`: what only a session's owner serves (it changes the session's record).
+fn set_level(id: u32) -> serde_json::Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": "logging/setLevel", "params": {"level": "error"}})
+}
+
+/// Asserts that the instance at `address` is the recorded owner of `session`.
+async fn assert_owned_by(redis: &Redis, session: &str, address: &str, why: &str) {
+    let owner = redis.sessions().owner(session).await.unwrap().expect("still recorded");
+    assert_eq!(owner.address.as_deref(), Some(address), "{why}: {owner:?}");
+}
+
 fn add_call(id: u32) -> serde_json::Value {
     json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "add", "arguments": {"a": 2, "b": id}}})
 }
@@ -456,12 +467,11 @@ async fn an_instance_shutting_down_hands_its_sessions_over_at_once() {
     assert_eq!(status, 200, "B serves the session's calls where they land: {body}");
     assert!(body.contains(r#""text":"5""#), "{body}");
     // What only the owner does (here, changing the session's record) makes B take it over.
-    let level = json!({"jsonrpc": "2.0", "id": 4, "method": "logging/setLevel", "params": {"level": "error"}});
+    let level = set_level(4);
     let (status, _, body) = post(&b, Some(&session), level).await;
     assert_eq!(status, 200, "B takes the session over at the first request for its owner: {body}");
     assert!(left.elapsed() < Duration::from_secs(10), "taken over after {:?}, not at once", left.elapsed());
-    let owner = redis.sessions().owner(&session).await.unwrap().expect("still recorded");
-    assert_eq!(owner.address.as_deref(), Some(b.as_str()), "B owns the session now");
+    assert_owned_by(&redis, &session, &b, "B owns the session now").await;
     b_task.abort();
 }
 
@@ -497,7 +507,7 @@ async fn a_draining_owner_hands_its_idle_sessions_over_while_it_finishes_the_res
     }
     // What only the owner does, for the idle session, reaches B: B forwards it to A, which
     // hands the session back instead of serving it, and B takes it over and serves it.
-    let level = json!({"jsonrpc": "2.0", "id": 3, "method": "logging/setLevel", "params": {"level": "error"}});
+    let level = set_level(3);
     let (status, _, body) = post(&b, Some(&idle), level).await;
     assert_eq!(status, 200, "served by B, with no 503 on the way: {body}");
     let owner = redis.sessions().owner(&idle).await.unwrap().expect("still recorded");
@@ -525,37 +535,46 @@ async fn block(ms: u64) -> String {
     format!("blocked {ms} ms")
 }
 
+/// An instance with `add` and `block`, the default heartbeat (a lease of one second), on a
+/// runtime with one worker; and its endpoint.
+fn one_worker_instance(redis_url: &str) -> (SoakNode, String) {
+    let node = SoakNode::start_with(redis_url, typed_mcp::transport::http::DEFAULT_HEARTBEAT, || {
+        Server::builder("t", "1").tools(tools![add, block]).build().unwrap()
+    });
+    let mcp = format!("{}/mcp", node.base);
+    (node, mcp)
+}
+
+/// Calls `block` for `held` in `session` at `url`, in a task of its own.
+fn call_block(url: &str, session: &str, held: Duration) -> tokio::task::JoinHandle<(u16, Option<String>, String)> {
+    let (url, session) = (url.to_owned(), session.to_owned());
+    let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": {"name": "block", "arguments": {"ms": held.as_millis() as u64}}});
+    tokio::spawn(async move { post(&url, Some(&session), call).await })
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_owner_whose_runtime_is_busy_for_longer_than_a_lease_keeps_its_sessions() {
     let redis_server = RedisServer::start();
     let redis = Redis::connect(&redis_server.url()).unwrap();
     // A: the default heartbeat (a lease of one second), on a runtime with one worker.
-    let a = SoakNode::start_with(&redis_server.url(), typed_mcp::transport::http::DEFAULT_HEARTBEAT, || {
-        Server::builder("t", "1").tools(tools![add, block]).build().unwrap()
-    });
-    let a_mcp = format!("{}/mcp", a.base);
+    let (_a, a_mcp) = one_worker_instance(&redis_server.url());
     let (b, _b_http, b_task) =
         in_process_with(&redis, typed_mcp::transport::http::DEFAULT_HEARTBEAT, HttpConfig::default()).await;
     let (status, session, body) = post(&a_mcp, None, initialize()).await;
     assert_eq!(status, 200, "{body}");
     let session = session.expect("a session id");
     // A's only worker is held for two and a half leases.
-    let blocking = {
-        let (a_mcp, session) = (a_mcp.clone(), session.clone());
-        let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-            "params": {"name": "block", "arguments": {"ms": 2500}}});
-        tokio::spawn(async move { post(&a_mcp, Some(&session), call).await })
-    };
+    let blocking = call_block(&a_mcp, &session, Duration::from_millis(2500));
     tokio::time::sleep(Duration::from_millis(300)).await;
     // What only the owner does goes through B meanwhile: B waits for A, whose lease holds (its
     // beats go on, on a thread of their own), rather than taking the session over.
-    let level = json!({"jsonrpc": "2.0", "id": 3, "method": "logging/setLevel", "params": {"level": "error"}});
+    let level = set_level(3);
     let (status, _, body) = post(&b, Some(&session), level).await;
     assert_eq!(status, 200, "served by A once its worker was free: {body}");
     let (status, _, body) = within("the blocking call", blocking).await.unwrap();
     assert_eq!((status, body.contains("blocked 2500 ms")), (200, true), "{body}");
-    let owner = redis.sessions().owner(&session).await.unwrap().expect("still recorded");
-    assert_eq!(owner.address.as_deref(), Some(a_mcp.as_str()), "A still owns the session: {owner:?}");
+    assert_owned_by(&redis, &session, &a_mcp, "A still owns the session").await;
     b_task.abort();
 }
 
@@ -564,21 +583,13 @@ async fn an_owner_whose_runtime_is_stuck_stops_beating_after_the_stall_limit_and
     use typed_mcp::transport::http::RUNTIME_STALL_LIMIT;
     let redis_server = RedisServer::start();
     let redis = Redis::connect(&redis_server.url()).unwrap();
-    let a = SoakNode::start_with(&redis_server.url(), typed_mcp::transport::http::DEFAULT_HEARTBEAT, || {
-        Server::builder("t", "1").tools(tools![add, block]).build().unwrap()
-    });
-    let a_mcp = format!("{}/mcp", a.base);
+    let (_a, a_mcp) = one_worker_instance(&redis_server.url());
     let (status, session, body) = post(&a_mcp, None, initialize()).await;
     assert_eq!(status, 200, "{body}");
     let session = session.expect("a session id");
     // A's only worker is held for the stall limit and three seconds more.
     let held = RUNTIME_STALL_LIMIT + Duration::from_secs(3);
-    let blocking = {
-        let (a_mcp, session) = (a_mcp.clone(), session.clone());
-        let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-            "params": {"name": "block", "arguments": {"ms": held.as_millis() as u64}}});
-        tokio::spawn(async move { post(&a_mcp, Some(&session), call).await })
-    };
+    let blocking = call_block(&a_mcp, &session, held);
     let started = Instant::now();
     let lapsed = loop {
         let owner = redis.sessions().owner(&session).await.unwrap().expect("still recorded");
@@ -651,12 +662,11 @@ async fn an_owner_whose_connection_is_refused_is_taken_over_at_once_whatever_its
     a_task.abort();
     let _ = a_task.await;
     let killed = Instant::now();
-    let level = json!({"jsonrpc": "2.0", "id": 2, "method": "logging/setLevel", "params": {"level": "error"}});
+    let level = set_level(2);
     let (status, _, body) = post(&b, Some(&session), level).await;
     assert_eq!(status, 200, "the first request for the owner takes the session over, no 503 first: {body}");
     assert!(killed.elapsed() < Duration::from_secs(2), "taken over after {:?}", killed.elapsed());
-    let owner = redis.sessions().owner(&session).await.unwrap().expect("still recorded");
-    assert_eq!(owner.address.as_deref(), Some(b.as_str()), "B owns the session now");
+    assert_owned_by(&redis, &session, &b, "B owns the session now").await;
     let (status, _, body) = post(&b, Some(&session), add_call(5)).await;
     assert_eq!((status, body.contains(r#""text":"7""#)), (200, true), "{body}");
     b_task.abort();
@@ -741,8 +751,7 @@ async fn a_hung_owner_is_taken_over_within_a_second_and_ends_its_copy_once_resum
     println!("a hung owner's session served again {gap:?} after it stopped, after {refused} 503");
     assert!(refused <= 1, "{refused} refusals before the takeover");
     assert!(gap < Duration::from_millis(1500), "served again only {gap:?} after the owner hung");
-    let owner = redis.sessions().owner(&session).await.unwrap().expect("still recorded");
-    assert_eq!(owner.address.as_deref(), Some(b_mcp.as_str()), "B owns the session now");
+    assert_owned_by(&redis, &session, &b_mcp, "B owns the session now").await;
     assert_eq!(within("the calls through B", calls).await.unwrap(), 20);
 
     // A resumes: at its first beat it finds its lease lapsed and the session another's, and
@@ -752,8 +761,7 @@ async fn a_hung_owner_is_taken_over_within_a_second_and_ends_its_copy_once_resum
         while stream.chunk().await.map(|c| c.is_some()).unwrap_or(false) {}
     });
     ended.await;
-    let owner = redis.sessions().owner(&session).await.unwrap().expect("still recorded");
-    assert_eq!(owner.address.as_deref(), Some(b_mcp.as_str()), "B still owns the session");
+    assert_owned_by(&redis, &session, &b_mcp, "B still owns the session").await;
     // The session is whole, through either instance.
     let (status, _, body) = post(&a_mcp, Some(&session), level(50)).await;
     assert_eq!(status, 200, "through A, forwarded to B now: {body}");
