@@ -34,7 +34,7 @@
 //! | `{prefix}:{deployment}:started` | that the deployment's records are complete (made by the first heartbeat of all) | until deleted (one small key) |
 //! | `{prefix}:{deployment}:recovering` | made when an instance that beat before has to make `started` again (Redis came back empty): while it lives, or `started` is missing, a session not recorded is answered `503`, not `404` (its owner is recording it again) | one lease |
 //! | `{prefix}:secret:{name}` | a secret the instances share ([`Redis::shared_secret`]) | until deleted (one per name) |
-//! | `{prefix}:dpop:{thumbprint}:{jti}` | a DPoP proof an instance accepted ([`Redis::replay_cache`], feature `dpop`) | the proof's acceptance window, twice |
+//! | `{prefix}:dpop:{thumbprint}:{jti}` | a DPoP proof an instance accepted (`Redis::replay_cache`, feature `dpop`) | the proof's acceptance window, twice |
 //! | `{prefix}:task:{id}` | a task's record as JSON ([`RedisTaskStore`]): status, input requests, result or error, owner, running instance | the task's `ttlMs` from its creation (a day for a task without one) |
 //!
 //! The bus (notifications, URL-mode completions, task answers) is Redis pub/sub on
