@@ -30,13 +30,27 @@ struct Link {
     progress: AtomicU64,
     epoch: Instant,
     /// The sessions in use to record again with the next beat.
-    pending: Mutex<Option<Vec<String>>>,
+    pending: Mutex<Vec<String>>,
 }
 
 impl Link {
     fn tick(&self) {
         let now = u64::try_from(self.epoch.elapsed().as_millis()).unwrap_or(u64::MAX);
         self.progress.store(now, Ordering::Relaxed);
+    }
+
+    /// Keeps `sessions` for the next beat, with those not written yet.
+    fn keep(&self, sessions: Vec<String>) {
+        if let Ok(mut pending) = self.pending.lock() {
+            pending.extend(sessions);
+            pending.sort_unstable();
+            pending.dedup();
+        }
+    }
+
+    /// The sessions to write with this beat.
+    fn take(&self) -> Vec<String> {
+        self.pending.lock().map(|mut p| std::mem::take(&mut *p)).unwrap_or_default()
     }
 
     /// How long the server's runtime has shown no progress.
@@ -70,7 +84,7 @@ impl Heartbeat {
 /// Starts the heartbeat of the instance `shared` is (it has a backplane).
 pub(crate) fn start(shared: &Arc<Shared>) -> Option<Heartbeat> {
     let forwarder = shared.forwarder.as_ref()?;
-    let link = Arc::new(Link { progress: AtomicU64::new(0), epoch: Instant::now(), pending: Mutex::new(None) });
+    let link = Arc::new(Link { progress: AtomicU64::new(0), epoch: Instant::now(), pending: Mutex::default() });
     let stop = CancellationToken::new();
     let weak = Arc::downgrade(shared);
     // Ending with the runtime (as when the process dies), the renewals stop the beats.
@@ -119,17 +133,8 @@ async fn renewals(shared: Weak<Shared>, link: Arc<Link>, _stops_beats: tokio_uti
                 );
             }
             active.extend(super::forwarding::replicas_beat(&s, from));
-            if let Ok(mut pending) = link.pending.lock() {
-                match pending.as_mut() {
-                    // Not written yet (the store is unreachable): kept, with the new ones.
-                    Some(earlier) => {
-                        earlier.extend(active);
-                        earlier.sort_unstable();
-                        earlier.dedup();
-                    }
-                    None => *pending = Some(active),
-                }
-            }
+            // With those not written yet (the store was unreachable), if any.
+            link.keep(active);
             since = Some(now);
         }
         drop(s);
@@ -172,7 +177,7 @@ async fn beats(
             if std::mem::replace(&mut stalled, false) {
                 tracing::warn!("the server's runtime makes progress again: this instance renews its presence");
             }
-            let active = link.pending.lock().ok().and_then(|mut p| p.take()).unwrap_or_default();
+            let active = link.take();
             match registry.heartbeat(&bp.instance, &bp.address, bp.lease, &active, session_ttl).await {
                 Ok(known) => {
                     if std::mem::replace(&mut failing, false) {
@@ -193,13 +198,8 @@ async fn beats(
                     if !std::mem::replace(&mut failing, true) {
                         tracing::warn!(error = %e, "cannot renew this instance's presence in the shared session store");
                     }
-                    if let Ok(mut pending) = link.pending.lock() {
-                        // Written with a later beat.
-                        match pending.as_mut() {
-                            Some(later) => later.extend(active),
-                            None => *pending = Some(active),
-                        }
-                    }
+                    // Written with a later beat.
+                    link.keep(active);
                     if let Some(s) = shared.upgrade()
                         && let Some(forwarder) = &s.forwarder
                     {
