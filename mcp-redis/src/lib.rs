@@ -628,15 +628,27 @@ impl MessageBus for RedisBus {
         channel: &'a str,
         payload: String,
     ) -> typed_mcp::engine::BoxFuture<'a, Result<(), BackplaneError>> {
+        Box::pin(async move { self.publish_counted(channel, payload).await.map(|_| ()) })
+    }
+
+    /// The count is the number of subscribers Redis delivered to; `None` on a Cluster without
+    /// sharded pub/sub, where `PUBLISH` counts only the subscribers of the node it reached.
+    fn publish_counted<'a>(
+        &'a self,
+        channel: &'a str,
+        payload: String,
+    ) -> typed_mcp::engine::BoxFuture<'a, Result<Option<usize>, BackplaneError>> {
         Box::pin(async move {
-            let command = if self.redis.sharded().await.map_err(unavailable)? { "SPUBLISH" } else { "PUBLISH" };
-            redis::cmd(command)
+            let sharded = self.redis.sharded().await.map_err(unavailable)?;
+            let command = if sharded { "SPUBLISH" } else { "PUBLISH" };
+            let received = redis::cmd(command)
                 .arg(self.redis.key("bus", channel))
                 .arg(payload)
                 .query_async::<i64>(&mut self.redis.connection())
                 .await
-                .map(|_| ())
-                .map_err(unavailable)
+                .map_err(unavailable)?;
+            let counted = sharded || !self.redis.connection.is_cluster();
+            Ok(counted.then(|| usize::try_from(received).unwrap_or(0)))
         })
     }
 

@@ -618,6 +618,33 @@ async fn an_owner_whose_runtime_is_stuck_stops_beating_after_the_stall_limit_and
     assert_eq!((status, body.contains(r#""text":"5""#)), (200, true), "A serves its session again: {body}");
 }
 
+#[tokio::test]
+async fn an_answer_no_instance_hears_is_refused_for_the_client_to_send_it_again() {
+    let redis_server = RedisServer::start();
+    let redis = Redis::connect(&redis_server.url()).unwrap();
+    let (a, _a_http, a_task) = in_process_with(&redis, Duration::from_secs(10), HttpConfig::default()).await;
+    let (_, session, _) = post(&a, None, initialize()).await;
+    let session = session.expect("a session id");
+    // The answer to a question an instance of tag 77,777 asked (how the ids of questions asked
+    // on another instance read): none listens under that tag.
+    let id = (1_i64 << 52) | (77_777_i64 << 32) | 1;
+    let answer = json!({"jsonrpc": "2.0", "id": id, "result": {"action": "decline"}});
+    let http = crate::support::http_client();
+    let response = http
+        .post(&a)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2025-11-25")
+        .header("mcp-session-id", &session)
+        .body(answer.to_string())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 503, "an answer nobody heard is refused, not dropped");
+    assert_eq!(response.headers().get("retry-after").and_then(|v| v.to_str().ok()), Some("1"));
+    a_task.abort();
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_session_ended_on_its_owner_is_gone_at_once_on_the_instances_serving_it_where_requests_land() {
     let redis_server = RedisServer::start();
@@ -1704,6 +1731,12 @@ async fn bus_delivers_on(connect: &(dyn Fn() -> Redis + Sync)) {
     })
     .await;
     assert_eq!(heard, "hello");
+    // The bus counts who heard (on a Cluster, where the channel is sharded): one subscriber
+    // here, nobody on a channel nobody listens to.
+    let counted = speaker.publish_counted("instance:x", "again".into()).await.unwrap();
+    assert_eq!(counted, Some(1), "one subscriber heard");
+    let counted = speaker.publish_counted("instance:nobody", "hello?".into()).await.unwrap();
+    assert_eq!(counted, Some(0), "nobody listens there");
     stop.cancel();
 }
 

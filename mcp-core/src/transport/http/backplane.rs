@@ -157,6 +157,18 @@ pub trait MessageBus: Send + Sync + 'static {
     /// Publishes `payload` to every instance subscribed to `channel`.
     fn publish<'a>(&'a self, channel: &'a str, payload: String) -> BoxFuture<'a, Result<(), BackplaneError>>;
 
+    /// Publishes like [`publish`](Self::publish), and says how many subscribers received the
+    /// message when the bus can tell (`None` when it cannot; the default). A client's answer
+    /// meant for one instance that reached none (its subscription not made yet, or broken for a
+    /// moment) is then refused with `503`, for the client to send it again, instead of lost.
+    fn publish_counted<'a>(
+        &'a self,
+        channel: &'a str,
+        payload: String,
+    ) -> BoxFuture<'a, Result<Option<usize>, BackplaneError>> {
+        Box::pin(async move { self.publish(channel, payload).await.map(|()| None) })
+    }
+
     /// Hands every message published on `channel` from now on to `deliver`, until `stop` is
     /// cancelled. The subscription outlives trouble with the store: it is made again once the
     /// store is back (what was published meanwhile is lost).

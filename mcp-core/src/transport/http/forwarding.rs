@@ -402,8 +402,14 @@ async fn over_the_bus(
         return backplane::unavailable("cannot pass the message on; retry later");
     };
     let channel = asker.map_or_else(|| BROADCAST.to_owned(), tagged);
-    match bus.publish(&channel, payload).await {
-        Ok(()) => axum::http::StatusCode::ACCEPTED.into_response(),
+    match bus.publish_counted(&channel, payload).await {
+        // An answer nobody heard: the instance that asked is not listening yet (or for a
+        // moment no more); the client sends it again.
+        Ok(Some(0)) if asker.is_some() => {
+            tracing::debug!(session, "no instance heard a client's answer; refused for the client to send it again");
+            backplane::unavailable("the instance waiting for this answer is not listening yet; retry")
+        }
+        Ok(_) => axum::http::StatusCode::ACCEPTED.into_response(),
         Err(e) => {
             tracing::warn!(error = %e, "cannot pass a client's message to the instance waiting for it");
             backplane::unavailable("the instances cannot reach each other; retry later")
@@ -509,24 +515,30 @@ pub(crate) fn join(shared: &Arc<Shared>) {
     }
 }
 
-/// Tells the other instances that the record of `session` changed or is gone.
+/// Tells the other instances that the record of `session` changed or is gone (in the
+/// background).
 pub(crate) fn announce_changed(shared: &Shared, session: &str) {
-    let Some(bus) = shared.forwarder.as_ref().and_then(|f| f.backplane.bus.clone()) else { return };
-    let Ok(payload) = serde_json::to_string(&Bus::Changed { session: session.to_owned() }) else { return };
-    tokio::spawn(async move {
-        if let Err(e) = bus.publish(BROADCAST, payload).await {
-            tracing::debug!(error = %e, "cannot tell the other instances that a session changed");
-        }
-    });
+    let Some((bus, payload)) = changed(shared, session) else { return };
+    tokio::spawn(async move { publish_changed(&*bus, payload).await });
 }
 
 /// Tells the other instances that the record of `session` changed or is gone, and returns once
 /// the bus took the message.
 pub(crate) async fn announce_changed_now(shared: &Shared, session: &str) {
-    let Some(bus) = shared.forwarder.as_ref().and_then(|f| f.backplane.bus.clone()) else { return };
-    let Ok(payload) = serde_json::to_string(&Bus::Changed { session: session.to_owned() }) else { return };
+    let Some((bus, payload)) = changed(shared, session) else { return };
+    publish_changed(&*bus, payload).await;
+}
+
+/// The bus, and the message saying that the record of `session` changed.
+fn changed(shared: &Shared, session: &str) -> Option<(Arc<dyn backplane::MessageBus>, String)> {
+    let bus = shared.forwarder.as_ref()?.backplane.bus.clone()?;
+    let payload = serde_json::to_string(&Bus::Changed { session: session.to_owned() }).ok()?;
+    Some((bus, payload))
+}
+
+async fn publish_changed(bus: &dyn backplane::MessageBus, payload: String) {
     if let Err(e) = bus.publish(BROADCAST, payload).await {
-        tracing::debug!(error = %e, "cannot tell the other instances that a session ended");
+        tracing::debug!(error = %e, "cannot tell the other instances that a session changed");
     }
 }
 
