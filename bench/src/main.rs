@@ -984,20 +984,27 @@ fn backplane(rounds: usize, sessions: usize, calls: usize) -> Result<(), String>
 }
 
 /// Our server as it is, with OpenTelemetry on (`--otel`: spans and metrics of every request,
-/// batched to an exporter that drops them; and with one trace in ten sampled, metrics still of
-/// every request), and with every request through a rate limiter
-/// that never refuses (`--rate-limit`): stdio echo and HTTP echo, alternating, in one run.
+/// batched to an exporter that drops them, through `Telemetry::from_sdk`; the same through
+/// `Telemetry::new`, which takes any meter provider and so records each duration with its
+/// attributes; and with one trace in ten sampled, metrics still of every request), and with
+/// every request through a rate limiter
+/// that never refuses (`--rate-limit`): stdio echo and HTTP echo, alternating, in one run; last,
+/// `off` again, which shows how far apart two runs of one server are.
 fn operations(rounds: usize, sessions: usize, calls: usize, stdio_calls: usize) -> Result<(), String> {
     let program = server_program("ours");
-    let variants: [(&str, &[&str]); 4] = [
+    let variants: [(&str, &[&str]); 6] = [
         ("off", &[]),
         ("otel", &["--otel"]),
+        ("otel, any meter provider", &["--otel", "--otel-any-provider"]),
         ("otel, 1 in 10 traces", &["--otel", "--otel-ratio", "0.1"]),
         ("rate limiter", &["--rate-limit"]),
+        // The noise of the measure: the same server as `off`, run last in each round.
+        ("off again", &[]),
     ];
     let rt = runtime();
     let mut stdio: Vec<Vec<f64>> = vec![Vec::new(); variants.len()];
     let mut http: Vec<Vec<f64>> = vec![Vec::new(); variants.len()];
+    let mut stdio_cpu: Vec<Vec<f64>> = vec![Vec::new(); variants.len()];
     for round in 0..rounds {
         for (i, (name, flags)) in variants.iter().enumerate() {
             let mut command = vec![program.clone()];
@@ -1013,28 +1020,45 @@ fn operations(rounds: usize, sessions: usize, calls: usize, stdio_calls: usize) 
             let load = run.run()?;
             eprintln!("round {}: stdio, {name}: {:.0} calls/s", round + 1, load.rate());
             stdio[i].push(load.rate());
+            if let Some(cpu) = load.server_cpu {
+                stdio_cpu[i].push(cpu.as_secs_f64() * 1e6 / load.completed.max(1) as f64);
+            }
             let server = HttpServer::start_command(&command)?;
             let load = rt.block_on(scenario::http_echo(server.addr, sessions, calls, 10, RUN_LIMIT))?;
             eprintln!("round {}: HTTP, {name}: {:.0} calls/s", round + 1, load.rate());
             http[i].push(load.rate());
         }
     }
-    let median = |v: &mut Vec<f64>| {
+    let median = |mut v: Vec<f64>| {
         v.sort_by(f64::total_cmp);
         v[v.len() / 2]
     };
     let mut stdio_off = f64::NAN;
-    for (transport, rates) in [("stdio echo", &mut stdio), (&*format!("HTTP echo, {sessions} sessions"), &mut http)] {
-        let off = median(&mut rates[0]);
+    for (transport, rates) in [("stdio echo", &stdio), (&*format!("HTTP echo, {sessions} sessions"), &http)] {
+        let off = median(rates[0].clone());
         let mut line = format!("{transport}, median of {rounds}: off {off:.0} calls/s");
         for (i, (name, _)) in variants.iter().enumerate().skip(1) {
-            let on = median(&mut rates[i]);
-            line.push_str(&format!(", {name} {on:.0} calls/s ({:.2}x)", on / off));
+            let on = median(rates[i].clone());
+            // The ratio is the median of each round's ratio to the `off` run just before it:
+            // the machine's speed drifts between rounds more than within one.
+            let ratio = median(rates[i].iter().zip(&rates[0]).map(|(on, off)| on / off).collect());
+            line.push_str(&format!(", {name} {on:.0} calls/s ({ratio:.2}x)"));
         }
         println!("{line}");
         if transport == "stdio echo" {
             stdio_off = off;
         }
+    }
+    // The server's own CPU time per stdio call (all its threads), steadier than calls per
+    // second on a shared machine.
+    if stdio_cpu.iter().all(|v| !v.is_empty()) {
+        let off = median(stdio_cpu[0].clone());
+        let mut line = format!("stdio echo, server CPU per call, median of {rounds}: off {off:.2} µs");
+        for (i, (name, _)) in variants.iter().enumerate().skip(1) {
+            let on = median(stdio_cpu[i].clone());
+            line.push_str(&format!(", {name} {on:.2} µs ({:+.2})", on - off));
+        }
+        println!("{line}");
     }
     // What the OpenTelemetry SDK alone costs per request, against what the 0.85x target leaves
     // for it: at `off` calls/s, a call may cost (1/0.85 - 1) / off seconds more.

@@ -81,3 +81,14 @@ pub fn reap(child: &mut Child, grace: Duration) {
     let _ = child.kill();
     let _ = child.wait();
 }
+
+/// The CPU time the live threads of process `pid` have spent so far (the sum of their
+/// `/proc/<pid>/task/*/schedstat`, in nanoseconds), or `None` where there is no such file.
+pub fn cpu_time(pid: u32) -> Option<Duration> {
+    let mut total = 0u64;
+    for task in std::fs::read_dir(format!("/proc/{pid}/task")).ok()? {
+        let stat = std::fs::read_to_string(task.ok()?.path().join("schedstat")).ok()?;
+        total += stat.split_whitespace().next()?.parse::<u64>().ok()?;
+    }
+    Some(Duration::from_nanos(total))
+}

@@ -14,6 +14,8 @@ pub struct Load {
     /// Measured calls answered with an SSE stream rather than a plain JSON body (counted by the
     /// stateless scenario only).
     pub streamed: usize,
+    /// The CPU time the server's threads spent over the measured calls (stdio runs on Linux).
+    pub server_cpu: Option<std::time::Duration>,
 }
 
 impl Load {

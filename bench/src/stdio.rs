@@ -104,7 +104,7 @@ impl StdioRun {
             })
         };
 
-        let result = self.drive(&writer, &mut reader);
+        let result = self.drive(&writer, &mut reader, pid);
         finished.store(true, Ordering::Relaxed);
         drop(writer);
         drop(reader);
@@ -113,7 +113,12 @@ impl StdioRun {
         result
     }
 
-    fn drive(&self, writer: &Writer, reader: &mut BufReader<std::process::ChildStdout>) -> Result<Load, String> {
+    fn drive(
+        &self,
+        writer: &Writer,
+        reader: &mut BufReader<std::process::ChildStdout>,
+        pid: u32,
+    ) -> Result<Load, String> {
         let io = |e: std::io::Error| format!("stdio: {e}");
         send(writer, &wire::initialize_request(0)).map_err(io)?;
         let mut line = String::new();
@@ -181,6 +186,7 @@ impl StdioRun {
         };
 
         let mut latencies = Vec::with_capacity(self.calls);
+        let mut cpu_from = None;
         let mut completed = 0usize;
         let mut end_seen = false;
         let mut last_answer = 0u64;
@@ -209,6 +215,9 @@ impl StdioRun {
                         first_failure.get_or_insert_with(|| line.trim().to_owned());
                     }
                     if n > self.warmup {
+                        if latencies.is_empty() {
+                            cpu_from = crate::process::cpu_time(pid);
+                        }
                         latencies.push(now - sent_at[n].load(Ordering::Relaxed));
                         last_answer = now;
                     }
@@ -226,6 +235,7 @@ impl StdioRun {
         }
         let from = measure_from.load(Ordering::Relaxed);
         let elapsed = Duration::from_nanos(last_answer.saturating_sub(from));
-        Ok(Load { completed: latencies.len(), elapsed, latencies_ns: latencies, streamed: 0 })
+        let server_cpu = cpu_from.zip(crate::process::cpu_time(pid)).map(|(from, to)| to.saturating_sub(from));
+        Ok(Load { completed: latencies.len(), elapsed, latencies_ns: latencies, streamed: 0, server_cpu })
     }
 }

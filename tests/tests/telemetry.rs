@@ -3,7 +3,7 @@
 //! server's in both eras (a multi-round 2026 call is one client span over every round), and
 //! the duration histograms with the conventions' buckets.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use opentelemetry::trace::{SpanKind, Status};
 use opentelemetry::{KeyValue, Value as OtelValue};
@@ -29,19 +29,33 @@ struct Recorder {
     tracer: SdkTracerProvider,
     metrics: InMemoryMetricExporter,
     meter: SdkMeterProvider,
+    /// Whether its telemetry records durations through bound instruments
+    /// (`Telemetry::from_sdk`).
+    bind: bool,
 }
 
 impl Recorder {
+    /// A recorder whose telemetry takes the meter provider as any provider (`Telemetry::new`).
     fn new() -> Self {
         let spans = InMemorySpanExporter::default();
         let tracer = SdkTracerProvider::builder().with_simple_exporter(spans.clone()).build();
         let metrics = InMemoryMetricExporter::default();
         let meter = SdkMeterProvider::builder().with_reader(PeriodicReader::builder(metrics.clone()).build()).build();
-        Recorder { spans, tracer, metrics, meter }
+        Recorder { spans, tracer, metrics, meter, bind: false }
+    }
+
+    /// A recorder whose telemetry binds its duration instruments (`Telemetry::from_sdk`).
+    fn binding() -> Self {
+        Recorder { bind: true, ..Recorder::new() }
     }
 
     fn telemetry(&self) -> Telemetry {
-        Telemetry::new(&self.tracer, &self.meter).propagator(TraceContextPropagator::new())
+        let telemetry = if self.bind {
+            Telemetry::from_sdk(&self.tracer, &self.meter)
+        } else {
+            Telemetry::new(&self.tracer, &self.meter as &dyn opentelemetry::metrics::MeterProvider)
+        };
+        telemetry.propagator(TraceContextPropagator::new())
     }
 
     fn spans(&self) -> Vec<SpanData> {
@@ -340,6 +354,80 @@ async fn the_four_duration_histograms_are_recorded_in_seconds_with_the_conventio
     assert!(has(server_ops, "gen_ai.tool.name", "echo"));
     assert!(has(server_ops, "error.type", "tool_error"));
     assert!(has(&found["mcp.server.session.duration"], "network.transport", "pipe"));
+}
+
+/// The operation durations a recorder holds: how many in each attribute set (`key=value`,
+/// sorted), by histogram.
+fn operation_counts(recorder: &Recorder) -> BTreeMap<(String, Vec<String>), u64> {
+    let mut found = BTreeMap::new();
+    // Each export holds every set so far (cumulative): the last one is all of them.
+    let exports = recorder.metrics();
+    let last = exports.last().expect("one export at least");
+    for scope in last.scope_metrics() {
+        for metric in scope.metrics() {
+            if !metric.name().ends_with(".operation.duration") {
+                continue;
+            }
+            let AggregatedMetrics::F64(MetricData::Histogram(h)) = metric.data() else {
+                panic!("{} is not a histogram of f64", metric.name());
+            };
+            for point in h.data_points() {
+                let mut set: Vec<String> = point.attributes().map(|kv| format!("{}={}", kv.key, kv.value)).collect();
+                set.sort();
+                *found.entry((metric.name().to_owned(), set)).or_default() += point.count();
+            }
+        }
+    }
+    found
+}
+
+/// Durations recorded through bound instruments (`Telemetry::from_sdk`, one instrument per
+/// attribute set) are the ones recorded with their attributes (`Telemetry::new`): the same
+/// sets with the same counts, on the server and the client, for successes, tool errors,
+/// JSON-RPC errors, prompts and resources (whose URI keeps them unbound).
+#[tokio::test]
+async fn durations_through_bound_instruments_are_the_ones_recorded_with_their_attributes() {
+    async fn run(recorder: &Recorder) {
+        let server = server(recorder);
+        let client = within(
+            "connecting",
+            Client::builder("measured", "1").telemetry(recorder.telemetry()).connect_in_process(&server),
+        )
+        .await
+        .unwrap();
+        for _ in 0..3 {
+            client.call_tool("echo", json!({"text": "x"})).await.unwrap();
+        }
+        for _ in 0..2 {
+            client.call_tool("broken", json!({})).await.unwrap();
+        }
+        client.call_tool("missing", json!({})).await.unwrap_err();
+        client.get_prompt("greet", &[("name", "Ada")]).await.unwrap();
+        client.read_resource("docs://readme").await.unwrap();
+        client.read_resource("docs://readme").await.unwrap();
+        client.list_tools(None).await.unwrap();
+        client.close().await;
+    }
+    let (unbound, bound) = (Recorder::new(), Recorder::binding());
+    run(&unbound).await;
+    run(&bound).await;
+    let (unbound, bound) = (operation_counts(&unbound), operation_counts(&bound));
+    assert_eq!(bound, unbound);
+    let count = |histogram: &str, with: &[&str]| -> u64 {
+        bound
+            .iter()
+            .filter(|((name, set), _)| name == histogram && with.iter().all(|w| set.iter().any(|a| a == w)))
+            .map(|(_, n)| n)
+            .sum()
+    };
+    for side in ["mcp.server.operation.duration", "mcp.client.operation.duration"] {
+        assert_eq!(count(side, &["gen_ai.tool.name=echo"]), 3, "{side}: {bound:#?}");
+        assert_eq!(count(side, &["gen_ai.tool.name=broken", "error.type=tool_error"]), 2, "{side}: {bound:#?}");
+        assert_eq!(count(side, &["gen_ai.tool.name=missing", "error.type=-32602"]), 1, "{side}: {bound:#?}");
+        assert_eq!(count(side, &["gen_ai.prompt.name=greet"]), 1, "{side}: {bound:#?}");
+        assert_eq!(count(side, &["mcp.resource.uri=docs://readme"]), 2, "{side}: {bound:#?}");
+        assert_eq!(count(side, &["mcp.method.name=tools/list"]), 1, "{side}: {bound:#?}");
+    }
 }
 
 /// What an OTLP/HTTP collector received: the path and body of each export.

@@ -5,6 +5,8 @@ use opentelemetry_sdk::metrics::SdkMeterProvider;
 use opentelemetry_sdk::propagation::{BaggagePropagator, TraceContextPropagator};
 use opentelemetry_sdk::trace::SdkTracerProvider;
 
+use super::Telemetry;
+
 /// Why OTLP export could not be set up.
 #[derive(Debug, thiserror::Error)]
 #[error("OpenTelemetry export: {0}")]
@@ -89,6 +91,16 @@ pub struct OtlpGuard {
 }
 
 impl OtlpGuard {
+    /// Telemetry through the providers this guard keeps ([`Telemetry::from_sdk`]: durations
+    /// through bound instruments), with the global propagators set up beside them. The same
+    /// spans and metrics as [`Telemetry::global`], for less per request.
+    pub fn telemetry(&self) -> Telemetry {
+        match (&self.traces, &self.meters) {
+            (Some(traces), Some(meters)) => Telemetry::from_sdk(traces, meters),
+            _ => Telemetry::global(),
+        }
+    }
+
     /// Flushes the spans and metrics still buffered, then stops the exporters. Blocks until
     /// they are sent (or their timeout passes).
     pub fn shutdown(mut self) {

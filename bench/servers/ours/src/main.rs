@@ -217,8 +217,14 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
         let traces = traces.build();
         let meters = opentelemetry_sdk::metrics::SdkMeterProvider::builder().with_periodic_exporter(Discard).build();
-        let telemetry = typed_mcp::telemetry::Telemetry::new(&traces, &meters)
-            .propagator(opentelemetry_sdk::propagation::TraceContextPropagator::new());
+        // `--otel-any-provider`: the meter provider taken as any `MeterProvider`, so durations
+        // are recorded with their attributes (no bound instruments).
+        let telemetry = if args.iter().any(|a| a == "--otel-any-provider") {
+            typed_mcp::telemetry::Telemetry::new(&traces, &meters as &dyn opentelemetry::metrics::MeterProvider)
+        } else {
+            typed_mcp::telemetry::Telemetry::from_sdk(&traces, &meters)
+        }
+        .propagator(opentelemetry_sdk::propagation::TraceContextPropagator::new());
         builder = builder.telemetry(telemetry);
         Some((traces, meters))
     } else {
@@ -280,15 +286,16 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             }
             server.streamable_http(config).serve(listener, std::future::pending()).await?;
         }
-        None if args
-            .iter()
-            .all(|a| ["--otel", "--rate-limit", "--otel-ratio"].contains(&a.as_str()) || a.parse::<f64>().is_ok()) =>
+        None if args.iter().all(|a| {
+            ["--otel", "--otel-any-provider", "--rate-limit", "--otel-ratio"].contains(&a.as_str())
+                || a.parse::<f64>().is_ok()
+        }) =>
         {
             server.serve_stdio().await?
         }
         None => {
             return Err(
-                "usage: ours-server [--otel [--otel-ratio R]] [--rate-limit] [--http PORT [--jwt [--dpop FILE N]] [--redis URL]] | --otel-floor N".into(),
+                "usage: ours-server [--otel [--otel-ratio R] [--otel-any-provider]] [--rate-limit] [--http PORT [--jwt [--dpop FILE N]] [--redis URL]] | --otel-floor N".into(),
             );
         }
     }
