@@ -65,12 +65,14 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     // Traces and metrics go over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set (the other
     // standard OTEL_* variables apply), and are flushed when the program stops.
     let otlp = typed_mcp::telemetry::otlp_from_env()?;
-    let server = Server::builder("quickstart", env!("CARGO_PKG_VERSION"))
+    let mut builder = Server::builder("quickstart", env!("CARGO_PKG_VERSION"))
         .title("Quickstart")
         .instructions("Arithmetic and text helpers: `add`, `echo` and `text_stats`.")
-        .tools(tools![add, echo, stats])
-        .telemetry(typed_mcp::telemetry::Telemetry::global())
-        .build()?;
+        .tools(tools![add, echo, stats]);
+    if let Some(otlp) = &otlp {
+        builder = builder.telemetry(otlp.telemetry());
+    }
+    let server = builder.build()?;
     // `--port N` (or `PORT`): Streamable HTTP at http://127.0.0.1:N/mcp; otherwise stdio.
     tokio::select! {
         served = server.serve_stdio_or_http() => served?,

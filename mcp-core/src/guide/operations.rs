@@ -34,8 +34,8 @@
 //!
 //! let otlp = otlp_from_env()?; // Some(guard) when OTEL_EXPORTER_OTLP_ENDPOINT is set
 //! let mut builder = Server::builder("weather", "1.0.0").tools(tools![forecast]);
-//! if otlp.is_some() {
-//!     builder = builder.telemetry(Telemetry::global());
+//! if let Some(otlp) = &otlp {
+//!     builder = builder.telemetry(otlp.telemetry());
 //! }
 //! let server = builder.build()?;
 //! tokio::select! {
@@ -50,12 +50,22 @@
 //! Then point it at any collector: `OTEL_EXPORTER_OTLP_ENDPOINT=http://localhost:4318
 //! OTEL_SERVICE_NAME=weather cargo run`. The example programs do exactly this.
 //!
+//! Which constructor: `Telemetry::global()` takes the providers the application installed
+//! globally, and `Telemetry::new(&tracer_provider, &meter_provider)` any providers. When the
+//! meter provider is the SDK's `SdkMeterProvider`, prefer `Telemetry::from_sdk` (feature
+//! `otel-sdk`, part of `otel-otlp`; `OtlpGuard::telemetry` uses it): the same spans and
+//! metrics, with each duration recorded through an instrument bound to its attribute set (the
+//! SDK's bound instruments), which saves hashing and comparing the attributes on every
+//! request. It is not taken for any meter provider because one that does not implement
+//! binding would drop those records without a word.
+//!
 //! What it costs: without the feature, nothing; with it and no `Telemetry` given, one branch
 //! per request. With it on, each request costs a span and a histogram record of the
-//! OpenTelemetry SDK plus our reading of the request, under a microsecond of the SDK's
-//! own on this project's benchmark machine (`bench operations` prints it). That is nothing
-//! beside a tool that does real work, and it is visible only on a server that answers echo
-//! calls by the hundred thousand per second. The SDK's samplers take the standard
+//! OpenTelemetry SDK plus our reading of the request: about half a microsecond of CPU per
+//! stdio echo call through `from_sdk` on this project's benchmark machine, and a little under
+//! one through `new` (`bench operations` prints both, and the SDK's own share). That is
+//! nothing beside a tool that does real work, and it is visible only on a server that answers
+//! echo calls by the hundred thousand per second. The SDK's samplers take the standard
 //! `OTEL_TRACES_SAMPLER` / `OTEL_TRACES_SAMPLER_ARG` (`parentbased_traceidratio` and `0.1`
 //! keep one trace in ten, following the caller's decision when it made one); the duration
 //! histograms still count every request.

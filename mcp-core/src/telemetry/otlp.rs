@@ -24,18 +24,19 @@ pub struct OtlpError(String);
 /// `OTEL_TRACES_SAMPLER_ARG` (`parentbased_traceidratio` with `0.1` keeps one trace in ten;
 /// the histograms still count every request). The providers become the global ones, with the
 /// W3C trace-context and baggage propagators, so that [`Telemetry::global`](super::Telemetry::global)
-/// uses them. Keep the guard: [`OtlpGuard::shutdown`] (or dropping it) flushes what is
+/// uses them; [`OtlpGuard::telemetry`] gives the same, with durations through bound
+/// instruments. Keep the guard: [`OtlpGuard::shutdown`] (or dropping it) flushes what is
 /// still buffered.
 ///
 /// ```no_run
 /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
 /// use typed_mcp::prelude::*;
-/// use typed_mcp::telemetry::{Telemetry, otlp_from_env, shutdown_signal};
+/// use typed_mcp::telemetry::{otlp_from_env, shutdown_signal};
 ///
 /// let otlp = otlp_from_env()?;
 /// let mut builder = Server::builder("weather", "1.0.0");
-/// if otlp.is_some() {
-///     builder = builder.telemetry(Telemetry::global());
+/// if let Some(otlp) = &otlp {
+///     builder = builder.telemetry(otlp.telemetry());
 /// }
 /// let server = builder.build()?;
 /// tokio::select! {
