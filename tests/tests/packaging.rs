@@ -183,7 +183,18 @@ fn no_locked_dependency_needs_a_newer_rust_than_ours() {
 
 #[test]
 fn every_feature_builds_alone_with_none_and_all_together() {
-    let features = ["macros", "http", "http-client", "auth", "tracing-bridge", "rustls", "http-tls"];
+    let features = [
+        "macros",
+        "http",
+        "http-client",
+        "auth",
+        "tracing-bridge",
+        "rustls",
+        "http-tls",
+        "otel",
+        "otel-sdk",
+        "otel-otlp",
+    ];
     let mut combinations: Vec<Vec<&str>> = vec![vec!["--no-default-features"], vec!["--all-features"]];
     for feature in features {
         combinations.push(vec!["--no-default-features", "--features", feature]);

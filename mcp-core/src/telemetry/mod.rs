@@ -33,7 +33,7 @@
 //! (`semantic-conventions-genai`, v0.1.0, status Development).
 //!
 //! Without this feature none of it is compiled; with it and no `Telemetry` given, a request
-//! costs one branch more. With the SDK's meter provider, [`Telemetry::from_sdk`] (feature
+//! costs one branch more. With the SDK's meter provider, `Telemetry::from_sdk` (feature
 //! `otel-sdk`) records durations through instruments bound to their attribute sets, which
 //! costs less per request than [`Telemetry::new`].
 
@@ -835,12 +835,14 @@ impl Operation {
 /// A request an instance of a shared deployment passes on to the instance owning its session:
 /// the `SERVER` span of the request as this instance received it, and under it the `CLIENT`
 /// span of the hop to the owner (see [`Telemetry::forwarding`]).
+#[cfg(feature = "http")]
 pub(crate) struct Hop {
     server: Operation,
     client: Operation,
 }
 
 /// What an instance knows of a request it forwards, beyond its body.
+#[cfg(feature = "http")]
 pub(crate) struct Forwarding<'a> {
     /// The request's HTTP header named (lowercase) so, if any.
     pub(crate) header: &'a dyn Fn(&str) -> Option<String>,
@@ -850,6 +852,7 @@ pub(crate) struct Forwarding<'a> {
     pub(crate) owner: Option<(&'a str, u16)>,
 }
 
+#[cfg(feature = "http")]
 impl Telemetry {
     /// Starts the spans of a request `body` this instance forwards to the session's owner, and
     /// returns the body to send instead: its `_meta` carries the hop's context, so that the
@@ -901,6 +904,7 @@ impl Telemetry {
     }
 }
 
+#[cfg(feature = "http")]
 impl Hop {
     /// Ends the hop and the request's span here: `Ok` when the owner answered (its own span
     /// says how the request went), or how passing it on failed.
