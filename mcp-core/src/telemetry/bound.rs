@@ -58,8 +58,22 @@ mod tests {
     use crate::telemetry::{FailureKey, SetKey, Static, Transport};
 
     /// Keeps the count of each data point of the last export, by its `gen_ai.tool.name`.
-    #[derive(Debug, Clone, Default)]
-    struct Counts(Arc<Mutex<Vec<(String, u64)>>>);
+    #[derive(Debug, Clone)]
+    struct Counts(Arc<Mutex<Vec<(String, u64)>>>, Temporality);
+
+    impl Default for Counts {
+        fn default() -> Self {
+            Counts(Arc::default(), Temporality::Cumulative)
+        }
+    }
+
+    impl Counts {
+        fn taken(&self) -> Vec<(String, u64)> {
+            let mut got = self.0.lock().unwrap().clone();
+            got.sort();
+            got
+        }
+    }
 
     impl PushMetricExporter for Counts {
         async fn export(&self, metrics: &ResourceMetrics) -> OTelSdkResult {
@@ -84,7 +98,7 @@ mod tests {
             Ok(())
         }
         fn temporality(&self) -> Temporality {
-            Temporality::Cumulative
+            self.1
         }
     }
 
@@ -114,10 +128,27 @@ mod tests {
         }
         assert_eq!(bound.len(), BOUND_MAX);
         provider.force_flush().unwrap();
-        let mut got = counts.0.lock().unwrap().clone();
-        got.sort();
+        let got = counts.taken();
         let mut want: Vec<(String, u64)> = tools.iter().map(|t| ((*t).to_owned(), 2)).collect();
         want.sort();
         assert_eq!(got, want);
+    }
+
+    #[test]
+    fn with_delta_temporality_each_export_counts_what_came_since_the_last() {
+        let counts = Counts(Arc::default(), Temporality::Delta);
+        let provider = SdkMeterProvider::builder().with_periodic_exporter(counts.clone()).build();
+        let histogram = provider.meter("test").f64_histogram("d").build();
+        let bound = Bound::default();
+        for _ in 0..3 {
+            bound.record(&histogram, key("a"), 0.001);
+        }
+        bound.record(&histogram, key("b"), 0.001);
+        provider.force_flush().unwrap();
+        assert_eq!(counts.taken(), [("a".to_owned(), 3), ("b".to_owned(), 1)]);
+        bound.record(&histogram, key("a"), 0.001);
+        provider.force_flush().unwrap();
+        // `b`, bound but not recorded since, has nothing to report.
+        assert_eq!(counts.taken(), [("a".to_owned(), 1)]);
     }
 }
