@@ -132,6 +132,31 @@ async fn middleware_refuses_and_passes_on_stdio_in_both_eras() {
     }
 }
 
+/// Parameters that cannot be read (a tool name that is not a string) are invalid parameters in
+/// both eras; in a session they pass through the middleware first, with no target.
+#[tokio::test]
+async fn unreadable_parameters_are_invalid_params_in_both_eras() {
+    for era in [ProtocolEra::Session, ProtocolEra::Stateless] {
+        let seen = Arc::default();
+        let server = guarded(Arc::clone(&seen));
+        let client = within("connecting", Client::builder("mw", "1").protocol_era(era).connect_in_process(&server))
+            .await
+            .unwrap();
+        let outcome = client.request::<_, serde_json::Value>("tools/call", &json!({"name": 5})).await;
+        match outcome {
+            Err(ClientError::Rpc(e)) => assert_eq!(e.code, -32602, "{era:?}: {e:?}"),
+            other => panic!("{era:?}: expected invalid params, got {other:?}"),
+        }
+        let log = seen.lock().unwrap().clone();
+        if era == ProtocolEra::Session {
+            assert!(log.iter().any(|l| l == "tools/call - None"), "{era:?}: {log:?}");
+        }
+        // And the client goes on.
+        assert_eq!(client.call_tool("echo", json!({"text": "still"})).await.unwrap().text(), "still");
+        client.close().await;
+    }
+}
+
 #[tokio::test]
 async fn middleware_refuses_and_passes_over_http_in_both_eras() {
     for era in [ProtocolEra::Session, ProtocolEra::Stateless] {

@@ -55,11 +55,13 @@ pub(crate) fn handle_if_2026(
     let found = methods::find(&request.method);
     let view = match ParamsView::read(text, found) {
         Ok(view) => view,
-        Err(_) if !discover => return Err((request, scope)),
-        Err(e) => {
+        // Parameters a 2026-era request carries (its `_meta` names a version) that cannot be
+        // read are its invalid parameters; others are the session's to answer.
+        Err(e) if discover || names_a_version(text) => {
             let error = ErrorObject::invalid_params(format!("invalid `{}` parameters: {e}", request.method));
             return Ok(ready(Err(error)));
         }
+        Err(_) => return Err((request, scope)),
     };
     let meta = ParamsView::text(text, &view.meta).map_or(Ok(Meta2026Text::default()), Meta2026Text::read);
     // Without a version in `_meta`, the key was somewhere else (in an argument, say).
@@ -74,6 +76,15 @@ pub(crate) fn handle_if_2026(
         Ok(handling) => handling,
         Err(error) => ready(Err(error)),
     })
+}
+
+/// Whether `params`' `_meta` names a protocol version, read without regard to the method's own
+/// members (which may be what is wrong with them).
+fn names_a_version(params: &str) -> bool {
+    ParamsView::read(params, None)
+        .ok()
+        .and_then(|view| ParamsView::text(params, &view.meta).map(str::to_owned))
+        .is_some_and(|meta| Meta2026Text::read(&meta).is_ok_and(|m| m.protocol_version.is_some()))
 }
 
 /// Serves one 2026-era request whose parameters and `_meta` the transport read already (to

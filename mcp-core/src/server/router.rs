@@ -53,6 +53,12 @@ pub(crate) fn route(
     if server.middleware.is_empty() {
         return dispatch(server, state, method, request, view, scope);
     }
+    // Read once, for the middleware and for the handler. Parameters that cannot be read go on
+    // unread: the handler says why.
+    let view = view.or_else(|| {
+        let text = request.params.as_deref().map_or(NO_PARAMS, RawValue::get);
+        ParamsView::read(text, Some(method)).ok()
+    });
     let incoming = incoming(state, method, &request, view.as_ref(), &scope);
     let (chain, server, state) = (server.middleware.clone(), server.clone(), state.clone());
     crate::middleware::wrap(&chain, incoming, move || dispatch(&server, &state, method, request, view, scope))
