@@ -119,14 +119,19 @@ async fn drive(client: &Client, seen: &std::sync::Mutex<Vec<String>>) {
     assert!(log.iter().any(|l| l == "tools/call echo None"), "{log:?}");
 }
 
+/// A `guarded` server, what its middleware saw, and a client of `era` connected in process.
+async fn guarded_in_process(era: ProtocolEra) -> (Arc<std::sync::Mutex<Vec<String>>>, Server, Client) {
+    let seen = Arc::default();
+    let server = guarded(Arc::clone(&seen));
+    let client =
+        within("connecting", Client::builder("mw", "1").protocol_era(era).connect_in_process(&server)).await.unwrap();
+    (seen, server, client)
+}
+
 #[tokio::test]
 async fn middleware_refuses_and_passes_on_stdio_in_both_eras() {
     for era in [ProtocolEra::Session, ProtocolEra::Stateless] {
-        let seen = Arc::default();
-        let server = guarded(Arc::clone(&seen));
-        let client = within("connecting", Client::builder("mw", "1").protocol_era(era).connect_in_process(&server))
-            .await
-            .unwrap();
+        let (seen, _server, client) = guarded_in_process(era).await;
         drive(&client, &seen).await;
         client.close().await;
     }
@@ -137,11 +142,7 @@ async fn middleware_refuses_and_passes_on_stdio_in_both_eras() {
 #[tokio::test]
 async fn unreadable_parameters_are_invalid_params_in_both_eras() {
     for era in [ProtocolEra::Session, ProtocolEra::Stateless] {
-        let seen = Arc::default();
-        let server = guarded(Arc::clone(&seen));
-        let client = within("connecting", Client::builder("mw", "1").protocol_era(era).connect_in_process(&server))
-            .await
-            .unwrap();
+        let (seen, _server, client) = guarded_in_process(era).await;
         let outcome = client.request::<_, serde_json::Value>("tools/call", &json!({"name": 5})).await;
         match outcome {
             Err(ClientError::Rpc(e)) => assert_eq!(e.code, -32602, "{era:?}: {e:?}"),
