@@ -394,18 +394,16 @@ async fn steps(ctx: Context) -> String {
     "steps done".into()
 }
 
+/// A `redis-server` started for one test, and a connection to it.
+fn started_redis() -> (RedisServer, Redis) {
+    let server = RedisServer::start();
+    let redis = Redis::connect(&server.url()).unwrap();
+    (server, redis)
+}
+
 /// An in-process instance on a loopback port, sharing sessions through `redis`.
 async fn in_process(redis: &Redis) -> (String, StreamableHttp, tokio::task::JoinHandle<()>) {
-    let server = Server::builder("t", "1").tools(tools![add, steps]).build().unwrap();
-    let listener = tokio::net::TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).await.unwrap();
-    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
-    let backplane = redis.backplane(url.clone()).heartbeat(Duration::from_millis(100));
-    let http = server.streamable_http(HttpConfig::default().backplane(backplane));
-    let serving = http.clone();
-    let task = tokio::spawn(async move {
-        let _ = serving.serve(listener, std::future::pending()).await;
-    });
-    (url, http, task)
+    in_process_with(redis, Duration::from_millis(100), HttpConfig::default()).await
 }
 
 /// An in-process instance like [`in_process`], beating every `heartbeat`, with `config`'s
@@ -424,6 +422,17 @@ async fn in_process_with(
         let _ = serving.serve(listener, std::future::pending()).await;
     });
     (url, http, task)
+}
+
+/// Two instances, A and B, of one deployment on `redis`, each beating every `heartbeat`.
+async fn two_instances(
+    redis: &Redis,
+    heartbeat: Duration,
+) -> [(String, StreamableHttp, tokio::task::JoinHandle<()>); 2] {
+    [
+        in_process_with(redis, heartbeat, HttpConfig::default()).await,
+        in_process_with(redis, heartbeat, HttpConfig::default()).await,
+    ]
 }
 
 fn initialize() -> serde_json::Value {
@@ -448,12 +457,10 @@ fn add_call(id: u32) -> serde_json::Value {
 
 #[tokio::test]
 async fn an_instance_shutting_down_hands_its_sessions_over_at_once() {
-    let redis_server = RedisServer::start();
-    let redis = Redis::connect(&redis_server.url()).unwrap();
+    let (_redis_server, redis) = started_redis();
     // A lease of 30 s: a takeover within it cannot be the lease lapsing.
     let beat = Duration::from_secs(10);
-    let (a, a_http, a_task) = in_process_with(&redis, beat, HttpConfig::default()).await;
-    let (b, _b_http, b_task) = in_process_with(&redis, beat, HttpConfig::default()).await;
+    let [(a, a_http, a_task), (b, _b_http, b_task)] = two_instances(&redis, beat).await;
     let (status, session, _) = post(&a, None, initialize()).await;
     assert_eq!(status, 200);
     let session = session.expect("a session id");
@@ -477,12 +484,10 @@ async fn an_instance_shutting_down_hands_its_sessions_over_at_once() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_draining_owner_hands_its_idle_sessions_over_while_it_finishes_the_rest() {
-    let redis_server = RedisServer::start();
-    let redis = Redis::connect(&redis_server.url()).unwrap();
+    let (_redis_server, redis) = started_redis();
     // A lease of 30 s: a takeover within it cannot be the lease lapsing.
     let beat = Duration::from_secs(10);
-    let (a, a_http, a_task) = in_process_with(&redis, beat, HttpConfig::default()).await;
-    let (b, _b_http, b_task) = in_process_with(&redis, beat, HttpConfig::default()).await;
+    let [(a, a_http, a_task), (b, _b_http, b_task)] = two_instances(&redis, beat).await;
     let (_, idle, _) = post(&a, None, initialize()).await;
     let (_, busy, _) = post(&a, None, initialize()).await;
     let (idle, busy) = (idle.expect("a session id"), busy.expect("a session id"));
@@ -555,8 +560,7 @@ fn call_block(url: &str, session: &str, held: Duration) -> tokio::task::JoinHand
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_owner_whose_runtime_is_busy_for_longer_than_a_lease_keeps_its_sessions() {
-    let redis_server = RedisServer::start();
-    let redis = Redis::connect(&redis_server.url()).unwrap();
+    let (redis_server, redis) = started_redis();
     // A: the default heartbeat (a lease of one second), on a runtime with one worker.
     let (_a, a_mcp) = one_worker_instance(&redis_server.url());
     let (b, _b_http, b_task) =
@@ -581,8 +585,7 @@ async fn an_owner_whose_runtime_is_busy_for_longer_than_a_lease_keeps_its_sessio
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_owner_whose_runtime_is_stuck_stops_beating_after_the_stall_limit_and_resumes_after() {
     use typed_mcp::transport::http::RUNTIME_STALL_LIMIT;
-    let redis_server = RedisServer::start();
-    let redis = Redis::connect(&redis_server.url()).unwrap();
+    let (redis_server, redis) = started_redis();
     let (_a, a_mcp) = one_worker_instance(&redis_server.url());
     let (status, session, body) = post(&a_mcp, None, initialize()).await;
     assert_eq!(status, 200, "{body}");
@@ -620,8 +623,7 @@ async fn an_owner_whose_runtime_is_stuck_stops_beating_after_the_stall_limit_and
 
 #[tokio::test]
 async fn an_answer_no_instance_hears_is_refused_for_the_client_to_send_it_again() {
-    let redis_server = RedisServer::start();
-    let redis = Redis::connect(&redis_server.url()).unwrap();
+    let (_redis_server, redis) = started_redis();
     let (a, _a_http, a_task) = in_process_with(&redis, Duration::from_secs(10), HttpConfig::default()).await;
     let (_, session, _) = post(&a, None, initialize()).await;
     let session = session.expect("a session id");
@@ -647,11 +649,9 @@ async fn an_answer_no_instance_hears_is_refused_for_the_client_to_send_it_again(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_session_ended_on_its_owner_is_gone_at_once_on_the_instances_serving_it_where_requests_land() {
-    let redis_server = RedisServer::start();
-    let redis = Redis::connect(&redis_server.url()).unwrap();
+    let (_redis_server, redis) = started_redis();
     let beat = Duration::from_secs(10);
-    let (a, _a_http, a_task) = in_process_with(&redis, beat, HttpConfig::default()).await;
-    let (b, _b_http, b_task) = in_process_with(&redis, beat, HttpConfig::default()).await;
+    let [(a, _a_http, a_task), (b, _b_http, b_task)] = two_instances(&redis, beat).await;
     let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"});
     for round in 0..10 {
         let (_, session, _) = post(&a, None, initialize()).await;
@@ -677,12 +677,10 @@ async fn a_session_ended_on_its_owner_is_gone_at_once_on_the_instances_serving_i
 
 #[tokio::test]
 async fn an_owner_whose_connection_is_refused_is_taken_over_at_once_whatever_its_lease() {
-    let redis_server = RedisServer::start();
-    let redis = Redis::connect(&redis_server.url()).unwrap();
+    let (_redis_server, redis) = started_redis();
     // A lease of 30 s, which A keeps: it is killed without leaving the registry.
     let beat = Duration::from_secs(10);
-    let (a, _a_http, a_task) = in_process_with(&redis, beat, HttpConfig::default()).await;
-    let (b, _b_http, b_task) = in_process_with(&redis, beat, HttpConfig::default()).await;
+    let [(a, _a_http, a_task), (b, _b_http, b_task)] = two_instances(&redis, beat).await;
     let (status, session, _) = post(&a, None, initialize()).await;
     assert_eq!(status, 200);
     let session = session.expect("a session id");
@@ -717,8 +715,7 @@ impl Drop for Resume<'_> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_hung_owner_is_taken_over_within_a_second_and_ends_its_copy_once_resumed() {
-    let redis_server = RedisServer::start();
-    let redis = Redis::connect(&redis_server.url()).unwrap();
+    let (redis_server, redis) = started_redis();
     // Two `shared` processes with the default heartbeat (a lease of one second).
     let a = Instance::start("shared", Some(&redis_server.url()));
     let b = Instance::start("shared", Some(&redis_server.url()));
@@ -802,8 +799,7 @@ async fn a_hung_owner_is_taken_over_within_a_second_and_ends_its_copy_once_resum
 
 #[tokio::test]
 async fn a_session_taken_over_counts_against_the_new_owners_session_cap() {
-    let redis_server = RedisServer::start();
-    let redis = Redis::connect(&redis_server.url()).unwrap();
+    let (_redis_server, redis) = started_redis();
     let beat = Duration::from_secs(10);
     let (a, a_http, a_task) = in_process_with(&redis, beat, HttpConfig::default()).await;
     let (b, b_http, b_task) = in_process_with(&redis, beat, HttpConfig::default().max_sessions(1)).await;
@@ -829,8 +825,7 @@ async fn a_session_taken_over_counts_against_the_new_owners_session_cap() {
 
 #[tokio::test]
 async fn with_redis_down_the_owner_serves_and_the_others_refuse_at_once() {
-    let mut redis_server = RedisServer::start();
-    let redis = Redis::connect(&redis_server.url()).unwrap();
+    let (mut redis_server, redis) = started_redis();
     let (a, _a_http, a_task) = in_process(&redis).await;
     let (b, _b_http, b_task) = in_process(&redis).await;
     let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
@@ -929,11 +924,9 @@ async fn open_once(url: &str) -> Outcome {
 async fn redis_stopped_and_restarted_under_load_is_no_outage() {
     use std::sync::Arc;
     use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
-    let mut redis_server = RedisServer::start();
-    let redis = Redis::connect(&redis_server.url()).unwrap();
+    let (mut redis_server, redis) = started_redis();
     let beat = Duration::from_millis(200);
-    let (a, _a_http, a_task) = in_process_with(&redis, beat, HttpConfig::default()).await;
-    let (b, _b_http, b_task) = in_process_with(&redis, beat, HttpConfig::default()).await;
+    let [(a, _a_http, a_task), (b, _b_http, b_task)] = two_instances(&redis, beat).await;
     let urls = Arc::new([a, b]);
     let mut sessions = Vec::new();
     for i in 0..4 {
@@ -1082,8 +1075,7 @@ async fn a_url_flow_asked_on_one_instance_completes_from_another_instances_page(
 
 #[tokio::test]
 async fn a_resource_updated_on_one_instance_reaches_a_subscriber_on_another() {
-    let redis_server = RedisServer::start();
-    let redis = Redis::connect(&redis_server.url()).unwrap();
+    let (_redis_server, redis) = started_redis();
     let (a, a_task) = notes_instance(&redis).await;
     let (b, b_task) = notes_instance(&redis).await;
     let subscriber = within("connecting to A", Client::builder("t", "1").connect_http(&a)).await.unwrap();
@@ -1219,8 +1211,7 @@ async fn when_the_owner_is_killed_its_call_fails_and_another_instance_takes_the_
 
 #[tokio::test]
 async fn a_stream_resumes_and_a_session_ends_through_another_instance() {
-    let redis_server = RedisServer::start();
-    let redis = Redis::connect(&redis_server.url()).unwrap();
+    let (_redis_server, redis) = started_redis();
     let (a, _a_http, a_task) = in_process(&redis).await;
     let (b, _b_http, b_task) = in_process(&redis).await;
     let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
@@ -1480,8 +1471,7 @@ async fn one_session(urls: &[String], at: [usize; 4], n: usize) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn three_hundred_sessions_over_three_instances_each_get_their_own_answer() {
-    let redis_server = RedisServer::start();
-    let redis = Redis::connect(&redis_server.url()).unwrap();
+    let (redis_server, redis) = started_redis();
     let mut urls = Vec::new();
     let mut tasks = Vec::new();
     for _ in 0..3 {
@@ -1643,8 +1633,7 @@ impl SessionRegistry for Counting {
 #[tokio::test]
 async fn a_request_on_its_owner_asks_the_registry_nothing_and_forwarded_ones_remember_the_owner() {
     use std::sync::atomic::Ordering::Relaxed;
-    let redis_server = RedisServer::start();
-    let redis = Redis::connect(&redis_server.url()).unwrap();
+    let (_redis_server, redis) = started_redis();
     let registry = std::sync::Arc::new(Counting {
         inner: redis.sessions(),
         claims: Default::default(),
@@ -2055,8 +2044,7 @@ where
 async fn a_rolling_restart_of_three_instances_under_load_is_invisible_to_clients() {
     use std::sync::Arc;
     use std::sync::atomic::{AtomicBool, Ordering};
-    let redis_server = RedisServer::start();
-    let redis = Redis::connect(&redis_server.url()).unwrap();
+    let (_redis_server, redis) = started_redis();
     let mut instances = Vec::new();
     for _ in 0..3 {
         instances.push(rolling_instance(&redis).await);

@@ -83,8 +83,8 @@ pub(crate) fn handle_if_2026(
 fn names_a_version(params: &str) -> bool {
     ParamsView::read(params, None)
         .ok()
-        .and_then(|view| ParamsView::text(params, &view.meta).map(str::to_owned))
-        .is_some_and(|meta| Meta2026Text::read(&meta).is_ok_and(|m| m.protocol_version.is_some()))
+        .and_then(|view| ParamsView::text(params, &view.meta))
+        .is_some_and(|meta| Meta2026Text::read(meta).is_ok_and(|m| m.protocol_version.is_some()))
 }
 
 /// Serves one 2026-era request whose parameters and `_meta` the transport read already (to
