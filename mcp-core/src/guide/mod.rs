@@ -7,8 +7,10 @@
 //!
 //! | chapter | what it covers |
 //! | --- | --- |
-//! | [`tools`] | `#[tool]` and `#[toolbox]`: arguments, results, errors, annotations, tools without macros |
-//! | [`elicitation`] | asking the user mid-call: typed forms, shorthands, URL mode, what is checked |
+//! | [`tools`] | `#[tool]` and `#[toolbox]`: arguments and their schema, results, tool errors and protocol errors, shared state, progress and cancellation |
+//! | [`elicitation`] | asking the user mid-call: typed forms and the schema they become, decline and cancel, shorthands, URL mode, handlers replayed in the 2026-07-28 era |
+//! | [`testing`] | testing tools in process, with scripted answers, in both eras |
+//! | [`hosts`] | using a server from a host: Claude Desktop, VS Code, Streamable HTTP, logs, the MCP Inspector, which hosts elicit |
 //! | [`resources_and_prompts`] | resources and templates, prompts, logging, completion, sampling, roots, dynamic lists |
 //! | [`http`] | Streamable HTTP: serving, mounting in axum, HTTPS, limits |
 //! | [`authorization`] | a protected server: OAuth 2.1 resource server, token verifiers, scopes per tool |
@@ -18,7 +20,6 @@
 //! | [`client`] | using servers from Rust: transports, handlers of the server's questions, OAuth |
 //! | [`deployment`] | several instances behind a load balancer, sharing sessions through Redis |
 //! | [`operations`] | OpenTelemetry traces and metrics, middleware and rate limits, `_meta` and headers in handlers |
-//! | [`testing`] | testing tools in process, with scripted answers, in both eras |
 //! | [`macros`] | what the macros generate, and how to read it |
 //! | [`examples`] | the example programs, and what each one shows |
 //!
@@ -32,6 +33,7 @@ pub mod deployment;
 pub mod elicitation;
 pub mod eras;
 pub mod examples;
+pub mod hosts;
 pub mod http;
 pub mod macros;
 pub mod operations;
