@@ -1,14 +1,19 @@
-"""Drive the elicitation examples with the official Python MCP client over stdio.
+"""Drive the elicitation examples with the official Python MCP client over stdio or HTTP.
 
 Usage: python elicitation_client.py [--mode legacy|auto|2026-07-28|both] --part forms|url SERVER_COMMAND [ARGS...]
+       python elicitation_client.py [--mode …] --part forms|url http://127.0.0.1:PORT/mcp
+
+Given a URL instead of a command, it connects over Streamable HTTP to an example already
+started with `--port`.
 
 The client answers the server's elicitation requests from its `elicitation_callback` (which
 makes it declare both form and URL mode) and sees server notifications through its
 `message_handler`.
 
-`--part forms` drives the `elicitation` example: in every mode it checks `create_project`
-(accept, decline, cancel, with the requested schema) and `process_data` (short data without a
-question; long data with the confirmation true and false).
+`--part forms` drives the `elicitation` example, the seed's two tools: in every mode it checks
+`create_project` (accept, decline, cancel, with the requested form: fields, order, required,
+enum, default) and `process_data` (short data without a question; long data with `proceed`
+true and false, declined and cancelled).
 
 `--part url` drives the `url_elicitation` example. `legacy` connects with the `initialize`
 handshake: the server sends `elicitation/create` requests. It checks the URL-mode round trip of
@@ -71,11 +76,6 @@ NOTIFICATION_WAIT = 10.0
 
 Answer = Callable[[ElicitRequestParams], ElicitResult | Awaitable[ElicitResult]]
 
-# Which server the shared checks (`rounds_by_hand`, `process_data`, `url_flows`) drive: the
-# `elicitation` example (`"example"`), or the `combined` test server (`"combined"`), whose
-# `create_project` asks the earlier form (`includeTests`, optional framework) and whose
-# `process_data` asks for `proceed`. `http_client.py` sets it to `"combined"`.
-SURFACE = "example"
 
 
 class CheckFailed(Exception):
@@ -190,7 +190,8 @@ def check_page_url(url: str, elicitation_id: str) -> None:
     check(parse_qs(parts.query).get("id") == [elicitation_id], "the URL carries the elicitation id", url)
 
 
-def check_project_schema(params: ElicitRequestParams) -> None:
+def check_form(params: ElicitRequestParams) -> None:
+    """Checks `create_project`'s form as the seed has it: fields in order, required, enum, default."""
     check(isinstance(params, ElicitRequestFormParams), "create_project asks with a form", params)
     assert isinstance(params, ElicitRequestFormParams)
     check(params.message == "Please provide the project details.", "create_project's message", params.message)
@@ -198,36 +199,9 @@ def check_project_schema(params: ElicitRequestParams) -> None:
     check(schema.get("type") == "object", "requestedSchema is an object", schema)
     properties = schema.get("properties", {})
     check(
-        set(properties) == {"projectName", "description", "framework", "typescript"},
-        "properties are projectName, description, framework, typescript",
-        sorted(properties),
-    )
-    required = sorted(schema.get("required", []))
-    check(required == ["framework", "projectName"], "projectName and framework are required", required)
-    name, framework, typescript = properties["projectName"], properties["framework"], properties["typescript"]
-    check(name.get("type") == "string" and name.get("minLength") == 1, "projectName is a string with minLength 1", name)
-    check(properties["description"].get("type") == "string", "description is a string", properties["description"])
-    options = framework.get("enum") or [option.get("const") for option in framework.get("oneOf", [])]
-    check(framework.get("type") == "string", "framework is a string", framework)
-    check(options == ["react", "vue", "angular", "svelte"], "framework offers react, vue, angular, svelte", framework)
-    check(
-        typescript.get("type") == "boolean" and typescript.get("default") is False,
-        "typescript is a boolean defaulting to false",
-        typescript,
-    )
-
-
-def check_combined_project_schema(params: ElicitRequestParams) -> None:
-    check(isinstance(params, ElicitRequestFormParams), "create_project asks with a form", params)
-    assert isinstance(params, ElicitRequestFormParams)
-    check(params.message == "Please provide the project details.", "create_project's message", params.message)
-    schema = params.requested_schema
-    check(schema.get("type") == "object", "requestedSchema is an object", schema)
-    properties = schema.get("properties", {})
-    check(
-        set(properties) == {"projectName", "framework", "includeTests"},
-        "properties are projectName, framework, includeTests",
-        sorted(properties),
+        list(properties) == ["projectName", "framework", "includeTests"],
+        "the fields are projectName, framework, includeTests, in that order",
+        list(properties),
     )
     check(schema.get("required") == ["projectName"], "only projectName is required", schema.get("required"))
     name, framework, tests = properties["projectName"], properties["framework"], properties["includeTests"]
@@ -242,41 +216,31 @@ def check_combined_project_schema(params: ElicitRequestParams) -> None:
     )
 
 
-def check_form(params: ElicitRequestParams) -> None:
-    """Checks `create_project`'s form as the server under test (`SURFACE`) asks it."""
-    if SURFACE == "combined":
-        check_combined_project_schema(params)
-    else:
-        check_project_schema(params)
-
-
 async def form_mode(client: Client, script: Script) -> None:
     print("form mode: create_project")
     asked = len(script.requests)
-    script.answer(lambda _: ElicitResult(action="accept", content={"projectName": "demo", "framework": "angular"}))
-    text = ok_text(await client.call_tool("create_project", {}))
-    check(len(script.requests) == asked + 1, "create_project sent one elicitation request", len(script.requests) - asked)
-    check_project_schema(script.requests[-1])
-    check(
-        text == "Created project 'demo' with framework: angular (JavaScript)", "accept returns the exact creation text", text
-    )
-
-    content = {"projectName": "full", "framework": "svelte", "typescript": True, "description": "a blog"}
+    content = {"projectName": "demo", "framework": "angular", "includeTests": False}
     script.answer(lambda _: ElicitResult(action="accept", content=content))
     text = ok_text(await client.call_tool("create_project", {}))
-    check(text == "Created project 'full' with framework: svelte (TypeScript): a blog", "every field is used", text)
+    check(len(script.requests) == asked + 1, "create_project sent one elicitation request", len(script.requests) - asked)
+    check_form(script.requests[-1])
+    check(text == "Created project 'demo' with framework: angular", "accept returns the seed's text", text)
 
     script.answer(lambda _: ElicitResult(action="accept", content={"projectName": "bare"}))
+    text = ok_text(await client.call_tool("create_project", {}))
+    check(text == "Created project 'bare' with framework: none", "without a framework it is none", text)
+
+    script.answer(lambda _: ElicitResult(action="accept", content={"projectName": ""}))
     text = error_text(await client.call_tool("create_project", {}))
-    check("framework" in text, "accepting without the required framework is refused, naming it", text)
+    check("projectName" in text, "an empty projectName (minLength 1) is refused, naming it", text)
 
     script.answer(lambda _: ElicitResult(action="decline"))
     text = ok_text(await client.call_tool("create_project", {}))
-    check("declined" in text.lower(), "decline returns a normal result saying the user declined", text)
+    check(text == "Project creation cancelled: the user declined.", "decline is a plain-text result", text)
 
     script.answer(lambda _: ElicitResult(action="cancel"))
     text = error_text(await client.call_tool("create_project", {}))
-    check("cancel" in text.lower(), "cancel returns an error result saying the user cancelled", text)
+    check(text == "Project creation cancelled by the user.", "cancel is a tool error", text)
 
 
 async def url_mode(client: Client, script: Script) -> None:
@@ -360,10 +324,7 @@ async def rounds_by_hand(client: Client, script: Script) -> None:
     done = await client.session.call_tool(
         "create_project", {}, input_responses={"input-0": answer}, request_state=first.request_state
     )
-    created = "Created project 'by-hand' with framework: vue"
-    if SURFACE == "example":
-        created += " (JavaScript)"
-    check(ok_text(done) == created, "the retry completes the call", done)
+    check(ok_text(done) == "Created project 'by-hand' with framework: vue", "the retry completes the call", done)
     check(not script.requests, "the callback was not involved", script.requests)
 
 
@@ -375,23 +336,26 @@ async def process_data(client: Client, script: Script) -> None:
     check(len(script.requests) == asked, "short data is processed without a question", len(script.requests) - asked)
 
     data = "x" * 150
-    field = "proceed" if SURFACE == "combined" else "confirm"
-    for proceed, expected in ((True, "Processed 150 characters"), (False, "Processing cancelled by the user.")):
-        script.answer(lambda _, proceed=proceed: ElicitResult(action="accept", content={field: proceed}))
+    answers = (
+        (ElicitResult(action="accept", content={"proceed": True}), "Processed 150 characters"),
+        (ElicitResult(action="accept", content={"proceed": False}), "The user chose not to proceed."),
+        (ElicitResult(action="decline"), "Processing cancelled by the user."),
+        (ElicitResult(action="cancel"), "Processing cancelled by the user."),
+    )
+    for reply, expected in answers:
+        script.answer(lambda _, reply=reply: reply)
         text = ok_text(await client.call_tool("process_data", {"data": data}))
         check(len(script.requests) == asked + 1, "long data asks one question", len(script.requests) - asked)
         asked += 1
         params = script.requests[-1]
         check(isinstance(params, ElicitRequestFormParams), "the question is a form", params)
         assert isinstance(params, ElicitRequestFormParams)
-        check(
-            params.message == "The data is 150 characters long. Process it anyway?",
-            "the question names the length",
-            params.message,
-        )
-        asked_field = params.requested_schema.get("properties", {}).get(field, {})
-        check(asked_field.get("type") == "boolean", f"the form asks for a boolean `{field}`", params.requested_schema)
-        check(text == expected, f"{field}={proceed}: {expected}", text)
+        check(params.message == "The data is 150 characters long. Continue?", "the question names the length", params.message)
+        schema = params.requested_schema
+        check(list(schema.get("properties", {})) == ["proceed"], "the form asks for `proceed` alone", schema)
+        check(schema["properties"]["proceed"].get("type") == "boolean", "`proceed` is a boolean", schema)
+        check(schema.get("required") == ["proceed"], "`proceed` is required", schema)
+        check(text == expected, f"{reply.action} {reply.content or ''}: {expected}", text)
 
 
 def visiting(script: Script, statuses: list[int]) -> Answer:
@@ -538,10 +502,12 @@ async def run(mode: str, part: str, command: list[str]) -> None:
     async def urls(client: Client, script: Script) -> None:
         await url_flows(mode, client, script)
 
+    # A URL instead of a command: the example already listens there (started with --port).
+    server: list[str] | str = command[0] if command[0].startswith(("http://", "https://")) else command
     if part == "forms":
-        await session(mode, command, "elicitation", forms)
+        await session(mode, server, "elicitation", forms)
     else:
-        await session(mode, command, "url_elicitation", urls)
+        await session(mode, server, "url_elicitation", urls)
 
 
 def main() -> int:

@@ -134,7 +134,7 @@ async function elicitation(url) {
   answers.push({ action: "cancel" });
   const cancelled = await client.callTool({ name: "create_project", arguments: {} });
   check(cancelled.isError === true, "cancelled create_project is a tool error", cancelled);
-  check(textOf(cancelled) === "The user cancelled project creation.", "cancel is reported", cancelled);
+  check(textOf(cancelled) === "Project creation cancelled by the user.", "cancel is reported", cancelled);
 
   answers.push({ action: "accept", content: { proceed: true } });
   const processed = await client.callTool({ name: "process_data", arguments: { data: "x".repeat(150) } });

@@ -30,9 +30,6 @@ import elicitation_client
 from mcp import Client
 from mcp.types import ElicitRequestFormParams, ElicitResult, Implementation, TextContent
 
-# The checks borrowed from `elicitation_client.py` drive the `combined` test server here.
-elicitation_client.SURFACE = "combined"
-
 # What each connection mode negotiates with our server: `legacy` uses the `initialize`
 # handshake; `auto` (the client's default) probes `server/discover`, which the server answers,
 # and continues in the 2026-07-28 era; `2026-07-28` speaks that revision from the start.
@@ -129,7 +126,7 @@ async def elicitation(mode: str, url: str) -> None:
         answers.append(ElicitResult(action="cancel"))
         result = await client.call_tool("create_project", {})
         check(result.is_error is True, "cancelled create_project is a tool error", result)
-        check(text_of(result) == "The user cancelled project creation.", "cancel is reported", result)
+        check(text_of(result) == "Project creation cancelled by the user.", "cancel is reported", result)
 
 
 async def modern_elicitation(mode: str, url: str) -> None:

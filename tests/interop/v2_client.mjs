@@ -12,11 +12,11 @@
 //
 // PART is what is checked:
 //   quickstart  the `quickstart` example: its tools and their results, an unknown tool;
-//   forms       the `elicitation` example: `create_project` answered with accept (checking the
-//               requested schema), decline and cancel; `process_data` with and without its
-//               confirmation;
-//   combined    the `combined` test server (forms over Streamable HTTP, which the `elicitation`
-//               example does not serve): `create_project` and `process_data`, the same answers;
+//   forms       the `elicitation` example: the seed's `create_project` answered with accept
+//               (checking the requested schema), decline and cancel; `process_data` with and
+//               without its confirmation (`seed.mjs`);
+//   combined    the `combined` test server, which serves the same two tools beside the others:
+//               the same checks;
 //   url         the `url_elicitation` example: `auth_via_url` accepted (the page visited and its
 //               button pressed), declined and cancelled; `protected_action` before and after
 //               the user went to its page, and refused (decline, cancel).
@@ -30,6 +30,7 @@ import { readFileSync } from "node:fs";
 import { Client, ProtocolError, StreamableHTTPClientTransport, UrlElicitationRequiredError } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { CheckFailed, check, errorText, okText, runSession, sameJson, sameMembers, textOf } from "./checks.mjs";
+import { seedTools } from "./seed.mjs";
 
 const PARTS = ["quickstart", "forms", "combined", "url"];
 const LEGACY = "2025-11-25";
@@ -172,103 +173,6 @@ async function quickstart(session) {
   if (session.era === LEGACY) {
     await client.ping();
     console.log("  ok: ping answered");
-  }
-}
-
-function checkProjectSchema(params) {
-  check(params.mode === undefined || params.mode === "form", 'create_project asks in mode "form"', params.mode);
-  check(params.message === "Please provide the project details.", "create_project's message", params.message);
-  const schema = params.requestedSchema;
-  check(schema.type === "object", "requestedSchema is an object", schema);
-  check(sameMembers(Object.keys(schema.properties), ["projectName", "description", "framework", "typescript"]), "the form's fields", Object.keys(schema.properties));
-  check(sameMembers(schema.required, ["projectName", "framework"]), "projectName and framework are required", schema.required);
-  const { framework, typescript } = schema.properties;
-  const options = framework.enum ?? framework.oneOf?.map((option) => option.const);
-  check(sameJson(options, ["react", "vue", "angular", "svelte"]), "framework offers react, vue, angular, svelte", framework);
-  check(typescript.type === "boolean" && typescript.default === false, "typescript is a boolean defaulting to false", typescript);
-}
-
-async function forms(session) {
-  const { requests, answer, call } = session;
-  console.log(`forms (${session.era}): create_project`);
-  let asked = requests.length;
-  answer(() => ({ action: "accept", content: { projectName: "demo", framework: "vue", typescript: true, description: "a blog" } }));
-  let text = okText(await call("create_project"));
-  check(requests.length === asked + 1, "create_project asked one question", requests.length - asked);
-  checkProjectSchema(requests.at(-1));
-  check(text === "Created project 'demo' with framework: vue (TypeScript): a blog", "accept returns the creation text", text);
-
-  answer(() => ({ action: "accept", content: { projectName: "bare", framework: "react" } }));
-  text = okText(await call("create_project"));
-  check(text === "Created project 'bare' with framework: react (JavaScript)", "accept without the optional fields", text);
-
-  answer(() => ({ action: "accept", content: { projectName: "p", framework: "ember" } }));
-  text = errorText(await call("create_project"));
-  check(text.includes("framework"), "a framework outside the enum is refused, naming the field", text);
-
-  answer(() => ({ action: "decline" }));
-  text = okText(await call("create_project"));
-  check(/declined/i.test(text), "decline returns a normal result saying the user declined", text);
-
-  answer(() => ({ action: "cancel" }));
-  text = errorText(await call("create_project"));
-  check(/cancel/i.test(text), "cancel returns an error result saying the user cancelled", text);
-
-  console.log(`forms (${session.era}): process_data`);
-  asked = requests.length;
-  text = okText(await call("process_data", { data: "hello" }));
-  check(text === "Processed 5 characters" && requests.length === asked, "short data is processed without a question", text);
-  const long = "x".repeat(150);
-  answer(() => ({ action: "accept", content: { confirm: true } }));
-  text = okText(await call("process_data", { data: long }));
-  check(requests.length === asked + 1, "long data asks for confirmation", requests.length - asked);
-  check(requests.at(-1).message.includes("150 characters"), "the confirmation names the length", requests.at(-1).message);
-  check(text === "Processed 150 characters", "confirm: true processes the data", text);
-  for (const reply of [{ action: "accept", content: { confirm: false } }, { action: "decline" }, { action: "cancel" }]) {
-    answer(() => reply);
-    text = okText(await call("process_data", { data: long }));
-    check(text === "Processing cancelled by the user.", `${JSON.stringify(reply)} cancels processing`, text);
-  }
-}
-
-// The forms of the `combined` test server (the `elicitation` example serves stdio only; this
-// server has the same kind of form over Streamable HTTP).
-async function combinedForms(session) {
-  const { requests, answer, call } = session;
-  console.log(`combined forms (${session.era}): create_project`);
-  let asked = requests.length;
-  answer(() => ({ action: "accept", content: { projectName: "demo", framework: "vue", includeTests: false } }));
-  let text = okText(await call("create_project"));
-  check(requests.length === asked + 1, "create_project asked one question", requests.length - asked);
-  const schema = requests.at(-1).requestedSchema;
-  check(sameMembers(Object.keys(schema.properties), ["projectName", "framework", "includeTests"]), "the form's fields", Object.keys(schema.properties));
-  check(sameJson(schema.required, ["projectName"]), "projectName is required", schema.required);
-  check(schema.properties.includeTests.default === true, "includeTests defaults to true", schema.properties.includeTests);
-  check(text === "Created project 'demo' with framework: vue", "accept returns the creation text", text);
-
-  answer(() => ({ action: "accept", content: { projectName: "" } }));
-  text = errorText(await call("create_project"));
-  check(text.includes("projectName"), "an empty projectName is refused, naming the field", text);
-
-  answer(() => ({ action: "decline" }));
-  text = okText(await call("create_project"));
-  check(text === "The user declined to provide project details; no project was created.", "decline is a normal result", text);
-
-  answer(() => ({ action: "cancel" }));
-  text = errorText(await call("create_project"));
-  check(text === "The user cancelled project creation.", "cancel is an error result", text);
-
-  console.log(`combined forms (${session.era}): process_data`);
-  asked = requests.length;
-  const long = "y".repeat(120);
-  answer(() => ({ action: "accept", content: { proceed: true } }));
-  text = okText(await call("process_data", { data: long }));
-  check(requests.length === asked + 1, "long data asks for confirmation", requests.length - asked);
-  check(text === "Processed 120 characters", "proceed: true processes the data", text);
-  for (const reply of [{ action: "accept", content: { proceed: false } }, { action: "decline" }, { action: "cancel" }]) {
-    answer(() => reply);
-    text = okText(await call("process_data", { data: long }));
-    check(text === "Processing cancelled by the user.", `${JSON.stringify(reply)} cancels processing`, text);
   }
 }
 
@@ -421,7 +325,7 @@ async function run(era, part, target) {
   if (part === "quickstart") {
     await withClient(era, target, undefined, "quickstart", quickstart);
   } else if (part === "forms" || part === "combined") {
-    await withClient(era, target, both, "elicitation", part === "forms" ? forms : combinedForms);
+    await withClient(era, target, both, "elicitation", (session) => seedTools(session, `${part} (${era}): `));
     await withClient(era, target, { url: {} }, "elicitation", (session) => refusedMode(session, "create_project", "form"));
   } else {
     await withClient(era, target, both, "url_elicitation", era === MODERN ? urlModern : urlLegacy);

@@ -227,16 +227,33 @@ pub fn run_with_deadline(command: &mut Command, deadline: Duration) -> RunOutput
     RunOutput { code, timed_out, stdout: stdout.join().unwrap_or_default(), stderr: stderr.join().unwrap_or_default() }
 }
 
+/// The Node.js that runs every interop script: the one `tests/interop/package.json` pins (the
+/// npm package `node`, installed beside the clients), whatever Node.js runs npm. So the suite
+/// needs only a Node.js that runs npm, and each script runs on the same version everywhere.
+pub fn node_program() -> PathBuf {
+    interop_dir().join("node_modules").join(".bin").join("node")
+}
+
+/// A command running the pinned Node.js ([`node_program`]) in `tests/interop/`.
+pub fn node() -> Command {
+    let mut command = Command::new(node_program());
+    command.current_dir(interop_dir());
+    command
+}
+
 /// Installs the interop clients if needed ([`crate::provision::interop_clients`]), then fails
-/// the test unless `node` runs and `tests/interop/node_modules` holds npm `package` at the
-/// version pinned in `package.json`; returns `node --version`.
+/// the test unless the pinned Node.js runs and `tests/interop/node_modules` holds npm `package` at the
+/// version pinned in `package.json`; returns its `node --version`.
 ///
 /// # Panics
 ///
 /// Panics, naming what to install, when node or the package is missing or outdated.
 pub fn require_node_package(package: &str) -> String {
     crate::provision::interop_clients();
-    let node = require_program("node", "Install Node.js 20 or newer (with npm).");
+    let node = require_program(
+        node_program().to_str().expect("the workspace path is UTF-8"),
+        &format!("The pinned Node.js of tests/interop did not install: {REINSTALL_HINT}"),
+    );
     let pinned = pinned_npm_version(package);
     match installed_npm_version(package) {
         Some(installed) if installed == pinned => node,

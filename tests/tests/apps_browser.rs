@@ -71,7 +71,7 @@ fn the_task_board_works_in_a_browser_host_under_its_policy() {
     require_node_package("ws");
     let (_example, url) = start_example();
     let run = run_with_deadline(
-        Command::new("node").arg("apps_browser.mjs").arg(&url).arg(&chromium).current_dir(interop_dir()),
+        tests::interop::node().arg("apps_browser.mjs").arg(&url).arg(&chromium).current_dir(interop_dir()),
         Duration::from_secs(90),
     );
     assert!(run.success(), "the browser host failed: {}", run.describe());

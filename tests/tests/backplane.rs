@@ -1541,7 +1541,7 @@ async fn interop_through_proxies(program: std::path::PathBuf, script: &'static [
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_typescript_client_runs_its_http_checks_across_three_instances() {
     println!("node {}", require_node_package("@modelcontextprotocol/sdk"));
-    interop_through_proxies("node".into(), &["http_client.mjs"], "all checks passed").await;
+    interop_through_proxies(tests::interop::node_program(), &["http_client.mjs"], "all checks passed").await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -63,6 +63,7 @@ impl ElicitationHandler for User {
             content.insert("projectName".into(), json!("stateless"));
             content.insert("framework".into(), json!("vue"));
         } else if form.fields().any(|f| f == "confirm") {
+            // The `tasks` example's `ctx.confirm`.
             content.insert("confirm".into(), json!(true));
         } else {
             content.insert("proceed".into(), json!(true));
@@ -82,7 +83,7 @@ async fn drive_forms(client: &Client, user: &User) {
     assert_eq!(client.server_info().name, "elicitation");
 
     let created = within("create_project", client.call_tool("create_project", ())).await.unwrap();
-    assert!(created.text().starts_with("Created project 'stateless' with framework: vue"), "{}", created.text());
+    assert_eq!(created.text(), "Created project 'stateless' with framework: vue");
     assert_eq!(user.asked(), ["Please provide the project details."]);
 
     let short = within("process_data", client.call_tool("process_data", json!({"data": "short"}))).await.unwrap();
@@ -90,7 +91,7 @@ async fn drive_forms(client: &Client, user: &User) {
     assert_eq!(user.asked().len(), 1, "small data needs no confirmation");
     let long = within("process_data", client.call_tool("process_data", json!({"data": "x".repeat(150)}))).await;
     assert_eq!(long.unwrap().text(), "Processed 150 characters");
-    assert_eq!(user.asked()[1], "The data is 150 characters long. Process it anyway?");
+    assert_eq!(user.asked()[1], "The data is 150 characters long. Continue?");
 }
 
 /// The URL flow, checked: the question is asked once, and the retry succeeds once the user has

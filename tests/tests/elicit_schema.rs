@@ -718,44 +718,20 @@ fn properties_keep_declaration_order() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The `elicitation` example
+// The `elicitation` example: its own types, the seed's form and confirmation
 
-/// A front-end framework for a new project.
-#[derive(Debug, PartialEq, Deserialize, JsonSchema, Elicit)]
-#[serde(rename_all = "lowercase")]
-enum Framework {
-    React,
-    Vue,
-    Angular,
-    // No framework: plain HTML and JavaScript.
-    #[serde(rename = "none")]
-    Plain,
-}
+#[allow(dead_code)]
+#[path = "../../examples/src/bin/elicitation.rs"]
+mod example;
 
-/// What `create_project` asks for (as declared in `tests/src/bin/combined.rs`).
-#[derive(Debug, Deserialize, JsonSchema, Elicit)]
-#[serde(rename_all = "camelCase")]
-struct ProjectDetails {
-    /// Name of the project.
-    #[schemars(length(min = 1))]
-    project_name: String,
-    /// Front-end framework to use.
-    framework: Option<Framework>,
-    /// Include a test setup.
-    #[serde(default = "yes")]
-    include_tests: bool,
-}
-
-fn yes() -> bool {
-    true
-}
+use example::{Confirmation, Framework, ProjectDetails};
 
 #[test]
 fn example_project_details() {
     assert_schema::<ProjectDetails>(json!({
         "type": "object",
         "properties": {
-            "projectName": {"type": "string", "description": "Name of the project.", "minLength": 1},
+            "projectName": {"type": "string", "description": "Project name.", "minLength": 1},
             "framework": {
                 "type": "string",
                 "description": "Front-end framework to use.",
@@ -765,11 +741,20 @@ fn example_project_details() {
         },
         "required": ["projectName"]
     }));
+    assert_eq!(property_names(&schema_of::<ProjectDetails>().to_value()), ["projectName", "framework", "includeTests"]);
     let answer: ProjectDetails = accept(json!({"projectName": "demo", "framework": "none"}));
-    assert_eq!(
-        (answer.project_name.as_str(), answer.framework, answer.include_tests),
-        ("demo", Some(Framework::Plain), true)
-    );
+    assert_eq!(answer.project_name, "demo");
+    assert!(matches!(answer.framework, Some(Framework::None)), "{:?}", answer.framework);
+    assert!(answer.include_tests, "includeTests defaults to true");
+}
+
+#[test]
+fn example_confirmation() {
+    assert_schema::<Confirmation>(json!({
+        "type": "object",
+        "properties": {"proceed": {"type": "boolean", "description": "Whether to go on with the processing."}},
+        "required": ["proceed"]
+    }));
 }
 
 /// Every schema above is in MCP's subset: `form_schema` checks it when it builds.

@@ -20,7 +20,7 @@ use typed_mcp::testing::ToolResultExt;
 
 fn server_script() -> Command {
     require_node_package("@modelcontextprotocol/sdk");
-    let mut command = Command::new("node");
+    let mut command = Command::new(tests::interop::node_program());
     command.arg(interop_dir().join("elicitation_server.mjs")).current_dir(interop_dir());
     command
 }

@@ -1,5 +1,6 @@
 //! The official TypeScript and Python MCP clients, at the versions pinned in `tests/interop/`,
-//! answer the form requests of the `elicitation` example and the URL-mode requests of the
+//! answer the form requests of the `elicitation` example (the seed's form and confirmation)
+//! over stdio and over Streamable HTTP (`--port`), and the URL-mode requests of the
 //! `url_elicitation` example over stdio.
 //!
 //! Each test runs one client script from `tests/interop/` against each example (its `forms` part
@@ -16,6 +17,8 @@ use std::time::Duration;
 use tests::interop::{
     RunOutput, example_binary, interop_dir, require_node_package, require_python_package, run_with_deadline,
 };
+
+use crate::support::listening::Listening;
 
 /// Generous: a script starts the server a few times and makes a few dozen calls.
 const SCRIPT_DEADLINE: Duration = Duration::from_secs(180);
@@ -43,7 +46,7 @@ fn typescript_client_answers_form_and_url_elicitations_over_stdio() {
     println!("node {node}");
     for (part, example) in [("forms", "elicitation"), ("url", "url_elicitation")] {
         let server = example_binary(example);
-        let output = run_client(Command::new("node").args(["elicitation_client.mjs", part]), &server);
+        let output = run_client(tests::interop::node().args(["elicitation_client.mjs", part]), &server);
         print!("{}", output.stdout);
         assert!(output.success(), "the TypeScript client failed against {}: {}", server.display(), output.describe());
         assert!(
@@ -74,4 +77,51 @@ fn python_client_answers_form_and_url_elicitations_over_stdio() {
             output.describe()
         );
     }
+}
+
+/// The `elicitation` example started with `--port`: the same scripts drive it over Streamable
+/// HTTP, so a host connecting by URL sees the seed's form and confirmation too.
+fn elicitation_over_http() -> Listening {
+    Listening::start(&example_binary("elicitation"), "elicitation", &[])
+}
+
+#[test]
+fn typescript_client_answers_the_seed_forms_over_streamable_http() {
+    println!("node {}", require_node_package("@modelcontextprotocol/sdk"));
+    let server = elicitation_over_http();
+    let output = run_with_deadline(
+        tests::interop::node().args(["elicitation_client.mjs", "forms"]).arg(&server.url).current_dir(interop_dir()),
+        SCRIPT_DEADLINE,
+    );
+    print!("{}", output.stdout);
+    assert!(
+        output.success() && output.stdout.contains("typescript elicitation client: all forms checks passed"),
+        "the TypeScript client failed against {}: {}\n{}",
+        server.url,
+        output.describe(),
+        server.log_text()
+    );
+}
+
+#[test]
+fn python_client_answers_the_seed_forms_over_streamable_http() {
+    let (python, version) = require_python_package("mcp");
+    println!("{version}");
+    let server = elicitation_over_http();
+    let output = run_with_deadline(
+        Command::new(&python)
+            .args(["elicitation_client.py", "--mode", "both", "--part", "forms"])
+            .arg(&server.url)
+            .current_dir(interop_dir()),
+        SCRIPT_DEADLINE,
+    );
+    print!("{}", output.stdout);
+    assert!(
+        output.success()
+            && output.stdout.contains("python elicitation client: all forms checks passed (legacy, auto, 2026-07-28)"),
+        "the Python client failed against {}: {}\n{}",
+        server.url,
+        output.describe(),
+        server.log_text()
+    );
 }

@@ -35,7 +35,7 @@ fn typescript_client_drives_the_examples_over_streamable_http() {
 
     let (elicitation, quickstart) = servers();
     let output = run_with_deadline(
-        Command::new("node")
+        tests::interop::node()
             .arg("http_client.mjs")
             .arg(&elicitation.url)
             .arg(&quickstart.url)

@@ -20,7 +20,7 @@ fn typescript_client_drives_quickstart_over_stdio() {
 
     let server = example_binary("quickstart");
     let output = run_with_deadline(
-        Command::new("node").arg("quickstart_client.mjs").arg(&server).current_dir(interop_dir()),
+        tests::interop::node().arg("quickstart_client.mjs").arg(&server).current_dir(interop_dir()),
         SCRIPT_DEADLINE,
     );
     print!("{}", output.stdout);

@@ -18,7 +18,7 @@ fn typescript_client_uses_resources_prompts_logging_sampling_and_roots() {
     println!("node {}", require_node_package("@modelcontextprotocol/sdk"));
     let server = example_binary("notes");
     let output = run_with_deadline(
-        Command::new("node").arg("notes_client.mjs").arg(&server).current_dir(interop_dir()),
+        tests::interop::node().arg("notes_client.mjs").arg(&server).current_dir(interop_dir()),
         SCRIPT_DEADLINE,
     );
     print!("{}", output.stdout);

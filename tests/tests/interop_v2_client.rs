@@ -12,7 +12,6 @@
 //! installed on first use (`tests::provision`).
 
 use std::path::Path;
-use std::process::Command;
 use std::time::Duration;
 
 use tests::interop::{example_binary, interop_dir, require_node_package, run_with_deadline};
@@ -49,7 +48,7 @@ fn over_stdio(era: &str, part: &str) {
     let (name, extra) = server_of(part);
     let server = binary(name);
     let output = run_with_deadline(
-        Command::new("node")
+        tests::interop::node()
             .args(["v2_client.mjs", era, part, "--stdio"])
             .arg(&server)
             .args(extra)
@@ -74,7 +73,7 @@ fn over_http(era: &str, part: &str) {
     let (name, extra) = server_of(part);
     let server = Listening::start(&binary(name), name, extra);
     let output = run_with_deadline(
-        Command::new("node").args(["v2_client.mjs", era, part, "--http", &server.url]).current_dir(interop_dir()),
+        tests::interop::node().args(["v2_client.mjs", era, part, "--http", &server.url]).current_dir(interop_dir()),
         SCRIPT_DEADLINE,
     );
     print!("{}", output.stdout);

@@ -36,7 +36,7 @@ struct User {
 
 fn server_script() -> Command {
     require_node_package("@modelcontextprotocol/server");
-    let mut command = Command::new("node");
+    let mut command = Command::new(tests::interop::node_program());
     command.arg(interop_dir().join("v2_server.mjs")).current_dir(interop_dir()).kill_on_drop(true);
     command
 }

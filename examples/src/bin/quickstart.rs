@@ -17,7 +17,7 @@ use typed_mcp::prelude::*;
 /// * `a` - The first addend.
 /// * `b` - The second addend.
 #[tool(read_only, idempotent)]
-async fn add(a: i64, b: i64) -> Result<i64, String> {
+pub(crate) async fn add(a: i64, b: i64) -> Result<i64, String> {
     a.checked_add(b).ok_or_else(|| format!("{a} + {b} overflows a 64-bit integer"))
 }
 
@@ -26,13 +26,13 @@ async fn add(a: i64, b: i64) -> Result<i64, String> {
 /// # Arguments
 /// * `text` - The text to send back.
 #[tool(read_only, idempotent)]
-fn echo(text: String) -> String {
+pub(crate) fn echo(text: String) -> String {
     text
 }
 
 /// Statistics about a piece of text.
 #[derive(Debug, Serialize, JsonSchema)]
-struct TextStats {
+pub(crate) struct TextStats {
     /// Number of characters.
     characters: usize,
     /// Number of whitespace-separated words.
@@ -46,7 +46,7 @@ struct TextStats {
 /// # Arguments
 /// * `text` - The text to measure.
 #[tool(name = "text_stats", title = "Text statistics", read_only, idempotent)]
-fn stats(text: String) -> Json<TextStats> {
+pub(crate) fn stats(text: String) -> Json<TextStats> {
     Json(TextStats {
         characters: text.chars().count(),
         words: text.split_whitespace().count(),

@@ -19,7 +19,7 @@ use typed_mcp::prelude::*;
 /// # Arguments
 /// * `service` - The service to deploy.
 #[tool(destructive, task = "optional")]
-async fn deploy(ctx: Context, service: String) -> Result<String, ElicitError> {
+pub(crate) async fn deploy(ctx: Context, service: String) -> Result<String, ElicitError> {
     // Building takes a while.
     tokio::time::sleep(Duration::from_millis(200)).await;
     // `key` names the question in the task's `inputRequests`.

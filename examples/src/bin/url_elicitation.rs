@@ -34,12 +34,17 @@ use typed_mcp::prelude::*;
 use typed_mcp::server::{CompleteError, SessionKey, UrlElicitations, UrlFlowState};
 
 /// Where the authorization page lives, and which sessions completed it.
-struct AuthPage {
+pub(crate) struct AuthPage {
     base: String,
     authorized: Mutex<HashSet<SessionKey>>,
 }
 
 impl AuthPage {
+    /// The page served at `base` (such as `http://127.0.0.1:8931`), with nobody authorized yet.
+    pub(crate) fn new(base: String) -> Self {
+        AuthPage { base, authorized: Mutex::default() }
+    }
+
     fn url(&self, id: &str) -> String {
         format!("{}/auth?id={id}", self.base)
     }
@@ -47,7 +52,7 @@ impl AuthPage {
 
 /// Starts an authorization flow in the browser (URL-mode elicitation).
 #[tool]
-async fn auth_via_url(ctx: Context, page: State<AuthPage>) -> Result<String, String> {
+pub(crate) async fn auth_via_url(ctx: Context, page: State<AuthPage>) -> Result<String, String> {
     // The SDK puts the flow's id where `{elicitationId}` stands.
     let url = page.url("{elicitationId}");
     match ctx.elicit_url(url, "Authorize the example app to act for you.").await {
@@ -62,7 +67,7 @@ async fn auth_via_url(ctx: Context, page: State<AuthPage>) -> Result<String, Str
 
 /// Does something that needs authorization; asks for it (error -32042) until it is given.
 #[tool(destructive = false)]
-async fn protected_action(ctx: Context, page: State<AuthPage>) -> Result<String, UrlElicitationRequired> {
+pub(crate) async fn protected_action(ctx: Context, page: State<AuthPage>) -> Result<String, UrlElicitationRequired> {
     let authorized = page.authorized.lock().map(|a| a.contains(&ctx.session_key())).unwrap_or(false);
     if authorized {
         return Ok("Protected action completed: you are authorized.".into());
@@ -131,6 +136,11 @@ async fn authorize(
     }
 }
 
+/// The page's routes: `GET /auth?id=…` shows it, `POST /auth` is its button.
+pub(crate) fn page_routes(flows: UrlElicitations, page: Arc<AuthPage>) -> axum::Router {
+    axum::Router::new().route("/auth", axum::routing::get(auth_page).post(authorize)).with_state((flows, page))
+}
+
 /// Escapes text for an HTML page (the id comes from the visitor).
 fn escape_html(text: &str) -> String {
     text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;").replace('\'', "&#39;")
@@ -138,7 +148,7 @@ fn escape_html(text: &str) -> String {
 
 /// The page's listener: on `--url-port N` (or `ELICITATION_URL_PORT`) when given, else on 8931
 /// when it is free and on any free port when it is not.
-async fn page_listener() -> Result<tokio::net::TcpListener, String> {
+pub(crate) async fn page_listener() -> Result<tokio::net::TcpListener, String> {
     let mut args = std::env::args();
     let asked = args.position(|arg| arg == "--url-port").and_then(|_| args.next());
     let asked = asked.or_else(|| std::env::var("ELICITATION_URL_PORT").ok().filter(|v| !v.is_empty()));
@@ -165,7 +175,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let listener = page_listener().await?;
     let address = listener.local_addr()?;
     tracing::info!("authorization page on http://{address}/auth");
-    let page = Arc::new(AuthPage { base: format!("http://{address}"), authorized: Mutex::default() });
+    let page = Arc::new(AuthPage::new(format!("http://{address}")));
 
     // Traces and metrics go over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set (the other
     // standard OTEL_* variables apply), and are flushed when the program stops.
@@ -177,9 +187,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .telemetry(typed_mcp::telemetry::Telemetry::global())
         .build()?;
 
-    let app = axum::Router::new()
-        .route("/auth", axum::routing::get(auth_page).post(authorize))
-        .with_state((server.url_elicitations().clone(), page));
+    let app = page_routes(server.url_elicitations().clone(), page);
     tokio::spawn(async move {
         if let Err(e) = axum::serve(listener, app).await {
             tracing::error!(error = %e, "the authorization page stopped");

@@ -246,6 +246,8 @@
 //!   `length` on a `bool` or a single choice, `range` on a string, `style` on a field that is no
 //!   choice, `min` above `max`.
 //!
+//! Two more rules of the form:
+//!
 //! - `#[elicit(…)]` is only for what schemars cannot say: on an enum, `style = "plain" | "titled"
 //!   | "enum_names"` (how the options are spelled) and on a variant `title = "…"` (an option's
 //!   label; `#[schemars(title)]` or a doc comment also work); on a field, `style` and

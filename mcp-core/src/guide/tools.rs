@@ -60,8 +60,8 @@
 //! - An `# Arguments` entry that names no argument is a compile error at that line (a renamed
 //!   argument whose doc was forgotten), listing the arguments there are.
 //! - `#[arg(description = "…")]` on an argument says the same as its `# Arguments` line;
-//!   `#[arg(rename = "…")]` changes its name in the schema (for a name that is a Rust keyword,
-//!   say). `Params<T>` takes the fields of a struct of yours as the arguments.
+//!   `#[arg(rename = "…")]` gives it another name in the schema than in your code.
+//!   `Params<T>` takes the fields of a struct of yours as the arguments.
 //! - `#[tool(name, title, description, read_only, destructive, idempotent, open_world)]`
 //!   override the name, title and description, and set the hints; `#[tool(scopes =
 //!   ["notes:write"])]` names the OAuth scopes a call needs on a protected server (see

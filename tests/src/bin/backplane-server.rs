@@ -7,52 +7,13 @@
 //!   `notes://{name}`, with resource subscriptions, named `notes`, for the tests of event
 //!   streams resumed on another instance.
 
-use schemars::JsonSchema;
-use serde::Serialize;
 use typed_mcp::prelude::*;
 
-/// Adds two integers and returns the sum.
-///
-/// # Arguments
-/// * `a` - The first addend.
-/// * `b` - The second addend.
-#[tool(read_only, idempotent)]
-async fn add(a: i64, b: i64) -> Result<i64, String> {
-    a.checked_add(b).ok_or_else(|| format!("{a} + {b} overflows a 64-bit integer"))
-}
+#[allow(dead_code)]
+#[path = "../../../examples/src/bin/quickstart.rs"]
+mod quickstart;
 
-/// Returns the text it is given.
-///
-/// # Arguments
-/// * `text` - The text to send back.
-#[tool(read_only, idempotent)]
-fn echo(text: String) -> String {
-    text
-}
-
-/// Statistics about a piece of text.
-#[derive(Debug, Serialize, JsonSchema)]
-struct TextStats {
-    /// Number of characters.
-    characters: usize,
-    /// Number of whitespace-separated words.
-    words: usize,
-    /// Number of lines.
-    lines: usize,
-}
-
-/// Counts the characters, words and lines of a text, as structured output.
-///
-/// # Arguments
-/// * `text` - The text to measure.
-#[tool(name = "text_stats", title = "Text statistics", read_only, idempotent)]
-fn stats(text: String) -> Json<TextStats> {
-    Json(TextStats {
-        characters: text.chars().count(),
-        words: text.split_whitespace().count(),
-        lines: text.lines().count(),
-    })
-}
+use quickstart::{add, echo, stats};
 
 /// Announces that note `name` changed (the notes themselves are kept nowhere: only the
 /// announcements cross instances).
