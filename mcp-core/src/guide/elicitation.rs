@@ -278,9 +278,46 @@
 //! - `ctx.elicit_raw(params, timeout)` sends a schema built at run time (checked, but its answer
 //!   is returned unvalidated).
 //!
-//! Put together, with the `Deployment` form above (hidden here), a tool that takes all three
-//! answers seriously and asks for confirmation only when it matters, tested with scripted
-//! answers:
+//! The `elicitation` example keeps to the program it started from: its `process_data` asks a
+//! yes-or-no question with a one-field form of its own (`struct Confirmation { proceed: bool }`)
+//! and matches the three answers. With `ctx.confirm` the question is one line, and the answer a
+//! `bool`:
+//!
+//! ```rust
+//! use typed_mcp::prelude::*;
+//! use typed_mcp::testing::{self, ElicitationScript, ToolResultExt};
+//! use serde_json::json;
+//!
+//! /// Processes data, asking for confirmation first when it is over 100 characters long.
+//! ///
+//! /// # Arguments
+//! /// * `data` - The data to process.
+//! #[tool]
+//! async fn process_data(ctx: Context, data: String) -> Result<String, ElicitError> {
+//!     let length = data.chars().count();
+//!     if length > 100 && !ctx.confirm(format!("The data is {length} characters long. Continue?")).await? {
+//!         return Ok("Processing cancelled by the user.".into());
+//!     }
+//!     Ok(format!("Processed {length} characters"))
+//! }
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() {
+//! let server = Server::builder("data", "1.0.0").tools(tools![process_data]).build().unwrap();
+//! let script = ElicitationScript::new().accept(json!({"confirm": true})).decline();
+//! let client = testing::connect_with(&server, &script).await;
+//! let long = json!({"data": "x".repeat(150)});
+//! assert_eq!(client.call_tool("process_data", &long).await.unwrap().text(), "Processed 150 characters");
+//! assert_eq!(client.call_tool("process_data", &long).await.unwrap().text(), "Processing cancelled by the user.");
+//! assert_eq!(client.call_tool("process_data", json!({"data": "short"})).await.unwrap().text(), "Processed 5 characters");
+//! script.assert_done(); // the short input asked nothing
+//! # }
+//! ```
+//!
+//! And where the example's form has three fields, the `Deployment` form above shows what else a
+//! typed form carries: formats, ranges, labelled and multiple choices, defaults. Put together
+//! (the form hidden here), a tool that takes all three answers seriously and asks for
+//! confirmation only when it matters, tested with scripted answers:
 //!
 //! ```rust
 //! use typed_mcp::prelude::*;
