@@ -16,8 +16,9 @@
 //! are `quickstart`, `elicitation`, `url_elicitation`, `notes`, `tasks`, `apps`, `protected`,
 //! `shared` and `audited` (see [the examples](super::examples) for what each shows).
 //!
-//! Every claim below about a host is taken from that host's own documentation, linked where it
-//! is made; hosts change quickly, so check the page when something differs.
+//! Every claim below about a host is taken from that host's own documentation (for Claude
+//! Desktop's configuration file, the MCP documentation's walkthrough of it), linked where it is
+//! made; hosts change quickly, so check the page when something differs.
 //!
 //! # Claude Desktop
 //!
