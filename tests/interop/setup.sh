@@ -3,7 +3,7 @@
 #   - the TypeScript SDK (v1, and the v2 client and server), the MCP Inspector and the MCP Apps host-side
 #     bridge, from package-lock.json, into tests/interop/node_modules (npm ci);
 #   - the Python SDK, from requirements.txt, into the virtualenv tests/interop/.venv.
-# Needs node and npm (Node.js 20 or newer) and python3 (3.10 or newer, with its venv module).
+# Needs node and npm (Node.js 18 or newer: npm runs on it, the scripts on the pinned Node.js 22) and python3 (3.10 or newer, with its venv module).
 # Safe to run again: it reinstalls exactly what the pins say.
 set -euo pipefail
 

@@ -156,8 +156,8 @@ fn require_toolchain(program: &str, args: &[&str], what_to_install: &str) {
 }
 
 fn require_node_and_npm() {
-    require_toolchain("node", &["--version"], "Node.js 20 or newer (with npm)");
-    require_toolchain("npm", &["--version"], "npm (it comes with Node.js 20 or newer)");
+    require_toolchain("node", &["--version"], "Node.js 18 or newer (Debian: `apt-get install nodejs npm`)");
+    require_toolchain("npm", &["--version"], "npm (Debian: `apt-get install npm`; Node.js from nodejs.org brings it)");
 }
 
 /// The Python 3 interpreter that makes the interop virtualenv (`PYTHON` or `python3`).
