@@ -83,19 +83,23 @@
 //! 9. [`multi_round`]: multi round-trip requests (2026-07-28): answers carried in the retry, sealed `requestState`.
 //! 10. [`task`]: tasks (the 2026-07-28 tasks extension): the task store, and a task's run.
 //! 11. [`auth`]: the resource server's side of OAuth 2.1: verifying access tokens, per-tool scopes.
-//! 12. [`transport`]: stdio lines and the Streamable HTTP server side, serving what implements
+//! 12. [`middleware`]: code around every request, on every transport and in both eras (audit,
+//!     refusals, the [`middleware::RateLimit`] shipped here).
+//! 13. `telemetry` (feature `otel`): OpenTelemetry spans and duration histograms by the MCP
+//!     semantic conventions, and trace context carried in `_meta`.
+//! 14. [`transport`]: stdio lines and the Streamable HTTP server side, serving what implements
 //!     its trait (2025-era sessions it opens, 2026-era requests one by one); it knows nothing
 //!     of tools or elicitation.
-//! 13. [`server`]: builder, the one router of both eras, sessions, URL flows, tasks; runs on the transports.
-//! 14. [`client`]: client, handlers of server requests, its transports (stdio, Streamable HTTP).
-//! 15. [`testing`]: a client connected to a server in process, with scripted answers.
+//! 15. [`server`]: builder, the one router of both eras, sessions, URL flows, tasks; runs on the transports.
+//! 16. [`client`]: client, handlers of server requests, its transports (stdio, Streamable HTTP).
+//! 17. [`testing`]: a client connected to a server in process, with scripted answers.
 //!
 //! Beside them, `tls` (feature `rustls`, on by default, with `http-client`, `auth` or
 //! `http-tls`) holds the TLS settings of the HTTP client, the token verifiers and the HTTP
 //! server: extra roots to trust, the server's certificate. It imports from none of the layers.
-//! [`guide`] holds no code: it is the guide, as documentation. `fuzzing` (hidden, only under
-//! `cfg(fuzzing)`, which `cargo fuzz` sets) exposes internals to the fuzz targets.
-
+//! [`prelude`] re-exports the names most servers need. [`guide`] holds no code: it is the
+//! guide, as documentation. `fuzzing` (hidden, only under `cfg(fuzzing)`, which `cargo fuzz`
+//! sets) exposes internals to the fuzz targets.
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub mod protocol;
