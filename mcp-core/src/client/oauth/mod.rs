@@ -49,11 +49,19 @@
 //! publishes no metadata either.
 
 mod challenge;
+mod client_auth;
 mod config;
+mod discovery;
+mod fetch;
 mod flow;
+mod grants;
 mod keys;
 mod loopback;
+mod metadata;
+mod registration;
 mod store;
+mod token_endpoint;
+mod tokens;
 
 pub use crate::protocol::OAuthError;
 
@@ -62,10 +70,10 @@ pub use config::{
     ENTERPRISE_AUTHORIZATION_EXTENSION, EnterpriseAuthorization, OAuth, TokenSource, WORKLOAD_IDENTITY_EXTENSION,
     authorizer_fn,
 };
-pub(crate) use flow::OAuthSession;
 pub use keys::SigningKey;
 pub use loopback::LoopbackAuthorizer;
 pub use store::{MemoryTokenStore, StoredTokens, TokenStore};
+pub(crate) use tokens::OAuthSession;
 
 /// The `error` of the `Bearer` (or `DPoP`) challenge in a `WWW-Authenticate` header.
 pub(crate) fn challenge_error(header: &str) -> Option<String> {
