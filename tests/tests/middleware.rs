@@ -13,6 +13,7 @@ use typed_mcp::client::{Client, ClientError, ProtocolEra};
 use typed_mcp::handler::{Extension, Extract, FromContext, Headers, Meta};
 use typed_mcp::middleware::{self, Incoming, Next, RATE_LIMITED, RateLimit, RateLimitKey};
 use typed_mcp::prelude::*;
+use typed_mcp::protocol::Method;
 use typed_mcp::testing::ToolResultExt;
 use typed_mcp::transport::http::HttpConfig;
 
@@ -220,7 +221,7 @@ async fn handlers_read_meta_headers_and_extensions_but_never_the_token() {
 async fn the_rate_limiter_holds_each_callers_limit_under_a_burst_and_spares_the_others() {
     const LIMIT: u32 = 5;
     let key = RateLimitKey::Custom(Arc::new(|request: &Incoming| request.meta().get_str("com.example/user")));
-    let limit = RateLimit::new(LIMIT, Duration::from_secs(3600)).key(key).only_methods(["tools/call"]);
+    let limit = RateLimit::new(LIMIT, Duration::from_secs(3600)).key(key).only_methods([Method::ToolsCall]);
     let server = Server::builder("limited", "1").tools(tools![echo]).middleware(limit).build().unwrap();
     let endpoint = Endpoint::serve(&server, HttpConfig::default()).await;
     // Eight callers, each bursting 12 calls at once over its own session.

@@ -21,6 +21,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use typed_mcp::middleware::{self, Incoming, Next, RateLimit};
 use typed_mcp::prelude::*;
+use typed_mcp::protocol::Method;
 use typed_mcp::telemetry::{Telemetry, otlp_from_env, shutdown_signal};
 
 /// Returns the text it is given.
@@ -97,7 +98,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .tools(tools![echo, delete_document])
         // Outermost first: refused calls are audited too.
         .middleware(audit(Arc::new(Mutex::new(log))))
-        .middleware(RateLimit::new(rate, Duration::from_secs(60)).only_methods(["tools/call"]))
+        .middleware(RateLimit::new(rate, Duration::from_secs(60)).only_methods([Method::ToolsCall]))
         .telemetry(Telemetry::global())
         .build()?;
     tokio::select! {

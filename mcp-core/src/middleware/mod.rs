@@ -52,7 +52,7 @@ pub use rate_limit::{KeyFn, RATE_LIMITED, RateLimit, RateLimitKey};
 use crate::auth::AuthInfo;
 use crate::engine::{Handling, ResultText};
 use crate::handler::Meta;
-use crate::protocol::methods::{Era, MethodInfo};
+use crate::protocol::methods::{Era, Method, MethodInfo};
 use crate::protocol::{ErrorObject, RequestId};
 
 /// How a request ends: its result (as JSON text) or a JSON-RPC error.
@@ -136,6 +136,11 @@ impl Incoming {
     /// The method, as on the wire (`tools/call`).
     pub fn method(&self) -> &'static str {
         self.inner.method.name
+    }
+
+    /// The method, as a value to match on.
+    pub fn method_id(&self) -> Method {
+        self.inner.method.id
     }
 
     /// The method's row of the method table (its eras, whether it may ask for input, …).

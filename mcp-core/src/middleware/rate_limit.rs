@@ -8,6 +8,7 @@ use futures_util::future::BoxFuture;
 
 use super::{Answer, Incoming, Middleware, Next};
 use crate::protocol::ErrorObject;
+use crate::protocol::methods::Method;
 
 /// The JSON-RPC error code of a request refused by [`RateLimit`] (a server-defined code; the
 /// error's `data.retryAfterMs` says when a request of the same caller will be accepted).
@@ -47,16 +48,17 @@ impl std::fmt::Debug for RateLimitKey {
 /// ```
 /// use std::time::Duration;
 /// use typed_mcp::middleware::RateLimit;
+/// use typed_mcp::protocol::methods::Method;
 ///
 /// // 10 calls a second per caller, bursts of up to 20; lists and pings are not counted.
-/// let limit = RateLimit::new(10, Duration::from_secs(1)).burst(20).only_methods(["tools/call"]);
+/// let limit = RateLimit::new(10, Duration::from_secs(1)).burst(20).only_methods([Method::ToolsCall]);
 /// # let _ = limit;
 /// ```
 pub struct RateLimit {
     rate: f64,
     burst: f64,
     key: RateLimitKey,
-    methods: Option<Vec<String>>,
+    methods: Option<Vec<Method>>,
     buckets: Mutex<Buckets>,
     seed: foldhash::fast::RandomState,
 }
@@ -114,13 +116,9 @@ impl RateLimit {
         self
     }
 
-    /// Counts only these methods (say `tools/call`); others pass unlimited.
-    pub fn only_methods<I, S>(mut self, methods: I) -> Self
-    where
-        I: IntoIterator<Item = S>,
-        S: Into<String>,
-    {
-        self.methods = Some(methods.into_iter().map(Into::into).collect());
+    /// Counts only these methods (say [`Method::ToolsCall`]); others pass unlimited.
+    pub fn only_methods(mut self, methods: impl IntoIterator<Item = Method>) -> Self {
+        self.methods = Some(methods.into_iter().collect());
         self
     }
 
@@ -178,7 +176,7 @@ impl RateLimit {
 
 impl Middleware for RateLimit {
     fn handle(&self, request: Incoming, next: Next) -> BoxFuture<'static, Answer> {
-        let counted = self.methods.as_ref().is_none_or(|m| m.iter().any(|m| m == request.method()));
+        let counted = self.methods.as_ref().is_none_or(|m| m.contains(&request.method_id()));
         let Some(key) = self.key_of(&request).filter(|_| counted) else { return next.run() };
         match self.take(key, Instant::now()) {
             Ok(()) => next.run(),

@@ -3,13 +3,14 @@
 //! Decoding parses a frame exactly once: `params`, `result` and `data` are kept as raw JSON
 //! slices ([`RawValue`]) and only turned into typed values by whoever handles the message.
 
-use std::borrow::Cow;
 use std::fmt;
 use std::sync::Arc;
 
 use serde::de::{self, IgnoredAny};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::value::RawValue;
+
+use super::methods::Method;
 
 /// The only JSON-RPC version MCP speaks.
 pub const JSONRPC_VERSION: &str = "2.0";
@@ -216,107 +217,146 @@ pub enum Message {
     Response(Response),
 }
 
-/// The method of a request or notification.
+/// The method of a request or notification, as its name came on the wire.
 ///
-/// The methods of MCP are held as `&'static str`, so reading one from a frame, and copying it
-/// (into a log line, say), allocates nothing; other names are held as they came.
-#[derive(Clone, PartialEq, Eq, Hash)]
-pub struct Method(Cow<'static, str>);
+/// The methods of MCP are held as `&'static str` with their typed id ([`MethodName::id`]), so
+/// reading one from a frame, matching on it and copying it (into a log line, say) allocates
+/// nothing and searches the method table once; other names are held as they came.
+#[derive(Clone)]
+pub struct MethodName(Name);
 
-impl Method {
+/// A method's name: one of MCP's, by its id (its name is `'static`), or another, as it came.
+#[derive(Clone)]
+enum Name {
+    Known(Method),
+    Other(Box<str>),
+}
+
+impl MethodName {
     /// The method's name.
     pub fn as_str(&self) -> &str {
-        &self.0
+        match &self.0 {
+            Name::Known(id) => id.name(),
+            Name::Other(name) => name,
+        }
+    }
+
+    /// The method, when it is one of MCP's.
+    pub fn id(&self) -> Option<Method> {
+        match self.0 {
+            Name::Known(id) => Some(id),
+            Name::Other(_) => None,
+        }
+    }
+
+    /// The method's row of the method table, when it is one of MCP's.
+    pub fn info(&self) -> Option<&'static super::methods::MethodInfo> {
+        self.id().map(Method::info)
     }
 
     /// A method by name.
     pub fn new(name: impl Into<String> + AsRef<str>) -> Self {
-        match known_method(name.as_ref()) {
-            Some(known) => Method(Cow::Borrowed(known)),
-            None => Method(Cow::Owned(name.into())),
+        match Method::from_name(name.as_ref()) {
+            Some(id) => MethodName(Name::Known(id)),
+            None => MethodName(Name::Other(name.into().into_boxed_str())),
         }
     }
 }
 
-/// The methods of MCP (either direction, every revision this crate speaks).
-fn known_method(name: &str) -> Option<&'static str> {
-    super::methods::find(name).map(|m| m.name)
+impl From<Method> for MethodName {
+    fn from(id: Method) -> Self {
+        MethodName(Name::Known(id))
+    }
 }
 
-impl std::ops::Deref for Method {
+impl PartialEq for MethodName {
+    fn eq(&self, other: &Self) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+impl Eq for MethodName {}
+
+impl std::hash::Hash for MethodName {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.as_str().hash(state);
+    }
+}
+
+impl std::ops::Deref for MethodName {
     type Target = str;
     fn deref(&self) -> &str {
-        &self.0
+        self.as_str()
     }
 }
 
-impl AsRef<str> for Method {
+impl AsRef<str> for MethodName {
     fn as_ref(&self) -> &str {
-        &self.0
+        self.as_str()
     }
 }
 
-impl std::borrow::Borrow<str> for Method {
+impl std::borrow::Borrow<str> for MethodName {
     fn borrow(&self) -> &str {
-        &self.0
+        self.as_str()
     }
 }
 
-impl fmt::Display for Method {
+impl fmt::Display for MethodName {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+        f.write_str(self.as_str())
     }
 }
 
-impl fmt::Debug for Method {
+impl fmt::Debug for MethodName {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Debug::fmt(&*self.0, f)
+        fmt::Debug::fmt(self.as_str(), f)
     }
 }
 
-impl PartialEq<str> for Method {
+impl PartialEq<str> for MethodName {
     fn eq(&self, other: &str) -> bool {
-        *self.0 == *other
+        self.as_str() == other
     }
 }
 
-impl PartialEq<&str> for Method {
+impl PartialEq<&str> for MethodName {
     fn eq(&self, other: &&str) -> bool {
-        *self.0 == **other
+        self.as_str() == *other
     }
 }
 
-impl From<&str> for Method {
+impl From<&str> for MethodName {
     fn from(name: &str) -> Self {
-        Method::new(name)
+        MethodName::new(name)
     }
 }
 
-impl From<String> for Method {
+impl From<String> for MethodName {
     fn from(name: String) -> Self {
-        Method::new(name)
+        MethodName::new(name)
     }
 }
 
-impl<'de> Deserialize<'de> for Method {
+impl<'de> Deserialize<'de> for MethodName {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         struct V;
         impl de::Visitor<'_> for V {
-            type Value = Method;
+            type Value = MethodName;
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str("a method name")
             }
-            fn visit_str<E: de::Error>(self, v: &str) -> Result<Method, E> {
-                Ok(Method::new(v))
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<MethodName, E> {
+                Ok(MethodName::new(v))
             }
         }
         d.deserialize_str(V)
     }
 }
 
-impl Serialize for Method {
+impl Serialize for MethodName {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&self.0)
+        s.serialize_str(self.as_str())
     }
 }
 
@@ -326,7 +366,7 @@ pub struct Request {
     /// The id the response must carry.
     pub id: RequestId,
     /// The method name.
-    pub method: Method,
+    pub method: MethodName,
     /// The raw parameters, if any.
     pub params: Option<Box<RawValue>>,
 }
@@ -335,7 +375,7 @@ pub struct Request {
 #[derive(Debug)]
 pub struct Notification {
     /// The method name.
-    pub method: Method,
+    pub method: MethodName,
     /// The raw parameters, if any.
     pub params: Option<Box<RawValue>>,
 }
@@ -367,7 +407,7 @@ struct Envelope<'a> {
     #[serde(default, deserialize_with = "present")]
     id: Option<IdField>,
     #[serde(default)]
-    method: Option<Method>,
+    method: Option<MethodName>,
     #[serde(default, borrow)]
     params: Option<&'a RawValue>,
     #[serde(default, borrow)]
@@ -566,13 +606,16 @@ mod tests {
     fn methods_of_mcp_are_held_without_copies() {
         let m = Message::decode(r#"{"jsonrpc":"2.0","id":1,"method":"tools/call"}"#).unwrap();
         let Message::Request(r) = m else { panic!("a request") };
-        assert!(matches!(r.method.0, Cow::Borrowed("tools/call")));
-        assert_eq!(r.method, "tools/call");
+        assert!(matches!(r.method.0, Name::Known(Method::ToolsCall)));
+        assert!(std::ptr::eq(r.method.as_str(), Method::ToolsCall.name()));
         let m = Message::decode(r#"{"jsonrpc":"2.0","id":1,"method":"x/\u0079"}"#).unwrap();
         let Message::Request(r) = m else { panic!("a request") };
-        assert!(matches!(r.method.0, Cow::Owned(_)));
+        assert!(matches!(r.method.0, Name::Other(_)));
+        assert_eq!(r.method.id(), None);
+        // No bigger than two words: every request and notification carries one.
+        assert_eq!(std::mem::size_of::<MethodName>(), 2 * std::mem::size_of::<usize>());
         assert_eq!((r.method.as_str(), r.method.to_string()), ("x/y", "x/y".to_owned()));
-        assert_eq!(format!("{:?}", Method::new("ping")), "\"ping\"");
+        assert_eq!(format!("{:?}", MethodName::new("ping")), "\"ping\"");
     }
 
     #[test]

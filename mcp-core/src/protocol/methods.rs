@@ -3,13 +3,17 @@
 //! result be cached?", "which parameter names its target?" reads the row instead of keeping a
 //! list of its own.
 //!
-//! Adding a method is one row here, its wire types in this module's siblings, one arm in the
-//! server's router and one handler file (see `server/router.rs`).
+//! Each row has an id, a variant of [`Method`]: code that acts on a method matches on it, never
+//! on the name. Adding a method is a variant and its row here (the test `each_id_is_its_rows_index`
+//! keeps them in the same order), its wire types in this module's siblings, and then what the
+//! compiler asks for: each `match` on [`Method`] without a catch-all arm (the server's router,
+//! its scope check, telemetry's target) names the new variant as missing.
 //!
 //! ```
 //! use typed_mcp::protocol::methods::{self, Era, Target};
 //!
-//! let call = methods::find("tools/call").unwrap();
+//! let call = methods::Method::ToolsCall.info();
+//! assert_eq!(call.name, "tools/call");
 //! assert!(call.valid_in(Era::Y2025) && call.valid_in(Era::Y2026));
 //! assert!(call.multi_round && call.task_capable && !call.cacheable);
 //! assert_eq!(call.target, Some(Target::Name));
@@ -105,10 +109,135 @@ impl Target {
     }
 }
 
+/// A method of MCP, as a value: the id of its row in [`METHODS`].
+///
+/// Code that acts on a method matches on this enum, so the compiler lists every place a new
+/// method must be handled; the wire name is [`Method::name`], and [`Method::from_name`] reads
+/// one. Each variant's row is [`Method::info`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
+pub enum Method {
+    /// `tools/call`.
+    ToolsCall,
+    /// `tools/list`.
+    ToolsList,
+    /// `resources/read`.
+    ResourcesRead,
+    /// `prompts/get`.
+    PromptsGet,
+    /// `ping`.
+    Ping,
+    /// `initialize`.
+    Initialize,
+    /// `server/discover`.
+    ServerDiscover,
+    /// `resources/list`.
+    ResourcesList,
+    /// `resources/templates/list`.
+    ResourcesTemplatesList,
+    /// `prompts/list`.
+    PromptsList,
+    /// `completion/complete`.
+    CompletionComplete,
+    /// `resources/subscribe`.
+    ResourcesSubscribe,
+    /// `resources/unsubscribe`.
+    ResourcesUnsubscribe,
+    /// `logging/setLevel`.
+    LoggingSetLevel,
+    /// `subscriptions/listen`.
+    SubscriptionsListen,
+    /// `tasks/get`.
+    TasksGet,
+    /// `tasks/update`.
+    TasksUpdate,
+    /// `tasks/cancel`.
+    TasksCancel,
+    /// `elicitation/create`.
+    ElicitationCreate,
+    /// `sampling/createMessage`.
+    SamplingCreateMessage,
+    /// `roots/list`.
+    RootsList,
+    /// `notifications/initialized`.
+    Initialized,
+    /// `notifications/cancelled`.
+    Cancelled,
+    /// `notifications/progress`.
+    Progress,
+    /// `notifications/message`.
+    Message,
+    /// `notifications/roots/list_changed`.
+    RootsListChanged,
+    /// `notifications/tools/list_changed`.
+    ToolsListChanged,
+    /// `notifications/prompts/list_changed`.
+    PromptsListChanged,
+    /// `notifications/resources/list_changed`.
+    ResourcesListChanged,
+    /// `notifications/resources/updated`.
+    ResourcesUpdated,
+    /// `notifications/elicitation/complete`.
+    ElicitationComplete,
+    /// `notifications/subscriptions/acknowledged`.
+    SubscriptionsAcknowledged,
+    /// `notifications/tasks`.
+    Tasks,
+}
+
+impl Method {
+    /// Every method, in the order of [`METHODS`].
+    pub const ALL: [Method; METHODS.len()] = {
+        let mut all = [Method::ToolsCall; METHODS.len()];
+        let mut i = 0;
+        while i < METHODS.len() {
+            all[i] = METHODS[i].id;
+            i += 1;
+        }
+        all
+    };
+
+    /// The method's row of the table.
+    pub const fn info(self) -> &'static MethodInfo {
+        &METHODS[self as usize]
+    }
+
+    /// The method's name, as on the wire.
+    pub const fn name(self) -> &'static str {
+        self.info().name
+    }
+
+    /// The method called `name`, if MCP has one.
+    pub fn from_name(name: &str) -> Option<Method> {
+        find(name).map(|row| row.id)
+    }
+}
+
+impl std::fmt::Display for Method {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for Method {
+    type Err = UnknownMethod;
+
+    fn from_str(name: &str) -> Result<Method, UnknownMethod> {
+        Method::from_name(name).ok_or_else(|| UnknownMethod(name.chars().take(64).collect()))
+    }
+}
+
+/// A method name MCP does not have (its first 64 characters).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("`{0}` is not a method of MCP")]
+pub struct UnknownMethod(pub String);
+
 /// One row of the method table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct MethodInfo {
+    /// The method, as a value to match on.
+    pub id: Method,
     /// The method's name, as on the wire.
     pub name: &'static str,
     /// Request or notification.
@@ -143,8 +272,9 @@ impl MethodInfo {
     }
 }
 
-const fn row(name: &'static str, kind: Kind, direction: Direction, gate: Gate, eras: Eras) -> MethodInfo {
+const fn row(id: Method, name: &'static str, kind: Kind, direction: Direction, gate: Gate, eras: Eras) -> MethodInfo {
     MethodInfo {
+        id,
         name,
         kind,
         direction,
@@ -159,12 +289,12 @@ const fn row(name: &'static str, kind: Kind, direction: Direction, gate: Gate, e
     }
 }
 
-const fn request(name: &'static str, gate: Gate, eras: Eras) -> MethodInfo {
-    row(name, Kind::Request, Direction::ToServer, gate, eras)
+const fn request(id: Method, name: &'static str, gate: Gate, eras: Eras) -> MethodInfo {
+    row(id, name, Kind::Request, Direction::ToServer, gate, eras)
 }
 
-const fn notification(name: &'static str, direction: Direction, eras: Eras) -> MethodInfo {
-    row(name, Kind::Notification, direction, Gate::None, eras)
+const fn notification(id: Method, name: &'static str, direction: Direction, eras: Eras) -> MethodInfo {
+    row(id, name, Kind::Notification, direction, Gate::None, eras)
 }
 
 impl MethodInfo {
@@ -204,44 +334,57 @@ impl MethodInfo {
 
 use Eras::{Both, Only2025, Only2026};
 
-/// Every method of MCP this crate speaks, either direction, every revision.
+/// Every method of MCP this crate speaks, either direction, every revision; row `i` is the
+/// method whose id is `i` (`Method::X as usize`).
 pub const METHODS: &[MethodInfo] = &[
     // The requests a client sends, most frequent first (the table is searched in order).
-    request("tools/call", Gate::Tools, Both).multi_round().task_capable().target(Target::Name),
-    request("tools/list", Gate::Tools, Both).cacheable().paginated(),
-    request("resources/read", Gate::Resources, Both).multi_round().cacheable().target(Target::Uri),
-    request("prompts/get", Gate::Prompts, Both).multi_round().target(Target::Name),
-    request("ping", Gate::None, Only2025).both_ways(),
-    request("initialize", Gate::None, Only2025),
-    request("server/discover", Gate::None, Only2026).cacheable(),
-    request("resources/list", Gate::Resources, Both).cacheable().paginated(),
-    request("resources/templates/list", Gate::Resources, Both).cacheable().paginated(),
-    request("prompts/list", Gate::Prompts, Both).cacheable().paginated(),
-    request("completion/complete", Gate::Completions, Both),
-    request("resources/subscribe", Gate::ResourceSubscriptions, Only2025).target(Target::Uri).changes_session(),
-    request("resources/unsubscribe", Gate::ResourceSubscriptions, Only2025).target(Target::Uri).changes_session(),
-    request("logging/setLevel", Gate::Logging, Only2025).changes_session(),
-    request("subscriptions/listen", Gate::None, Only2026),
-    request("tasks/get", Gate::Tasks, Only2026).target(Target::TaskId),
-    request("tasks/update", Gate::Tasks, Only2026).target(Target::TaskId),
-    request("tasks/cancel", Gate::Tasks, Only2026).target(Target::TaskId),
+    request(Method::ToolsCall, "tools/call", Gate::Tools, Both).multi_round().task_capable().target(Target::Name),
+    request(Method::ToolsList, "tools/list", Gate::Tools, Both).cacheable().paginated(),
+    request(Method::ResourcesRead, "resources/read", Gate::Resources, Both)
+        .multi_round()
+        .cacheable()
+        .target(Target::Uri),
+    request(Method::PromptsGet, "prompts/get", Gate::Prompts, Both).multi_round().target(Target::Name),
+    request(Method::Ping, "ping", Gate::None, Only2025).both_ways(),
+    request(Method::Initialize, "initialize", Gate::None, Only2025),
+    request(Method::ServerDiscover, "server/discover", Gate::None, Only2026).cacheable(),
+    request(Method::ResourcesList, "resources/list", Gate::Resources, Both).cacheable().paginated(),
+    request(Method::ResourcesTemplatesList, "resources/templates/list", Gate::Resources, Both).cacheable().paginated(),
+    request(Method::PromptsList, "prompts/list", Gate::Prompts, Both).cacheable().paginated(),
+    request(Method::CompletionComplete, "completion/complete", Gate::Completions, Both),
+    request(Method::ResourcesSubscribe, "resources/subscribe", Gate::ResourceSubscriptions, Only2025)
+        .target(Target::Uri)
+        .changes_session(),
+    request(Method::ResourcesUnsubscribe, "resources/unsubscribe", Gate::ResourceSubscriptions, Only2025)
+        .target(Target::Uri)
+        .changes_session(),
+    request(Method::LoggingSetLevel, "logging/setLevel", Gate::Logging, Only2025).changes_session(),
+    request(Method::SubscriptionsListen, "subscriptions/listen", Gate::None, Only2026),
+    request(Method::TasksGet, "tasks/get", Gate::Tasks, Only2026).target(Target::TaskId),
+    request(Method::TasksUpdate, "tasks/update", Gate::Tasks, Only2026).target(Target::TaskId),
+    request(Method::TasksCancel, "tasks/cancel", Gate::Tasks, Only2026).target(Target::TaskId),
     // The requests a server sends (in 2026-07-28, the questions of an `input_required` result).
-    request("elicitation/create", Gate::Client, Both).to_client(),
-    request("sampling/createMessage", Gate::Client, Both).to_client(),
-    request("roots/list", Gate::Client, Both).to_client(),
+    request(Method::ElicitationCreate, "elicitation/create", Gate::Client, Both).to_client(),
+    request(Method::SamplingCreateMessage, "sampling/createMessage", Gate::Client, Both).to_client(),
+    request(Method::RootsList, "roots/list", Gate::Client, Both).to_client(),
     // Notifications.
-    notification("notifications/initialized", Direction::ToServer, Only2025),
-    notification("notifications/cancelled", Direction::Both, Only2025),
-    notification("notifications/progress", Direction::Both, Both),
-    notification("notifications/message", Direction::ToClient, Both),
-    notification("notifications/roots/list_changed", Direction::ToServer, Only2025),
-    notification("notifications/tools/list_changed", Direction::ToClient, Both),
-    notification("notifications/prompts/list_changed", Direction::ToClient, Both),
-    notification("notifications/resources/list_changed", Direction::ToClient, Both),
-    notification("notifications/resources/updated", Direction::ToClient, Both),
-    notification("notifications/elicitation/complete", Direction::ToClient, Only2025),
-    notification("notifications/subscriptions/acknowledged", Direction::ToClient, Only2026),
-    notification("notifications/tasks", Direction::ToClient, Only2026),
+    notification(Method::Initialized, "notifications/initialized", Direction::ToServer, Only2025),
+    notification(Method::Cancelled, "notifications/cancelled", Direction::Both, Only2025),
+    notification(Method::Progress, "notifications/progress", Direction::Both, Both),
+    notification(Method::Message, "notifications/message", Direction::ToClient, Both),
+    notification(Method::RootsListChanged, "notifications/roots/list_changed", Direction::ToServer, Only2025),
+    notification(Method::ToolsListChanged, "notifications/tools/list_changed", Direction::ToClient, Both),
+    notification(Method::PromptsListChanged, "notifications/prompts/list_changed", Direction::ToClient, Both),
+    notification(Method::ResourcesListChanged, "notifications/resources/list_changed", Direction::ToClient, Both),
+    notification(Method::ResourcesUpdated, "notifications/resources/updated", Direction::ToClient, Both),
+    notification(Method::ElicitationComplete, "notifications/elicitation/complete", Direction::ToClient, Only2025),
+    notification(
+        Method::SubscriptionsAcknowledged,
+        "notifications/subscriptions/acknowledged",
+        Direction::ToClient,
+        Only2026,
+    ),
+    notification(Method::Tasks, "notifications/tasks", Direction::ToClient, Only2026),
 ];
 
 /// The row of the method called `name`, if MCP has one.
@@ -260,6 +403,18 @@ mod tests {
             assert_eq!(find(m.name), Some(m));
         }
         assert_eq!(find("tools/cal"), None);
+    }
+
+    #[test]
+    fn each_id_is_its_rows_index() {
+        for (i, m) in METHODS.iter().enumerate() {
+            assert_eq!(m.id as usize, i, "`{}` is not at the index of its id", m.name);
+            assert_eq!(m.id.info(), m);
+            assert_eq!(Method::from_name(m.name), Some(m.id));
+            assert_eq!(m.id.to_string(), m.name);
+        }
+        assert_eq!(Method::ALL.len(), METHODS.len());
+        assert_eq!("tools/cal".parse::<Method>(), Err(UnknownMethod("tools/cal".into())));
     }
 
     #[test]

@@ -32,8 +32,9 @@ pub(crate) fn decode_base64_lenient(text: &str) -> Option<Vec<u8>> {
 
 pub use completion::*;
 pub use elicitation::*;
-pub use jsonrpc::{ErrorObject, Message, Method, Notification, Request, RequestId, Response, codes};
+pub use jsonrpc::{ErrorObject, Message, MethodName, Notification, Request, RequestId, Response, codes};
 pub use logging::*;
+pub use methods::Method;
 pub use oauth::OAuthError;
 pub use prompts::*;
 pub use resources::*;

@@ -25,7 +25,7 @@ use crate::engine::{HandlerResult, Handling, RequestScope, ResultText};
 use crate::multi_round::state::{Binding, Carried, digest};
 use crate::multi_round::{Outcome, Rounds, answered, drive, first_run};
 use crate::protocol::codes::UNSUPPORTED_PROTOCOL_VERSION;
-use crate::protocol::methods::{self, Direction, Era, Kind, MethodInfo};
+use crate::protocol::methods::{Direction, Era, Kind, Method, MethodInfo};
 use crate::protocol::scan::{Key, Members};
 use crate::protocol::stateless::META_PROTOCOL_VERSION_KEY;
 use crate::protocol::view::{Meta2026, Meta2026Text, NO_PARAMS, ParamsView};
@@ -52,7 +52,7 @@ pub(crate) fn handle_if_2026(
     if !discover && META_PROTOCOL_VERSION_KEY.find(text.as_bytes()).is_none() {
         return Err((request, scope));
     }
-    let found = methods::find(&request.method);
+    let found = request.method.info();
     let view = match ParamsView::read(text, found) {
         Ok(view) => view,
         // Parameters a 2026-era request carries (its `_meta` names a version) that cannot be
@@ -125,7 +125,7 @@ fn start(
     read: Option<(ParamsView, Meta2026)>,
     scope: RequestScope,
 ) -> Result<Handling, ErrorObject> {
-    let found = methods::find(&request.method);
+    let found = request.method.info();
     let text = request.params.as_deref().map_or(NO_PARAMS, RawValue::get);
     let (view, meta) = match read {
         Some(read) => read,
@@ -209,7 +209,7 @@ impl Pending {
             // A URL flow the user must complete first: in this era, an input request like any
             // other, answered by retrying once the user has been to the page.
             Outcome::Complete(Err(error)) if error.code == codes::URL_ELICITATION_REQUIRED && method.multi_round => {
-                url_flows(method.name, &error, &self.state, &self.rounds)?
+                url_flows(method.id, &error, &self.state, &self.rounds)?
             }
             outcome => outcome,
         };
@@ -426,7 +426,7 @@ fn missing_capabilities(required: JsonObject) -> ErrorObject {
 /// no -32042): a tool call fails as a tool result (`isError: true`) saying so, any other request
 /// with an error that names no elicitation. The client must have declared URL mode.
 fn url_flows(
-    method: &str,
+    method: Method,
     error: &ErrorObject,
     state: &SessionState,
     rounds: &Rounds,
@@ -457,9 +457,9 @@ fn url_flows(
 
 /// How a request ends in this era when the user declined or cancelled a URL flow it needs
 /// (`message` is the flow's own).
-fn url_flow_refused(method: &str, message: &str) -> HandlerResult {
+fn url_flow_refused(method: Method, message: &str) -> HandlerResult {
     let reason = format!("The user did not complete the action in the browser that this request needs: {message}");
-    if method == "tools/call" {
+    if method == Method::ToolsCall {
         to_raw(&crate::protocol::CallToolResult::error_text(reason))
     } else {
         Err(ErrorObject::new(codes::INTERNAL_ERROR, reason))

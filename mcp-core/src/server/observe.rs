@@ -27,7 +27,7 @@ pub(crate) fn observe(
     let Some(telemetry) = &server.telemetry else { return run(request, scope, view) };
     let view = view.or_else(|| {
         let text = request.params.as_deref().map_or(NO_PARAMS, serde_json::value::RawValue::get);
-        ParamsView::read(text, crate::protocol::methods::find(&request.method)).ok()
+        ParamsView::read(text, request.method.info()).ok()
     });
     #[cfg(feature = "http")]
     let http = scope.http.as_deref();

@@ -5,8 +5,10 @@
 //! by this server (see [`offers`]). Every fact about a method lives in its row of
 //! [`crate::protocol::methods`]; this file is only the `match` from a method to its handler.
 //!
-//! Adding a method: a row in the method table, its wire types in `protocol/`, one arm here,
-//! and one handler file in this folder that uses [`super::handling`] and [`super::state`].
+//! Adding a method: a variant of [`Method`] and its row in the method table, its wire types
+//! in `protocol/`; then this file's `match` (which has no catch-all arm) fails to compile until
+//! the method has an arm here, and one handler file in this folder that uses
+//! [`super::handling`] and [`super::state`].
 
 use std::sync::Arc;
 
@@ -19,9 +21,9 @@ use serde_json::value::RawValue;
 use crate::engine::{Handling, Peer, RequestScope};
 use crate::handler::Meta;
 use crate::middleware::{Incoming, IncomingInner};
-use crate::protocol::methods::{Era, Gate, MethodInfo};
+use crate::protocol::methods::{Era, Gate, Method, MethodInfo};
 use crate::protocol::view::{NO_PARAMS, ParamsView};
-use crate::protocol::{CompleteParams, EmptyResult, ErrorObject, PaginatedParams, Request};
+use crate::protocol::{CompleteParams, EmptyResult, ErrorObject, MethodName, PaginatedParams, Request};
 
 /// Whether this server answers `method`: what its row's gate asks for is declared.
 pub(crate) fn offers(server: &ServerInner, method: &MethodInfo) -> bool {
@@ -109,26 +111,26 @@ fn dispatch(
 ) -> Handling {
     let s = &server.surface;
     let page = |request: &Request, list: &dyn Fn(Option<&str>) -> crate::engine::HandlerResult| {
-        if let Some(filtered) = super::scopes::filtered_list(server, state, method.name) {
+        if let Some(filtered) = super::scopes::filtered_list(server, state, method.id) {
             return ready(filtered);
         }
         ready(params(request).and_then(|p: PaginatedParams| list(p.cursor.as_deref())))
     };
-    match method.name {
-        "tools/call" => {
+    match method.id {
+        Method::ToolsCall => {
             super::tools::call(server, state, method, request, view, scope).unwrap_or_else(|e| ready(Err(e)))
         }
-        "tools/list" => super::tools::list(server, state, &request),
-        "ping" => ready(to_raw(&EmptyResult {})),
-        "prompts/list" => page(&request, &|c| s.prompts.page(c)),
-        "prompts/get" => super::prompts::get(server, state, request, scope),
-        "resources/list" => page(&request, &|c| s.resources.page(c)),
-        "resources/templates/list" => page(&request, &|c| s.templates.page(c)),
-        "resources/read" => super::resources::read(server, state, request, scope),
-        "resources/subscribe" => ready(super::resources::subscribe(server, state, &request, true)),
-        "resources/unsubscribe" => ready(super::resources::subscribe(server, state, &request, false)),
-        "logging/setLevel" => ready(super::logging::set_level(state, &request)),
-        "completion/complete" => {
+        Method::ToolsList => super::tools::list(server, state, &request),
+        Method::Ping => ready(to_raw(&EmptyResult {})),
+        Method::PromptsList => page(&request, &|c| s.prompts.page(c)),
+        Method::PromptsGet => super::prompts::get(server, state, request, scope),
+        Method::ResourcesList => page(&request, &|c| s.resources.page(c)),
+        Method::ResourcesTemplatesList => page(&request, &|c| s.templates.page(c)),
+        Method::ResourcesRead => super::resources::read(server, state, request, scope),
+        Method::ResourcesSubscribe => ready(super::resources::subscribe(server, state, &request, true)),
+        Method::ResourcesUnsubscribe => ready(super::resources::subscribe(server, state, &request, false)),
+        Method::LoggingSetLevel => ready(super::logging::set_level(state, &request)),
+        Method::CompletionComplete => {
             let p: CompleteParams = match params(&request) {
                 Ok(p) => p,
                 Err(e) => return ready(Err(e)),
@@ -138,25 +140,46 @@ fn dispatch(
                 Err(e) => ready(Err(e)),
             }
         }
-        "server/discover" => ready(super::discover::discover(server)),
-        "subscriptions/listen" => {
+        Method::ServerDiscover => ready(super::discover::discover(server)),
+        Method::SubscriptionsListen => {
             let (server, state) = (server.clone(), state.clone());
             Handling::future(async move { super::listen::listen(&server, &state, &request, scope).await })
         }
-        "tasks/get" | "tasks/update" | "tasks/cancel" => {
+        Method::TasksGet | Method::TasksUpdate | Method::TasksCancel => {
             let (server, state) = (server.clone(), state.clone());
             Handling::future(async move { super::tasks::handle(&server, &state, &request).await })
         }
-        // `initialize` is the session's own (see `super::session`); the rest are sent by servers.
-        other => ready(Err(ErrorObject::method_not_found(other))),
+        // `initialize` is the session's own (see `super::session`); the rest are sent by servers,
+        // or are notifications.
+        Method::Initialize
+        | Method::ElicitationCreate
+        | Method::SamplingCreateMessage
+        | Method::RootsList
+        | Method::Initialized
+        | Method::Cancelled
+        | Method::Progress
+        | Method::Message
+        | Method::RootsListChanged
+        | Method::ToolsListChanged
+        | Method::PromptsListChanged
+        | Method::ResourcesListChanged
+        | Method::ResourcesUpdated
+        | Method::ElicitationComplete
+        | Method::SubscriptionsAcknowledged
+        | Method::Tasks => ready(Err(ErrorObject::method_not_found(method.name))),
     }
 }
 
 /// Handles a client notification of a 2025-era session.
-pub(crate) fn on_notification(server: &Arc<ServerInner>, session: &Arc<SessionState>, method: &str, peer: &Peer) {
-    match method {
-        "notifications/initialized" => server.surface.sessions.register(peer.unrelated(), session.clone()),
-        "notifications/roots/list_changed" => super::sampling::roots_changed(server, session, peer),
-        other => tracing::debug!(method = other, "ignored notification"),
+pub(crate) fn on_notification(
+    server: &Arc<ServerInner>,
+    session: &Arc<SessionState>,
+    method: &MethodName,
+    peer: &Peer,
+) {
+    match method.id() {
+        Some(Method::Initialized) => server.surface.sessions.register(peer.unrelated(), session.clone()),
+        Some(Method::RootsListChanged) => super::sampling::roots_changed(server, session, peer),
+        _ => tracing::debug!(method = method.as_str(), "ignored notification"),
     }
 }

@@ -11,6 +11,7 @@ use super::state::SessionState;
 use crate::auth::AuthInfo;
 use crate::engine::ResultText;
 use crate::protocol::ErrorObject;
+use crate::protocol::methods::Method;
 #[cfg(feature = "http")]
 use crate::protocol::methods::MethodInfo;
 
@@ -21,10 +22,10 @@ use crate::protocol::methods::MethodInfo;
 pub(crate) fn required(server: &ServerInner, method: &MethodInfo, target: Option<&str>) -> Arc<[String]> {
     let none = || Arc::from([]);
     let Some(target) = target else { return none() };
-    match method.name {
-        "tools/call" => server.tools.read(|s| s.get(target).map(|t| t.scopes.clone())),
-        "prompts/get" => server.surface.prompts.read(|s| s.get(target).map(|p| p.scopes.clone())),
-        "resources/read" => super::resources::resolve(server, target).map(|(d, _)| d.scopes.clone()),
+    match method.id {
+        Method::ToolsCall => server.tools.read(|s| s.get(target).map(|t| t.scopes.clone())),
+        Method::PromptsGet => server.surface.prompts.read(|s| s.get(target).map(|p| p.scopes.clone())),
+        Method::ResourcesRead => super::resources::resolve(server, target).map(|(d, _)| d.scopes.clone()),
         _ => None,
     }
     .unwrap_or_else(none)
@@ -35,7 +36,7 @@ pub(crate) fn required(server: &ServerInner, method: &MethodInfo, target: Option
 pub(crate) fn filtered_list(
     server: &ServerInner,
     state: &SessionState,
-    method: &str,
+    method: Method,
 ) -> Option<Result<ResultText, ErrorObject>> {
     let auth = state.auth()?;
     if !state.hides_unauthorized() {
@@ -43,18 +44,18 @@ pub(crate) fn filtered_list(
     }
     let allowed = |scopes: &[String]| auth_has(&auth, scopes);
     let (field, items): (&str, Vec<Value>) = match method {
-        "tools/list" => (
+        Method::ToolsList => (
             "tools",
             server.tools.read(|s| s.items.iter().filter(|t| allowed(&t.scopes)).map(|t| to_value(&t.tool)).collect()),
         ),
-        "prompts/list" => (
+        Method::PromptsList => (
             "prompts",
             server
                 .surface
                 .prompts
                 .read(|s| s.items.iter().filter(|p| allowed(&p.scopes)).map(|p| to_value(&p.prompt)).collect()),
         ),
-        "resources/list" => (
+        Method::ResourcesList => (
             "resources",
             server
                 .surface

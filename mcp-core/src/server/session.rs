@@ -10,7 +10,7 @@ use super::ServerInner;
 use super::handling::{params, ready, to_raw};
 use super::state::{ClientState, SessionState};
 use crate::engine::{HandlerResult, Handling, Peer, RequestScope, Service};
-use crate::protocol::methods::{self, Direction, Era, Kind};
+use crate::protocol::methods::{Direction, Era, Kind};
 use crate::protocol::view::ParamsView;
 use crate::protocol::{
     ClientCapabilities, ErrorObject, Implementation, InitializeParams, InitializeResult, LATEST_PROTOCOL_VERSION,
@@ -152,7 +152,9 @@ impl ServerSession {
                 Ok(handling) => return handling,
                 Err(unserved) => unserved,
             };
-        let Some(method) = methods::find(&request.method)
+        let Some(method) = request
+            .method
+            .info()
             .filter(|m| m.valid_in(Era::Y2025) && m.kind == Kind::Request && m.direction != Direction::ToClient)
             .filter(|m| super::router::offers(&self.server, m))
         else {

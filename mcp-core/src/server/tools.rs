@@ -10,7 +10,7 @@ use super::handling::{params, ready};
 use super::state::SessionState;
 use crate::engine::{Handling, RequestScope};
 use crate::handler::Meta;
-use crate::protocol::methods::MethodInfo;
+use crate::protocol::methods::{Method, MethodInfo};
 use crate::protocol::scan::{Key, without_position};
 use crate::protocol::view::{NO_PARAMS, ParamsView};
 use crate::protocol::{ErrorObject, PaginatedParams, ProgressToken, Request, TaskSupport};
@@ -19,7 +19,7 @@ use crate::tool::{Arguments, ToolCall};
 /// `tools/list`: the page the cursor names, or, for a token that hides what it may not use,
 /// the tools it may call.
 pub(crate) fn list(server: &ServerInner, state: &SessionState, request: &Request) -> Handling {
-    if let Some(filtered) = super::scopes::filtered_list(server, state, "tools/list") {
+    if let Some(filtered) = super::scopes::filtered_list(server, state, Method::ToolsList) {
         return ready(filtered);
     }
     ready(params(request).and_then(|p: PaginatedParams| server.tools.page(p.cursor.as_deref())))

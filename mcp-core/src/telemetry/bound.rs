@@ -105,7 +105,7 @@ mod tests {
     fn key(tool: &'static str) -> SetKey {
         SetKey {
             server: true,
-            method: Static("tools/call"),
+            method: crate::protocol::methods::Method::ToolsCall,
             target: Some(Static(tool)),
             version: None,
             transport: Transport::Pipe,

@@ -56,6 +56,7 @@ use opentelemetry::{Context as OtelContext, InstrumentationScope, KeyValue};
 pub use otlp::{OtlpError, OtlpGuard, otlp_from_env, shutdown_signal};
 
 use crate::protocol::JsonObject;
+use crate::protocol::methods::Method;
 
 /// The conventions' bucket boundaries for the MCP duration histograms, in seconds.
 pub const DURATION_BUCKETS: [f64; 14] =
@@ -328,9 +329,9 @@ fn trace_members(meta: Option<&serde_json::Map<String, serde_json::Value>>) -> H
 
 /// The method's name as a `'static` string when it is one of the table's (no allocation per
 /// request), else owned.
-fn method_name(method: &str) -> Cow<'static, str> {
-    match crate::protocol::methods::find(method) {
-        Some(info) => Cow::Borrowed(info.name),
+fn method_name(id: Option<Method>, method: &str) -> Cow<'static, str> {
+    match id {
+        Some(id) => Cow::Borrowed(id.name()),
         None => Cow::Owned(method.to_owned()),
     }
 }
@@ -352,11 +353,12 @@ const INTERNED_MAX: usize = 512;
 /// strings kept for the life of the process (at most [`INTERNED_MAX`] per method), so that
 /// naming a span and its attributes allocates nothing; clones of the attributes (the span's,
 /// the histogram's) then copy a pointer.
-fn interned(method: &'static str, target: &str) -> (Cow<'static, str>, Cow<'static, str>) {
+fn interned(id: Method, target: &str) -> (Cow<'static, str>, Cow<'static, str>) {
     type Names = foldhash::HashMap<Box<str>, (&'static str, &'static str)>;
     static TOOLS: std::sync::LazyLock<std::sync::RwLock<Names>> = std::sync::LazyLock::new(Default::default);
     static PROMPTS: std::sync::LazyLock<std::sync::RwLock<Names>> = std::sync::LazyLock::new(Default::default);
-    let names = if method == "tools/call" { &TOOLS } else { &PROMPTS };
+    let names = if id == Method::ToolsCall { &TOOLS } else { &PROMPTS };
+    let method = id.name();
     if let Some(&(name, target)) = names.read().ok().as_ref().and_then(|n| n.get(target)) {
         return (Cow::Borrowed(name), Cow::Borrowed(target));
     }
@@ -447,7 +449,7 @@ fn shared_attributes(
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 struct SetKey {
     server: bool,
-    method: Static,
+    method: Method,
     /// The tool of a `tools/call`, the prompt of a `prompts/get`.
     target: Option<Static>,
     version: Option<Static>,
@@ -458,13 +460,13 @@ struct SetKey {
 impl SetKey {
     /// The attributes of the set.
     fn attributes(&self) -> Vec<KeyValue> {
-        let target = match (self.method.0, self.target) {
+        let target = match (self.method, self.target) {
             (_, None) => Target::None,
-            ("tools/call", Some(tool)) => Target::Tool(Cow::Borrowed(tool.0)),
+            (Method::ToolsCall, Some(tool)) => Target::Tool(Cow::Borrowed(tool.0)),
             (_, Some(prompt)) => Target::Prompt(Cow::Borrowed(prompt.0)),
         };
         let version = self.version.map(|v| Cow::Borrowed(v.0));
-        let mut attributes = shared_attributes(Cow::Borrowed(self.method.0), target, version, self.transport);
+        let mut attributes = shared_attributes(Cow::Borrowed(self.method.name()), target, version, self.transport);
         self.failure.apply(&mut attributes);
         attributes
     }
@@ -502,28 +504,36 @@ struct Shape {
 }
 
 impl Shape {
-    /// The shape of `method` on `target` (a tool, a prompt or a resource), at `version`, over
-    /// `transport`, as a `server` (or a client) sees it.
-    fn of(server: bool, method: &str, target: Option<&str>, version: Option<&str>, transport: Transport) -> Shape {
-        let method = method_name(method);
-        let (name, target) = match (&*method, target) {
-            ("tools/call", Some(tool)) => {
-                let (name, tool) = interned("tools/call", tool);
+    /// The shape of `method` (`id` when it is one of MCP's) on `target` (a tool, a prompt or a
+    /// resource), at `version`, over `transport`, as a `server` (or a client) sees it.
+    fn of(
+        server: bool,
+        (id, method): (Option<Method>, &str),
+        target: Option<&str>,
+        version: Option<&str>,
+        transport: Transport,
+    ) -> Shape {
+        let method = method_name(id, method);
+        let (name, target) = match (id, target) {
+            (Some(id @ Method::ToolsCall), Some(tool)) => {
+                let (name, tool) = interned(id, tool);
                 (name, Target::Tool(tool))
             }
-            ("prompts/get", Some(prompt)) => {
-                let (name, prompt) = interned("prompts/get", prompt);
+            (Some(id @ Method::PromptsGet), Some(prompt)) => {
+                let (name, prompt) = interned(id, prompt);
                 (name, Target::Prompt(prompt))
             }
             // Not in the name: URIs are of high cardinality.
-            (m, Some(uri)) if m.starts_with("resources/") => (method.clone(), Target::Resource(Arc::from(uri))),
+            (Some(Method::ResourcesRead | Method::ResourcesSubscribe | Method::ResourcesUnsubscribe), Some(uri)) => {
+                (method.clone(), Target::Resource(Arc::from(uri)))
+            }
             _ => (method.clone(), Target::None),
         };
         let version = version.map(version_name);
         let key = (|| {
             Some(SetKey {
                 server,
-                method: Static::of_cow(&method)?,
+                method: id?,
                 target: match &target {
                     Target::None => None,
                     Target::Tool(t) | Target::Prompt(t) => Some(Static::of_cow(t)?),
@@ -638,7 +648,7 @@ pub(crate) struct Operation {
 
 /// What a server knows of a request it received, beyond its parameters.
 pub(crate) struct Received<'a> {
-    pub(crate) method: &'a str,
+    pub(crate) method: &'a crate::protocol::MethodName,
     pub(crate) id: &'a crate::protocol::RequestId,
     pub(crate) params: Option<&'a str>,
     pub(crate) protocol_version: Option<&'a str>,
@@ -658,8 +668,9 @@ impl Telemetry {
         let text = r.params.unwrap_or(NO_PARAMS);
         let meta = ParamsView::text(text, &view.meta);
         let version = r.protocol_version.or_else(|| meta.and_then(|m| Meta2026Text::read(m).ok()?.version()));
+        let id = r.method.id();
         let (name, mut span_attributes, duration) =
-            Shape::of(true, r.method, view.target(text), version, r.transport).split();
+            Shape::of(true, (id, r.method.as_str()), view.target(text), version, r.transport).split();
         span_attributes.push(KeyValue::new("jsonrpc.request.id", request_id_text(r.id)));
         if let Some(id) = r.session_id {
             span_attributes.push(KeyValue::new("mcp.session.id", id.to_owned()));
@@ -669,7 +680,7 @@ impl Telemetry {
             span_attributes.push(KeyValue::new("client.port", i64::from(address.port())));
         }
         if self.options.record_arguments
-            && r.method == "tools/call"
+            && id == Some(Method::ToolsCall)
             && let Some(arguments) = ParamsView::text(text, &view.arguments)
         {
             span_attributes.push(KeyValue::new("gen_ai.tool.call.arguments", arguments.to_owned()));
@@ -704,7 +715,7 @@ impl Telemetry {
             cx: self.inner.tracer.start(builder, &parent),
             started,
             duration,
-            tool_call: r.method == "tools/call",
+            tool_call: id == Some(Method::ToolsCall),
             server: true,
         }
     }
@@ -719,20 +730,17 @@ impl Telemetry {
         transport: Transport,
         server: Option<(&str, u16)>,
     ) -> Operation {
-        let target = match method {
-            "tools/call" | "prompts/get" => params.get("name"),
-            "resources/read" | "resources/subscribe" | "resources/unsubscribe" => params.get("uri"),
-            _ => None,
-        }
-        .and_then(|v| v.as_str());
-        let mut shape = Shape::of(false, method, target, protocol_version, transport);
+        let id = Method::from_name(method);
+        // The parameter the method's row names as its target.
+        let target = id.and_then(|m| m.info().target).and_then(|t| params.get(t.param())?.as_str());
+        let mut shape = Shape::of(false, (id, method), target, protocol_version, transport);
         if let Some((host, port)) = server {
             shape.attributes.push(KeyValue::new("server.address", host.to_owned()));
             shape.attributes.push(KeyValue::new("server.port", i64::from(port)));
             shape.key = None;
         }
         let (name, mut span_attributes, duration) = shape.split();
-        if method == "tools/call"
+        if id == Some(Method::ToolsCall)
             && self.options.record_arguments
             && let Some(arguments) = params.get("arguments")
         {
@@ -755,7 +763,7 @@ impl Telemetry {
             cx,
             started,
             duration,
-            tool_call: method == "tools/call",
+            tool_call: id == Some(Method::ToolsCall),
             server: false,
         }
     }
@@ -764,10 +772,10 @@ impl Telemetry {
     /// the requests that follow the task), child of the current context; the caller ends it.
     pub(crate) fn task_span(&self, tool: &str) -> OtelContext {
         let parent = OtelContext::current();
-        let builder = SpanBuilder::from_name(format!("tools/call {tool} (task)"))
-            .with_kind(SpanKind::Internal)
-            .with_attributes([
-                KeyValue::new("mcp.method.name", "tools/call"),
+        let call = Method::ToolsCall.name();
+        let builder =
+            SpanBuilder::from_name(format!("{call} {tool} (task)")).with_kind(SpanKind::Internal).with_attributes([
+                KeyValue::new("mcp.method.name", call),
                 KeyValue::new("gen_ai.tool.name", tool.to_owned()),
                 KeyValue::new("gen_ai.operation.name", "execute_tool"),
             ]);
@@ -861,7 +869,7 @@ impl Telemetry {
     /// `body` is not one JSON-RPC request with object (or no) parameters: nothing is observed.
     pub(crate) fn forwarding(&self, body: &[u8], f: Forwarding<'_>) -> Option<(Hop, Vec<u8>)> {
         let mut message: JsonObject = serde_json::from_slice(body).ok()?;
-        let method = message.get("method")?.as_str()?.to_owned();
+        let method = crate::protocol::MethodName::new(message.get("method")?.as_str()?);
         let id: crate::protocol::RequestId = serde_json::from_value(message.get("id")?.clone()).ok()?;
         if message.get("params").is_some_and(|p| !p.is_object()) {
             return None;
@@ -873,8 +881,7 @@ impl Telemetry {
             .filter_map(|key| Some((key.to_owned(), (f.header)(key)?)))
             .collect();
         let text = params.as_deref().unwrap_or(crate::protocol::view::NO_PARAMS);
-        let view =
-            crate::protocol::view::ParamsView::read(text, crate::protocol::methods::find(&method)).unwrap_or_default();
+        let view = crate::protocol::view::ParamsView::read(text, method.info()).unwrap_or_default();
         let server = self.received(
             Received {
                 method: &method,
@@ -925,25 +932,25 @@ impl Hop {
 
 #[cfg(test)]
 mod tests {
-    use super::{Cow, INTERNED_MAX, Shape, Transport, interned, is_tool_error, version_name};
+    use super::{Cow, INTERNED_MAX, Method, Shape, Transport, interned, is_tool_error, version_name};
 
     #[test]
     fn tool_names_are_kept_once_and_only_up_to_the_bound() {
-        let (name, tool) = interned("prompts/get", "greet");
+        let (name, tool) = interned(Method::PromptsGet, "greet");
         assert_eq!((&*name, &*tool), ("prompts/get greet", "greet"));
-        let (again, _) = interned("prompts/get", "greet");
+        let (again, _) = interned(Method::PromptsGet, "greet");
         assert!(matches!((&name, &again), (Cow::Borrowed(a), Cow::Borrowed(b)) if std::ptr::eq(*a, *b)));
         // The same name under the other method is another span name.
-        assert_eq!(&*interned("tools/call", "greet").0, "tools/call greet");
+        assert_eq!(&*interned(Method::ToolsCall, "greet").0, "tools/call greet");
         // Names from the wire fill the table at most to its bound; past it they are still right.
         for i in 0..INTERNED_MAX + 10 {
             let target = format!("p{i}");
-            let (name, kept) = interned("prompts/get", &target);
+            let (name, kept) = interned(Method::PromptsGet, &target);
             assert_eq!(name, format!("prompts/get {target}"));
             assert_eq!(kept, target);
         }
-        assert!(matches!(interned("prompts/get", "one more").0, Cow::Owned(_)));
-        assert!(matches!(interned("prompts/get", "greet").0, Cow::Borrowed(_)));
+        assert!(matches!(interned(Method::PromptsGet, "one more").0, Cow::Owned(_)));
+        assert!(matches!(interned(Method::PromptsGet, "greet").0, Cow::Borrowed(_)));
     }
 
     #[test]
@@ -951,7 +958,13 @@ mod tests {
         assert!(matches!(version_name("2025-11-25"), Cow::Borrowed("2025-11-25")));
         assert!(matches!(version_name("2026-07-28"), Cow::Borrowed("2026-07-28")));
         assert_eq!(version_name("1999-01-01"), "1999-01-01");
-        let shape = Shape::of(true, "tools/call", Some("get_weather"), Some("2025-11-25"), Transport::Pipe);
+        let shape = Shape::of(
+            true,
+            (Some(Method::ToolsCall), Method::ToolsCall.name()),
+            Some("get_weather"),
+            Some("2025-11-25"),
+            Transport::Pipe,
+        );
         assert_eq!(shape.name, "tools/call get_weather");
         let keys: Vec<&str> = shape.attributes.iter().map(|kv| kv.key.as_str()).collect();
         assert_eq!(

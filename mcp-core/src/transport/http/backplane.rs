@@ -751,6 +751,6 @@ pub(crate) fn record_of(session: &HttpSession) -> Option<String> {
 }
 
 /// Whether a request changes what the shared registry records of its session.
-pub(crate) fn changes_record(method: &str) -> bool {
-    crate::protocol::methods::find(method).is_some_and(|m| m.changes_session)
+pub(crate) fn changes_record(method: &crate::protocol::MethodName) -> bool {
+    method.info().is_some_and(|m| m.changes_session)
 }

@@ -22,7 +22,6 @@ use crate::engine::HttpRequestParts;
 use crate::engine::Service;
 use crate::protocol::codes::UNSUPPORTED_PROTOCOL_VERSION;
 use crate::protocol::jsonrpc::encode_error;
-use crate::protocol::methods;
 use crate::protocol::view::{NO_PARAMS, ParamsView};
 use crate::protocol::{
     ErrorObject, Message, PROTOCOL_VERSION_2026_07_28, Request, SUPPORTED_PROTOCOL_VERSIONS, supported_versions,
@@ -240,7 +239,7 @@ pub(crate) async fn post(
 #[allow(clippy::result_large_err)] // an error response is built once per refused request
 fn check_scopes(shared: &Shared, auth: &Identity, request: &Request) -> Result<(), Response> {
     let (Some(guard), Some(info)) = (&shared.guard, &auth.info) else { return Ok(()) };
-    let Some(method) = methods::find(&request.method).filter(|m| m.target.is_some()) else { return Ok(()) };
+    let Some(method) = request.method.info().filter(|m| m.target.is_some()) else { return Ok(()) };
     let text = request.params.as_deref().map_or(NO_PARAMS, RawValue::get);
     let view = ParamsView::read(text, Some(method)).unwrap_or_default();
     guard.check_scopes(info, &shared.server.required_scopes(method, view.target(text)))

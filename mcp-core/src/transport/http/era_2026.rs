@@ -27,7 +27,7 @@ use crate::engine::HttpRequestParts;
 use crate::engine::{Cancellation, HandlerResult, Handling, Outbound, Peer, RequestScope, panic_message};
 use crate::protocol::codes::HEADER_MISMATCH;
 use crate::protocol::jsonrpc::encode_error;
-use crate::protocol::methods::{self, Era, MethodInfo};
+use crate::protocol::methods::{Era, Method, MethodInfo};
 use crate::protocol::stateless::{MCP_METHOD_HEADER, MCP_NAME_HEADER, META_PROTOCOL_VERSION_KEY, decode_header_value};
 use crate::protocol::view::{Meta2026, Meta2026Text, NO_PARAMS, ParamsView};
 use crate::protocol::{ErrorObject, PROTOCOL_VERSION_2026_07_28, Request, RequestId};
@@ -55,7 +55,7 @@ pub(crate) fn read(request: Request, headers: &HeaderMap, version: Option<&str>)
     if !by_header && META_PROTOCOL_VERSION_KEY.find(text.as_bytes()).is_none() {
         return Err(request);
     }
-    let method = methods::find(&request.method);
+    let method = request.method.info();
     let view = ParamsView::read(text, method);
     let by_meta = || {
         let view = view.as_ref().ok()?;
@@ -173,8 +173,8 @@ fn check_headers(
         (Some(_), None) => return Err(mismatch("Mcp-Name header given but the body names nothing".into())),
         _ => {}
     }
-    match (method.name, name) {
-        ("tools/call", Some(tool)) => {
+    match (method.id, name) {
+        (Method::ToolsCall, Some(tool)) => {
             shared.server.check_param_headers(tool, ParamsView::text(text, &view.arguments), headers)
         }
         _ => Ok(()),
@@ -211,7 +211,7 @@ enum Begun {
 /// A request whose handler has not answered yet (or sent something first).
 struct Waiting {
     id: RequestId,
-    method: crate::protocol::Method,
+    method: crate::protocol::MethodName,
     handler: futures_util::future::BoxFuture<'static, std::thread::Result<HandlerResult>>,
     queue: mpsc::Receiver<Outbound>,
     cancelled_on_drop: CancelOnDrop,
@@ -358,7 +358,7 @@ enum Step {
 /// A request answered on an SSE stream: what its handler sends, then its response.
 struct Stream {
     id: RequestId,
-    method: crate::protocol::Method,
+    method: crate::protocol::MethodName,
     handler: Option<futures_util::future::BoxFuture<'static, std::thread::Result<HandlerResult>>>,
     queue: mpsc::Receiver<Outbound>,
     first: Option<Step>,

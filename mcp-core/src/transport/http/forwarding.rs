@@ -12,7 +12,8 @@ use super::lifecycle::{make_room, release};
 use super::responses::header_str;
 use super::session::HttpSession;
 use super::{Opening, SESSION_HEADER, Shared};
-use crate::protocol::Message;
+use crate::protocol::methods::Method as McpMethod;
+use crate::protocol::{Message, MethodName};
 
 /// Serves or forwards a request for a session this instance does not own: a request nothing
 /// ties to the owner is served here, on a replica of the session (`None`: served by the
@@ -261,8 +262,7 @@ impl Landing {
     fn of(body: &[u8]) -> Landing {
         #[derive(serde::Deserialize)]
         struct Peek<'a> {
-            #[serde(borrow)]
-            method: Option<std::borrow::Cow<'a, str>>,
+            method: Option<MethodName>,
             id: Option<crate::protocol::RequestId>,
             #[serde(borrow)]
             params: Option<Params<'a>>,
@@ -277,14 +277,15 @@ impl Landing {
             return Landing::Owner;
         }
         let Ok(peek) = serde_json::from_slice::<Peek>(body) else { return Landing::Owner };
-        match (peek.method, peek.id) {
-            (Some(method), Some(_)) if method == "tools/call" => {
+        let method = peek.method.as_ref().map(|m| m.id());
+        match (method, peek.id) {
+            (Some(Some(McpMethod::ToolsCall)), Some(_)) => {
                 peek.params.and_then(|p| p.name).map_or(Landing::Request, |name| Landing::Call(name.into_owned()))
             }
-            (Some(method), Some(_)) if !backplane::changes_record(&method) && method != "initialize" => {
-                Landing::Request
-            }
-            (Some(method), None) if method == "notifications/cancelled" => Landing::Cancel,
+            (Some(Some(McpMethod::Initialize)), Some(_)) => Landing::Owner,
+            (Some(Some(method)), Some(_)) if method.info().changes_session => Landing::Owner,
+            (Some(_), Some(_)) => Landing::Request,
+            (Some(Some(McpMethod::Cancelled)), None) => Landing::Cancel,
             (None, Some(id)) => backplane::asker_of(&id).map_or(Landing::Owner, Landing::Answer),
             _ => Landing::Owner,
         }
