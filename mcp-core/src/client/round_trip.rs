@@ -43,7 +43,7 @@ pub(crate) struct RoundTrip<'a> {
     pub(crate) url_wait: Duration,
     /// The client's telemetry: the request, all its rounds, is one `CLIENT` span.
     #[cfg(feature = "otel")]
-    pub(crate) traced: Option<&'a super::Traced>,
+    pub(crate) traced: Option<&'a super::traced::Traced>,
 }
 
 impl RoundTrip<'_> {

@@ -8,8 +8,9 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use super::era::Stateless;
+use super::requests::{decode_result, params_object};
 use super::round_trip::{RESULT_TASK, answer};
-use super::{Client, ClientError, decode_result, params_object};
+use super::{Client, ClientError};
 use crate::protocol::{
     CallToolParams, CallToolResult, ErrorObject, JsonObject, META_CLIENT_CAPABILITIES, TASKS_EXTENSION, Task,
     TaskStatus, codes,
@@ -65,7 +66,7 @@ impl Client {
         let Some(stateless) = &self.inner.stateless else {
             return Err(ClientError::WrongEra { what: "tools/call as a task".into(), era: self.era() });
         };
-        let arguments = super::tool_arguments(arguments).map_err(ClientError::Codec)?;
+        let arguments = super::tool_call::tool_arguments(arguments).map_err(ClientError::Codec)?;
         let params = CallToolParams { name: name.to_owned(), arguments, meta: None };
         let params = with_tasks_extension(params_object(&params)?);
         let first = self.round_trip(stateless).request("tools/call", params, self.options(None, None)).await?;

@@ -1,0 +1,208 @@
+//! `tools/call`: a call configured (arguments, timeout, cancellation, progress, as a task) and
+//! made, and retried once the URL-mode elicitations the server requires are complete.
+
+use std::future::IntoFuture;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use serde::Serialize;
+use tokio_util::sync::CancellationToken;
+
+use super::ClientError;
+use super::connected::Client;
+use super::service::{ClientShared, ProgressCallback};
+use crate::engine::BoxFuture;
+use crate::protocol::{CallToolParams, CallToolResult, JsonObject, ProgressParams, ProgressToken, RequestMeta};
+
+/// How many times [`Client::call_tool_with_url_elicitation`] completes flows and retries.
+const URL_ELICITATION_ROUNDS: usize = 3;
+
+impl Client {
+    /// Calls a tool. `arguments` must serialize to a JSON object (or `()` for none).
+    pub async fn call_tool(&self, name: &str, arguments: impl Serialize) -> Result<CallToolResult, ClientError> {
+        self.tool(name).arguments(arguments).send().await
+    }
+
+    /// A tool call to configure (progress, timeout, cancellation) before awaiting it.
+    pub fn tool(&self, name: impl Into<String>) -> ToolCallBuilder<'_> {
+        ToolCallBuilder {
+            client: self,
+            name: name.into(),
+            arguments: Ok(None),
+            timeout: None,
+            cancel: None,
+            progress: None,
+            as_task: false,
+        }
+    }
+
+    /// Calls a tool; when the server answers that URL-mode elicitations must be completed
+    /// first (-32042), offers each to the elicitation handler, waits for the server to report
+    /// them complete, and calls again (a few times at most). When the handler does not accept
+    /// them all, the -32042 error is returned.
+    pub async fn call_tool_with_url_elicitation(
+        &self,
+        name: &str,
+        arguments: impl Serialize,
+    ) -> Result<CallToolResult, ClientError> {
+        let arguments = tool_arguments(arguments).map_err(ClientError::Codec)?;
+        let mut rounds = 0;
+        loop {
+            let call = ToolCallBuilder { arguments: Ok(arguments.clone()), ..self.tool(name) };
+            match call.send().await {
+                Err(ClientError::UrlElicitationRequired(required)) if rounds < URL_ELICITATION_ROUNDS => {
+                    rounds += 1;
+                    if !self.complete_url_elicitations(&required).await? {
+                        return Err(ClientError::UrlElicitationRequired(required));
+                    }
+                }
+                other => return other,
+            }
+        }
+    }
+}
+
+/// Tool arguments as a JSON object: `()` or `null` for none.
+pub(super) fn tool_arguments(arguments: impl Serialize) -> Result<Option<JsonObject>, String> {
+    match serde_json::to_value(arguments) {
+        Ok(serde_json::Value::Object(o)) => Ok(Some(o)),
+        Ok(serde_json::Value::Null) => Ok(None),
+        Ok(other) => Err(format!("tool arguments must be a JSON object, not {other}")),
+        Err(e) => Err(format!("tool arguments could not be encoded: {e}")),
+    }
+}
+
+/// A `tools/call` being configured; await it (or call [`send`](Self::send)) to make the call.
+#[must_use = "a tool call does nothing until awaited"]
+pub struct ToolCallBuilder<'a> {
+    client: &'a Client,
+    name: String,
+    arguments: Result<Option<JsonObject>, String>,
+    timeout: Option<Option<Duration>>,
+    cancel: Option<CancellationToken>,
+    progress: Option<ProgressCallback>,
+    /// Whether the server may run the call as a task (see [`as_task`](Self::as_task)).
+    as_task: bool,
+}
+
+impl std::fmt::Debug for ToolCallBuilder<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ToolCallBuilder")
+            .field("name", &self.name)
+            .field("arguments", &self.arguments)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Removes a request's progress callback when the request ends, however it ends.
+struct ProgressGuard<'a> {
+    shared: &'a ClientShared,
+    token: ProgressToken,
+}
+
+impl Drop for ProgressGuard<'_> {
+    fn drop(&mut self) {
+        if let Ok(mut m) = self.shared.progress.lock() {
+            m.remove(&self.token);
+        }
+    }
+}
+
+impl ToolCallBuilder<'_> {
+    /// The arguments: anything that serializes to a JSON object.
+    pub fn arguments(mut self, arguments: impl Serialize) -> Self {
+        self.arguments = tool_arguments(arguments);
+        self
+    }
+
+    /// Waits at most `timeout` for the result (instead of the client's default).
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = Some(Some(timeout));
+        self
+    }
+
+    /// Waits for the result however long it takes (until cancelled or the connection closes).
+    pub fn without_timeout(mut self) -> Self {
+        self.timeout = Some(None);
+        self
+    }
+
+    /// Withdraws the call (with `notifications/cancelled`) when `token` is cancelled; the call
+    /// then fails with [`ClientError::Cancelled`].
+    pub fn cancel_on(mut self, token: CancellationToken) -> Self {
+        self.cancel = Some(token);
+        self
+    }
+
+    /// Asks the server for progress notifications and hands each to `callback`, on the
+    /// connection's reader: keep it quick.
+    pub fn on_progress(mut self, callback: impl Fn(ProgressParams) + Send + Sync + 'static) -> Self {
+        self.progress = Some(Arc::new(callback));
+        self
+    }
+
+    /// Lets the server run the call as a task (the 2026-07-28 tasks extension): the call
+    /// declares the extension, and when the server answers with a task, the client polls it
+    /// (`tasks/get`, at the interval the server asks for), answers its `inputRequests` with the
+    /// client's handlers (`tasks/update`), and returns the tool's result once it completed.
+    ///
+    /// The call's timeout, when one is set with [`timeout`](Self::timeout), bounds the whole
+    /// task; otherwise it bounds each request to the server, and the task may run as long as it
+    /// takes. When the call's cancellation token fires, the task is cancelled (`tasks/cancel`).
+    /// A task that failed is [`ClientError::Rpc`] with its error; one cancelled otherwise is
+    /// [`ClientError::TaskCancelled`]. The server may also answer at once, without a task. In a
+    /// session (2025 era), which has no tasks, this is an ordinary call.
+    pub fn as_task(mut self) -> Self {
+        self.as_task = true;
+        self
+    }
+
+    /// Makes the call.
+    pub async fn send(self) -> Result<CallToolResult, ClientError> {
+        let client = self.client;
+        let arguments = self.arguments.map_err(ClientError::Codec)?;
+        let shared = &*client.inner.shared;
+        let mut meta = None;
+        let _guard = match self.progress {
+            Some(callback) => {
+                let n = client.inner.next_progress.fetch_add(1, Ordering::Relaxed);
+                let token = ProgressToken::String(format!("progress-{n}"));
+                if let Ok(mut m) = shared.progress.lock() {
+                    m.insert(token.clone(), callback);
+                }
+                meta = Some(RequestMeta { progress_token: Some(token.clone()), other: JsonObject::new() });
+                Some(ProgressGuard { shared, token })
+            }
+            None => None,
+        };
+        let options = client.options(self.timeout, self.cancel);
+        if let Some(stateless) = &client.inner.stateless {
+            // The tool's `x-mcp-header` marks decide its HTTP headers: learn them first.
+            if stateless.headers.known(&self.name).is_none()
+                && let Err(e) = client.list_all_tools().await
+            {
+                tracing::debug!(error = %e, "could not list the tools before calling one");
+            }
+            if let Some(Err(reason)) = stateless.headers.known(&self.name) {
+                return Err(ClientError::ToolRefused { name: self.name, reason });
+            }
+        }
+        let params = CallToolParams { name: self.name, arguments, meta };
+        if self.as_task
+            && let Some(stateless) = &client.inner.stateless
+        {
+            return client.call_as_task(stateless, &params, self.timeout.flatten(), options.cancel).await;
+        }
+        client.request_with("tools/call", &params, options).await
+    }
+}
+
+impl<'a> IntoFuture for ToolCallBuilder<'a> {
+    type Output = Result<CallToolResult, ClientError>;
+    type IntoFuture = BoxFuture<'a, Self::Output>;
+
+    fn into_future(self) -> Self::IntoFuture {
+        Box::pin(self.send())
+    }
+}
