@@ -8,86 +8,12 @@
 //! - `--strict` finds no schema portability problem in the tools of any example.
 //! - A `tools/call` with a missing or mistyped argument is a tool error (`isError: true`) naming
 //!   the argument, in both protocol eras, as the Inspector sees it.
-//!
-//! The Inspector keeps its catalog and its connection daemon under `$HOME`; each test gives it a
-//! home of its own under the target directory and stops its daemon when done.
 
-use std::collections::HashMap;
-use std::net::{Ipv4Addr, TcpListener, TcpStream};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::{Duration, Instant};
+use std::path::Path;
 
-use tests::interop::{
-    RunOutput, example_binary, pinned_npm_version, require_node_package, run_with_deadline, workspace_root,
-};
+use tests::interop::{example_binary, workspace_root};
 
-const PACKAGE: &str = "@modelcontextprotocol/inspector";
-/// One Inspector command: it starts a server, connects and makes a call or two.
-const COMMAND_DEADLINE: Duration = Duration::from_secs(90);
-
-/// The pinned Inspector, run on the pinned Node.js 22 with a home directory of its own.
-struct Inspector {
-    node: PathBuf,
-    launcher: PathBuf,
-    mcpdo: PathBuf,
-    env: HashMap<String, String>,
-}
-
-impl Inspector {
-    fn new() -> Inspector {
-        let interop = tests::provision::interop_clients();
-        require_node_package(PACKAGE);
-        let bin = interop.join("node_modules").join(".bin");
-        static HOMES: AtomicUsize = AtomicUsize::new(0);
-        let home = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!(
-            "inspector-home-{}-{}",
-            std::process::id(),
-            HOMES.fetch_add(1, Ordering::Relaxed)
-        ));
-        let _ = std::fs::remove_dir_all(&home);
-        std::fs::create_dir_all(&home).unwrap_or_else(|e| panic!("cannot create {}: {e}", home.display()));
-        let mut env = HashMap::new();
-        env.insert("HOME".to_owned(), home.display().to_string());
-        env.insert("MCP_CATALOG_PATH".to_owned(), home.join("mcp.json").display().to_string());
-        env.insert("NO_COLOR".to_owned(), "1".to_owned());
-        Inspector { node: bin.join("node"), launcher: bin.join("inspector"), mcpdo: bin.join("mcpdo"), env }
-    }
-
-    /// Runs the launcher (`inspector …`) or `mcpdo …` with `args`.
-    fn run(&self, mcpdo: bool, args: &[String]) -> RunOutput {
-        let script = if mcpdo { &self.mcpdo } else { &self.launcher };
-        let mut command = Command::new(&self.node);
-        command.arg(script).args(args).envs(&self.env).current_dir(workspace_root());
-        run_with_deadline(&mut command, COMMAND_DEADLINE)
-    }
-
-    /// Gives `mcpdo` a private daemon of its own (what `eval "$(mcpdo private)"` does in a shell).
-    fn private_daemon(&mut self) {
-        let output = self.run(true, &["private".to_owned()]);
-        assert!(output.success(), "`mcpdo private` failed: {}", output.describe());
-        for line in output.stdout.lines() {
-            let Some((name, value)) = line.trim().strip_prefix("export ").and_then(|kv| kv.split_once('=')) else {
-                continue;
-            };
-            self.env.insert(name.to_owned(), value.trim_matches(|c| c == '\'' || c == '"').to_owned());
-        }
-        assert!(
-            self.env.contains_key("MCP_INSPECTOR_DAEMON_DIR"),
-            "`mcpdo private` printed no daemon directory: {}",
-            output.describe()
-        );
-    }
-}
-
-impl Drop for Inspector {
-    fn drop(&mut self) {
-        if self.env.contains_key("MCP_INSPECTOR_DAEMON_DIR") {
-            let _ = self.run(true, &["daemon".to_owned(), "stop".to_owned()]);
-        }
-    }
-}
+use crate::support::inspector::{HttpExample, Inspector, translate};
 
 /// The shell lines of the README's "Try it" section that run the Inspector.
 fn try_it_commands() -> Vec<String> {
@@ -107,32 +33,6 @@ fn try_it_commands() -> Vec<String> {
         }
     }
     commands
-}
-
-/// One README command as the Inspector is run here: whether it is `mcpdo`, and its arguments.
-fn translate(command: &str, elicitation_id: Option<&str>) -> (bool, Vec<String>) {
-    let pinned = format!("{PACKAGE}@{}", pinned_npm_version(PACKAGE));
-    let words: Vec<&str> = command.split_whitespace().collect();
-    let (mcpdo, rest) = match words.as_slice() {
-        ["npx", "-p", package, "mcpdo", rest @ ..] if *package == pinned => (true, rest),
-        ["npx", package, rest @ ..] if *package == pinned => (false, rest),
-        _ => panic!("README's \"Try it\" runs something other than the pinned Inspector ({pinned}): `{command}`"),
-    };
-    let args = rest
-        .iter()
-        .map(|word| {
-            if let Some(name) = word.strip_prefix("target/debug/") {
-                example_binary(name).display().to_string()
-            } else if *word == "<elicitation-id>" {
-                elicitation_id
-                    .unwrap_or_else(|| panic!("`{command}` needs an elicitation id no command printed"))
-                    .to_owned()
-            } else {
-                (*word).to_owned()
-            }
-        })
-        .collect();
-    (mcpdo, args)
 }
 
 /// The id in "elicitation/respond ID …", as mcpdo prints it for a form waiting for an answer.
@@ -204,37 +104,6 @@ fn strict_tools_list(inspector: &Inspector, target: &[String]) -> serde_json::Va
     serde_json::from_str(line).unwrap_or_else(|e| panic!("not a JSON envelope ({e}): {}", output.describe()))
 }
 
-/// A server started with `--port <free port>`, killed when dropped.
-struct HttpExample(Child, String);
-
-impl HttpExample {
-    fn start(name: &str, binary: &Path) -> HttpExample {
-        let port =
-            TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).and_then(|l| l.local_addr()).expect("a free port").port();
-        let child = Command::new(binary)
-            .args(["--port", &port.to_string()])
-            .env("RUST_LOG", "warn")
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap_or_else(|e| panic!("cannot start the {name} example: {e}"));
-        let started = Instant::now();
-        while TcpStream::connect((Ipv4Addr::LOCALHOST, port)).is_err() {
-            assert!(started.elapsed() < Duration::from_secs(30), "the {name} example did not listen on {port}");
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        HttpExample(child, format!("http://127.0.0.1:{port}/mcp"))
-    }
-}
-
-impl Drop for HttpExample {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
 #[test]
 fn strict_mode_finds_no_portability_problem_in_any_example() {
     let inspector = Inspector::new();
@@ -248,7 +117,7 @@ fn strict_mode_finds_no_portability_problem_in_any_example() {
     });
     let shared = HttpExample::start("shared", &example_binary("shared"));
     let conformance = HttpExample::start("conformance", Path::new(crate::support::servers::CONFORMANCE));
-    let http = [("shared", vec![shared.1.clone()]), ("conformance", vec![conformance.1.clone()])];
+    let http = [("shared", vec![shared.url().to_owned()]), ("conformance", vec![conformance.url().to_owned()])];
     for (name, target) in stdio.iter().chain(http.iter()) {
         let envelope = strict_tools_list(&inspector, target);
         let tools = envelope["result"]["tools"].as_array().map_or(0, Vec::len);

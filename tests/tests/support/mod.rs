@@ -1,6 +1,7 @@
 //! Helpers shared by the integration tests.
 
 pub mod http;
+pub mod inspector;
 pub mod listening;
 pub mod pki;
 pub mod tasks;
