@@ -10,10 +10,25 @@
 //! - The view, `apps/board.html`, is compiled in (`include_str!`); with `--view-from-disk` it
 //!   is read from that file at each render instead, so an edit shows without a rebuild.
 //!
-//! Run it with `cargo run -p examples --bin apps -- --port 8080` (Streamable HTTP at
-//! `http://127.0.0.1:8080/mcp`), or without `--port` for stdio, and add it to a host that
-//! renders MCP Apps (the guide's chapter on apps lists some and shows how). Logs go to stderr
-//! (`RUST_LOG`, default `info`).
+//! It needs typed-mcp's features `http` and `otel-otlp`, besides the default ones. Run it with
+//! `cargo run -p examples --bin apps -- --port 8080`: `--port N` (or `PORT=N`) serves Streamable
+//! HTTP at `http://127.0.0.1:N/mcp`; without it, stdio. Then add it to a host that renders MCP
+//! Apps (the guide's chapter on apps lists some and shows how). Logs go to stderr (`RUST_LOG`,
+//! default `info`).
+//!
+//! Try it, from the repository's root after `cargo build -p examples`: with
+//!
+//! ```sh
+//! target/debug/apps --port 8080
+//! ```
+//!
+//! running, in another terminal
+//!
+//! ```sh
+//! npx @modelcontextprotocol/inspector@2.12.0 --cli http://127.0.0.1:8080/mcp --method tools/call --tool-name show_board --app-info
+//! ```
+//!
+//! shows the view `show_board` opens: `"resourceUri":"ui://task-board/board.html"`.
 
 use std::io::IsTerminal;
 use std::sync::Mutex;

@@ -1,5 +1,6 @@
 //! A server run for others: every request audited, each caller rate-limited, traces and
 //! metrics over OTLP. Nothing of it touches the tools themselves: it is middleware around them.
+//! It needs typed-mcp's features `http` and `otel-otlp`, besides the default ones.
 //!
 //! ```sh
 //! cargo run -p examples --bin audited -- --audit-log audit.jsonl --rate 60
@@ -13,7 +14,16 @@
 //!   is answered with error -32029 and `data.retryAfterMs`. Default 60.
 //! - `OTEL_EXPORTER_OTLP_ENDPOINT` (and the other standard `OTEL_*` variables): traces and
 //!   metrics over OTLP.
-//! - `--port N` (or `PORT`): Streamable HTTP at `http://127.0.0.1:N/mcp`; otherwise stdio.
+//! - `--port N` (or `PORT=N`): Streamable HTTP at `http://127.0.0.1:N/mcp`; otherwise stdio.
+//!
+//! Try it, from the repository's root after `cargo build -p examples`:
+//!
+//! ```sh
+//! npx @modelcontextprotocol/inspector@2.12.0 --cli target/debug/audited --method tools/call --tool-name echo --tool-arg text=hi
+//! ```
+//!
+//! prints the Inspector's result, `hi`, and on stderr the server's audit line for each request,
+//! the call's with `"method":"tools/call"` and `"target":"echo"`.
 
 use std::io::Write;
 use std::sync::{Arc, Mutex};

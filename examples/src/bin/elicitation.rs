@@ -1,14 +1,13 @@
 //! Your first elicitation: `create_project` asks the user for the project's details in a form
 //! (accept, decline or cancel), and `process_data` asks for a confirmation, only when its input
-//! is over 100 characters long.
+//! is over 100 characters long. It needs typed-mcp's feature `http`, besides the default ones.
 //!
-//! Run it with `cargo run -p examples --bin elicitation`: it speaks stdio, for any MCP host that
-//! supports elicitation. Add `-- --port 8080` (or set `PORT`) to serve Streamable HTTP at
-//! `http://127.0.0.1:8080/mcp` instead. Logs go to stderr (`RUST_LOG`, default `info`).
-//!
-//! Try it: `npx @modelcontextprotocol/inspector@2.12.0 target/debug/elicitation`, call
-//! `create_project` and fill in the form with `demo` and `vue`: the tool answers
-//! `Created project 'demo' with framework: vue`.
+//! Run it with `cargo run -p examples --bin elicitation`: stdio, for any MCP host that supports
+//! elicitation; `--port N` (or `PORT=N`) serves Streamable HTTP at `http://127.0.0.1:N/mcp`.
+//! Logs go to stderr (`RUST_LOG`, default `info`). Try it after `cargo build -p examples`:
+//! `npx @modelcontextprotocol/inspector@2.12.0 --cli target/debug/elicitation --method tools/call
+//! --tool-name process_data --tool-arg data=hello` answers `Processed 5 characters`; the form of
+//! `create_project` is answered with `mcpdo`, as the repository's README shows ("Try it").
 
 use std::io::IsTerminal;
 

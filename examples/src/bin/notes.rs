@@ -1,10 +1,19 @@
 //! A notes server: resources (a static index and a URI template per note) with subscriptions,
 //! a prompt with argument completion, tools that change notes and announce it, logging, and
-//! requests to the client (sampling its model, listing its roots).
+//! requests to the client (sampling its model, listing its roots). It needs typed-mcp's
+//! features `http` and `otel-otlp`, besides the default ones.
 //!
-//! Run it with `cargo run -p examples --bin notes` (stdio), or add `-- --port 8080` (or set
-//! `PORT`) to serve Streamable HTTP at `http://127.0.0.1:8080/mcp`; then point any MCP host at
+//! Run it with `cargo run -p examples --bin notes` (stdio), or start it with `--port N` (or
+//! `PORT=N`) to serve Streamable HTTP at `http://127.0.0.1:N/mcp`; then point any MCP host at
 //! it. The notes live in the process's memory. Logs go to stderr (`RUST_LOG`, default `info`).
+//!
+//! Try it, from the repository's root after `cargo build -p examples`:
+//!
+//! ```sh
+//! npx @modelcontextprotocol/inspector@2.12.0 --cli target/debug/notes --method resources/read --uri notes://index
+//! ```
+//!
+//! reads the index, which names the one note there is at first: `"text": "welcome"`.
 
 use std::collections::BTreeMap;
 use std::io::IsTerminal;

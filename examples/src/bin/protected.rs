@@ -1,7 +1,9 @@
-//! A protected server: Streamable HTTP behind OAuth 2.1, trusting one authorization server.
+//! A protected server: Streamable HTTP behind OAuth 2.1, trusting one authorization server. It
+//! needs typed-mcp's features `auth`, `http-tls` and `otel-otlp`, besides the default ones, and
+//! typed-mcp-redis with `dpop` (for `--redis`).
 //!
 //! Run it with `cargo run -p examples --bin protected -- --port 8080 --issuer https://auth.example.com`.
-//! It serves `http://127.0.0.1:N/mcp` (`--port N` or `PORT`), whose resource identifier is that
+//! It serves `http://127.0.0.1:N/mcp` (`--port N`, or `PORT=N`: there is no stdio), whose resource identifier is that
 //! URL: access tokens must be JWTs (RFC 9068) from the issuer given by `--issuer URL` (or
 //! `ISSUER`), signed with a key the issuer publishes in its metadata, and issued for that
 //! resource. A request without one is answered `401` with a challenge that points to
@@ -26,6 +28,23 @@
 //! (and the nonce secret) with every instance using the same Redis.
 //!
 //! Logs go to stderr (`RUST_LOG`, default `info`).
+//!
+//! Try it, from the repository's root after `cargo build -p examples`: with
+//!
+//! ```sh
+//! target/debug/protected --port 8080 --issuer https://auth.example.com
+//! ```
+//!
+//! running, a request without a token
+//!
+//! ```sh
+//! curl -i http://127.0.0.1:8080/mcp
+//! ```
+//!
+//! is answered `401 Unauthorized`, with the challenge
+//! `www-authenticate: Bearer resource_metadata="http://127.0.0.1:8080/.well-known/oauth-protected-resource/mcp"`
+//! (and `scope="notes:read"`). A client with a token from the issuer gets in; the guide's
+//! authorization chapter shows one.
 
 use std::collections::HashMap;
 use std::io::IsTerminal;

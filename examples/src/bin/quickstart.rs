@@ -1,8 +1,18 @@
-//! The quickstart server: three small tools, over stdio or Streamable HTTP.
+//! The quickstart server: tools from plain functions (`add`, `echo`, and `text_stats` with
+//! structured output), over stdio or Streamable HTTP from one `main`. It needs typed-mcp's
+//! features `http` and `otel-otlp`, besides the default ones.
 //!
 //! Run it with `cargo run -p examples --bin quickstart` and point any MCP host at that command,
-//! or add `-- --port 8080` (or set `PORT`) to serve Streamable HTTP at
-//! `http://127.0.0.1:8080/mcp` instead. Logs go to stderr (`RUST_LOG`, default `info`).
+//! or start it with `--port N` (or `PORT=N`) to serve Streamable HTTP at
+//! `http://127.0.0.1:N/mcp` instead. Logs go to stderr (`RUST_LOG`, default `info`).
+//!
+//! Try it, from the repository's root after `cargo build -p examples`:
+//!
+//! ```sh
+//! npx @modelcontextprotocol/inspector@2.12.0 --cli target/debug/quickstart --method tools/call --tool-name add --tool-arg a=2 b=40
+//! ```
+//!
+//! prints the tool's answer, `"42"`.
 
 use std::io::IsTerminal;
 

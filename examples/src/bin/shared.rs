@@ -1,5 +1,6 @@
 //! One server run as several instances behind a load balancer, sharing their sessions through
-//! Redis: any instance serves any request of any session.
+//! Redis: any instance serves any request of any session. It needs typed-mcp's features `http`
+//! and `otel-otlp`, besides the default ones, and typed-mcp-redis.
 //!
 //! Start a Redis, then two or more instances on different ports with the same `--redis URL`
 //! (or `REDIS_URL`), and put any HTTP load balancer in front of them (no sticky sessions
@@ -22,8 +23,8 @@
 //! A Redis whose certificate a private authority signed is trusted with `--redis-ca FILE` (or
 //! `REDIS_CA_FILE`): the authority's certificate, PEM.
 //!
-//! Each serves Streamable HTTP at `http://127.0.0.1:PORT/mcp`, `/ready` and `/live` for a load
-//! balancer's checks. What they share:
+//! Each serves Streamable HTTP at `http://127.0.0.1:N/mcp` (`--port N`, or `PORT=N`: there is no
+//! stdio), `/ready` and `/live` for a load balancer's checks. What they share:
 //!
 //! - sessions (the backplane): a request is served by the instance it lands on, from the
 //!   session's state in Redis; only what must run on the session's owner (its `GET` stream,
@@ -39,6 +40,21 @@
 //! On SIGTERM or Ctrl-C an instance drains (see the guide's rolling restarts): `/ready` turns
 //! `503`, what runs finishes (30 s at most), its events are written to Redis, and it leaves its
 //! sessions to the others. Without `--redis` the program is a lone instance.
+//!
+//! Try it, from the repository's root after `cargo build -p examples`: with
+//!
+//! ```sh
+//! redis-server --port 6379
+//! target/debug/shared --port 8081 --redis redis://127.0.0.1:6379
+//! ```
+//!
+//! running, each in a terminal of its own,
+//!
+//! ```sh
+//! npx @modelcontextprotocol/inspector@2.12.0 --cli http://127.0.0.1:8081/mcp --method tools/call --tool-name served_by
+//! ```
+//!
+//! answers `Served by http://127.0.0.1:8081/mcp`.
 
 use std::time::Duration;
 

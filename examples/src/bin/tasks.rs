@@ -5,10 +5,19 @@
 //! (`io.modelcontextprotocol/tasks`) gets a task at once and polls it with `tasks/get`; the
 //! confirmation waits in the task's `inputRequests` (status `input_required`) until the client
 //! answers it with `tasks/update`, and the build is not done again. Other clients see an
-//! ordinary call that asks a question.
+//! ordinary call that asks a question. It needs typed-mcp's features `http` and `otel-otlp`,
+//! besides the default ones.
 //!
-//! Run it with `cargo run -p examples --bin tasks` (stdio), or add `-- --port 8080` (or set
-//! `PORT`) to serve Streamable HTTP at `http://127.0.0.1:8080/mcp`.
+//! Run it with `cargo run -p examples --bin tasks` (stdio), or start it with `--port N` (or
+//! `PORT=N`) to serve Streamable HTTP at `http://127.0.0.1:N/mcp`.
+//!
+//! Try it, from the repository's root after `cargo build -p examples`:
+//!
+//! ```sh
+//! npx @modelcontextprotocol/inspector@2.12.0 --cli target/debug/tasks --method tools/list
+//! ```
+//!
+//! lists `deploy` with `"taskSupport": "optional"`: a client may run it as a task or not.
 
 use std::time::Duration;
 

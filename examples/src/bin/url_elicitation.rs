@@ -4,22 +4,33 @@
 //! - `auth_via_url` asks the client to open the page (`elicitation/create` in mode `url`) and
 //!   returns once the user agreed to go there;
 //! - `protected_action` fails with error -32042 (`UrlElicitationRequired`, naming the page)
-//!   until the user has been there, then succeeds.
+//!   until the user has been there, then succeeds. A client that did not declare URL mode is
+//!   refused: it could not send the user anywhere.
 //!
 //! The page is served by this process, at `http://127.0.0.1:8931/auth?id=<elicitationId>`. It
 //! shows what is being authorized and completes the flow only when the user presses its button
 //! (a POST), never on a plain visit, which a link previewer may make on its own. Completing it
 //! sends `notifications/elicitation/complete` to the session that asked.
 //!
-//! Run it with `cargo run -p examples --bin url_elicitation` (stdio; the host must support URL
-//! mode), or add `-- --port 8080` (or set `PORT`) to serve Streamable HTTP at
-//! `http://127.0.0.1:8080/mcp`. The page's port is `--url-port N` (or `ELICITATION_URL_PORT`;
+//! It needs typed-mcp's features `http` and `otel-otlp`, besides the default ones (and `axum`
+//! for the page). Run it with `cargo run -p examples --bin url_elicitation` (stdio; the host
+//! must support URL mode), or start it with `--port N` (or `PORT=N`) to serve Streamable HTTP
+//! at `http://127.0.0.1:N/mcp`. The page's port is `--url-port N` (or `ELICITATION_URL_PORT`;
 //! `0` picks a free one); without either it is 8931 when that is free and any free port when it
 //! is not, so that several copies run side by side. Logs go to stderr (`RUST_LOG`).
 //!
 //! The same tools serve 2026-07-28 clients, whose requests have no session: the authorization
 //! `protected_action` asks for then lasts for the request that asked, and its error becomes a
 //! URL input request that the client's retry answers once the user has been to the page.
+//!
+//! Try it, from the repository's root after `cargo build -p examples`:
+//!
+//! ```sh
+//! npx @modelcontextprotocol/inspector@2.12.0 --cli target/debug/url_elicitation --method tools/call --tool-name protected_action
+//! ```
+//!
+//! The Inspector's CLI opens no page, so it does not declare URL mode, and the tool says so:
+//! `the client did not declare elicitation.url`. A host that supports URL mode opens the page.
 
 use std::collections::HashSet;
 use std::io::IsTerminal;
