@@ -204,7 +204,7 @@ mod tests {
 
     fn binding() -> Binding {
         Binding {
-            method: "tools/call".into(),
+            method: crate::protocol::Method::ToolsCall.name().into(),
             name: "create_project".into(),
             digest: digest(&json!({"b": 1, "a": [1, {"y": 2, "x": 1}]})),
             principal: None,

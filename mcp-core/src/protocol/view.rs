@@ -245,28 +245,31 @@ impl KnownClients {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::methods::find;
+    use crate::protocol::Method;
 
     #[test]
     fn one_scan_finds_every_part() {
         let text =
             r#"{"name":"echo","arguments":{"text":"hi"},"_meta":{"k":1},"requestState":"s","inputResponses":null}"#;
-        let view = ParamsView::read(text, find("tools/call")).unwrap();
+        let view = ParamsView::read(text, Some(Method::ToolsCall.info())).unwrap();
         assert_eq!(view.target(text), Some("echo"));
         assert_eq!(ParamsView::text(text, &view.arguments), Some(r#"{"text":"hi"}"#));
         assert_eq!(ParamsView::text(text, &view.meta), Some(r#"{"k":1}"#));
         assert_eq!(ParamsView::text(text, &view.request_state), Some(r#""s""#));
         assert_eq!(view.input_responses, None);
         // A method without a target reads `name` as any other member.
-        assert!(ParamsView::read(text, find("tools/list")).unwrap().target.is_none());
+        assert!(ParamsView::read(text, Some(Method::ToolsList.info())).unwrap().target.is_none());
         let escaped = r#"{"uri":"file:\/\/a"}"#;
-        assert_eq!(ParamsView::read(escaped, find("resources/read")).unwrap().target(escaped), Some("file://a"));
+        assert_eq!(
+            ParamsView::read(escaped, Some(Method::ResourcesRead.info())).unwrap().target(escaped),
+            Some("file://a")
+        );
     }
 
     #[test]
     fn malformed_params_are_invalid() {
         for text in [r#"[1]"#, r#"{"name":1}"#, r#"{"name":"a","name":"b"}"#, r#"{"_meta":{},"_meta":{}}"#] {
-            assert!(ParamsView::read(text, find("tools/call")).is_err(), "{text}");
+            assert!(ParamsView::read(text, Some(Method::ToolsCall.info())).is_err(), "{text}");
         }
     }
 

@@ -5,7 +5,6 @@ use std::time::Duration;
 
 use super::backplane::Backplane;
 use super::events::{EventStore, MemoryEventStore};
-use super::security;
 
 /// The default of [`HttpConfig::max_sessions`].
 pub const DEFAULT_MAX_SESSIONS: usize = 1000;
@@ -55,12 +54,15 @@ impl std::fmt::Debug for HttpConfig {
     }
 }
 
+/// The host names a loopback-bound server answers to (the default `allowed_hosts`).
+pub(crate) const LOOPBACK_HOSTS: &[&str] = &["localhost", "127.0.0.1", "[::1]"];
+
 impl Default for HttpConfig {
     fn default() -> Self {
         HttpConfig {
             sessionless: false,
             idle_timeout: Duration::from_secs(30 * 60),
-            allowed_hosts: Some(security::LOOPBACK_HOSTS.iter().map(|h| (*h).to_owned()).collect()),
+            allowed_hosts: Some(LOOPBACK_HOSTS.iter().map(|h| (*h).to_owned()).collect()),
             allowed_origins: None,
             max_body: crate::transport::DEFAULT_MAX_LINE,
             keep_alive: Duration::from_secs(15),

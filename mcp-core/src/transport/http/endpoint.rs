@@ -10,9 +10,11 @@ use axum::response::{IntoResponse, Response};
 use serde_json::value::RawValue;
 
 use super::backplane::{changes_record, record_of};
+use super::bus::announce_changed;
+use super::bus::release_now;
 use super::events::EventId;
-use super::forwarding::{announce_changed, forward_if_elsewhere, replica};
-use super::lifecycle::{lookup, make_room, release_now};
+use super::forwarding::{forward_if_elsewhere, replica};
+use super::lifecycle::{lookup, make_room};
 use super::responses::{
     Identity, accepts, header_str, json_rpc_error_for, plain, read_message, request_id, session_not_found,
 };

@@ -8,7 +8,8 @@ use axum::http::Method;
 use axum::response::{IntoResponse as _, Response};
 
 use super::backplane::{self, FORWARDED_HEADER, Recorded};
-use super::lifecycle::{make_room, release};
+use super::bus::{BROADCAST, Bus, release, tagged};
+use super::lifecycle::make_room;
 use super::responses::header_str;
 use super::session::HttpSession;
 use super::{Opening, SESSION_HEADER, Shared};
@@ -477,32 +478,6 @@ pub(crate) async fn take_over(
     Ok(true)
 }
 
-/// The channel every instance reads: cancellations, and changes of sessions' records.
-const BROADCAST: &str = "sessions";
-
-/// The channel the instances tagged `tag` read: answers to their replicas' questions, what
-/// replicas send for the GET streams of the sessions they own, and which of those sessions were
-/// used elsewhere.
-fn tagged(tag: u64) -> String {
-    format!("sessions:{tag}")
-}
-
-/// What travels between the instances about sessions.
-#[derive(serde::Serialize, serde::Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
-enum Bus {
-    /// A client's message (an answer, a cancellation) for whichever instance holds `session`
-    /// and waits for it (others ignore it).
-    Deliver { session: String, principal: Option<String>, frame: String },
-    /// What a replica of `session` sent outside any request, for the owner's GET stream.
-    Notify { session: String, frame: String },
-    /// To their owner: these sessions were used on another instance (they are not idle).
-    Touch { sessions: Vec<String> },
-    /// The record of `session` changed, or the session ended: replicas start again from the
-    /// record (or find it gone).
-    Changed { session: String },
-}
-
 /// How long a replica is kept without a request.
 const REPLICA_IDLE: Duration = Duration::from_secs(60);
 
@@ -513,33 +488,6 @@ pub(crate) fn join(shared: &Arc<Shared>) {
     for channel in [BROADCAST.to_owned(), tagged(forwarder.tag)] {
         let weak = Arc::downgrade(shared);
         bus.subscribe(channel, Box::new(move |payload| on_bus_message(&weak, &payload)), shared.closing.clone());
-    }
-}
-
-/// Tells the other instances that the record of `session` changed or is gone (in the
-/// background).
-pub(crate) fn announce_changed(shared: &Shared, session: &str) {
-    let Some((bus, payload)) = changed(shared, session) else { return };
-    tokio::spawn(async move { publish_changed(&*bus, payload).await });
-}
-
-/// Tells the other instances that the record of `session` changed or is gone, and returns once
-/// the bus took the message.
-pub(crate) async fn announce_changed_now(shared: &Shared, session: &str) {
-    let Some((bus, payload)) = changed(shared, session) else { return };
-    publish_changed(&*bus, payload).await;
-}
-
-/// The bus, and the message saying that the record of `session` changed.
-fn changed(shared: &Shared, session: &str) -> Option<(Arc<dyn backplane::MessageBus>, String)> {
-    let bus = shared.forwarder.as_ref()?.backplane.bus.clone()?;
-    let payload = serde_json::to_string(&Bus::Changed { session: session.to_owned() }).ok()?;
-    Some((bus, payload))
-}
-
-async fn publish_changed(bus: &dyn backplane::MessageBus, payload: String) {
-    if let Err(e) = bus.publish(BROADCAST, payload).await {
-        tracing::debug!(error = %e, "cannot tell the other instances that a session changed");
     }
 }
 

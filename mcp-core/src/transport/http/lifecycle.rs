@@ -1,5 +1,5 @@
-//! The life of sessions: finding the one a request names, making room within the caps, expiring
-//! idle ones, and forgetting closed ones in a shared deployment's registry.
+//! The life of sessions: finding the one a request names, making room within the caps, and
+//! expiring idle ones (a shared deployment forgets closed ones through `bus`).
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -8,6 +8,7 @@ use std::time::Duration;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::Response;
 
+use super::bus::release;
 use super::responses::{header_str, plain, session_not_found};
 use super::session::HttpSession;
 use super::{SESSION_HEADER, Shared};
@@ -111,37 +112,4 @@ pub(crate) fn make_room(shared: &Arc<Shared>, principal: Option<&str>) -> Result
         tokio::spawn(async move { session.close().await });
     }
     Ok(())
-}
-
-/// Forgets a session the client ended (`DELETE`) in the shared registry, and tells the other
-/// instances (which drop their replicas of it), before the client is answered: its next request,
-/// wherever it lands, then finds the session gone. A second at most (the store may be down: the
-/// record expires anyway).
-pub(crate) async fn release_now(shared: &Shared, session: &str) {
-    let Some(forwarder) = &shared.forwarder else { return };
-    let bp = &forwarder.backplane;
-    let told = async {
-        if let Err(e) = bp.registry.release(session, &bp.instance).await {
-            tracing::debug!(error = %e, session, "cannot forget an ended session in the shared session store");
-        }
-        super::forwarding::announce_changed_now(shared, session).await;
-    };
-    if tokio::time::timeout(std::time::Duration::from_secs(1), told).await.is_err() {
-        tracing::debug!(session, "the shared session store did not take the end of a session within a second");
-    }
-}
-
-/// Forgets a closed session in the shared registry, if there is one (in the background: the
-/// record expires anyway).
-pub(crate) fn release(shared: &Shared, session: &str) {
-    if let Some(forwarder) = &shared.forwarder {
-        super::forwarding::announce_changed(shared, session);
-        let bp = forwarder.backplane.clone();
-        let session = session.to_owned();
-        tokio::spawn(async move {
-            if let Err(e) = bp.registry.release(&session, &bp.instance).await {
-                tracing::debug!(error = %e, session, "cannot forget a closed session in the shared session store");
-            }
-        });
-    }
 }

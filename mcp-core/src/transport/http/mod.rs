@@ -27,6 +27,7 @@
 
 mod auth;
 mod backplane;
+mod bus;
 mod config;
 mod connections;
 mod endpoint;

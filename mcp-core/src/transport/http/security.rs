@@ -4,9 +4,6 @@ use axum::http::{HeaderMap, header};
 
 use super::HttpConfig;
 
-/// The host names a loopback-bound server answers to.
-pub(crate) const LOOPBACK_HOSTS: &[&str] = &["localhost", "127.0.0.1", "[::1]"];
-
 /// The host of a `Host` header value or an origin's authority, without the port.
 fn host_of(authority: &str) -> &str {
     if authority.starts_with('[') {
