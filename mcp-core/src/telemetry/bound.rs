@@ -4,7 +4,7 @@ use std::sync::RwLock;
 
 use opentelemetry::metrics::{BoundHistogram, Histogram};
 
-use super::SetKey;
+use super::attributes::SetKey;
 
 /// How many attribute sets are bound, at most (the SDK keeps 2,000 per instrument by default);
 /// past it, durations are recorded with their attributes.
@@ -55,7 +55,8 @@ mod tests {
     use opentelemetry_sdk::metrics::{SdkMeterProvider, Temporality};
 
     use super::{BOUND_MAX, Bound};
-    use crate::telemetry::{FailureKey, SetKey, Static, Transport};
+    use crate::telemetry::Transport;
+    use crate::telemetry::attributes::{FailureKey, SetKey, Static};
 
     /// Keeps the count of each data point of the last export, by its `gen_ai.tool.name`.
     #[derive(Debug, Clone)]
