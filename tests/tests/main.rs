@@ -23,6 +23,7 @@ mod conformance_client;
 mod elicit_schema;
 mod elicitation;
 mod example_programs;
+mod examples_table;
 mod faults;
 mod http_transport;
 mod inspector;
