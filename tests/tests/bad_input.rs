@@ -14,7 +14,7 @@ use std::process::Stdio;
 use reqwest::StatusCode;
 use reqwest::header::{ACCEPT, CONTENT_TYPE};
 use serde_json::{Value, json};
-use support::http::{Endpoint, Reply, Session, text_of};
+use support::http::{Endpoint, Reply, Session, principal_from_header, text_of};
 use tests::stdio::{LineClient, ServerProcess, error_code, example_binary, within};
 use tokio::io::{AsyncBufReadExt, BufReader};
 
@@ -1168,17 +1168,6 @@ fn placeholder() -> LineClient {
 async fn awaiting(ctx: typed_mcp::Context) -> Result<String, typed_mcp::ElicitError> {
     tokio::time::sleep(std::time::Duration::from_millis(10)).await;
     Ok(format!("confirmed: {}", ctx.confirm("Go on?").await?))
-}
-
-/// Sets the request's `Principal` from its `x-user` header.
-async fn principal_from_header(
-    mut request: axum::extract::Request,
-    next: axum::middleware::Next,
-) -> axum::response::Response {
-    if let Some(user) = request.headers().get("x-user").and_then(|v| v.to_str().ok()).map(str::to_owned) {
-        request.extensions_mut().insert(typed_mcp::transport::http::Principal(user));
-    }
-    next.run(request).await
 }
 
 /// A 2026-era request of the tasks extension, as `user` (anonymous when `None`).

@@ -7,6 +7,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::support::http::principal_from_header;
 use futures_util::{Stream, StreamExt};
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HOST, ORIGIN};
 use reqwest::{RequestBuilder, Response, StatusCode};
@@ -14,7 +15,7 @@ use serde_json::{Value, json};
 use tests::stdio::within;
 use tokio::sync::oneshot;
 use typed_mcp::prelude::*;
-use typed_mcp::transport::http::{HttpConfig, MemoryEventStore, Principal, StreamableHttp};
+use typed_mcp::transport::http::{HttpConfig, MemoryEventStore, StreamableHttp};
 
 const PROTOCOL: &str = "2025-11-25";
 const ACCEPT_BOTH: &str = "application/json, text/event-stream";
@@ -821,17 +822,6 @@ async fn idleness_counts_from_the_end_of_the_last_request() {
     tokio::time::sleep(Duration::from_millis(1000)).await;
     let list = session.send(&json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"})).await;
     assert_eq!(list.status(), StatusCode::OK, "the session expired right after a long request");
-}
-
-async fn principal_from_header(
-    mut request: axum::extract::Request,
-    next: axum::middleware::Next,
-) -> axum::response::Response {
-    let user = request.headers().get("x-user").and_then(|v| v.to_str().ok()).map(str::to_owned);
-    if let Some(user) = user {
-        request.extensions_mut().insert(Principal(user));
-    }
-    next.run(request).await
 }
 
 #[tokio::test]

@@ -13,12 +13,12 @@ use reqwest::header::{ACCEPT, CONTENT_TYPE};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
-use support::http::{Endpoint, Sse, json_body, text_of};
+use support::http::{Endpoint, Sse, json_body, principal_from_header, text_of};
 use tests::serve::connect_with;
 use tests::stdio::{LineClient, error_code, within};
 use typed_mcp::prelude::*;
 use typed_mcp::server::CompleteError;
-use typed_mcp::transport::http::{HttpConfig, Principal};
+use typed_mcp::transport::http::HttpConfig;
 
 #[derive(Deserialize, JsonSchema, Elicit)]
 struct Name {
@@ -67,17 +67,6 @@ fn server() -> Server {
 
 fn capable() -> Value {
     json!({"elicitation": {"form": {}, "url": {}}})
-}
-
-async fn principal_from_header(
-    mut request: axum::extract::Request,
-    next: axum::middleware::Next,
-) -> axum::response::Response {
-    let user = request.headers().get("x-user").and_then(|v| v.to_str().ok()).map(str::to_owned);
-    if let Some(user) = user {
-        request.extensions_mut().insert(Principal(user));
-    }
-    next.run(request).await
 }
 
 async fn with_users(server: &Server) -> Endpoint {

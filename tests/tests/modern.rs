@@ -9,6 +9,7 @@ use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use crate::support::http::principal_from_header;
 use reqwest::StatusCode;
 use reqwest::header::{ACCEPT, CONTENT_TYPE};
 use schemars::JsonSchema;
@@ -21,7 +22,7 @@ use typed_mcp::ServerBuilder;
 use typed_mcp::multi_round::state::StateKey;
 use typed_mcp::prelude::*;
 use typed_mcp::server::{CacheHint, CacheScope, CompletionCall, SessionKey};
-use typed_mcp::transport::http::{HttpConfig, Principal};
+use typed_mcp::transport::http::HttpConfig;
 
 const VERSION: &str = "2026-07-28";
 const META_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
@@ -971,17 +972,6 @@ async fn one_connection_serves_a_2025_session_and_2026_requests_at_once() {
 // ---------------------------------------------------------------------------------------------
 // Streamable HTTP
 // ---------------------------------------------------------------------------------------------
-
-/// Turns an `x-user` header into a [`Principal`].
-async fn principal_from_header(
-    mut request: axum::extract::Request,
-    next: axum::middleware::Next,
-) -> axum::response::Response {
-    if let Some(user) = request.headers().get("x-user").and_then(|v| v.to_str().ok()).map(str::to_owned) {
-        request.extensions_mut().insert(Principal(user));
-    }
-    next.run(request).await
-}
 
 struct Http {
     fixture: Fixture,

@@ -14,10 +14,10 @@ use std::time::{Duration, Instant};
 
 use reqwest::StatusCode;
 use serde_json::json;
-use support::http::{Endpoint, PROTOCOL, Session, text_of};
+use support::http::{Endpoint, PROTOCOL, Session, principal_from_header, text_of};
 use tests::stdio::{ServerProcess, example_binary};
 use typed_mcp::prelude::*;
-use typed_mcp::transport::http::{HttpConfig, Principal};
+use typed_mcp::transport::http::HttpConfig;
 
 /// Answers after `ms` milliseconds.
 #[tool]
@@ -28,16 +28,6 @@ async fn slow(ms: u64) -> String {
 
 fn server() -> Server {
     Server::builder("limits", "1.0.0").tools(tools![slow]).build().unwrap()
-}
-
-async fn principal_from_header(
-    mut request: axum::extract::Request,
-    next: axum::middleware::Next,
-) -> axum::response::Response {
-    if let Some(user) = request.headers().get("x-user").and_then(|v| v.to_str().ok()).map(str::to_owned) {
-        request.extensions_mut().insert(Principal(user));
-    }
-    next.run(request).await
 }
 
 async fn ping(session: &Session) -> StatusCode {

@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 use tests::stdio::within;
 use tokio::sync::oneshot;
 use typed_mcp::Server;
-use typed_mcp::transport::http::{HttpConfig, StreamableHttp};
+use typed_mcp::transport::http::{HttpConfig, Principal, StreamableHttp};
 
 /// The 2025-era revision the sessions here negotiate.
 pub const PROTOCOL: &str = "2025-11-25";
@@ -36,6 +36,19 @@ pub async fn serve_router(app: axum::Router) -> (String, oneshot::Sender<()>) {
             .await
     });
     (url, stop)
+}
+
+/// A middleware that makes a request's `x-user` header (when present) its [`Principal`]: the
+/// stand-in for authentication in the tests of who may use which session. Layer it with
+/// `router.layer(axum::middleware::from_fn(principal_from_header))`.
+pub async fn principal_from_header(
+    mut request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    if let Some(user) = request.headers().get("x-user").and_then(|v| v.to_str().ok()).map(str::to_owned) {
+        request.extensions_mut().insert(Principal(user));
+    }
+    next.run(request).await
 }
 
 /// An MCP endpoint at `url`, served by this process (`http` is then its transport) or another.
