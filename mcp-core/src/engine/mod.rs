@@ -1,13 +1,14 @@
 //! One session's message pump, independent of tools and of transports.
 //!
-//! A transport hands each incoming frame to [`Session::handle_frame`] and writes out whatever
-//! arrives on the session's outbound channel. The engine:
+//! A transport hands each incoming frame to the session and writes out whatever arrives on the
+//! session's outbound channel (outside the crate, through
+//! [`Server::connect`](crate::Server::connect)). The engine:
 //! - polls each incoming request's handler once, on the reader: a handler that answers without
 //!   waiting is answered at once, with no task of its own; one that waits goes on in its own
 //!   task, so it never blocks the reader, other requests, or the responses the service awaits;
 //! - routes responses to the waits opened through [`Peer`], by id;
 //! - honours `notifications/cancelled` (the handler's future is dropped, nothing is sent);
-//! - on [`Session::shutdown`], fails every pending wait and cancels every handler.
+//! - when the session shuts down, fails every pending wait and cancels every handler.
 
 mod cancel;
 #[cfg(feature = "http")]
@@ -42,7 +43,7 @@ pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 /// What a request handler returns: the serialized result, or a JSON-RPC error.
 pub type HandlerResult = Result<ResultText, ErrorObject>;
 
-/// How a [`Service`] answers a request: with the answer itself, when it needs to wait for
+/// How a session's service (the server's or the client's side) answers a request: with the answer itself, when it needs to wait for
 /// nothing, or with a future that makes it.
 ///
 /// Most requests (a `tools/list`, a tool that computes its result) are answered at once: they
@@ -51,7 +52,7 @@ pub enum Handling {
     /// The answer, made without waiting.
     Ready(HandlerResult),
     /// A future making the answer. It is polled once at once, by the session's reader; if it
-    /// waits then, it goes on in a task of its own (see [`Service::handle_request`]).
+    /// waits then, it goes on in a task of its own.
     Future(BoxFuture<'static, HandlerResult>),
 }
 
@@ -177,7 +178,7 @@ impl RequestScope {
 }
 
 /// The role-specific half of a session (a server or a client).
-pub trait Service: Send + Sync + 'static {
+pub(crate) trait Service: Send + Sync + 'static {
     /// Handles a request: answers it at once ([`Handling::Ready`]), or returns a future that
     /// will. Either way this runs on the caller of [`Session::handle_message`] (the reader), and
     /// so does the future's first poll, whatever happens; if the future is not done then, it
@@ -206,7 +207,7 @@ pub trait Service: Send + Sync + 'static {
 /// waiting for room in it (past that, the reader waits until the peer reads: a peer that stops
 /// reading is held back rather than buffered for), and the handlers waiting at once.
 #[derive(Debug, Clone)]
-pub struct SessionConfig {
+pub(crate) struct SessionConfig {
     /// Capacity of the outbound queue; when the peer stops reading, senders wait.
     pub outbound_capacity: usize,
     /// How long [`Session::shutdown`] waits for cancelled handlers to finish.
@@ -235,7 +236,7 @@ type HttpParts = std::convert::Infallible;
 type InFlight = Arc<Mutex<HashMap<RequestId, Cancellation, foldhash::fast::RandomState>>>;
 
 /// One MCP session: a service, its peer, and the requests in flight.
-pub struct Session<S: Service> {
+pub(crate) struct Session<S: Service> {
     service: Arc<S>,
     peer: Peer,
     in_flight: InFlight,

@@ -13,6 +13,7 @@
 //! | [`hosts`] | using a server from a host: Claude Desktop, VS Code, Streamable HTTP, logs, the MCP Inspector, which hosts elicit |
 //! | [`resources_and_prompts`] | resources and templates, prompts, logging, completion, sampling, roots, dynamic lists |
 //! | [`http`] | Streamable HTTP: serving, mounting in axum, HTTPS, limits |
+//! | [`transports`] | a transport of your own: a Unix socket, framed messages, a WebSocket |
 //! | [`authorization`] | a protected server: OAuth 2.1 resource server, token verifiers, scopes per tool |
 //! | [`eras`] | one handler for 2025-11-25 sessions and 2026-07-28 stateless requests |
 //! | [`tasks`] | long-running tools that outlive their request |
@@ -41,3 +42,4 @@ pub mod resources_and_prompts;
 pub mod tasks;
 pub mod testing;
 pub mod tools;
+pub mod transports;

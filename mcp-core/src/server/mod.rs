@@ -16,6 +16,7 @@
 mod catalog;
 mod client_requests;
 mod completion;
+pub mod connection;
 mod context_side;
 #[cfg(feature = "http")]
 mod deployment;
@@ -63,6 +64,7 @@ pub use crate::handler::{Completer, CompletionCall, Context};
 pub use crate::protocol::codes::{HEADER_MISMATCH, MISSING_REQUIRED_CLIENT_CAPABILITY, UNSUPPORTED_PROTOCOL_VERSION};
 /// Re-exported from [`crate::protocol`], where they are defined.
 pub use crate::protocol::{PROTOCOL_VERSION_2026_07_28, supported_versions};
+pub use connection::{Connection, Outgoing, OutgoingKind, OutgoingMessage};
 pub use elicit::DEFAULT_ELICITATION_TIMEOUT;
 pub use era_2026::{CacheHint, CacheScope};
 pub use registry::ChangeError;

@@ -146,7 +146,7 @@ pub(crate) async fn write_frames<W: AsyncWrite + Unpin>(
 /// Reading and writing run concurrently in the caller's task, neither ever waiting on the other:
 /// a peer that sends everything before it reads anything is still served. Keeping them in one
 /// task means a response produced while reading is written without waking another thread.
-pub async fn serve_lines<S, R, W>(
+pub(crate) async fn serve_lines<S, R, W>(
     session: Session<S>,
     outbound: mpsc::Receiver<Outbound>,
     reader: R,
