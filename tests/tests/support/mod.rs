@@ -1,5 +1,6 @@
 //! Helpers shared by the integration tests.
 
+pub mod backplane;
 pub mod http;
 pub mod inspector;
 pub mod listening;
