@@ -148,8 +148,12 @@ mod tests {
             cache.put("prompts/list", None, &result(hints.clone()));
             assert!(cache.get("prompts/list", None).is_none(), "{hints}");
         }
-        cache.put("tools/call", None, &result(json!({"ttlMs": 60_000, "cacheScope": "public"})));
-        assert!(cache.get("tools/call", None).is_none());
+        cache.put(
+            crate::protocol::Method::ToolsCall.name(),
+            None,
+            &result(json!({"ttlMs": 60_000, "cacheScope": "public"})),
+        );
+        assert!(cache.get(crate::protocol::Method::ToolsCall.name(), None).is_none());
     }
 
     #[test]

@@ -13,7 +13,7 @@ use std::sync::RwLock;
 
 use serde_json::Value;
 
-use crate::protocol::methods::{self, Era};
+use crate::protocol::methods::{self, Era, Method};
 use crate::protocol::stateless::{MCP_METHOD_HEADER, MCP_NAME_HEADER, MCP_PARAM_HEADER_PREFIX, META_PROTOCOL_VERSION};
 use crate::protocol::{CancelledParams, JsonObject, Message, RequestId, Tool};
 use crate::tool::{HeaderKind, HeaderParam, header_params};
@@ -71,14 +71,13 @@ impl ToolHeaders {
         let mut headers =
             vec![("mcp-protocol-version".to_owned(), version), (MCP_METHOD_HEADER.to_owned(), encode_value(&method))];
         // The method's target, as the method table names it (in this era's methods).
-        let name = methods::find(&method)
-            .filter(|m| m.valid_in(Era::Y2026))
-            .and_then(|m| m.target)
-            .and_then(|target| params.get(target.param()));
+        let row = methods::find(&method);
+        let name =
+            row.filter(|m| m.valid_in(Era::Y2026)).and_then(|m| m.target).and_then(|target| params.get(target.param()));
         if let Some(name) = name.and_then(Value::as_str) {
             headers.push((MCP_NAME_HEADER.to_owned(), encode_value(name)));
         }
-        if method == "tools/call" {
+        if row.is_some_and(|m| m.id == Method::ToolsCall) {
             let declared = name
                 .and_then(Value::as_str)
                 .and_then(|n| self.tools.read().ok()?.get(n).cloned())
@@ -172,14 +171,14 @@ mod tests {
             "query": {"type": "string"}
         }});
         headers.learn(&tool("search", schema)).unwrap();
-        let frame = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+        let frame = json!({"jsonrpc": "2.0", "id": 1, "method": Method::ToolsCall.name(), "params": {
             "name": "search", "arguments": {"region": "eu", "priority": 42.0, "verbose": null, "query": "x"},
             "_meta": {META_PROTOCOL_VERSION: "2026-07-28"}
         }});
         let got = headers.headers(&frame.to_string());
         let want: Vec<(String, String)> = [
             ("mcp-protocol-version", "2026-07-28"),
-            ("mcp-method", "tools/call"),
+            ("mcp-method", Method::ToolsCall.name()),
             ("mcp-name", "search"),
             ("mcp-param-region", "eu"),
             ("mcp-param-priority", "42"),

@@ -11,6 +11,7 @@ use super::era::Stateless;
 use super::requests::{decode_result, params_object};
 use super::round_trip::{RESULT_TASK, answer};
 use super::{Client, ClientError};
+use crate::protocol::Method;
 use crate::protocol::{
     CallToolParams, CallToolResult, ErrorObject, JsonObject, META_CLIENT_CAPABILITIES, TASKS_EXTENSION, Task,
     TaskStatus, codes,
@@ -69,11 +70,12 @@ impl Client {
         let arguments = super::tool_call::tool_arguments(arguments).map_err(ClientError::Codec)?;
         let params = CallToolParams { name: name.to_owned(), arguments, meta: None };
         let params = with_tasks_extension(params_object(&params)?);
-        let first = self.round_trip(stateless).request("tools/call", params, self.options(None, None)).await?;
+        let first =
+            self.round_trip(stateless).request(Method::ToolsCall.name(), params, self.options(None, None)).await?;
         if first.get("resultType").and_then(Value::as_str) == Some(RESULT_TASK) {
-            decode_result("tools/call", first).map(TaskStart::Task)
+            decode_result(Method::ToolsCall.name(), first).map(TaskStart::Task)
         } else {
-            decode_result("tools/call", first).map(TaskStart::Done)
+            decode_result(Method::ToolsCall.name(), first).map(TaskStart::Done)
         }
     }
 
@@ -149,20 +151,22 @@ impl Client {
         cancel: Option<CancellationToken>,
     ) -> Result<CallToolResult, ClientError> {
         let params = with_tasks_extension(params_object(params)?);
-        let first =
-            self.round_trip(stateless).request("tools/call", params, self.options(None, cancel.clone())).await?;
+        let first = self
+            .round_trip(stateless)
+            .request(Method::ToolsCall.name(), params, self.options(None, cancel.clone()))
+            .await?;
         if first.get("resultType").and_then(Value::as_str) != Some(RESULT_TASK) {
-            return decode_result("tools/call", first);
+            return decode_result(Method::ToolsCall.name(), first);
         }
-        let task: Task = decode_result("tools/call", first)?;
+        let task: Task = decode_result(Method::ToolsCall.name(), first)?;
         let id = task.task_id.clone();
         tracing::debug!(task = %id, "the call runs as a task");
         let follow = self.follow(task);
         let ended = async {
             match timeout {
-                Some(t) => tokio::time::timeout(t, follow)
-                    .await
-                    .unwrap_or_else(|_| Err(ClientError::Timeout { method: "tools/call".into(), timeout: t })),
+                Some(t) => tokio::time::timeout(t, follow).await.unwrap_or_else(|_| {
+                    Err(ClientError::Timeout { method: Method::ToolsCall.name().into(), timeout: t })
+                }),
                 None => follow.await,
             }
         };

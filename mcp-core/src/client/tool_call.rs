@@ -13,7 +13,7 @@ use super::ClientError;
 use super::connected::Client;
 use super::service::{ClientShared, ProgressCallback};
 use crate::engine::BoxFuture;
-use crate::protocol::{CallToolParams, CallToolResult, JsonObject, ProgressParams, ProgressToken, RequestMeta};
+use crate::protocol::{CallToolParams, CallToolResult, JsonObject, Method, ProgressParams, ProgressToken, RequestMeta};
 
 /// How many times [`Client::call_tool_with_url_elicitation`] completes flows and retries.
 const URL_ELICITATION_ROUNDS: usize = 3;
@@ -194,7 +194,7 @@ impl ToolCallBuilder<'_> {
         {
             return client.call_as_task(stateless, &params, self.timeout.flatten(), options.cancel).await;
         }
-        client.request_with("tools/call", &params, options).await
+        client.request_with(Method::ToolsCall.name(), &params, options).await
     }
 }
 

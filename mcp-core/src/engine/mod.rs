@@ -33,7 +33,7 @@ pub use peer::{Peer, PeerError, RequestOptions};
 pub use reply::ResultText;
 
 use crate::protocol::jsonrpc::{DecodeError, encode_error};
-use crate::protocol::{CancelledParams, ErrorObject, Message, Notification, Request, RequestId};
+use crate::protocol::{CancelledParams, ErrorObject, Message, Method, Notification, Request, RequestId};
 #[cfg(feature = "http")]
 pub use http_parts::HttpRequestParts;
 
@@ -312,7 +312,7 @@ impl<S: Service> Session<S> {
                     tracing::debug!(id = %response.id, "ignored a response to no pending request");
                 }
             }
-            Message::Notification(n) if n.method == "notifications/cancelled" => self.cancel_from(&n),
+            Message::Notification(n) if n.method.id() == Some(Method::Cancelled) => self.cancel_from(&n),
             Message::Notification(n) => self.service.handle_notification(n, &self.peer),
         }
     }

@@ -271,7 +271,7 @@ impl Peer {
 
     fn notify_cancelled(&self, id: RequestId, reason: &str) {
         let params = CancelledParams { request_id: Some(id), reason: Some(reason.to_owned()) };
-        if let Ok(frame) = encode_notification("notifications/cancelled", &params) {
+        if let Ok(frame) = encode_notification(crate::protocol::Method::Cancelled.name(), &params) {
             // Best effort: a full outbound queue must not block the caller that is giving up.
             let _ = self.shared.out.try_send(Outbound {
                 frame,
