@@ -3,6 +3,27 @@
 //! One binary instead of one per file: each would link tokio, hyper, axum and the SDK again,
 //! which made a clean `cargo test --workspace` slow to link and heavy on disk. Each file below
 //! stays a module of its own; run one with `cargo test -p tests --test integration <module>::`.
+//!
+//! A file is named `<area>_<feature>`, so that one area's files sit together; a feature alone
+//! in its area keeps its plain name. Helpers two files need live in `support/` (or in the
+//! `tests` library, `tests/src/`, when a test program of `tests/src/bin/` needs them too).
+//!
+//! | area | files |
+//! | --- | --- |
+//! | server features, in process | `completion`, `logging`, `prompts`, `resources`, `sampling_roots`, `middleware`, `telemetry`, `testing_harness`, `apps` (MCP Apps; `apps_browser` in Chromium) |
+//! | the 2026-07-28 revision | `modern`, `subscriptions`, `tasks` (`tasks_redis` on a shared deployment) |
+//! | elicitation | `elicitation_form`, `elicitation_url`, `elicitation_schema` (what `#[derive(Elicit)]` sends) |
+//! | macros | `macros_tool` (run time), `macros_ui_tool`, `macros_ui_elicit`, `macros_ui_prompt_resource` (compile-time diagnostics, trybuild) |
+//! | transports, server side | `http_transport`, `http_param_headers`, `http_session_limits`, `http_tls`, `authorization` (bearer tokens), `stdio_server` |
+//! | our client | `client_in_process`, `client_stdio`, `client_http`, `client_get_stream`, `client_protocol`, `client_stateless`, `oauth_client` |
+//! | robustness | `bad_input`, `faults`, `isolation`, `load` |
+//! | shared deployment (Redis) | `backplane_redis`, `backplane_sharing`, `backplane_takeover`, `backplane_failover`, `backplane_load`, `backplane_interop` |
+//! | official SDKs and tools | `interop_stdio`, `interop_http`, `interop_elicitation`, `interop_surface`, `interop_oauth`, `interop_client` (our client, their server), `interop_v2_client`, `interop_v2_server`, `interop_inspector` |
+//! | conformance suite | `conformance` (server scenarios), `conformance_client` |
+//! | examples | `examples_programs`, `examples_table` |
+//!
+//! Packaging and documentation builds (`packaging`, `docs`) are the `publishing` binary
+//! (`publishing.rs`), run after this one.
 
 mod support;
 
@@ -25,16 +46,20 @@ mod client_stdio;
 mod completion;
 mod conformance;
 mod conformance_client;
-mod elicit_schema;
-mod elicitation;
-mod example_programs;
+mod elicitation_form;
+mod elicitation_schema;
+mod elicitation_url;
+mod examples_programs;
 mod examples_table;
 mod faults;
+mod http_param_headers;
+mod http_session_limits;
+mod http_tls;
 mod http_transport;
-mod inspector;
 mod interop_client;
 mod interop_elicitation;
 mod interop_http;
+mod interop_inspector;
 mod interop_oauth;
 mod interop_stdio;
 mod interop_surface;
@@ -43,23 +68,19 @@ mod interop_v2_server;
 mod isolation;
 mod load;
 mod logging;
+mod macros_tool;
+mod macros_ui_elicit;
+mod macros_ui_prompt_resource;
+mod macros_ui_tool;
 mod middleware;
 mod modern;
 mod oauth_client;
-mod param_headers;
 mod prompts;
 mod resources;
 mod sampling_roots;
-mod session_limits;
 mod stdio_server;
 mod subscriptions;
 mod tasks;
 mod tasks_redis;
 mod telemetry;
 mod testing_harness;
-mod tls;
-mod tool_macro;
-mod ui;
-mod ui_elicit;
-mod ui_surface;
-mod url_elicitation;

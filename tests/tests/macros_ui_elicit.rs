@@ -1,7 +1,7 @@
 //! Compile-time diagnostics of `#[derive(Elicit)]`, as trybuild snapshots.
 //!
 //! When the toolchain changes the wording of its own messages, re-bless with
-//! `TRYBUILD=overwrite cargo test -p tests --test integration ui_elicit::` and review the diff.
+//! `TRYBUILD=overwrite cargo test -p tests --test integration macros_ui_elicit::` and review the diff.
 
 #[test]
 fn elicit_derive_diagnostics() {

@@ -1,7 +1,7 @@
 //! Compile-time diagnostics of `#[tool]` and `#[toolbox]`, as trybuild snapshots.
 //!
 //! When the toolchain changes the wording of its own messages, re-bless with
-//! `TRYBUILD=overwrite cargo test -p tests --test integration ui::` and review the diff.
+//! `TRYBUILD=overwrite cargo test -p tests --test integration macros_ui_tool::` and review the diff.
 
 #[test]
 fn tool_macro_diagnostics() {

@@ -1,7 +1,7 @@
 //! Compile-time diagnostics of `#[prompt]` and `#[resource]`, as trybuild snapshots.
 //!
 //! When the toolchain changes the wording of its own messages, re-bless with
-//! `TRYBUILD=overwrite cargo test -p tests --test integration ui_surface::` and review the diff.
+//! `TRYBUILD=overwrite cargo test -p tests --test integration macros_ui_prompt_resource::` and review the diff.
 
 #[test]
 fn prompt_and_resource_macro_diagnostics() {
