@@ -66,6 +66,27 @@
 //! | `http-tls` | | serving Streamable HTTP over TLS yourself (`HttpConfig::tls`) |
 //! | `tracing-bridge` | | forwards the application's `tracing` events to clients as log messages |
 //!
+//! # Words
+//!
+//! Each word below means one thing in this crate's code and docs.
+//!
+//! | word | meaning |
+//! | --- | --- |
+//! | **revision** | a dated version of the MCP specification (`2025-11-25`, `2026-07-28`), named in `protocolVersion` |
+//! | **era** | how a client and a server talk: the **2025-11-25 era** (that revision and older ones) opens a session with `initialize`; the **2026-07-28 era** has no `initialize` and no session, each request naming its revision and the client's capabilities in `_meta` ([`protocol::methods::Era`]) |
+//! | **session** | an MCP session of the 2025-11-25 era: from `initialize` to the end of the connection (stdio) or to `DELETE` or expiry (Streamable HTTP, `Mcp-Session-Id`). Nothing else is called a session |
+//! | **method** | a JSON-RPC method of MCP, as a value: [`protocol::Method`], the id of its **row** in the method table ([`protocol::methods::METHODS`]), which holds every fact about it |
+//! | **round** | one request and its answer within a multi round-trip request of the 2026-07-28 era: an answer `input_required` asks the client something, and the client's retry, carrying the answers and the sealed **request state**, is the next round. The handler runs again from the start in each round ([`multi_round`]) |
+//! | **elicitation** | asking the user for input in the middle of a request: a **form** (a typed schema) or a **URL flow** (a page the user visits) |
+//! | **principal** | who the caller is, as the transport authenticated them (a token's subject); **identity** is the principal with what its token grants ([`auth::AuthInfo`]). The **caller** of a request is its principal and identity together, with its era and session |
+//! | **transport** | what moves messages between a client and a server: stdio, Streamable HTTP, or one of your own ([`Server::connect`]) |
+//! | **instance** | one process serving a shared deployment's endpoint, behind a load balancer, sharing sessions through a **backplane** (`typed-mcp-redis`) |
+//! | **owner** | the instance that opened a session and keeps it live; its **heartbeat** renews its claim, and another instance **takes over** a session whose owner's claim lapsed |
+//! | **replica** | a copy of a session on an instance that is not its owner, built from the session's **record** in the shared **registry**, so that a request is served where it lands |
+//! | **hop** | a request an instance passes on to the session's owner (what must run there) |
+//! | **bus** | the channel on which instances tell each other about sessions (answers, cancellations, changed records) |
+//! | **task** | a long-running tool call that outlives its request (the tasks extension): polled with `tasks/get`, answered with `tasks/update` |
+//!
 //! # Layers
 //!
 //! Bottom up; a module imports only from the modules above it in this list.
