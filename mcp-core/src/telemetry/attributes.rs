@@ -32,8 +32,15 @@ pub(super) fn version_name(version: &str) -> Cow<'static, str> {
 /// bounded; past it, each request allocates its own.
 pub(super) const INTERNED_MAX: usize = 512;
 
+/// The longest tool (or prompt) name [`interned`] keeps, in bytes: MCP's limit for a tool's
+/// name. A longer name from the wire is named afresh in each request and freed with it, so that
+/// what the table holds is bounded (at most [`INTERNED_MAX`] names of this size per method,
+/// about 150 KiB in all) whatever clients send.
+pub(super) const INTERNED_NAME_MAX: usize = 128;
+
 /// The span name `{method} {target}` and the target, for a tool call or a prompt, as `'static`
-/// strings kept for the life of the process (at most [`INTERNED_MAX`] per method), so that
+/// strings kept for the life of the process (at most [`INTERNED_MAX`] per method, none longer
+/// than [`INTERNED_NAME_MAX`]), so that
 /// naming a span and its attributes allocates nothing; clones of the attributes (the span's,
 /// the histogram's) then copy a pointer.
 pub(super) fn interned(id: Method, target: &str) -> (Cow<'static, str>, Cow<'static, str>) {
@@ -50,7 +57,7 @@ pub(super) fn interned(id: Method, target: &str) -> (Cow<'static, str>, Cow<'sta
     if let Some(&(name, target)) = names.get(target) {
         return (Cow::Borrowed(name), Cow::Borrowed(target));
     }
-    if names.len() >= INTERNED_MAX {
+    if names.len() >= INTERNED_MAX || target.len() > INTERNED_NAME_MAX {
         return owned();
     }
     let name: &'static str = Box::leak(format!("{method} {target}").into_boxed_str());
@@ -318,7 +325,27 @@ pub(super) fn is_tool_error(result: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::{Cow, INTERNED_MAX, Method, Shape, Transport, interned, is_tool_error, version_name};
+    use super::{
+        Cow, INTERNED_MAX, INTERNED_NAME_MAX, Method, Shape, Transport, interned, is_tool_error, version_name,
+    };
+
+    #[test]
+    fn a_name_longer_than_mcp_allows_is_never_kept() {
+        let long = "x".repeat(INTERNED_NAME_MAX + 1);
+        let (name, kept) = interned(Method::ToolsCall, &long);
+        assert!(matches!((&name, &kept), (Cow::Owned(_), Cow::Owned(_))), "a long name is not kept for the process");
+        assert_eq!((name.len(), &*kept), ("tools/call ".len() + long.len(), long.as_str()));
+        // A megabyte-long name, many times over: each one is freed with its request.
+        for i in 0..40 {
+            let huge = format!("{i}{}", "y".repeat(1 << 20));
+            assert!(matches!(interned(Method::PromptsGet, &huge).0, Cow::Owned(_)));
+        }
+        let fits = "z".repeat(INTERNED_NAME_MAX);
+        assert!(
+            matches!(interned(Method::ToolsCall, &fits).0, Cow::Borrowed(_)),
+            "a name of the maximum length is kept"
+        );
+    }
 
     #[test]
     fn tool_names_are_kept_once_and_only_up_to_the_bound() {
