@@ -5,6 +5,7 @@
 
 use std::time::Duration;
 
+use crate::support::processes::http_server;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
@@ -238,53 +239,6 @@ async fn extra_headers_reach_the_server() {
         .header(reqwest::header::ORIGIN, reqwest::header::HeaderValue::from_static("https://evil.example"));
     let refused = Client::builder("http-test", "1").connect_http_with(&served.url, config).await;
     assert!(matches!(refused, Err(ClientError::Rpc(ref e)) if e.code == -32600), "{refused:?}");
-}
-
-/// A server process serving Streamable HTTP, killed when dropped (also used by `client_stateless`).
-pub(crate) struct Example {
-    pub(crate) child: std::process::Child,
-    pub(crate) url: String,
-}
-
-impl Drop for Example {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// The `combined` test server (forms, URL mode and a task in one server, named `elicitation`)
-/// over HTTP.
-pub(crate) async fn combined_server() -> Example {
-    http_server(std::path::Path::new(crate::support::servers::COMBINED), &["--url-port", "0"]).await
-}
-
-/// `binary` started with `--port <free port>` and `args`, once it listens.
-pub(crate) async fn http_server(binary: &std::path::Path, args: &[&str]) -> Example {
-    for _ in 0..5 {
-        let port = std::net::TcpListener::bind(("127.0.0.1", 0)).unwrap().local_addr().unwrap().port();
-        let child = std::process::Command::new(binary)
-            .arg("--port")
-            .arg(port.to_string())
-            .args(args)
-            .env("RUST_LOG", "warn")
-            .stdin(std::process::Stdio::null())
-            .stdout(std::process::Stdio::null())
-            .spawn()
-            .unwrap();
-        let mut example = Example { child, url: format!("http://127.0.0.1:{port}/mcp") };
-        for _ in 0..300 {
-            if example.child.try_wait().unwrap().is_some() {
-                break;
-            }
-            if tokio::net::TcpStream::connect(("127.0.0.1", port)).await.is_ok() {
-                return example;
-            }
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
-        let _ = example.child.kill();
-    }
-    panic!("{} did not start", binary.display());
 }
 
 #[tokio::test]

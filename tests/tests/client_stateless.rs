@@ -25,7 +25,7 @@ use typed_mcp::protocol::{ElicitResult, SubscriptionFilter, TaskStatus};
 use typed_mcp::server::{CacheHint, CacheScope};
 use typed_mcp::testing::ToolResultExt;
 
-use super::client_http::{combined_server, http_server};
+use crate::support::processes::{combined_server, http_server};
 
 /// The user: fills in forms (a project named `stateless`; proceeds with large data), consents
 /// to URLs, opens the example's page and presses its button (which completes the flow).

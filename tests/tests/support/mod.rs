@@ -5,6 +5,7 @@ pub mod http;
 pub mod inspector;
 pub mod listening;
 pub mod pki;
+pub mod processes;
 pub mod tasks;
 
 /// The test servers of this package (`tests/src/bin/`), built by cargo with the test binary.
