@@ -13,13 +13,11 @@
 //!   task `failed`. A finished task's result outlives a restart of the instance that ran it.
 
 use std::net::Ipv4Addr;
-use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::json;
-use tests::interop::example_binary;
 use tests::stdio::within;
 use typed_mcp::client::{Client, ElicitationModes, ProtocolEra, TaskStart, elicitation_fn};
 use typed_mcp::prelude::*;
@@ -30,6 +28,7 @@ use typed_mcp::transport::http::HttpConfig;
 use typed_mcp_redis::Redis;
 use typed_mcp_redis::testing::{RedisServer, RoundRobinProxy, free_port, keys};
 
+use crate::support::backplane::Instance;
 use crate::support::tasks::{Dropped, completion_notice, poll_until, stoppable};
 
 #[tokio::test]
@@ -99,55 +98,6 @@ async fn the_redis_store_tells_a_live_instance_from_a_lapsed_one() {
     assert!(!store.runner_alive("b").await.unwrap(), "its heartbeat lapsed, grace included");
 }
 
-/// A `shared` example process serving Streamable HTTP with `--redis`, killed when dropped.
-struct Instance {
-    child: Child,
-    base: String,
-}
-
-impl Instance {
-    fn start(redis: &str) -> Instance {
-        Self::start_on(free_port(), redis)
-    }
-
-    fn start_on(port: u16, redis: &str) -> Instance {
-        let binary = example_binary("shared");
-        let child = Command::new(&binary)
-            .args(["--port", &port.to_string(), "--redis", redis])
-            .env("RUST_LOG", "warn")
-            .env_remove("REDIS_URL")
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .spawn()
-            .unwrap_or_else(|e| panic!("cannot start {}: {e}", binary.display()));
-        let mut instance = Instance { child, base: format!("http://127.0.0.1:{port}") };
-        let started = Instant::now();
-        while std::net::TcpStream::connect((Ipv4Addr::LOCALHOST, port)).is_err() {
-            if let Ok(Some(status)) = instance.child.try_wait() {
-                panic!("the shared example exited ({status}) before listening");
-            }
-            assert!(started.elapsed() < Duration::from_secs(20), "the shared example did not listen within 20 s");
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        instance
-    }
-
-    fn url(&self) -> String {
-        format!("{}/mcp", self.base)
-    }
-
-    fn kill(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-impl Drop for Instance {
-    fn drop(&mut self) {
-        self.kill();
-    }
-}
-
 /// A user who confirms every deployment.
 fn confirming() -> impl typed_mcp::client::ElicitationHandler {
     elicitation_fn(ElicitationModes::FORM, |request| async move {
@@ -174,7 +124,7 @@ async fn start_deploy(client: &Client, service: &str) -> String {
 #[tokio::test]
 async fn a_task_asks_and_completes_across_three_instances_sharing_redis() {
     let redis = RedisServer::start();
-    let instances: Vec<Instance> = (0..3).map(|_| Instance::start(&redis.url())).collect();
+    let instances: Vec<Instance> = (0..3).map(|_| Instance::start("shared", Some(&redis.url()))).collect();
     let proxy = RoundRobinProxy::start(instances.iter().map(|i| i.base.clone()).collect()).await;
     let client = stateless(&format!("{}/mcp", proxy.url())).await;
 
@@ -208,8 +158,8 @@ async fn a_task_asks_and_completes_across_three_instances_sharing_redis() {
 async fn a_task_whose_instance_died_is_failed_and_a_finished_one_outlives_a_restart() {
     let redis = RedisServer::start();
     let port = free_port();
-    let mut runner = Instance::start_on(port, &redis.url());
-    let other = Instance::start(&redis.url());
+    let mut runner = Instance::start_on(port, "shared", Some(&redis.url()), &[]);
+    let other = Instance::start("shared", Some(&redis.url()));
     let on_runner = stateless(&runner.url()).await;
     let elsewhere = stateless(&other.url()).await;
 
@@ -236,7 +186,7 @@ async fn a_task_whose_instance_died_is_failed_and_a_finished_one_outlives_a_rest
 
     // The instance comes back (a new process on the same port): the finished task's result is
     // still there, on it and elsewhere.
-    let restarted = Instance::start_on(port, &redis.url());
+    let restarted = Instance::start_on(port, "shared", Some(&redis.url()), &[]);
     let again = stateless(&restarted.url()).await;
     for client in [&again, &elsewhere] {
         let task = client.get_task(&finished).await.unwrap();

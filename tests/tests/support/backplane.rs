@@ -38,6 +38,11 @@ impl Instance {
 
     /// [`start`](Self::start), with `env` in the program's environment.
     pub fn start_with(name: &str, redis: Option<&str>, env: &[(&str, &std::path::Path)]) -> Instance {
+        Self::start_on(free_port(), name, redis, env)
+    }
+
+    /// [`start_with`](Self::start_with) on `port` (to start an instance again where one was).
+    pub fn start_on(port: u16, name: &str, redis: Option<&str>, env: &[(&str, &std::path::Path)]) -> Instance {
         let binary = match name {
             "combined" => std::path::PathBuf::from(crate::support::servers::COMBINED),
             "backplane-quickstart" | "backplane-notes" => {
@@ -45,7 +50,6 @@ impl Instance {
             }
             example => example_binary(example),
         };
-        let port = free_port();
         let page_port = free_port();
         let mut command = Command::new(&binary);
         command.args(["--port", &port.to_string()]).env("RUST_LOG", "warn").env_remove("REDIS_URL");
@@ -76,12 +80,22 @@ impl Instance {
         }
         instance
     }
+
+    /// The instance's MCP endpoint.
+    pub fn url(&self) -> String {
+        format!("{}/mcp", self.base)
+    }
+
+    /// Kills the process and waits for it.
+    pub fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
 }
 
 impl Drop for Instance {
     fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        self.kill();
     }
 }
 
