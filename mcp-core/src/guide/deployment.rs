@@ -163,7 +163,7 @@
 //! those in the file `SSL_CERT_FILE` names). A Redis whose certificate a private authority
 //! signed (as managed services often give) is reached with
 //! `Redis::connect_with_ca(spec, ca_pem)`, one node or a Cluster; the examples take the
-//! authority's PEM file from `--redis-ca` or `REDIS_CA_FILE`. `tests/tests/backplane.rs` runs the
+//! authority's PEM file from `--redis-ca` or `REDIS_CA_FILE`. `tests/tests/backplane_redis.rs` runs the
 //! registry, the bus, the task store and two `shared` processes against a `redis-server` speaking
 //! TLS only, its certificate signed by a CA of the test's own.
 //!
@@ -183,7 +183,7 @@
 //!
 //! Clients see no error beyond `503` with `Retry-After` (an `initialize` that reached the
 //! instance after it began to drain); a task is never failed by the restart (one still
-//! running when the grace ends is cancelled, and says so). `tests/tests/backplane.rs` restarts
+//! running when the grace ends is cancelled, and says so). `tests/tests/backplane_load.rs` restarts
 //! three instances this way under continuous load (form elicitations in flight, calls, tasks
 //! running) and checks exactly that.
 //!
@@ -242,12 +242,12 @@
 //!
 //! ## Failures under load, measured
 //!
-//! `tests/tests/backplane.rs` kills and replaces instances at random (every second) and kills
+//! `tests/tests/backplane_load.rs` kills and replaces instances at random (every second) and kills
 //! the Sentinels' primary half way, while clients call continuously through a round-robin
 //! balancer: every call ends with its answer, a `503` with `Retry-After` (retried with the same
 //! call, which then runs once), or, for a call the killed instance was running, the error of its
 //! death; none is lost or runs twice. The test command runs it for 8 s; `MCP_SOAK_SECS=180
-//! cargo test -p tests --test integration backplane::soak -- --nocapture` runs it longer. Last
+//! cargo test -p tests --test integration backplane_load::soak -- --nocapture` runs it longer. Last
 //! long run (180 s, debug build, two shared cores, a one-second lease): 335,221 calls, 177
 //! instances killed, one Sentinel failover (a replica promoted after 2.2 s); 335,082 answered,
 //! 84 refused with `503` and retried, 139 cut by a kill, 0 lost, 0 run twice. The run after the
@@ -265,7 +265,7 @@
 //! ```
 //!
 //! The `shared` example keeps its tasks and the `requestState` key in that Redis too.
-//! `tests/tests/backplane.rs` runs these scenarios against a `redis-server` of its own and
+//! `tests/tests/backplane_*.rs` runs these scenarios against a `redis-server` of its own and
 //! server processes behind a
 //! round-robin proxy: an elicitation asked on one instance answered through another, a URL flow
 //! completed from another instance's page, a resource update reaching a subscriber elsewhere, the
