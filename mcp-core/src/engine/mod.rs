@@ -195,7 +195,9 @@ pub(crate) trait Service: Send + Sync + 'static {
     fn closed(&self) {}
 
     /// What another process needs to serve this session from now on (a shared deployment's
-    /// takeover), as text; `None` when there is nothing to carry over (the default).
+    /// takeover, over Streamable HTTP), as text; `None` when there is nothing to carry over
+    /// (the default).
+    #[cfg(feature = "http")]
     fn snapshot(&self) -> Option<String> {
         None
     }
@@ -274,6 +276,7 @@ impl<S: Service> Session<S> {
     }
 
     /// The service.
+    #[cfg(feature = "http")]
     pub fn service(&self) -> &Arc<S> {
         &self.service
     }

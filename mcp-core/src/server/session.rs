@@ -12,9 +12,11 @@ use super::state::{ClientState, SessionState};
 use crate::engine::{HandlerResult, Handling, Peer, RequestScope, Service};
 use crate::protocol::methods::{Direction, Era, Kind};
 use crate::protocol::view::ParamsView;
+#[cfg(feature = "http")]
+use crate::protocol::{ClientCapabilities, Implementation};
 use crate::protocol::{
-    ClientCapabilities, ErrorObject, Implementation, InitializeParams, InitializeResult, LATEST_PROTOCOL_VERSION,
-    Notification, Request, SUPPORTED_PROTOCOL_VERSIONS,
+    ErrorObject, InitializeParams, InitializeResult, LATEST_PROTOCOL_VERSION, Notification, Request,
+    SUPPORTED_PROTOCOL_VERSIONS,
 };
 
 pub(crate) struct ServerSession {
@@ -78,6 +80,7 @@ impl ServerSession {
 
 /// What a 2025-era session carries to the instance that takes it over in a shared deployment:
 /// what `initialize` established, and what the client set since.
+#[cfg(feature = "http")]
 #[derive(serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct Snapshot {
@@ -182,6 +185,7 @@ impl Service for ServerSession {
             self.handle(request, scope, view)
         })
     }
+    #[cfg(feature = "http")]
     fn snapshot(&self) -> Option<String> {
         let client = self.state.client()?;
         let snapshot = Snapshot {
