@@ -722,10 +722,17 @@ pub(crate) fn leaving() -> Response {
 }
 
 /// Whether a POSTed body is an answer to a server's question, or a cancellation: what an
-/// instance still takes while it drains (its questions wait for their answers). The body's
-/// top-level `method` member is read as JSON (escapes and all); anything that is not one
-/// message, or names another method, is new work and is handed over.
+/// instance still takes while it drains (its questions wait for their answers), and what an
+/// owner relays to the replica that asked. A request of the session (the common case, on every
+/// POST) is told at once by its `"method"` key and no mention of a cancellation; anything else
+/// has its top-level `method` member read as JSON (escapes and all), and what is not one
+/// message, or names another method, is new work.
 pub(crate) fn answers_or_cancels(body: &[u8]) -> bool {
+    if memchr::memmem::find(body, b"\"method\"").is_some()
+        && memchr::memmem::find(body, b"notifications/cancelled").is_none()
+    {
+        return false;
+    }
     #[derive(serde::Deserialize)]
     struct Peek {
         method: Option<crate::protocol::MethodName>,
