@@ -93,3 +93,60 @@ async fn publish_changed(bus: &dyn backplane::MessageBus, payload: String) {
         tracing::debug!(error = %e, "cannot tell the other instances that a session changed");
     }
 }
+
+/// Whether a POSTed body is an answer to a server's question, or a cancellation: what an
+/// instance still takes while it drains (its questions wait for their answers), and what an
+/// owner relays to the replica that asked. A request of the session (the common case, on every
+/// POST) is told at once by its `"method"` key and no mention of a cancellation; anything else
+/// has its top-level `method` member read as JSON (escapes and all), and what is not one
+/// message, or names another method, is new work.
+pub(crate) fn answers_or_cancels(body: &[u8]) -> bool {
+    if memchr::memmem::find(body, b"\"method\"").is_some()
+        && memchr::memmem::find(body, b"notifications/cancelled").is_none()
+    {
+        return false;
+    }
+    #[derive(serde::Deserialize)]
+    struct Peek {
+        method: Option<crate::protocol::MethodName>,
+    }
+    if !body.trim_ascii_start().starts_with(b"{") {
+        return false;
+    }
+    match serde_json::from_slice::<Peek>(body) {
+        Ok(Peek { method: None }) => true,
+        Ok(Peek { method: Some(method) }) => method.id() == Some(crate::protocol::Method::Cancelled),
+        Err(_) => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::answers_or_cancels;
+
+    #[test]
+    fn a_draining_instance_takes_answers_and_cancellations_and_nothing_else() {
+        let taken = [
+            r#"{"jsonrpc":"2.0","id":"q-1","result":{"action":"accept","content":{}}}"#,
+            r#"{"jsonrpc":"2.0","id":"q-1","error":{"code":-1,"message":"no"}}"#,
+            r#" {"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}}"#,
+        ];
+        for body in taken {
+            assert!(answers_or_cancels(body.as_bytes()), "{body}");
+        }
+        let handed_over = [
+            // The text of a cancellation inside a request's parameters.
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"notifications/cancelled"}}"#,
+            // A method key written with an escape.
+            r#"{"jsonrpc":"2.0","id":1,"m\u0065thod":"tools/call","params":{"name":"x"}}"#,
+            // Two method members.
+            r#"{"jsonrpc":"2.0","method":"notifications/cancelled","method":"tools/call","id":1}"#,
+            r#"[{"jsonrpc":"2.0","id":"q-1","result":{}}]"#,
+            "not json",
+            "",
+        ];
+        for body in handed_over {
+            assert!(!answers_or_cancels(body.as_bytes()), "{body}");
+        }
+    }
+}

@@ -10,8 +10,8 @@ use axum::response::{IntoResponse, Response};
 use serde_json::value::RawValue;
 
 use super::backplane::{changes_record, record_of};
-use super::bus::announce_changed;
 use super::bus::release_now;
+use super::bus::{self, announce_changed};
 use super::events::EventId;
 use super::forwarding::{forward_if_elsewhere, replica};
 use super::lifecycle::{lookup, make_room};
@@ -122,7 +122,7 @@ async fn respond(shared: &Arc<Shared>, request: HttpRequest) -> Response {
     };
     if shared.shut.load(std::sync::atomic::Ordering::SeqCst)
         && parts.method != Method::GET
-        && !backplane::answers_or_cancels(&bytes)
+        && !bus::answers_or_cancels(&bytes)
     {
         // Draining, with nothing left running: no new work is started here.
         return if parts.headers.contains_key(backplane::FORWARDED_HEADER) {

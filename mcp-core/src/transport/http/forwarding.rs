@@ -8,7 +8,7 @@ use axum::http::Method;
 use axum::response::{IntoResponse as _, Response};
 
 use super::backplane::{self, FORWARDED_HEADER, Recorded};
-use super::bus::{BROADCAST, Bus, release, tagged};
+use super::bus::{self, BROADCAST, Bus, release, tagged};
 use super::lifecycle::make_room;
 use super::responses::header_str;
 use super::session::HttpSession;
@@ -40,7 +40,7 @@ pub(crate) async fn forward_if_elsewhere(
         if !forwarder.may_serve_forwarded().await {
             return Some(backplane::unavailable("this instance cannot renew its lease; retry later"));
         }
-        if shared.draining.load(std::sync::atomic::Ordering::Relaxed) && !backplane::answers_or_cancels(&bytes) {
+        if shared.draining.load(std::sync::atomic::Ordering::Relaxed) && !bus::answers_or_cancels(&bytes) {
             return hand_over(shared, id).await;
         }
         return None;
@@ -50,7 +50,7 @@ pub(crate) async fn forward_if_elsewhere(
         // that may run on a replica), goes elsewhere: told apart without reading the message
         // when it is a request of the session (the common case).
         let elsewhere =
-            parts.method == Method::POST && forwarder.serves_where_it_lands() && backplane::answers_or_cancels(&bytes);
+            parts.method == Method::POST && forwarder.serves_where_it_lands() && bus::answers_or_cancels(&bytes);
         if !elsewhere {
             return None;
         }
