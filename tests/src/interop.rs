@@ -25,20 +25,30 @@ pub fn workspace_root() -> PathBuf {
         .to_path_buf()
 }
 
+/// What `cargo metadata --no-deps` says of the workspace (its packages, their features and
+/// dependencies, the target directory).
+///
+/// # Panics
+///
+/// Panics when cargo cannot be run or fails.
+pub fn cargo_metadata() -> serde_json::Value {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| env!("CARGO").into());
+    let output = Command::new(&cargo)
+        .args(["metadata", "--format-version", "1", "--no-deps"])
+        .current_dir(workspace_root())
+        .stdin(Stdio::null())
+        .output()
+        .expect("cargo metadata runs");
+    assert!(output.status.success(), "cargo metadata failed: {}", String::from_utf8_lossy(&output.stderr));
+    serde_json::from_slice(&output.stdout).expect("cargo metadata prints JSON")
+}
+
 /// The workspace's target directory as cargo resolves it (`CARGO_TARGET_DIR`,
 /// `build.target-dir`, or `target/`), asked of `cargo metadata` once per test process.
 pub fn target_dir() -> PathBuf {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
-        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| env!("CARGO").into());
-        let output = Command::new(&cargo)
-            .args(["metadata", "--format-version", "1", "--no-deps"])
-            .current_dir(workspace_root())
-            .stdin(Stdio::null())
-            .output()
-            .expect("cargo metadata runs");
-        assert!(output.status.success(), "cargo metadata failed: {}", String::from_utf8_lossy(&output.stderr));
-        let metadata: serde_json::Value = serde_json::from_slice(&output.stdout).expect("cargo metadata prints JSON");
+        let metadata = cargo_metadata();
         PathBuf::from(metadata["target_directory"].as_str().expect("cargo metadata names the target directory"))
     })
     .clone()

@@ -264,15 +264,7 @@ struct Features {
 
 impl Features {
     fn read() -> Features {
-        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| env!("CARGO").into());
-        let output = Command::new(cargo)
-            .args(["metadata", "--format-version", "1", "--no-deps"])
-            .current_dir(workspace_root())
-            .stdin(Stdio::null())
-            .output()
-            .expect("cargo metadata runs");
-        assert!(output.status.success(), "cargo metadata failed: {}", String::from_utf8_lossy(&output.stderr));
-        let metadata: serde_json::Value = serde_json::from_slice(&output.stdout).expect("cargo metadata prints JSON");
+        let metadata = tests::interop::cargo_metadata();
         let packages = metadata["packages"].as_array().expect("packages");
         let of = packages
             .iter()
