@@ -16,7 +16,7 @@
 //!   starts them that way already do; the others are asked for their tools over HTTP.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::Duration;
 
 use tests::interop::{example_binary, require_program, run_with_deadline, workspace_root};
