@@ -13,7 +13,7 @@ use tokio::sync::mpsc;
 
 use super::{Server, session};
 use crate::engine::{Outbound, OutboundKind, Session};
-use crate::protocol::{ErrorObject, RequestId};
+use crate::protocol::RequestId;
 
 /// The receiving end of one session opened by [`Server::connect`]: give it each message the
 /// peer sent. Dropping it ends the session (as [`Connection::close`] does, without waiting).
@@ -75,11 +75,7 @@ impl Connection {
     /// is answered with the error the protocol says, and the session goes on.
     pub async fn receive(&self, message: &str) {
         if message.len() > self.max_message {
-            let error = ErrorObject::invalid_request(format!(
-                "message of {} bytes exceeds the limit of {} bytes",
-                message.len(),
-                self.max_message
-            ));
+            let error = crate::transport::stdio::too_long(message.len(), self.max_message);
             self.session.send_error(None, &error).await;
             return;
         }

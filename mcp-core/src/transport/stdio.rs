@@ -84,6 +84,11 @@ enum Next {
     Stop,
 }
 
+/// The error answering a message of `length` bytes, over the `limit`.
+pub(crate) fn too_long(length: usize, limit: usize) -> ErrorObject {
+    ErrorObject::invalid_request(format!("message of {length} bytes exceeds the limit of {limit} bytes"))
+}
+
 /// Drains the answers written directly (`direct`, when the reader shares one) and the outbound
 /// queue into `writer`, one line per message, flushing when both are empty. Ends when every
 /// sender is gone, or once `finish` is cancelled and the queue is empty.
@@ -286,11 +291,7 @@ async fn read_frames<S: Service, R: tokio::io::AsyncRead + Unpin>(
         match read_line(&mut reader, &mut buf, options.max_line).await? {
             Line::Eof => return Ok(()),
             Line::TooLong(n) => {
-                let error = ErrorObject::invalid_request(format!(
-                    "message of {n} bytes exceeds the limit of {} bytes",
-                    options.max_line
-                ));
-                session.send_error(None, &error).await;
+                session.send_error(None, &too_long(n, options.max_line)).await;
             }
             Line::Frame => {
                 let text = match std::str::from_utf8(&buf) {
