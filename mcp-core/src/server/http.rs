@@ -5,7 +5,6 @@ use std::net::{Ipv4Addr, SocketAddr};
 use std::sync::Arc;
 
 use axum::http::HeaderMap;
-use tokio_util::sync::CancellationToken;
 
 use super::Server;
 use super::session::ServerSession;
@@ -16,7 +15,7 @@ use crate::protocol::stateless::decode_header_value;
 use crate::protocol::view::{Meta2026, ParamsView};
 use crate::protocol::{ErrorObject, JsonObject, Request};
 
-use crate::transport::http::{Backplane, HttpConfig, HttpService, Opening, StreamableHttp};
+use crate::transport::http::{HttpConfig, HttpService, Opening, StreamableHttp};
 
 impl HttpService for Server {
     fn session_config(&self) -> &SessionConfig {
@@ -100,9 +99,8 @@ impl HttpService for Server {
         })
     }
 
-    fn join(&self, backplane: &Backplane, closing: CancellationToken) {
-        super::task_routing::join(&self.inner, backplane, closing.clone());
-        self.join_deployment(backplane, closing);
+    fn join(&self, bus: &Arc<crate::transport::http::deployment::bus::DeploymentBus>) {
+        self.join_deployment(bus);
     }
 
     fn running_tasks(&self) -> usize {

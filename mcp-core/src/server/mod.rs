@@ -39,7 +39,7 @@ mod session;
 mod session_context;
 mod state;
 #[cfg(feature = "http")]
-mod task_routing;
+mod task_relay;
 mod tasks;
 mod terminal;
 mod tools;

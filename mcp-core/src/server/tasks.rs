@@ -4,8 +4,8 @@
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
+use serde::Deserialize;
 use serde::de::DeserializeOwned;
-use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
@@ -18,7 +18,7 @@ use crate::protocol::{
     META_CLIENT_CAPABILITIES, Request, TASKS_EXTENSION, TaskStatus, TaskSupport,
 };
 use crate::task::run::{TaskRun, TaskRuns};
-use crate::task::{MemoryTaskStore, TaskRecord, TaskStore, TaskStoreError};
+use crate::task::{MemoryTaskStore, RelayOp, TaskRecord, TaskStore, TaskStoreError};
 
 /// The default `ttlMs`: an hour.
 pub const DEFAULT_TASK_TTL: Duration = Duration::from_secs(60 * 60);
@@ -38,16 +38,6 @@ pub(crate) struct Tasks {
     /// How this instance reaches the tasks other instances of its deployment run (set when it
     /// joins one with a message bus).
     relay: OnceLock<Arc<dyn Relay>>,
-}
-
-/// What an instance asks of the instance running a task.
-#[derive(Debug, Serialize, Deserialize)]
-#[serde(tag = "op", rename_all = "snake_case")]
-pub(crate) enum RelayOp {
-    /// Hand these answers to the task's questions (`tasks/update`).
-    Update { responses: JsonObject },
-    /// End the task (`tasks/cancel`).
-    Cancel,
 }
 
 /// How an instance reaches the handlers of tasks another instance of its deployment runs.

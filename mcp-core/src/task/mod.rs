@@ -76,3 +76,16 @@ pub(crate) mod run;
 mod store;
 
 pub use store::{MemoryTaskStore, TaskRecord, TaskStore, TaskStoreError, iso8601, now_ms};
+
+/// What an instance of a shared deployment asks of the instance running a task.
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "op", rename_all = "snake_case")]
+pub(crate) enum RelayOp {
+    /// Hand these answers to the task's questions (`tasks/update`).
+    Update {
+        /// The answers, by question.
+        responses: crate::protocol::JsonObject,
+    },
+    /// End the task (`tasks/cancel`).
+    Cancel,
+}

@@ -3,7 +3,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::backplane::Backplane;
+use super::deployment::Backplane;
 use super::events::{EventStore, MemoryEventStore};
 
 /// The default of [`HttpConfig::max_sessions`].

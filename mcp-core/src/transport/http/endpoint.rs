@@ -9,17 +9,17 @@ use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::value::RawValue;
 
-use super::backplane::{changes_record, record_of};
-use super::bus::release_now;
-use super::bus::{self, announce_changed};
+use super::deployment::forwarder::{self, changes_record, record_of};
+use super::deployment::landing::forward_if_elsewhere;
+use super::deployment::release::{announce_changed, answers_or_cancels, release_now};
+use super::deployment::replicas::replica;
 use super::events::EventId;
-use super::forwarding::{forward_if_elsewhere, replica};
 use super::lifecycle::{lookup, make_room};
 use super::responses::{
     Identity, accepts, header_str, json_rpc_error_for, plain, read_message, request_id, session_not_found,
 };
 use super::session::{self, Delivery, HttpSession, OpenError};
-use super::{Opening, PROTOCOL_VERSION_HEADER, Principal, SESSION_HEADER, Shared, auth, backplane, era_2026, security};
+use super::{Opening, PROTOCOL_VERSION_HEADER, Principal, SESSION_HEADER, Shared, auth, era_2026, security};
 use crate::engine::HttpRequestParts;
 use crate::engine::Service;
 use crate::protocol::codes::UNSUPPORTED_PROTOCOL_VERSION;
@@ -122,13 +122,13 @@ async fn respond(shared: &Arc<Shared>, request: HttpRequest) -> Response {
     };
     if shared.shut.load(std::sync::atomic::Ordering::SeqCst)
         && parts.method != Method::GET
-        && !bus::answers_or_cancels(&bytes)
+        && !answers_or_cancels(&bytes)
     {
         // Draining, with nothing left running: no new work is started here.
-        return if parts.headers.contains_key(backplane::FORWARDED_HEADER) {
-            backplane::leaving()
+        return if parts.headers.contains_key(super::FORWARDED_HEADER) {
+            forwarder::leaving()
         } else {
-            backplane::unavailable("this instance is shutting down; retry later")
+            forwarder::unavailable("this instance is shutting down; retry later")
         };
     }
     if let Err(reason) = security::check(&shared.config, &parts.headers) {
@@ -297,7 +297,7 @@ pub(crate) async fn post_to_session(
     let (session, created) = match header_str(headers, SESSION_HEADER) {
         None if is_initialize => {
             if shared.draining.load(std::sync::atomic::Ordering::Relaxed) {
-                return backplane::unavailable("this instance is shutting down; retry later");
+                return forwarder::unavailable("this instance is shutting down; retry later");
             }
             if let Err(response) = make_room(shared, principal.as_deref()) {
                 return response;
@@ -333,7 +333,7 @@ pub(crate) async fn post_to_session(
             // Recorded before the client learns the id: its next request may land anywhere.
             if let Err(e) = bp.registry.claim(session.id(), &bp.instance, &record, ttl).await {
                 tracing::warn!(error = %e, "cannot record a new session in the shared session store");
-                response = backplane::unavailable("the shared session store is unavailable; retry later");
+                response = forwarder::unavailable("the shared session store is unavailable; retry later");
             }
         } else if let Err(e) = bp.registry.save_state(session.id(), &record, ttl).await {
             tracing::warn!(error = %e, session = session.id(), "cannot record a session's new state");

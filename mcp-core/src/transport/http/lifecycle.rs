@@ -1,5 +1,5 @@
 //! The life of sessions: finding the one a request names, making room within the caps, and
-//! expiring idle ones (a shared deployment forgets closed ones through `bus`).
+//! expiring idle ones (a shared deployment forgets closed ones too).
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -8,7 +8,6 @@ use std::time::Duration;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::Response;
 
-use super::bus::release;
 use super::responses::{header_str, plain, session_not_found};
 use super::session::HttpSession;
 use super::{SESSION_HEADER, Shared};
@@ -35,7 +34,7 @@ pub(crate) async fn expire_idle(shared: std::sync::Weak<Shared>) {
         for session in idle {
             tracing::debug!(session = session.id(), "idle session expired");
             session.close().await;
-            release(&shared, session.id());
+            shared.release(session.id());
         }
     }
 }
@@ -108,7 +107,7 @@ pub(crate) fn make_room(shared: &Arc<Shared>, principal: Option<&str>) -> Result
     };
     for session in evicted {
         tracing::debug!(session = session.id(), "closed the session idle the longest to make room");
-        release(shared, session.id());
+        shared.release(session.id());
         tokio::spawn(async move { session.close().await });
     }
     Ok(())

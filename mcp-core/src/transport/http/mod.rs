@@ -26,15 +26,12 @@
 //! made — the client declared no capabilities to that session — and `GET`/`DELETE` answer 405.
 
 mod auth;
-mod backplane;
-mod bus;
 mod config;
 mod connections;
+pub(crate) mod deployment;
 mod endpoint;
 mod era_2026;
 mod events;
-mod forwarding;
-mod heartbeat;
 mod lifecycle;
 mod responses;
 mod security;
@@ -48,12 +45,12 @@ use std::sync::{Arc, RwLock};
 use axum::http::HeaderMap;
 use tokio_util::sync::CancellationToken;
 
-pub use backplane::{
-    Backplane, BackplaneError, DEFAULT_HEARTBEAT, FORWARDED_HEADER, MessageBus, Owner, RECORDS_RENEWAL, SessionRegistry,
-};
 pub use config::{DEFAULT_MAX_SESSIONS, DEFAULT_MAX_SESSIONS_PER_SUBJECT, HttpConfig};
+pub use deployment::{
+    Backplane, BackplaneError, DEFAULT_HEARTBEAT, FORWARDED_HEADER, MessageBus, Owner, RECORDS_RENEWAL,
+    RUNTIME_STALL_LIMIT, SessionRegistry,
+};
 pub use events::{EventId, EventStore, MemoryEventStore};
-pub use heartbeat::RUNTIME_STALL_LIMIT;
 use session::HttpSession;
 
 use crate::engine::{Handling, RequestScope, Service, SessionConfig};
@@ -106,8 +103,9 @@ pub(crate) trait HttpService: Send + Sync + 'static {
         scope: RequestScope,
     ) -> Handling;
 
-    /// The endpoint is one instance of a shared deployment, until `closing`.
-    fn join(&self, backplane: &Backplane, closing: CancellationToken);
+    /// The endpoint is one instance of a shared deployment whose instances talk over `bus`:
+    /// the server hears its announcements and questions there, and sends its own.
+    fn join(&self, bus: &Arc<deployment::bus::DeploymentBus>);
 
     /// How many tasks' handlers run in this process.
     fn running_tasks(&self) -> usize;
@@ -139,9 +137,9 @@ pub(crate) struct Shared {
     pub(crate) closing: CancellationToken,
     pub(crate) guard: Option<auth::Guard>,
     /// Set when the endpoint is one instance of a shared deployment.
-    pub(crate) forwarder: Option<backplane::Forwarder>,
+    pub(crate) forwarder: Option<deployment::forwarder::Forwarder>,
     /// What renews this instance's presence in the deployment, if it is in one.
-    pub(crate) heartbeat: std::sync::Mutex<Option<heartbeat::Heartbeat>>,
+    pub(crate) heartbeat: std::sync::Mutex<Option<deployment::heartbeat::Heartbeat>>,
     /// How many 2026-era requests are being answered.
     pub(crate) answering_2026: std::sync::atomic::AtomicUsize,
     /// Set by [`StreamableHttp::drain`]: no new session is opened here.
@@ -166,18 +164,31 @@ impl std::fmt::Debug for StreamableHttp {
     }
 }
 
+impl Shared {
+    /// Forgets a closed session in the shared registry, if there is one, and tells the other
+    /// instances (in the background).
+    pub(crate) fn release(&self, session: &str) {
+        deployment::release::release(self, session);
+    }
+}
+
 impl StreamableHttp {
     /// The endpoint for `server`. Call from within a tokio runtime (a task expires idle sessions).
     pub(crate) fn for_service(server: Arc<dyn HttpService>, config: HttpConfig) -> Self {
         let guard = config.authorization.clone().map(auth::Guard::new);
-        let forwarder = config.backplane.clone().filter(|_| !config.sessionless).map(backplane::Forwarder::new);
+        let closing = CancellationToken::new();
+        let forwarder = config
+            .backplane
+            .clone()
+            .filter(|_| !config.sessionless)
+            .map(|backplane| deployment::forwarder::Forwarder::new(backplane, &closing));
         let shared = Arc::new(Shared {
             server,
             config,
             guard,
             forwarder,
             sessions: RwLock::default(),
-            closing: CancellationToken::new(),
+            closing,
             heartbeat: std::sync::Mutex::default(),
             answering_2026: std::sync::atomic::AtomicUsize::new(0),
             draining: std::sync::atomic::AtomicBool::new(false),
@@ -188,9 +199,11 @@ impl StreamableHttp {
             tokio::spawn(lifecycle::expire_idle(Arc::downgrade(&shared)));
         }
         if let Some(forwarder) = &shared.forwarder {
-            shared.server.join(&forwarder.backplane, shared.closing.clone());
-            forwarding::join(&shared);
-            let beat = heartbeat::start(&shared);
+            if let Some(bus) = &forwarder.bus {
+                bus.hear_sessions(Arc::new(deployment::replicas::SessionsMember(Arc::downgrade(&shared))));
+                shared.server.join(bus);
+            }
+            let beat = deployment::heartbeat::start(&shared);
             if let Ok(mut slot) = shared.heartbeat.lock() {
                 *slot = beat;
             }
@@ -215,6 +228,14 @@ impl StreamableHttp {
             }
         }
         router.with_state(self.shared.clone())
+    }
+
+    /// How many messages from the deployment's bus this instance dropped unread: unreadable,
+    /// of another version of the bus's vocabulary (an instance of another release), or failing
+    /// authentication. Zero outside a shared deployment.
+    pub fn bus_messages_dropped(&self) -> u64 {
+        let bus = self.shared.forwarder.as_ref().and_then(|f| f.bus.as_ref());
+        bus.map_or(0, |bus| bus.dropped())
     }
 
     /// How many sessions are open.

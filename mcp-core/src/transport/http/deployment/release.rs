@@ -1,38 +1,8 @@
-//! What the instances of a shared deployment say to each other about sessions: the messages,
-//! their channels, and the announcements every part of the transport makes (a session's record
-//! changed, a session ended here and is forgotten everywhere). It imports nothing of the parts
-//! that use it, so the forwarder and the sessions' lifecycle both build on it.
+//! A session ending here, told to the deployment: its record forgotten in the shared registry,
+//! and the other instances told (they drop their replicas of it).
 
-use std::sync::Arc;
-
-use super::Shared;
-use super::backplane;
-
-/// The channel every instance reads: cancellations, and changes of sessions' records.
-pub(crate) const BROADCAST: &str = "sessions";
-
-/// The channel the instances tagged `tag` read: answers to their replicas' questions, what
-/// replicas send for the GET streams of the sessions they own, and which of those sessions were
-/// used elsewhere.
-pub(crate) fn tagged(tag: u64) -> String {
-    format!("sessions:{tag}")
-}
-
-/// What travels between the instances about sessions.
-#[derive(serde::Serialize, serde::Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
-pub(crate) enum Bus {
-    /// A client's message (an answer, a cancellation) for whichever instance holds `session`
-    /// and waits for it (others ignore it).
-    Deliver { session: String, principal: Option<String>, frame: String },
-    /// What a replica of `session` sent outside any request, for the owner's GET stream.
-    Notify { session: String, frame: String },
-    /// To their owner: these sessions were used on another instance (they are not idle).
-    Touch { sessions: Vec<String> },
-    /// The record of `session` changed, or the session ended: replicas start again from the
-    /// record (or find it gone).
-    Changed { session: String },
-}
+use super::messages::Message;
+use crate::transport::http::Shared;
 
 /// Forgets a session the client ended (`DELETE`) in the shared registry, and tells the other
 /// instances (which drop their replicas of it), before the client is answered: its next request,
@@ -70,26 +40,15 @@ pub(crate) fn release(shared: &Shared, session: &str) {
 /// Tells the other instances that the record of `session` changed or is gone (in the
 /// background).
 pub(crate) fn announce_changed(shared: &Shared, session: &str) {
-    let Some((bus, payload)) = changed(shared, session) else { return };
-    tokio::spawn(async move { publish_changed(&*bus, payload).await });
+    let Some(bus) = shared.forwarder.as_ref().and_then(|f| f.bus.as_ref()) else { return };
+    bus.tell_everyone(Message::SessionChanged { session: session.to_owned() });
 }
 
 /// Tells the other instances that the record of `session` changed or is gone, and returns once
 /// the bus took the message.
 pub(crate) async fn announce_changed_now(shared: &Shared, session: &str) {
-    let Some((bus, payload)) = changed(shared, session) else { return };
-    publish_changed(&*bus, payload).await;
-}
-
-/// The bus, and the message saying that the record of `session` changed.
-fn changed(shared: &Shared, session: &str) -> Option<(Arc<dyn backplane::MessageBus>, String)> {
-    let bus = shared.forwarder.as_ref()?.backplane.bus.clone()?;
-    let payload = serde_json::to_string(&Bus::Changed { session: session.to_owned() }).ok()?;
-    Some((bus, payload))
-}
-
-async fn publish_changed(bus: &dyn backplane::MessageBus, payload: String) {
-    if let Err(e) = bus.publish(BROADCAST, payload).await {
+    let Some(bus) = shared.forwarder.as_ref().and_then(|f| f.bus.as_ref()) else { return };
+    if let Err(e) = bus.send_now(None, Message::SessionChanged { session: session.to_owned() }).await {
         tracing::debug!(error = %e, "cannot tell the other instances that a session changed");
     }
 }

@@ -15,9 +15,11 @@ use std::time::{Duration, Instant};
 
 use tokio_util::sync::CancellationToken;
 
-use super::Shared;
-use super::backplane::{Backplane, SessionRegistry, record_of};
-use super::session::HttpSession;
+use super::backplane::Backplane;
+use super::forwarder::record_of;
+use super::store::SessionRegistry;
+use crate::transport::http::Shared;
+use crate::transport::http::session::HttpSession;
 
 /// How long the server's runtime may make no progress before this instance stops renewing its
 /// presence (its sessions are then taken over within a lease): longer than any pause a busy
@@ -132,7 +134,7 @@ async fn renewals(shared: Weak<Shared>, link: Arc<Link>, _stops_beats: tokio_uti
                         .map(|x| x.id().to_owned()),
                 );
             }
-            active.extend(super::forwarding::replicas_beat(&s, from));
+            active.extend(super::replicas::replicas_beat(&s, from));
             // With those not written yet (the store was unreachable), if any.
             link.keep(active);
             since = Some(now);

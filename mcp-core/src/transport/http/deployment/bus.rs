@@ -1,0 +1,247 @@
+//! The bus at work: one subscriber per instance (on two channels), the questions waiting for
+//! their replies, and one queue publishing what needs no answer, in order.
+//!
+//! Two members hear what arrives: the transport (what is about sessions) and the server (its
+//! announcements, and the questions about URL-mode flows and tasks it answers).
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Duration;
+
+use tokio::sync::{mpsc, oneshot};
+use tokio_util::sync::CancellationToken;
+
+use super::messages::{EVERYONE, Envelope, Message, Question, Reply, VERSION, tag_of, to_instance};
+use super::store::{BackplaneError, MessageBus};
+use crate::engine::BoxFuture;
+
+/// How long a question waits for its reply: past it, no instance that could answer heard it.
+pub(crate) const ASK_PATIENCE: Duration = Duration::from_secs(2);
+
+/// How many messages may wait to be published; more are dropped (with a warning).
+const QUEUE: usize = 1024;
+
+/// What hears the messages of the bus.
+pub(crate) trait Member: Send + Sync + 'static {
+    /// Acts on `message` from the instance `from` (never a question or a reply).
+    fn hear(&self, from: &str, message: Message);
+
+    /// The reply to `question`, or `None` when this instance cannot answer it (another may).
+    fn answer(&self, question: Question) -> BoxFuture<'static, Option<Reply>>;
+}
+
+/// This instance's end of the deployment's bus.
+pub(crate) struct DeploymentBus {
+    bus: Arc<dyn MessageBus>,
+    instance: Arc<str>,
+    /// The transport: what is about sessions.
+    sessions: OnceLock<Arc<dyn Member>>,
+    /// The server: announcements, and questions.
+    server: OnceLock<Arc<dyn Member>>,
+    waiting: Mutex<HashMap<u64, oneshot::Sender<Reply>>>,
+    next: AtomicU64,
+    queue: mpsc::Sender<(String, String)>,
+    /// Messages dropped on arrival: unreadable, or of another version.
+    dropped: AtomicU64,
+}
+
+impl std::fmt::Debug for DeploymentBus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DeploymentBus").field("instance", &self.instance).finish_non_exhaustive()
+    }
+}
+
+impl DeploymentBus {
+    /// This instance's end of `bus`, heard until `closing`.
+    pub(crate) fn start(
+        bus: Arc<dyn MessageBus>,
+        instance: Arc<str>,
+        tag: u64,
+        closing: &CancellationToken,
+    ) -> Arc<Self> {
+        let (queue, mut queued) = mpsc::channel::<(String, String)>(QUEUE);
+        let this = Arc::new(DeploymentBus {
+            bus: bus.clone(),
+            instance,
+            sessions: OnceLock::new(),
+            server: OnceLock::new(),
+            waiting: Mutex::default(),
+            next: AtomicU64::new(1),
+            queue,
+            dropped: AtomicU64::new(0),
+        });
+        let publisher = bus.clone();
+        let stop = closing.clone();
+        tokio::spawn(async move {
+            loop {
+                let next = tokio::select! {
+                    next = queued.recv() => next,
+                    () = stop.cancelled() => None,
+                };
+                let Some((channel, payload)) = next else { return };
+                if let Err(e) = publisher.publish(&channel, payload).await {
+                    tracing::warn!(error = %e, channel, "cannot tell the other instances");
+                }
+            }
+        });
+        for channel in [EVERYONE.to_owned(), to_instance(tag)] {
+            let weak = Arc::downgrade(&this);
+            let hear = move |payload: String| {
+                if let Some(this) = weak.upgrade() {
+                    this.arrived(&payload);
+                }
+            };
+            bus.subscribe(channel, Box::new(hear), closing.clone());
+        }
+        this
+    }
+
+    /// This instance's id.
+    pub(crate) fn instance(&self) -> &str {
+        &self.instance
+    }
+
+    /// How many messages arrived that were dropped unread (unreadable, or of another version).
+    pub(crate) fn dropped(&self) -> u64 {
+        self.dropped.load(Ordering::Relaxed)
+    }
+
+    /// Makes the transport hear what is about sessions (`member` holds the transport weakly).
+    pub(crate) fn hear_sessions(&self, member: Arc<dyn Member>) {
+        let _ = self.sessions.set(member);
+    }
+
+    /// Makes the server hear its announcements and questions (`member` holds the server weakly);
+    /// `false` when one does already.
+    pub(crate) fn hear_server(&self, member: Arc<dyn Member>) -> bool {
+        self.server.set(member).is_ok()
+    }
+
+    /// The envelope of `message` for `to` (every instance when `None`), as sent.
+    fn seal(&self, to: Option<&str>, message: Message) -> Option<String> {
+        let at = u64::try_from(
+            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default().as_millis(),
+        )
+        .unwrap_or(u64::MAX);
+        let envelope = Envelope { v: VERSION, from: self.instance.to_string(), to: to.map(str::to_owned), at, message };
+        match serde_json::to_string(&envelope) {
+            Ok(payload) => Some(payload),
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot write a message for the other instances");
+                None
+            }
+        }
+    }
+
+    /// Queues `message` for every instance (published in order, in the background).
+    pub(crate) fn tell_everyone(&self, message: Message) {
+        self.enqueue(EVERYONE.to_owned(), None, message);
+    }
+
+    /// Queues `message` for the instance `to` (published in order, in the background).
+    pub(crate) fn tell(&self, to: &str, message: Message) {
+        self.enqueue(to_instance(tag_of(to)), Some(to), message);
+    }
+
+    fn enqueue(&self, channel: String, to: Option<&str>, message: Message) {
+        let Some(payload) = self.seal(to, message) else { return };
+        if self.queue.try_send((channel, payload)).is_err() {
+            tracing::warn!("too many messages waiting for the other instances: one is dropped");
+        }
+    }
+
+    /// Publishes `message` for every instance (`tag: None`) or the instances tagged `tag`, now,
+    /// and says how many subscribers received it when the bus can tell.
+    pub(crate) async fn send_now(&self, tag: Option<u64>, message: Message) -> Result<Option<usize>, BackplaneError> {
+        let channel = tag.map_or_else(|| EVERYONE.to_owned(), to_instance);
+        let Some(payload) = self.seal(None, message) else { return Ok(None) };
+        self.bus.publish_counted(&channel, payload).await
+    }
+
+    /// Asks `question` of the instance `to` (of every instance when `None`): the first reply,
+    /// or `None` when none came within [`ASK_PATIENCE`].
+    pub(crate) async fn ask(&self, to: Option<&str>, question: Question) -> Option<Reply> {
+        let token = self.next.fetch_add(1, Ordering::Relaxed);
+        let (tx, rx) = oneshot::channel();
+        self.waiting.lock().ok()?.insert(token, tx);
+        let channel = to.map_or_else(|| EVERYONE.to_owned(), |to| to_instance(tag_of(to)));
+        let reply = match self.seal(to, Message::Ask { token, question }) {
+            Some(payload) => match self.bus.publish(&channel, payload).await {
+                Ok(()) => tokio::time::timeout(ASK_PATIENCE, rx).await.ok().and_then(Result::ok),
+                Err(e) => {
+                    tracing::warn!(error = %e, "cannot ask the other instances");
+                    None
+                }
+            },
+            None => None,
+        };
+        if let Ok(mut waiting) = self.waiting.lock() {
+            waiting.remove(&token);
+        }
+        reply
+    }
+
+    /// Acts on one payload from the bus.
+    fn arrived(self: &Arc<Self>, payload: &str) {
+        let envelope = match serde_json::from_str::<Envelope>(payload) {
+            Ok(envelope) if envelope.v == VERSION => envelope,
+            Ok(envelope) => {
+                self.dropped.fetch_add(1, Ordering::Relaxed);
+                tracing::warn!(
+                    version = envelope.v,
+                    speaks = VERSION,
+                    from = envelope.from,
+                    "a message from an instance of another version is dropped"
+                );
+                return;
+            }
+            Err(e) => {
+                self.dropped.fetch_add(1, Ordering::Relaxed);
+                tracing::warn!(error = %e, "an unreadable message from another instance is dropped");
+                return;
+            }
+        };
+        if envelope.to.as_deref().is_some_and(|to| to != &*self.instance) {
+            // For another instance sharing this one's tag.
+            return;
+        }
+        let Envelope { from, message, .. } = envelope;
+        let member = |slot: &OnceLock<Arc<dyn Member>>| slot.get().cloned();
+        match message {
+            Message::Deliver { .. }
+            | Message::Notify { .. }
+            | Message::Touch { .. }
+            | Message::SessionChanged { .. } => {
+                if let Some(sessions) = member(&self.sessions) {
+                    sessions.hear(&from, message);
+                }
+            }
+            Message::ResourceUpdated { .. } | Message::ListChanged { .. } | Message::TaskChanged { .. } => {
+                // Our own announcement, back from the bus: our sessions were told already.
+                if from == *self.instance {
+                    return;
+                }
+                if let Some(server) = member(&self.server) {
+                    server.hear(&from, message);
+                }
+            }
+            Message::Ask { token, question } => {
+                let Some(server) = member(&self.server) else { return };
+                let answering = server.answer(question);
+                let this = self.clone();
+                tokio::spawn(async move {
+                    if let Some(reply) = answering.await {
+                        this.tell(&from, Message::Reply { token, reply });
+                    }
+                });
+            }
+            Message::Reply { token, reply } => {
+                let waiter = self.waiting.lock().ok().and_then(|mut w| w.remove(&token));
+                if let Some(waiter) = waiter {
+                    let _ = waiter.send(reply);
+                }
+            }
+        }
+    }
+}

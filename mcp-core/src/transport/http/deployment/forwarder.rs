@@ -1,0 +1,402 @@
+//! The forwarder: this instance's end of the hop to a session's owner (an HTTP client, the
+//! owners looked up lately, the lease this instance holds), and the replicas of sessions other
+//! instances own that are served here.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::body::Body;
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, Uri, header};
+use axum::response::Response;
+use tokio_util::sync::CancellationToken;
+
+use super::backplane::{Backplane, FORWARDED_HEADER, LEAVING_HEADER};
+use super::bus::DeploymentBus;
+use super::messages::tag_of;
+use super::store::Owner;
+use crate::engine::Service as _;
+use crate::transport::http::session::HttpSession;
+
+type Client = hyper_util::client::legacy::Client<hyper_util::client::legacy::connect::HttpConnector, Body>;
+
+/// How many looks at a late owner may find its session recorded no more before it is taken
+/// for gone (the owner ended the session and is answering; at a quarter lease each, about five
+/// seconds by default).
+const ENDED_PATIENCE: u32 = 20;
+
+/// The largest answer of an owner that is read whole before it is sent on.
+const BUFFERED: usize = 64 * 1024;
+
+/// A backplane at work: the settings, the HTTP client that forwards requests to owners, and
+/// the replicas of sessions other instances own that this one serves requests of.
+pub(crate) struct Forwarder {
+    pub(crate) backplane: Backplane,
+    /// This instance's end of the bus between the instances, if the deployment has one.
+    pub(crate) bus: Option<Arc<DeploymentBus>>,
+    client: Client,
+    /// This instance's id as the value of [`FORWARDED_HEADER`].
+    me: Option<HeaderValue>,
+    /// Owners looked up lately, with when: a session's requests come in runs, and its owner
+    /// changes only when the owner is gone (which a failed connection reveals).
+    owners: std::sync::Mutex<Owners>,
+    /// Sessions other instances own, served here (see [`Backplane`]).
+    pub(crate) replicas: std::sync::RwLock<std::collections::HashMap<String, Replica>>,
+    /// This instance's tag: what the ids of the questions its replicas ask carry.
+    pub(crate) tag: u64,
+    /// When this forwarder was made: the origin of [`confirmed`](Self::confirmed).
+    epoch: std::time::Instant,
+    /// When (milliseconds after `epoch`) the last beat that found this instance's lease
+    /// unbroken was sent: its lease runs from then.
+    confirmed: std::sync::atomic::AtomicU64,
+    /// Told when a beat got its answer (or failed).
+    beaten: tokio::sync::Notify,
+}
+
+/// A session another instance owns, as served here.
+#[derive(Clone)]
+pub(crate) struct Replica {
+    pub(crate) session: Arc<HttpSession>,
+    /// The owning instance's id.
+    pub(crate) owner: Arc<str>,
+}
+
+/// Sessions' owners (instance id and address), and when each was looked up.
+type Owners = std::collections::HashMap<Box<str>, (Arc<str>, Arc<str>, std::time::Instant)>;
+
+/// How many owners [`Forwarder`] remembers at most (then it forgets them all).
+const OWNER_CACHE: usize = 10_000;
+
+/// How long an owner is given to accept a connection before it counts as gone.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(1);
+
+/// The ids of the requests a replica sends the client start here: the bits below name the
+/// replica's instance (its tag, 20 bits) and count its requests (32 bits). An owner's ids stay
+/// below (they count from 0, or, after a takeover, from the time in milliseconds × 1000), and
+/// every id stays below 2^53, which JavaScript clients read exactly.
+pub(crate) const REPLICA_IDS: i64 = 1 << 52;
+
+/// The tag of the instance that asked the question `id`, if a replica asked it.
+pub(crate) fn asker_of(id: &crate::protocol::RequestId) -> Option<u64> {
+    match id {
+        crate::protocol::RequestId::Number(n) if *n >= REPLICA_IDS => Some((*n as u64 >> 32) & 0xF_FFFF),
+        _ => None,
+    }
+}
+
+/// The owner could not be reached at all (nothing was sent): ask the registry again.
+pub(crate) struct Unreachable;
+
+/// Where a request for a session that is not local goes.
+pub(crate) enum Whereabouts {
+    /// Serve it here (the session is unknown everywhere, or owned by this instance).
+    Here,
+    /// Forward it to the owner, instance `instance` at `address`.
+    Owner { instance: Arc<str>, address: Arc<str> },
+    /// The owner (this instance id) is gone: take the session over.
+    Gone(String),
+    /// The registry could not be asked: the request cannot be served now.
+    Unavailable,
+}
+
+impl Forwarder {
+    pub(crate) fn new(backplane: Backplane, closing: &CancellationToken) -> Self {
+        let mut connector = hyper_util::client::legacy::connect::HttpConnector::new();
+        connector.set_nodelay(true);
+        connector.set_connect_timeout(Some(CONNECT_TIMEOUT));
+        let client = hyper_util::client::legacy::Client::builder(hyper_util::rt::TokioExecutor::new())
+            .pool_idle_timeout(Duration::from_secs(30))
+            .build(connector);
+        let me = HeaderValue::from_str(&backplane.instance).ok();
+        let tag = tag_of(&backplane.instance);
+        let bus = backplane.bus.clone().map(|bus| DeploymentBus::start(bus, backplane.instance.clone(), tag, closing));
+        Forwarder {
+            backplane,
+            bus,
+            client,
+            me,
+            owners: std::sync::Mutex::default(),
+            replicas: std::sync::RwLock::default(),
+            tag,
+            epoch: std::time::Instant::now(),
+            confirmed: std::sync::atomic::AtomicU64::new(0),
+            beaten: tokio::sync::Notify::new(),
+        }
+    }
+
+    /// Records that this instance's lease, as renewed by a beat sent at `sent`, is unbroken.
+    pub(crate) fn confirm(&self, sent: std::time::Instant) {
+        let at = u64::try_from(sent.saturating_duration_since(self.epoch).as_millis()).unwrap_or(u64::MAX);
+        self.confirmed.fetch_max(at, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// Wakes the requests waiting for a beat's answer ([`may_serve_forwarded`](Self::may_serve_forwarded)).
+    pub(crate) fn beat_answered(&self) {
+        self.beaten.notify_waiters();
+    }
+
+    /// Whether this instance's lease, as it last renewed it, still runs.
+    fn holds_lease(&self) -> bool {
+        let confirmed = Duration::from_millis(self.confirmed.load(std::sync::atomic::Ordering::Relaxed));
+        self.epoch.elapsed().saturating_sub(confirmed) < self.backplane.lease
+    }
+
+    /// Whether this instance may serve a request another instance forwarded to it as to the
+    /// owner: it holds its lease, or the next beat finds it unbroken. When the lease lapsed in
+    /// the store (this process was stopped, or its beats did not reach the store), the other
+    /// instances may have taken its sessions over and given up waiting for this request: the
+    /// beat then ends here the sessions another instance took over before it confirms the lease,
+    /// so what is served after it is only what is still this instance's. A beat that is merely
+    /// late (a busy host) costs the request that wait, not a refusal.
+    pub(crate) async fn may_serve_forwarded(&self) -> bool {
+        let patience = self.backplane.lease.max(Duration::from_secs(1));
+        let waited = tokio::time::timeout(patience, async {
+            loop {
+                let beaten = self.beaten.notified();
+                if self.holds_lease() {
+                    return;
+                }
+                beaten.await;
+            }
+        });
+        waited.await.is_ok()
+    }
+
+    /// Whether requests for sessions owned elsewhere may be served here: the instances can
+    /// reach each other over a bus (for the answers to the questions replicas ask).
+    pub(crate) fn serves_where_it_lands(&self) -> bool {
+        self.bus.is_some()
+    }
+
+    /// The replica of `session` served here, if there is one.
+    pub(crate) fn replica(&self, session: &str) -> Option<Replica> {
+        self.replicas.read().ok()?.get(session).cloned()
+    }
+
+    /// The owner of `session` (instance, address) as looked up within the last heartbeat, if it
+    /// was.
+    pub(crate) fn cached(&self, session: &str) -> Option<(Arc<str>, Arc<str>)> {
+        let owners = self.owners.lock().ok()?;
+        let (instance, address, when) = owners.get(session)?;
+        (when.elapsed() < self.backplane.heartbeat).then(|| (instance.clone(), address.clone()))
+    }
+
+    /// Whether `instance` still owns `session` and holds its lease; `true` when the registry
+    /// cannot tell (it is unreachable: the owner is not taken for gone on that), and when the
+    /// session is recorded no more (`ended`: its owner ended it, answering the request that
+    /// ended it, the `DELETE` this instance forwarded, say).
+    async fn still_owns(&self, session: &str, instance: &str, ended: &mut u32) -> bool {
+        match self.backplane.registry.owner(session).await {
+            Ok(Some(Owner { instance: owner, address: Some(_) })) => owner == instance,
+            Ok(None) => {
+                *ended += 1;
+                // Not for ever: an owner that hangs after the record expired is gone too.
+                *ended <= ENDED_PATIENCE
+            }
+            Ok(Some(_)) => false,
+            Err(_) => true,
+        }
+    }
+
+    /// Ends the replica of `session`, if there is one, once its requests are answered.
+    pub(crate) fn drop_replica(&self, session: &str) {
+        let replica = self.replicas.write().ok().and_then(|mut r| r.remove(session));
+        if let Some(replica) = replica {
+            replica.session.close_when_idle();
+        }
+    }
+
+    /// Forgets the owner of `session` (it could not be reached).
+    pub(crate) fn forget(&self, session: &str) {
+        if let Ok(mut owners) = self.owners.lock() {
+            owners.remove(session);
+        }
+    }
+
+    /// Where `session`, which this instance does not hold, is owned, as the registry says.
+    pub(crate) async fn locate(&self, session: &str) -> Whereabouts {
+        match self.backplane.registry.owner(session).await {
+            Ok(Some(Owner { instance, address: Some(address) })) if *instance != *self.backplane.instance => {
+                let instance: Arc<str> = instance.into();
+                let address: Arc<str> = address.into();
+                if let Ok(mut owners) = self.owners.lock() {
+                    if owners.len() >= OWNER_CACHE {
+                        owners.clear();
+                    }
+                    owners.insert(session.into(), (instance.clone(), address.clone(), std::time::Instant::now()));
+                }
+                Whereabouts::Owner { instance, address }
+            }
+            Ok(Some(Owner { address: None, instance })) if *instance != *self.backplane.instance => {
+                tracing::debug!(session, owner = instance, "the session's owner is gone");
+                Whereabouts::Gone(instance)
+            }
+            Ok(_) => Whereabouts::Here,
+            Err(e) => {
+                tracing::warn!(error = %e, session, "cannot look up the owner of a session");
+                Whereabouts::Unavailable
+            }
+        }
+    }
+
+    /// Forwards a request for `session` to its owner, `instance` at `address`, and streams its
+    /// answer back; `503` when the exchange failed midway, [`Unreachable`] when no connection
+    /// could be made, or the owner did not answer before it lost the session or its lease (it
+    /// hangs).
+    pub(crate) async fn forward(
+        &self,
+        session: &str,
+        instance: &str,
+        address: &str,
+        method: Method,
+        headers: &HeaderMap,
+        body: axum::body::Bytes,
+    ) -> Result<Response, Unreachable> {
+        let uri: Uri = match address.parse() {
+            Ok(uri) => uri,
+            Err(_) => {
+                tracing::warn!(address, "a session's owner has an unusable address");
+                return Ok(unavailable("the session's owner has an unusable address"));
+            }
+        };
+        let is_post = method == Method::POST;
+        let mut request = axum::http::Request::new(Body::from(body.clone()));
+        *request.method_mut() = method;
+        *request.uri_mut() = uri;
+        for (name, value) in headers {
+            // Hop-by-hop headers belong to the client's connection, not to this hop.
+            if name == header::CONNECTION || name == header::TRANSFER_ENCODING || name == header::CONTENT_LENGTH {
+                continue;
+            }
+            request.headers_mut().append(name.clone(), value.clone());
+        }
+        if let Some(me) = &self.me {
+            request.headers_mut().insert(FORWARDED_HEADER, me.clone());
+        }
+        // The owner's lease is looked at only while its answer is late: an owner whose
+        // process hangs still accepts connections (its kernel does), but renews nothing.
+        let mut sent = self.client.request(request);
+        let patience = (self.backplane.lease / 4).clamp(Duration::from_millis(20), CONNECT_TIMEOUT);
+        let mut ended = 0;
+        let answer = loop {
+            match tokio::time::timeout(patience, &mut sent).await {
+                Ok(answer) => break answer,
+                Err(_) if self.still_owns(session, instance, &mut ended).await => {}
+                Err(_) => {
+                    tracing::info!(
+                        address,
+                        owner = instance,
+                        session,
+                        "the owner of a session does not answer, and lost its lease"
+                    );
+                    return Err(Unreachable);
+                }
+            }
+        };
+        match answer {
+            Ok(response)
+                if response.status() == StatusCode::SERVICE_UNAVAILABLE
+                    && response.headers().contains_key(LEAVING_HEADER) =>
+            {
+                // The owner drains: it handed the session over, for this instance to take.
+                tracing::debug!(address, owner = instance, session, "the owner of a session is leaving");
+                Err(Unreachable)
+            }
+            Ok(response) => {
+                let (mut parts, response_body) = response.into_parts();
+                parts.headers.remove(header::CONNECTION);
+                parts.headers.remove(header::TRANSFER_ENCODING);
+                let is_sse = parts
+                    .headers
+                    .get(header::CONTENT_TYPE)
+                    .is_some_and(|v| v.as_bytes().starts_with(b"text/event-stream"));
+                let length =
+                    parts.headers.get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()?.parse::<usize>().ok());
+                let body = if is_sse {
+                    match crate::transport::http::responses::request_id(&body).filter(|_| is_post) {
+                        Some(id) => answer_if_cut(Body::new(response_body), id),
+                        None => Body::new(response_body),
+                    }
+                } else if length.is_some_and(|n| n <= BUFFERED) {
+                    // A small JSON answer is read whole and sent on in one piece: cheaper than
+                    // relaying it as a stream, chunk by chunk.
+                    match axum::body::to_bytes(Body::new(response_body), BUFFERED).await {
+                        Ok(bytes) => Body::from(bytes),
+                        Err(e) => {
+                            tracing::warn!(error = %e, address, "the owner of a session failed to answer");
+                            return Ok(unavailable("the session's owner did not answer; retry later"));
+                        }
+                    }
+                } else {
+                    Body::new(response_body)
+                };
+                Ok(Response::from_parts(parts, body))
+            }
+            Err(e) if e.is_connect() => {
+                tracing::debug!(error = %e, address, "cannot connect to the owner of a session");
+                Err(Unreachable)
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, address, "the owner of a session failed to answer");
+                Ok(unavailable("the session's owner did not answer; retry later"))
+            }
+        }
+    }
+}
+
+/// The owner's SSE answer to request `id`, ending with an error response to it if the owner's
+/// stream breaks off (the owner died): the client's request must end, never hang.
+fn answer_if_cut(body: Body, id: crate::protocol::RequestId) -> Body {
+    use futures_util::StreamExt as _;
+    let events = body.into_data_stream();
+    let stream = futures_util::stream::unfold((events, Some(id)), |(mut events, id)| async move {
+        let id = id?;
+        match events.next().await {
+            Some(Ok(bytes)) => Some((Ok::<_, std::convert::Infallible>(bytes), (events, Some(id)))),
+            None => None,
+            Some(Err(e)) => {
+                tracing::warn!(error = %e, %id, "the owner of a session stopped answering a request");
+                let error = crate::protocol::ErrorObject::internal(
+                    "the server instance running this request stopped; the request was not completed",
+                );
+                let frame = crate::protocol::jsonrpc::encode_error(Some(&id), &error);
+                let event = format!("\n\nevent: message\ndata: {frame}\n\n");
+                Some((Ok(axum::body::Bytes::from(event)), (events, None)))
+            }
+        }
+    });
+    Body::from_stream(stream)
+}
+
+/// A draining instance's answer to a request forwarded to it that it hands back: `503` with
+/// `Retry-After` (for a client that would see it) and [`LEAVING_HEADER`].
+pub(crate) fn leaving() -> Response {
+    let mut r = unavailable("this instance is shutting down and hands its sessions over; retry");
+    r.headers_mut().insert(LEAVING_HEADER, HeaderValue::from_static("1"));
+    r
+}
+
+/// `503` with `Retry-After`, as a JSON-RPC error naming `reason`.
+pub(crate) fn unavailable(reason: &str) -> Response {
+    let mut r = crate::transport::http::responses::plain(StatusCode::SERVICE_UNAVAILABLE, reason);
+    r.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+    r
+}
+
+/// What the transport records of a session for the instance that may take it over: whose it
+/// is, and its server session's own snapshot.
+#[derive(serde::Serialize, serde::Deserialize)]
+pub(crate) struct Recorded {
+    pub(crate) principal: Option<String>,
+    pub(crate) session: String,
+}
+
+/// The session's record for the shared registry: its principal and server-session snapshot.
+pub(crate) fn record_of(session: &HttpSession) -> Option<String> {
+    let snapshot = session.engine().service().snapshot()?;
+    serde_json::to_string(&Recorded { principal: session.principal().map(str::to_owned), session: snapshot }).ok()
+}
+
+/// Whether a request changes what the shared registry records of its session.
+pub(crate) fn changes_record(method: &crate::protocol::MethodName) -> bool {
+    method.info().is_some_and(|m| m.changes_session)
+}

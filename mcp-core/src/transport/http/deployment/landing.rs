@@ -1,0 +1,307 @@
+//! Where a request for a session this instance does not own lands: served here on a replica,
+//! passed over the bus to whoever waits for it, or forwarded in one hop to the session's owner
+//! (or, when the owner is gone, the session taken over here).
+
+use std::sync::Arc;
+
+use axum::http::Method;
+use axum::response::{IntoResponse as _, Response};
+
+use super::backplane::FORWARDED_HEADER;
+use super::forwarder::{self, Forwarder, Whereabouts, unavailable};
+use super::messages::Message;
+use super::release::answers_or_cancels;
+use super::replicas::{Replicated, replicate};
+use super::takeover::{hand_over, take_over};
+use crate::protocol::MethodName;
+use crate::protocol::methods::Method as McpMethod;
+use crate::transport::http::responses::header_str;
+use crate::transport::http::{SESSION_HEADER, Shared};
+
+/// Serves or forwards a request for a session this instance does not own: a request nothing
+/// ties to the owner is served here, on a replica of the session (`None`: served by the
+/// caller); an answer or a cancellation travels over the bus to whoever waits for it; the rest
+/// is forwarded to the owner, or, when the owner is gone, the session is taken over here.
+/// `None` too when no session is named, the session is owned here or unknown, or the request
+/// was forwarded to this instance already.
+pub(crate) async fn forward_if_elsewhere(
+    shared: &Arc<Shared>,
+    forwarder: &Forwarder,
+    parts: &axum::http::request::Parts,
+    principal: Option<&str>,
+    bytes: axum::body::Bytes,
+) -> Option<Response> {
+    if !matches!(parts.method, Method::POST | Method::GET | Method::DELETE) {
+        return None;
+    }
+    let id = header_str(&parts.headers, SESSION_HEADER)?;
+    if parts.headers.contains_key(FORWARDED_HEADER) {
+        // Sent here as to the owner. While this instance's lease may have lapsed, the instance
+        // that sent it may have given up waiting and taken the session over (this process was
+        // stopped): served once a beat says which sessions are still this instance's.
+        if !forwarder.may_serve_forwarded().await {
+            return Some(unavailable("this instance cannot renew its lease; retry later"));
+        }
+        if shared.draining.load(std::sync::atomic::Ordering::Relaxed) && !answers_or_cancels(&bytes) {
+            return hand_over(shared, id).await;
+        }
+        return None;
+    }
+    if shared.sessions.read().ok()?.contains_key(id) {
+        // Owned here. Only an answer to a replica's question, or a cancellation (of a request
+        // that may run on a replica), goes elsewhere: told apart without reading the message
+        // when it is a request of the session (the common case).
+        let elsewhere = parts.method == Method::POST && forwarder.serves_where_it_lands() && answers_or_cancels(&bytes);
+        if !elsewhere {
+            return None;
+        }
+        return match Landing::of(&bytes) {
+            Landing::Answer(asker) if asker != forwarder.tag => {
+                Some(over_the_bus(forwarder, &parts.headers, &bytes, id, principal, Some(asker)).await)
+            }
+            Landing::Cancel => Some(over_the_bus(forwarder, &parts.headers, &bytes, id, principal, None).await),
+            _ => None,
+        };
+    }
+    if parts.method == Method::POST && forwarder.serves_where_it_lands() {
+        match Landing::of(&bytes) {
+            Landing::Call(tool) if forwarder.backplane.on_owner.contains(&tool) => {}
+            Landing::Request | Landing::Call(_) => {
+                if forwarder.replica(id).is_some() {
+                    return None;
+                }
+                match replicate(shared, forwarder, id).await {
+                    Replicated::Served => return None,
+                    Replicated::Refused(response) => return Some(response),
+                    Replicated::Forward => {}
+                }
+            }
+            Landing::Answer(asker) => {
+                if asker == forwarder.tag && forwarder.replica(id).is_some() {
+                    return None;
+                }
+                return Some(over_the_bus(forwarder, &parts.headers, &bytes, id, principal, Some(asker)).await);
+            }
+            Landing::Cancel => {
+                return Some(over_the_bus(forwarder, &parts.headers, &bytes, id, principal, None).await);
+            }
+            Landing::Owner => {}
+        }
+    }
+    if parts.method == Method::DELETE {
+        forwarder.drop_replica(id);
+    }
+    let mut route = match forwarder.cached(id) {
+        Some((instance, address)) => Whereabouts::Owner { instance, address },
+        None => forwarder.locate(id).await,
+    };
+    // At most: the owner remembered is gone, another instance took the session over first, the
+    // request is forwarded there.
+    for _ in 0..3 {
+        route = match route {
+            Whereabouts::Owner { instance, address } => {
+                #[cfg(feature = "otel")]
+                let (hop, bytes) = match observe_hop(shared, parts, &address, &bytes) {
+                    Some((hop, body)) => (Some(hop), axum::body::Bytes::from(body)),
+                    None => (None, bytes.clone()),
+                };
+                #[cfg(not(feature = "otel"))]
+                let bytes = bytes.clone();
+                let forwarded = forwarder.forward(id, &instance, &address, parts.method.clone(), &parts.headers, bytes);
+                match forwarded.await {
+                    Ok(response) if parts.method == Method::GET => {
+                        // A stream relayed from the owner ends when this instance closes: its
+                        // client opens it again, on an instance that stays.
+                        return Some(until_closed(response, shared.closing.clone()));
+                    }
+                    Ok(response) => {
+                        #[cfg(feature = "otel")]
+                        let response = match hop {
+                            Some(hop) => ending(response, hop),
+                            None => response,
+                        };
+                        return Some(response);
+                    }
+                    Err(forwarder::Unreachable) => {
+                        // The hop failed; the request is served here (or forwarded again), in
+                        // spans of its own.
+                        #[cfg(feature = "otel")]
+                        if let Some(hop) = hop {
+                            hop.end(Err(crate::telemetry::Failure::Other(
+                                "_OTHER",
+                                "the session's owner could not be reached".into(),
+                            )));
+                        }
+                        // Its connection refused (or not made in time): the owner is gone,
+                        // whatever its lease says; or it hangs, and its lease lapsed. The
+                        // session is taken over here, now (unless it moved: then it is asked
+                        // where).
+                        forwarder.forget(id);
+                        tracing::info!(%address, owner = %instance, session = id, "the owner of a session cannot be reached");
+                        Whereabouts::Gone(instance.to_string())
+                    }
+                }
+            }
+            Whereabouts::Gone(gone) => match take_over(shared, forwarder, id, &gone).await {
+                // Taken over: served here, like any local session.
+                Ok(true) => return None,
+                // Another instance was faster: it owns the session now.
+                Ok(false) => forwarder.locate(id).await,
+                Err(None) => Whereabouts::Unavailable,
+                // Every session here is busy: refused like an `initialize` would be.
+                Err(Some(refused)) => return Some(refused),
+            },
+            Whereabouts::Here => return None,
+            Whereabouts::Unavailable => break,
+        };
+    }
+    match route {
+        Whereabouts::Here => None,
+        _ => Some(unavailable("the shared session store is unavailable; retry later")),
+    }
+}
+
+/// `response`, a stream relayed from a session's owner, ended once `closing` is cancelled.
+fn until_closed(response: Response, closing: tokio_util::sync::CancellationToken) -> Response {
+    use futures_util::StreamExt as _;
+    response.map(|body| {
+        let stream = body.into_data_stream().take_until(closing.cancelled_owned());
+        axum::body::Body::from_stream(stream)
+    })
+}
+
+/// The spans of a request forwarded to the owner at `address`, when the server has telemetry and
+/// the request is a POSTed JSON-RPC request; with the body to forward instead (its `_meta`
+/// carrying the hop's context).
+#[cfg(feature = "otel")]
+fn observe_hop(
+    shared: &Shared,
+    parts: &axum::http::request::Parts,
+    address: &str,
+    bytes: &[u8],
+) -> Option<(crate::telemetry::Hop, Vec<u8>)> {
+    let telemetry = shared.server.telemetry()?;
+    if parts.method != Method::POST {
+        return None;
+    }
+    let header = |name: &str| header_str(&parts.headers, name).map(str::to_owned);
+    let owner = address.parse::<axum::http::Uri>().ok();
+    let owner = owner.as_ref().and_then(|uri| Some((uri.host()?, uri.port_u16()?)));
+    let client = parts.extensions.get::<axum::extract::ConnectInfo<std::net::SocketAddr>>().map(|c| c.0);
+    telemetry.forwarding(bytes, crate::telemetry::Forwarding { header: &header, client, owner })
+}
+
+/// `response` (the owner's answer to a forwarded request), ending `hop` once its body is sent
+/// on: at once for an error status or an answer of known length, at the end of the stream
+/// otherwise.
+#[cfg(feature = "otel")]
+fn ending(response: Response, hop: crate::telemetry::Hop) -> Response {
+    use axum::body::HttpBody as _;
+    use futures_util::StreamExt as _;
+    let (parts, body) = response.into_parts();
+    if !parts.status.is_success() {
+        let failure = crate::telemetry::Failure::Other("_OTHER", format!("the owner answered {}", parts.status));
+        hop.end(Err(failure));
+        return Response::from_parts(parts, body);
+    }
+    if body.size_hint().exact().is_some() {
+        // A JSON answer (read whole when small): the hop is over.
+        hop.end(Ok(()));
+        return Response::from_parts(parts, body);
+    }
+    let chunks = body.into_data_stream();
+    let stream = futures_util::stream::unfold((chunks, Some(hop)), |(mut chunks, mut hop)| async move {
+        match chunks.next().await {
+            Some(chunk) => Some((chunk, (chunks, hop))),
+            None => {
+                if let Some(hop) = hop.take() {
+                    hop.end(Ok(()));
+                }
+                None
+            }
+        }
+    });
+    Response::from_parts(parts, axum::body::Body::from_stream(stream))
+}
+
+/// What a POST for a session owned elsewhere carries, as far as where to serve it goes.
+enum Landing {
+    /// A request nothing ties to the owner: served here.
+    Request,
+    /// A call of this tool: served here unless the tool runs on the owner.
+    Call(String),
+    /// The client's answer to a question a replica asked (the tag of its instance).
+    Answer(u64),
+    /// A cancellation: for whichever instance runs the request.
+    Cancel,
+    /// Anything else: for the owner.
+    Owner,
+}
+
+impl Landing {
+    fn of(body: &[u8]) -> Landing {
+        #[derive(serde::Deserialize)]
+        struct Peek<'a> {
+            method: Option<MethodName>,
+            id: Option<crate::protocol::RequestId>,
+            #[serde(borrow)]
+            params: Option<Params<'a>>,
+        }
+        #[derive(serde::Deserialize)]
+        struct Params<'a> {
+            #[serde(borrow)]
+            name: Option<std::borrow::Cow<'a, str>>,
+        }
+        // Only an object is one message: serde would read `Peek` from an array too, by position.
+        if !body.trim_ascii_start().starts_with(b"{") {
+            return Landing::Owner;
+        }
+        let Ok(peek) = serde_json::from_slice::<Peek>(body) else { return Landing::Owner };
+        let method = peek.method.as_ref().map(|m| m.id());
+        match (method, peek.id) {
+            (Some(Some(McpMethod::ToolsCall)), Some(_)) => {
+                peek.params.and_then(|p| p.name).map_or(Landing::Request, |name| Landing::Call(name.into_owned()))
+            }
+            (Some(Some(McpMethod::Initialize)), Some(_)) => Landing::Owner,
+            (Some(Some(method)), Some(_)) if method.info().changes_session => Landing::Owner,
+            (Some(_), Some(_)) => Landing::Request,
+            (Some(Some(McpMethod::Cancelled)), None) => Landing::Cancel,
+            (None, Some(id)) => forwarder::asker_of(&id).map_or(Landing::Owner, Landing::Answer),
+            _ => Landing::Owner,
+        }
+    }
+}
+
+/// Sends a client's answer (to the instance `asker`, or, without one, a cancellation to every
+/// instance) over the bus, to whoever holds the session and waits for it.
+async fn over_the_bus(
+    forwarder: &Forwarder,
+    headers: &axum::http::HeaderMap,
+    bytes: &[u8],
+    session: &str,
+    principal: Option<&str>,
+    asker: Option<u64>,
+) -> Response {
+    // Checked as it would be where it is delivered; a malformed one is refused here.
+    if let Err(refused) = crate::transport::http::responses::read_message(headers, bytes) {
+        return *refused;
+    }
+    let Some(bus) = &forwarder.bus else {
+        return unavailable("the instances cannot reach each other; retry later");
+    };
+    let frame = String::from_utf8_lossy(bytes).into_owned();
+    let message = Message::Deliver { session: session.to_owned(), principal: principal.map(str::to_owned), frame };
+    match bus.send_now(asker, message).await {
+        // An answer nobody heard: the instance that asked is not listening yet (or for a
+        // moment no more); the client sends it again.
+        Ok(Some(0)) if asker.is_some() => {
+            tracing::debug!(session, "no instance heard a client's answer; refused for the client to send it again");
+            unavailable("the instance waiting for this answer is not listening yet; retry")
+        }
+        Ok(_) => axum::http::StatusCode::ACCEPTED.into_response(),
+        Err(e) => {
+            tracing::warn!(error = %e, "cannot pass a client's message to the instance waiting for it");
+            unavailable("the instances cannot reach each other; retry later")
+        }
+    }
+}
