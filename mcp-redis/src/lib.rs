@@ -37,9 +37,12 @@
 //! | `{prefix}:dpop:{thumbprint}:{jti}` | a DPoP proof an instance accepted (`Redis::replay_cache`, feature `dpop`) | the proof's acceptance window, twice |
 //! | `{prefix}:task:{id}` | a task's record as JSON ([`RedisTaskStore`]): status, input requests, result or error, owner, running instance | the task's `ttlMs` from its creation (a day for a task without one) |
 //!
-//! The bus (notifications, URL-mode completions, task answers) is Redis pub/sub on
-//! `{prefix}:bus:broadcast`, `{prefix}:bus:instance:{id}` and `{prefix}:bus:tasks:…`: nothing
-//! of it is stored. On a Cluster whose nodes have it (Redis 7 and later) it is sharded pub/sub
+//! The bus (what the instances tell each other: answers and cancellations for replicas,
+//! notifications, URL-mode completions, tasks) is Redis pub/sub on `{prefix}:bus:deployment`,
+//! which every instance reads, and `{prefix}:bus:deployment:{tag}`, which the instances with that
+//! tag (20 bits of their id) read: nothing of it is stored. Each message is sealed with the
+//! deployment secret (`Backplane::secret`), when the deployment has one: see "Trust" in the
+//! deployment guide for what access to this Redis then allows. On a Cluster whose nodes have it (Redis 7 and later) it is sharded pub/sub
 //! (`SPUBLISH`/`SSUBSCRIBE`): a channel's messages go to the shard owning the channel only,
 //! instead of to every node of the cluster; elsewhere it is classic pub/sub.
 //!
@@ -103,6 +106,9 @@ pub enum ConnectError {
     /// The TLS settings cannot be used (the certificate authorities are not PEM certificates).
     #[error("unusable TLS settings for Redis: {0}")]
     Tls(#[source] redis::RedisError),
+    /// The key prefix given to [`Redis::with_prefix`] is not one.
+    #[error("invalid Redis key prefix {0:?}: 1 to 64 characters among letters, digits, `_`, `-` and `.`")]
+    Prefix(String),
 }
 
 /// A connection to the Redis of a shared deployment, and the key prefix its records use.
@@ -192,12 +198,38 @@ impl Redis {
         &self.topology
     }
 
-    /// Puts every key under `prefix` instead of [`DEFAULT_PREFIX`] (several deployments can
-    /// then share one Redis). The prefix must not contain `{` or `}`: the keys' hash tags (which
-    /// keep a session's keys in one Cluster slot) follow it.
-    pub fn with_prefix(mut self, prefix: impl Into<String>) -> Self {
-        self.prefix = prefix.into().into();
-        self
+    /// Puts every key and bus channel under `prefix` instead of [`DEFAULT_PREFIX`]. Give each
+    /// deployment sharing a Redis its own: deployments under one prefix share their sessions,
+    /// their secrets ([`shared_secret`](Self::shared_secret)), their announcements and their
+    /// URL-mode flows. 1 to 64 characters among ASCII letters, digits, `_`, `-` and `.` (no
+    /// `:`, which separates the parts of a key, and no `{`/`}`, which make Cluster hash tags).
+    ///
+    /// # Errors
+    ///
+    /// [`ConnectError::Prefix`] when `prefix` breaks those rules.
+    pub fn with_prefix(mut self, prefix: impl Into<String>) -> Result<Self, ConnectError> {
+        let prefix = prefix.into();
+        let valid = !prefix.is_empty()
+            && prefix.len() <= 64
+            && prefix.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'));
+        if !valid {
+            return Err(ConnectError::Prefix(prefix));
+        }
+        self.prefix = prefix.into();
+        Ok(self)
+    }
+
+    /// Warns, once per process, when the deployment's records go under [`DEFAULT_PREFIX`]:
+    /// every deployment that keeps it shares them with the others on the same Redis.
+    fn warn_if_default_prefix(&self) {
+        static WARNED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+        if &*self.prefix == DEFAULT_PREFIX && !WARNED.swap(true, std::sync::atomic::Ordering::Relaxed) {
+            tracing::warn!(
+                "this deployment keeps its records under the default Redis prefix `{DEFAULT_PREFIX}`: any other \
+                 deployment doing the same on this Redis shares its sessions, secrets and messages (give each \
+                 its own with `Redis::with_prefix`)"
+            );
+        }
     }
 
     /// The session registry on this Redis.
@@ -222,6 +254,7 @@ impl Redis {
     /// ([`RedisEvents`], with [`DEFAULT_EVENTS_PER_SESSION`] and [`DEFAULT_EVENT_TTL`]) so that
     /// streams can be resumed after a takeover. Call within a tokio runtime.
     pub fn backplane(&self, address: impl Into<String>) -> Backplane {
+        self.warn_if_default_prefix();
         Backplane::new(Arc::new(self.sessions()), address)
             .bus(Arc::new(self.bus()))
             .events(Arc::new(self.events(DEFAULT_EVENTS_PER_SESSION, DEFAULT_EVENT_TTL)))
@@ -233,6 +266,7 @@ impl Redis {
     /// (`ServerBuilder::request_state_key`), so that a retry may land on any instance. Kept
     /// without expiry (one small key per name); delete it to rotate the secret.
     pub async fn shared_secret(&self, name: &str) -> Result<[u8; 32], BackplaneError> {
+        self.warn_if_default_prefix();
         let key = self.key("secret", name);
         let mut fresh = [0u8; 32];
         getrandom::fill(&mut fresh).map_err(|e| BackplaneError::Unavailable(Box::new(e)))?;

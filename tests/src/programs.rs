@@ -114,8 +114,11 @@ async fn serve_http_with(server: &Server, listener: tokio::net::TcpListener, on_
     };
     let mut config = typed_mcp::transport::http::HttpConfig::default();
     if let Some(redis) = redis() {
-        let backplane =
-            on_owner.iter().fold(redis.backplane(format!("http://{address}/mcp")), |b, tool| b.on_owner(*tool));
+        // The instances of a test share their secret through the Redis they share.
+        let secret = redis.shared_secret("deployment").await.map_err(std::io::Error::other)?;
+        let backplane = on_owner
+            .iter()
+            .fold(redis.backplane(format!("http://{address}/mcp")).secret(secret), |b, tool| b.on_owner(*tool));
         tracing::info!(instance = backplane.instance(), "sharing sessions through Redis");
         config = config.backplane(backplane);
     }

@@ -43,7 +43,7 @@ async fn registry_contract(url: &str) {
 
 /// [`registry_contract`] on the Redis that `connect` reaches.
 async fn registry_contract_on(connect: &(dyn Fn() -> Redis + Sync)) {
-    let redis = connect().with_prefix("t");
+    let redis = connect().with_prefix("t").unwrap();
     let sessions = redis.sessions();
     // A store no instance has beaten on yet is not known to be complete.
     let recovering = sessions.owner("s1").await;
@@ -102,7 +102,7 @@ async fn registry_contract_on(connect: &(dyn Fn() -> Redis + Sync)) {
     assert_eq!(sessions.take_over("s5", "e", "f", Duration::from_secs(60)).await.unwrap().as_deref(), Some("state-5"));
     // Every instance agrees on a shared secret.
     let one = redis.shared_secret("k").await.unwrap();
-    let other = connect().with_prefix("t").shared_secret("k").await.unwrap();
+    let other = connect().with_prefix("t").unwrap().shared_secret("k").await.unwrap();
     assert_eq!(one, other);
 }
 
@@ -110,7 +110,7 @@ async fn registry_contract_on(connect: &(dyn Fn() -> Redis + Sync)) {
 async fn events_are_written_behind_to_redis_bounded_and_restored_elsewhere() {
     use typed_mcp::transport::http::{EventId, EventStore};
     let server = RedisServer::start();
-    let redis = Redis::connect(&server.url()).unwrap().with_prefix("t");
+    let redis = Redis::connect(&server.url()).unwrap().with_prefix("t").unwrap();
     let owner = redis.events(3, Duration::from_secs(60));
     let id = |stream, seq| EventId { stream, seq };
     for seq in 1..=4 {
@@ -290,9 +290,9 @@ async fn bus_delivers_on(connect: &(dyn Fn() -> Redis + Sync)) {
     use typed_mcp::transport::http::MessageBus;
     let (sender, mut received) = tokio::sync::mpsc::unbounded_channel();
     let stop = tokio_util::sync::CancellationToken::new();
-    let listener = connect().with_prefix("b").bus();
+    let listener = connect().with_prefix("b").unwrap().bus();
     listener.subscribe("instance:x".into(), Box::new(move |m| drop(sender.send(m))), stop.clone());
-    let speaker = connect().with_prefix("b").bus();
+    let speaker = connect().with_prefix("b").unwrap().bus();
     // Subscribing takes a moment: publish until the subscriber hears.
     let heard = within("a message on the bus", async {
         loop {
@@ -320,7 +320,7 @@ async fn the_registry_bus_and_task_store_work_on_a_cluster_and_behind_sentinel()
     for url in [cluster.url(), sentinel.url()] {
         registry_contract(&url).await;
         bus_delivers(&url).await;
-        let redis = Redis::connect(&url).unwrap().with_prefix(format!("c{}", free_port()));
+        let redis = Redis::connect(&url).unwrap().with_prefix(format!("c{}", free_port())).unwrap();
         typed_mcp::testing::assert_task_store_contract(&redis.task_store()).await;
     }
     // A session's records share one slot (the scripts touching them all are refused otherwise).
@@ -347,7 +347,7 @@ async fn the_backplane_runs_over_tls_trusting_a_private_ca() {
     let connect = || Redis::connect_with_ca(&url, ca.pem.as_bytes()).unwrap();
     registry_contract_on(&connect).await;
     bus_delivers_on(&connect).await;
-    let redis = connect().with_prefix("tasks");
+    let redis = connect().with_prefix("tasks").unwrap();
     typed_mcp::testing::assert_task_store_contract(&redis.task_store()).await;
     // Two `shared` processes on it (`REDIS_CA_FILE` names the CA): a session opened on one is
     // served through the other, elicitations answered across them.

@@ -34,7 +34,7 @@ use crate::support::tasks::{Dropped, completion_notice, poll_until, stoppable};
 #[tokio::test]
 async fn the_redis_store_keeps_the_task_store_contract() {
     let server = RedisServer::start();
-    let redis = Redis::connect(&server.url()).unwrap().with_prefix("c");
+    let redis = Redis::connect(&server.url()).unwrap().with_prefix("c").unwrap();
     typed_mcp::testing::assert_task_store_contract(&redis.task_store()).await;
     assert!(keys(&server.url(), "c:*").await.is_empty(), "the contract deletes what it made");
 }
@@ -42,7 +42,7 @@ async fn the_redis_store_keeps_the_task_store_contract() {
 #[tokio::test]
 async fn task_records_expire_in_redis_with_the_task() {
     let server = RedisServer::start();
-    let redis = Redis::connect(&server.url()).unwrap().with_prefix("e");
+    let redis = Redis::connect(&server.url()).unwrap().with_prefix("e").unwrap();
     let store = redis.task_store().unbounded_ttl(Duration::from_millis(300));
     store.create(&TaskRecord::new("short".into(), None, Some(300), None)).await.unwrap();
     store.create(&TaskRecord::new("long".into(), None, Some(60_000), None)).await.unwrap();
@@ -51,7 +51,7 @@ async fn task_records_expire_in_redis_with_the_task() {
     found.sort();
     assert_eq!(found, ["e:task:long", "e:task:short", "e:task:unbounded"]);
     // Another connection (another instance) finds what one created.
-    let other = Redis::connect(&server.url()).unwrap().with_prefix("e").task_store();
+    let other = Redis::connect(&server.url()).unwrap().with_prefix("e").unwrap().task_store();
     assert!(other.get("short").await.unwrap().is_some());
     tokio::time::sleep(Duration::from_millis(500)).await;
     assert_eq!(keys(&server.url(), "e:task:*").await, ["e:task:long"], "Redis forgets a task when it expires");
@@ -70,7 +70,7 @@ async fn task_records_expire_in_redis_with_the_task() {
 async fn the_redis_store_tells_a_live_instance_from_a_lapsed_one() {
     use typed_mcp::transport::http::SessionRegistry;
     let server = RedisServer::start();
-    let redis = Redis::connect(&server.url()).unwrap().with_prefix("h");
+    let redis = Redis::connect(&server.url()).unwrap().with_prefix("h").unwrap();
     let store = redis.task_store();
     assert!(!store.runner_alive("a").await.unwrap(), "an instance never seen is not alive");
     redis

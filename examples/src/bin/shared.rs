@@ -20,6 +20,12 @@
 //! - a primary behind Sentinels: `redis+sentinel://s1:26379,s2:26379,s3:26379/mymaster`
 //!   (`rediss+sentinel://` when the primary speaks TLS; `user:password@` before the hosts).
 //!
+//! Every instance of one deployment takes the same `--secret S` (or `DEPLOYMENT_SECRET`, 32
+//! bytes or more): it seals what the instances tell each other, so that neither a client nor
+//! whoever can write to Redis can act as an instance. Without it, one kept in Redis is used
+//! (shielding the instances from clients, not from Redis). Deployments sharing one Redis each
+//! take a `--redis-prefix P` (or `REDIS_PREFIX`) of their own.
+//!
 //! A Redis whose certificate a private authority signed is trusted with `--redis-ca FILE` (or
 //! `REDIS_CA_FILE`): the authority's certificate, PEM.
 //!
@@ -140,9 +146,28 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             None => Redis::connect(&url),
         }
         .map_err(|e| format!("--redis: {e}"))?;
+        // Each deployment sharing a Redis keeps its records under a prefix of its own.
+        let redis = match option("--redis-prefix", "REDIS_PREFIX") {
+            Some(prefix) => redis.with_prefix(prefix).map_err(|e| format!("--redis-prefix: {e}"))?,
+            None => redis,
+        };
         let key = redis.shared_secret("request-state").await.map_err(|e| format!("--redis: {e}"))?;
         builder = builder.task_store(redis.task_store()).request_state_key(StateKey::from_bytes(key));
-        config = config.backplane(redis.backplane(address.clone()));
+        // The deployment secret seals what the instances tell each other. Give every instance
+        // the same one (`--secret`, or DEPLOYMENT_SECRET: 32 bytes or more); without it, one
+        // is made in Redis by the first instance, which shields the instances from clients
+        // but not from whoever can write to Redis.
+        let secret = match option("--secret", "DEPLOYMENT_SECRET") {
+            Some(secret) => secret.into_bytes(),
+            None => {
+                eprintln!("no --secret: the deployment secret is kept in Redis, trusted like Redis itself");
+                redis.shared_secret("deployment").await.map_err(|e| format!("--redis: {e}"))?.to_vec()
+            }
+        };
+        if secret.len() < typed_mcp::transport::http::MIN_SECRET {
+            return Err(format!("--secret: {} bytes at least", typed_mcp::transport::http::MIN_SECRET).into());
+        }
+        config = config.backplane(redis.backplane(address.clone()).secret(secret));
     }
     let server = builder.build()?;
     eprintln!("serving MCP at {address}");

@@ -171,6 +171,9 @@ pub fn started_redis() -> (RedisServer, Redis) {
     (server, redis)
 }
 
+/// The deployment secret of the in-process instances.
+pub const SECRET: &[u8] = b"the deployment secret of the in-process instances";
+
 /// An in-process instance on a loopback port, sharing sessions through `redis`.
 pub async fn in_process(redis: &Redis) -> (String, StreamableHttp, tokio::task::JoinHandle<()>) {
     in_process_with(redis, Duration::from_millis(100), HttpConfig::default()).await
@@ -186,7 +189,8 @@ pub async fn in_process_with(
     let server = Server::builder("t", "1").tools(tools![add, steps, hold]).build().unwrap();
     let listener = tokio::net::TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).await.unwrap();
     let url = format!("http://{}/mcp", listener.local_addr().unwrap());
-    let http = server.streamable_http(config.backplane(redis.backplane(url.clone()).heartbeat(heartbeat)));
+    let backplane = redis.backplane(url.clone()).heartbeat(heartbeat).secret(SECRET);
+    let http = server.streamable_http(config.backplane(backplane));
     let serving = http.clone();
     let task = tokio::spawn(async move {
         let _ = serving.serve(listener, std::future::pending()).await;
@@ -276,7 +280,7 @@ impl SoakNode {
                 let server = make();
                 let listener = tokio::net::TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).await.unwrap();
                 let base = format!("http://{}", listener.local_addr().unwrap());
-                let backplane = redis.backplane(format!("{base}/mcp")).heartbeat(heartbeat);
+                let backplane = redis.backplane(format!("{base}/mcp")).heartbeat(heartbeat).secret(SECRET);
                 let http = server.streamable_http(HttpConfig::default().backplane(backplane));
                 tokio::spawn(async move {
                     let _ = http.serve(listener, std::future::pending()).await;

@@ -10,6 +10,7 @@ use axum::response::{IntoResponse, Response};
 use serde_json::value::RawValue;
 
 use super::deployment::forwarder::{self, changes_record, record_of};
+use super::deployment::hop;
 use super::deployment::landing::forward_if_elsewhere;
 use super::deployment::release::{announce_changed, answers_or_cancels, release_now};
 use super::deployment::replicas::replica;
@@ -162,7 +163,25 @@ async fn respond(shared: &Arc<Shared>, request: HttpRequest) -> Response {
     }
     let mut principal = parts.extensions.get::<Principal>().map(|p| p.0.clone());
     let mut identity = None;
-    if let Some(guard) = &shared.guard {
+    // Forwarded by another instance: served on its sealed word, which names the user it
+    // verified (the token, and its one-time DPoP proof, are not checked twice).
+    let mut vouched = None;
+    if let Some(forwarder) = &shared.forwarder
+        && parts.headers.contains_key(super::FORWARDED_HEADER)
+    {
+        let session = header_str(&parts.headers, SESSION_HEADER);
+        match hop::check(&forwarder.backplane.keys, &parts.headers, parts.method.as_str(), session, &bytes) {
+            Ok(word) => vouched = word,
+            Err(reason) => {
+                tracing::warn!(reason, "refused a request claiming to be forwarded by another instance");
+                return plain(StatusCode::FORBIDDEN, reason);
+            }
+        }
+    }
+    if let Some(word) = vouched {
+        principal = word.principal;
+        identity = word.identity;
+    } else if let Some(guard) = &shared.guard {
         match guard.authenticate(parts.method.as_str(), parts.uri.path(), &parts.headers).await {
             Ok(info) => {
                 // The token's subject is the user: sessions, URL flows and `requestState`
@@ -175,7 +194,8 @@ async fn respond(shared: &Arc<Shared>, request: HttpRequest) -> Response {
     }
     if let Some(forwarder) = &shared.forwarder
         && let Some(response) =
-            forward_if_elsewhere(shared, forwarder, &parts, principal.as_deref(), bytes.clone()).await
+            forward_if_elsewhere(shared, forwarder, &parts, principal.as_deref(), identity.as_deref(), bytes.clone())
+                .await
     {
         return response;
     }
@@ -361,7 +381,9 @@ fn find_session(
 ) -> Result<Arc<HttpSession>, Response> {
     let owned =
         header_str(headers, SESSION_HEADER).is_some_and(|id| shared.sessions.read().is_ok_and(|s| s.contains_key(id)));
-    match replica(shared, headers, principal).filter(|_| !owned) {
+    // A request forwarded here was sent to the owner: never served on a replica.
+    let forwarded = headers.contains_key(super::FORWARDED_HEADER);
+    match replica(shared, headers, principal).filter(|_| !owned && !forwarded) {
         Some(replica) => Ok(replica),
         None => lookup(shared, headers, principal),
     }

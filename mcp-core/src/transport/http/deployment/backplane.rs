@@ -4,6 +4,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use super::seal::Keys;
 use super::store::{MessageBus, SessionRegistry};
 
 /// The header an instance adds to a request it forwards to the session's owner. The owner
@@ -98,6 +99,8 @@ pub struct Backplane {
     pub(crate) events: Option<Arc<dyn crate::transport::http::EventStore>>,
     /// Tools whose calls run on the session's owner (see [`Backplane::on_owner`]).
     pub(crate) on_owner: Arc<[String]>,
+    /// The deployment secret(s): what seals the messages between the instances.
+    pub(crate) keys: Keys,
 }
 
 impl std::fmt::Debug for Backplane {
@@ -110,6 +113,9 @@ impl std::fmt::Debug for Backplane {
             .finish_non_exhaustive()
     }
 }
+
+/// The shortest deployment secret [`Backplane::secret`] takes, in bytes.
+pub const MIN_SECRET: usize = 32;
 
 /// The default of [`Backplane::heartbeat`]: a lease of one second.
 pub const DEFAULT_HEARTBEAT: Duration = Duration::from_millis(333);
@@ -132,6 +138,7 @@ impl Backplane {
             renew: RECORDS_RENEWAL,
             events: None,
             on_owner: Arc::new([]),
+            keys: Keys::default(),
         }
     }
 
@@ -145,6 +152,46 @@ impl Backplane {
         tools.push(tool.into());
         self.on_owner = tools.into();
         self
+    }
+
+    /// The deployment secret: every message this instance sends another (on the
+    /// [`MessageBus`], and each request it forwards to a session's owner) is sealed with it
+    /// (HMAC-SHA256 over the message, the sending instance and the time), and what arrives is
+    /// dropped (and counted, see
+    /// [`StreamableHttp::bus_messages_dropped`](crate::transport::http::StreamableHttp::bus_messages_dropped))
+    /// unless sealed with it and sent within the last minute. A request forwarded to this
+    /// instance then carries what the instance it landed on verified (the user, the token's
+    /// details, its DPoP proof), and is served without checking the token again; a request
+    /// claiming to be forwarded without a valid seal is refused with `403`.
+    ///
+    /// Give every instance the same secret, 32 random bytes or more (a shorter one is refused
+    /// with a warning and the deployment stays unauthenticated). Without a secret, anyone who
+    /// can publish on the bus can act as an instance: see "Trust" in the deployment guide. To
+    /// rotate it, deploy the new secret with the old one as [`previous_secret`](Self::previous_secret),
+    /// then, once every instance has the new one, deploy without the old one.
+    pub fn secret(mut self, secret: impl AsRef<[u8]>) -> Self {
+        let secret = secret.as_ref();
+        if secret.len() < MIN_SECRET {
+            tracing::warn!(
+                length = secret.len(),
+                "a deployment secret shorter than {MIN_SECRET} bytes is refused: the deployment stays unauthenticated"
+            );
+            return self;
+        }
+        self.keys.set(secret.to_vec());
+        self
+    }
+
+    /// Also accepts what `secret` sealed: the secret being replaced, while the instances move
+    /// to the new one (see [`secret`](Self::secret)).
+    pub fn previous_secret(mut self, secret: impl AsRef<[u8]>) -> Self {
+        self.keys.accept(secret.as_ref().to_vec());
+        self
+    }
+
+    /// Whether the messages between the instances are sealed with a deployment secret.
+    pub fn is_authenticated(&self) -> bool {
+        self.keys.enforced()
     }
 
     /// How often this instance renews its presence in the registry ([`DEFAULT_HEARTBEAT`], a

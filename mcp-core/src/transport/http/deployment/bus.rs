@@ -13,6 +13,7 @@ use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
 use super::messages::{EVERYONE, Envelope, Message, Question, Reply, VERSION, tag_of, to_instance};
+use super::seal::{Keys, fresh, now_ms};
 use super::store::{BackplaneError, MessageBus};
 use crate::engine::BoxFuture;
 
@@ -35,6 +36,7 @@ pub(crate) trait Member: Send + Sync + 'static {
 pub(crate) struct DeploymentBus {
     bus: Arc<dyn MessageBus>,
     instance: Arc<str>,
+    keys: Keys,
     /// The transport: what is about sessions.
     sessions: OnceLock<Arc<dyn Member>>,
     /// The server: announcements, and questions.
@@ -57,13 +59,21 @@ impl DeploymentBus {
     pub(crate) fn start(
         bus: Arc<dyn MessageBus>,
         instance: Arc<str>,
-        tag: u64,
+        keys: Keys,
         closing: &CancellationToken,
     ) -> Arc<Self> {
+        if !keys.enforced() {
+            tracing::warn!(
+                "the deployment's bus is not authenticated: whoever can publish on it can act as an instance \
+                 (give every instance the same `Backplane::secret`)"
+            );
+        }
+        let tag = tag_of(&instance);
         let (queue, mut queued) = mpsc::channel::<(String, String)>(QUEUE);
         let this = Arc::new(DeploymentBus {
             bus: bus.clone(),
             instance,
+            keys,
             sessions: OnceLock::new(),
             server: OnceLock::new(),
             waiting: Mutex::default(),
@@ -97,6 +107,15 @@ impl DeploymentBus {
         this
     }
 
+    /// Counts and reports a message dropped unread.
+    fn drop_unread(&self, what: &'static str, detail: &str) {
+        let dropped = self.dropped.fetch_add(1, Ordering::Relaxed) + 1;
+        // Each of the first ten, then one in a thousand: a flood of forgeries floods no log.
+        if dropped <= 10 || dropped.is_multiple_of(1000) {
+            tracing::warn!(dropped, detail, "{what}");
+        }
+    }
+
     /// This instance's id.
     pub(crate) fn instance(&self) -> &str {
         &self.instance
@@ -120,13 +139,11 @@ impl DeploymentBus {
 
     /// The envelope of `message` for `to` (every instance when `None`), as sent.
     fn seal(&self, to: Option<&str>, message: Message) -> Option<String> {
-        let at = u64::try_from(
-            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default().as_millis(),
-        )
-        .unwrap_or(u64::MAX);
+        let at = now_ms();
         let envelope = Envelope { v: VERSION, from: self.instance.to_string(), to: to.map(str::to_owned), at, message };
         match serde_json::to_string(&envelope) {
-            Ok(payload) => Some(payload),
+            // The seal, then the envelope: `<seal>.<json>` (the seal is base64url, without dots).
+            Ok(json) => Some(format!("{}.{json}", self.keys.seal(&[json.as_bytes()]))),
             Err(e) => {
                 tracing::warn!(error = %e, "cannot write a message for the other instances");
                 None
@@ -184,21 +201,30 @@ impl DeploymentBus {
 
     /// Acts on one payload from the bus.
     fn arrived(self: &Arc<Self>, payload: &str) {
-        let envelope = match serde_json::from_str::<Envelope>(payload) {
-            Ok(envelope) if envelope.v == VERSION => envelope,
-            Ok(envelope) => {
-                self.dropped.fetch_add(1, Ordering::Relaxed);
-                tracing::warn!(
-                    version = envelope.v,
-                    speaks = VERSION,
-                    from = envelope.from,
-                    "a message from an instance of another version is dropped"
+        let Some((seal, json)) = payload.split_once('.') else {
+            self.drop_unread("an unreadable message from another instance is dropped", "no seal");
+            return;
+        };
+        if self.keys.enforced() && !self.keys.verify(&[json.as_bytes()], seal) {
+            self.drop_unread("a message not sealed with the deployment secret is dropped", "bad seal");
+            return;
+        }
+        let envelope = match serde_json::from_str::<Envelope>(json) {
+            Ok(envelope) if self.keys.enforced() && !fresh(envelope.at) => {
+                self.drop_unread(
+                    "a message sent over a minute ago (replayed, or from a clock far off) is dropped",
+                    &envelope.from,
                 );
                 return;
             }
+            Ok(envelope) if envelope.v == VERSION => envelope,
+            Ok(envelope) => {
+                let detail = format!("version {} from {}; this instance speaks {VERSION}", envelope.v, envelope.from);
+                self.drop_unread("a message from an instance of another version is dropped", &detail);
+                return;
+            }
             Err(e) => {
-                self.dropped.fetch_add(1, Ordering::Relaxed);
-                tracing::warn!(error = %e, "an unreadable message from another instance is dropped");
+                self.drop_unread("an unreadable message from another instance is dropped", &e.to_string());
                 return;
             }
         };

@@ -12,6 +12,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::backplane::{Backplane, FORWARDED_HEADER, LEAVING_HEADER};
 use super::bus::DeploymentBus;
+use super::hop;
 use super::messages::tag_of;
 use super::store::Owner;
 use crate::engine::Service as _;
@@ -108,7 +109,10 @@ impl Forwarder {
             .build(connector);
         let me = HeaderValue::from_str(&backplane.instance).ok();
         let tag = tag_of(&backplane.instance);
-        let bus = backplane.bus.clone().map(|bus| DeploymentBus::start(bus, backplane.instance.clone(), tag, closing));
+        let bus = backplane
+            .bus
+            .clone()
+            .map(|bus| DeploymentBus::start(bus, backplane.instance.clone(), backplane.keys.clone(), closing));
         Forwarder {
             backplane,
             bus,
@@ -238,18 +242,19 @@ impl Forwarder {
         }
     }
 
-    /// Forwards a request for `session` to its owner, `instance` at `address`, and streams its
+    /// Forwards a request for `session` to its owner, `instance` at `address`, vouching for
+    /// what this instance verified of it (`vouched`: the user, the token's details), and streams its
     /// answer back; `503` when the exchange failed midway, [`Unreachable`] when no connection
     /// could be made, or the owner did not answer before it lost the session or its lease (it
     /// hangs).
     pub(crate) async fn forward(
         &self,
         session: &str,
-        instance: &str,
-        address: &str,
+        (instance, address): (&str, &str),
         method: Method,
         headers: &HeaderMap,
         body: axum::body::Bytes,
+        vouched: (Option<&str>, Option<&crate::auth::AuthInfo>),
     ) -> Result<Response, Unreachable> {
         let uri: Uri = match address.parse() {
             Ok(uri) => uri,
@@ -259,6 +264,8 @@ impl Forwarder {
             }
         };
         let is_post = method == Method::POST;
+        let keys = &self.backplane.keys;
+        let seal = hop::vouch(keys, &self.backplane.instance, method.as_str(), session, &body, vouched.0, vouched.1);
         let mut request = axum::http::Request::new(Body::from(body.clone()));
         *request.method_mut() = method;
         *request.uri_mut() = uri;
@@ -267,10 +274,17 @@ impl Forwarder {
             if name == header::CONNECTION || name == header::TRANSFER_ENCODING || name == header::CONTENT_LENGTH {
                 continue;
             }
+            // What only an instance may say is never taken from the client.
+            if name == FORWARDED_HEADER || name == hop::HOP_HEADER {
+                continue;
+            }
             request.headers_mut().append(name.clone(), value.clone());
         }
         if let Some(me) = &self.me {
             request.headers_mut().insert(FORWARDED_HEADER, me.clone());
+        }
+        if let Some(seal) = seal {
+            request.headers_mut().insert(hop::HOP_HEADER, seal);
         }
         // The owner's lease is looked at only while its answer is late: an owner whose
         // process hangs still accepts connections (its kernel does), but renews nothing.

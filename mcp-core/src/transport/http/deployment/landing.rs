@@ -29,6 +29,7 @@ pub(crate) async fn forward_if_elsewhere(
     forwarder: &Forwarder,
     parts: &axum::http::request::Parts,
     principal: Option<&str>,
+    identity: Option<&crate::auth::AuthInfo>,
     bytes: axum::body::Bytes,
 ) -> Option<Response> {
     if !matches!(parts.method, Method::POST | Method::GET | Method::DELETE) {
@@ -43,7 +44,7 @@ pub(crate) async fn forward_if_elsewhere(
             return Some(unavailable("this instance cannot renew its lease; retry later"));
         }
         if shared.draining.load(std::sync::atomic::Ordering::Relaxed) && !answers_or_cancels(&bytes) {
-            return hand_over(shared, id).await;
+            return hand_over(shared, id, principal).await;
         }
         return None;
     }
@@ -107,7 +108,14 @@ pub(crate) async fn forward_if_elsewhere(
                 };
                 #[cfg(not(feature = "otel"))]
                 let bytes = bytes.clone();
-                let forwarded = forwarder.forward(id, &instance, &address, parts.method.clone(), &parts.headers, bytes);
+                let forwarded = forwarder.forward(
+                    id,
+                    (&instance, &address),
+                    parts.method.clone(),
+                    &parts.headers,
+                    bytes,
+                    (principal, identity),
+                );
                 match forwarded.await {
                     Ok(response) if parts.method == Method::GET => {
                         // A stream relayed from the owner ends when this instance closes: its

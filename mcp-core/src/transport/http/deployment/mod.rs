@@ -7,23 +7,28 @@
 //! - `messages`: the one vocabulary of the bus, in an envelope naming sender, time and version;
 //! - `bus`: one subscriber per instance, the questions waiting for replies, one ordered queue;
 //! - `forwarder`: the hop to a session's owner, the owners looked up, this instance's lease;
+//! - `hop`: what a forwarded request carries, sealed, from where it landed to the owner;
 //! - `landing`: where a request for a session owned elsewhere is served;
 //! - `replicas`: sessions owned elsewhere served here, and what the bus says about sessions;
 //! - `takeover`: sessions changing hands (an owner gone, an instance draining);
 //! - `heartbeat`: this instance's presence, and the renewal of its sessions' records;
-//! - `release`: a session ending here, told to the others.
+//! - `release`: a session ending here, told to the others;
+//! - `seal`: the deployment secret sealing all of it.
 
 mod backplane;
 pub(crate) mod bus;
 pub(crate) mod forwarder;
 pub(crate) mod heartbeat;
+pub(crate) mod hop;
 pub(crate) mod landing;
 pub(crate) mod messages;
 pub(crate) mod release;
 pub(crate) mod replicas;
+pub(crate) mod seal;
 mod store;
 pub(crate) mod takeover;
 
-pub use backplane::{Backplane, DEFAULT_HEARTBEAT, FORWARDED_HEADER, RECORDS_RENEWAL};
+pub use backplane::{Backplane, DEFAULT_HEARTBEAT, FORWARDED_HEADER, MIN_SECRET, RECORDS_RENEWAL};
 pub use heartbeat::RUNTIME_STALL_LIMIT;
+pub use hop::HOP_HEADER;
 pub use store::{BackplaneError, MessageBus, Owner, SessionRegistry};

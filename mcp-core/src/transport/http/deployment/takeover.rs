@@ -16,10 +16,12 @@ use crate::transport::http::{Opening, Shared};
 /// that forwarded it takes the session over) unless the session has something running here,
 /// which it then joins (`None`). A session sent back is ended here first, its events written
 /// out for the instance taking it over.
-pub(crate) async fn hand_over(shared: &Arc<Shared>, id: &str) -> Option<Response> {
+pub(crate) async fn hand_over(shared: &Arc<Shared>, id: &str, principal: Option<&str>) -> Option<Response> {
     let handed = match shared.sessions.write() {
         Ok(mut sessions) => match sessions.get(id) {
             Some(session) if session.in_flight() > 0 => return None,
+            // Not this user's: answered as unknown, by the caller.
+            Some(session) if session.principal() != principal => return None,
             Some(_) => sessions.remove(id),
             // Not held here (any more): sent back all the same.
             None => None,

@@ -1,0 +1,210 @@
+//! Who may act as an instance of a shared deployment: only what is sealed with the deployment
+//! secret is heard on the bus or served as forwarded; a client cannot claim to be an instance;
+//! deployments under two Redis prefixes never see each other.
+
+use std::process::Command;
+use std::time::Duration;
+
+use base64::Engine as _;
+use hmac::Mac as _;
+use serde_json::json;
+use typed_mcp::prelude::*;
+use typed_mcp::transport::http::HttpConfig;
+use typed_mcp_redis::Redis;
+
+use crate::support::backplane::{SECRET, add, in_process, initialize, open_get_stream, post, started_redis};
+
+/// `PUBLISH channel payload` through `redis-cli`, as anyone with write access to the Redis can.
+fn publish(redis_url: &str, channel: &str, payload: &str) {
+    let out = Command::new("redis-cli")
+        .args(["-u", redis_url, "PUBLISH", channel, payload])
+        .output()
+        .expect("redis-cli runs (install redis-tools, or Debian's redis-server package, which brings it)");
+    assert!(out.status.success(), "redis-cli PUBLISH failed: {}", String::from_utf8_lossy(&out.stderr));
+}
+
+fn now_ms() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis() as u64
+}
+
+/// The envelope of a message saying the tools changed, from `from`, sent at `at`, of version `v`.
+fn list_changed(from: &str, at: u64, v: u32) -> String {
+    json!({"v": v, "from": from, "at": at,
+           "message": {"type": "list_changed", "method": "notifications/tools/list_changed"}})
+    .to_string()
+}
+
+/// `json` sealed as an instance holding `secret` seals it: HMAC-SHA256 over the text, after its
+/// length (8 bytes, big-endian), base64url, then a dot and the text.
+fn sealed(secret: &[u8], json: &str) -> String {
+    let mut mac = hmac::Hmac::<sha2::Sha256>::new_from_slice(secret).unwrap();
+    mac.update(&(json.len() as u64).to_be_bytes());
+    mac.update(json.as_bytes());
+    let seal = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(mac.finalize().into_bytes());
+    format!("{seal}.{json}")
+}
+
+/// Reads `stream` until `text` arrives (true) or `wait` passes (false).
+async fn hears(stream: &mut reqwest::Response, text: &str, wait: Duration) -> bool {
+    let mut seen = String::new();
+    let deadline = tokio::time::Instant::now() + wait;
+    loop {
+        match tokio::time::timeout_at(deadline, stream.chunk()).await {
+            Ok(Ok(Some(bytes))) => {
+                seen.push_str(&String::from_utf8_lossy(&bytes));
+                if seen.contains(text) {
+                    return true;
+                }
+            }
+            _ => return false,
+        }
+    }
+}
+
+/// A 2025-era session opened at `url`, initialized, with its GET stream open.
+async fn session_with_stream(url: &str) -> (String, reqwest::Response) {
+    let (status, id, body) = post(url, None, initialize()).await;
+    assert_eq!(status, 200, "{body}");
+    let id = id.expect("a session id");
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    assert_eq!(post(url, Some(&id), initialized).await.0, 202);
+    let stream = open_get_stream(url, &id).await;
+    assert_eq!(stream.status(), 200);
+    (id, stream)
+}
+
+#[tokio::test]
+async fn a_message_forged_on_the_bus_is_dropped_and_counted_and_one_sealed_with_the_secret_is_heard() {
+    let (server, redis) = started_redis();
+    let (url, http, _task) = in_process(&redis).await;
+    let (_id, mut stream) = session_with_stream(&url).await;
+    let channel = "mcp:bus:deployment";
+    let changed = "notifications/tools/list_changed";
+
+    // Forged: no seal, a made-up seal, a seal under another secret.
+    publish(&server.url(), channel, &format!(".{}", list_changed("forger", now_ms(), 1)));
+    publish(&server.url(), channel, &format!("AAAA.{}", list_changed("forger", now_ms(), 1)));
+    let other = b"a secret of another deployment, 32 bytes or more";
+    publish(&server.url(), channel, &sealed(other, &list_changed("forger", now_ms(), 1)));
+    // Sealed, but stale (a replay), or of a version this instance does not speak.
+    publish(&server.url(), channel, &sealed(SECRET, &list_changed("forger", now_ms() - 120_000, 1)));
+    publish(&server.url(), channel, &sealed(SECRET, &list_changed("forger", now_ms(), 99)));
+    assert!(!hears(&mut stream, changed, Duration::from_secs(1)).await, "a forged message reached the session");
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    while http.bus_messages_dropped() < 5 && std::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(http.bus_messages_dropped(), 5, "each forgery is dropped and counted");
+
+    // Sealed with the deployment's secret: heard, as from any instance.
+    publish(&server.url(), channel, &sealed(SECRET, &list_changed("another-instance", now_ms(), 1)));
+    assert!(hears(&mut stream, changed, Duration::from_secs(5)).await, "a sealed message is heard");
+    assert_eq!(http.bus_messages_dropped(), 5);
+}
+
+#[tokio::test]
+async fn a_client_claiming_to_be_an_instance_is_refused() {
+    let (_server, redis) = started_redis();
+    let (url, _http, _task) = in_process(&redis).await;
+    let (_, id, _) = post(&url, None, initialize()).await;
+    let id = id.unwrap();
+    let http = crate::support::http_client();
+    let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                      "params": {"name": "add", "arguments": {"a": 1, "b": 2}}});
+    let send = |headers: &'static [(&'static str, &'static str)]| {
+        let mut request = http
+            .post(&url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2025-11-25")
+            .header("mcp-session-id", &id)
+            .body(call.to_string());
+        for (name, value) in headers {
+            request = request.header(*name, *value);
+        }
+        request.send()
+    };
+    for forged in [
+        &[("mcp-forwarded-by", "someone")][..],
+        &[("mcp-forwarded-by", "someone"), ("mcp-forwarded-seal", "eyJhdCI6MX0.AAAA")][..],
+    ] {
+        let response = send(forged).await.unwrap();
+        assert_eq!(response.status(), 403, "{forged:?}");
+        assert!(response.text().await.unwrap().contains("forwarded"));
+    }
+    let response = send(&[]).await.unwrap();
+    assert_eq!(response.status(), 200, "the same call, as a client");
+    assert!(response.text().await.unwrap().contains("\"3\""));
+}
+
+/// An instance of a deployment with no secret, sharing sessions through `redis`.
+async fn unsealed_instance(redis: &Redis) -> (String, typed_mcp::transport::http::StreamableHttp) {
+    let server = Server::builder("t", "1").tools(tools![add]).build().unwrap();
+    let listener = tokio::net::TcpListener::bind((std::net::Ipv4Addr::LOCALHOST, 0)).await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let backplane = redis.backplane(url.clone()).heartbeat(Duration::from_millis(100));
+    assert!(!backplane.is_authenticated());
+    let http = server.streamable_http(HttpConfig::default().backplane(backplane));
+    let serving = http.clone();
+    tokio::spawn(async move {
+        let _ = serving.serve(listener, std::future::pending()).await;
+    });
+    (url, http)
+}
+
+#[tokio::test]
+async fn without_a_secret_a_claim_to_be_forwarded_still_skips_nothing() {
+    let (_server, redis) = started_redis();
+    let (owner, _a) = unsealed_instance(&redis).await;
+    let (other, _b) = unsealed_instance(&redis).await;
+    let (_, id, _) = post(&owner, None, initialize()).await;
+    let id = id.unwrap();
+    // The other instance serves a call of the session on a replica.
+    let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                      "params": {"name": "add", "arguments": {"a": 1, "b": 2}}});
+    let (status, _, body) = post(&other, Some(&id), call).await;
+    assert_eq!(status, 200, "{body}");
+    // What only the owner does, sent there claiming to come from the owner's forwarder: not
+    // served on the replica (the claim only says "I am the owner's", which it is not).
+    let response = crate::support::http_client()
+        .post(&other)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2025-11-25")
+        .header("mcp-session-id", &id)
+        .header("mcp-forwarded-by", "someone")
+        .body(
+            json!({"jsonrpc": "2.0", "id": 3, "method": "logging/setLevel", "params": {"level": "error"}}).to_string(),
+        )
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 404, "owner-only work must not run on a replica");
+    // Without the claim, it takes its hop to the owner.
+    let set_level = json!({"jsonrpc": "2.0", "id": 4, "method": "logging/setLevel", "params": {"level": "error"}});
+    let (status, _, body) = post(&other, Some(&id), set_level).await;
+    assert_eq!(status, 200, "{body}");
+}
+
+#[tokio::test]
+async fn two_deployments_under_two_prefixes_on_one_redis_never_see_each_other() {
+    let (server, _) = started_redis();
+    let one = Redis::connect(&server.url()).unwrap().with_prefix("one").unwrap();
+    let two = Redis::connect(&server.url()).unwrap().with_prefix("two").unwrap();
+    let (url_one, _a, _t1) = in_process(&one).await;
+    let (url_two, _b, _t2) = in_process(&two).await;
+    let (_, id, _) = post(&url_one, None, initialize()).await;
+    let id = id.unwrap();
+    let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                      "params": {"name": "add", "arguments": {"a": 1, "b": 2}}});
+    assert_eq!(post(&url_one, Some(&id), call.clone()).await.0, 200);
+    assert_eq!(post(&url_two, Some(&id), call).await.0, 404, "the other deployment does not know the session");
+    assert_ne!(one.shared_secret("k").await.unwrap(), two.shared_secret("k").await.unwrap());
+    let keys = typed_mcp_redis::testing::keys(&server.url(), "*").await;
+    assert!(keys.iter().all(|k| k.starts_with("one:") || k.starts_with("two:")), "{keys:?}");
+    // What is not a prefix is refused, naming the rule.
+    for bad in ["", "a:b", "a{b}", "with space", &"x".repeat(65)] {
+        let error = Redis::connect(&server.url()).unwrap().with_prefix(bad).expect_err("refused");
+        assert!(error.to_string().contains("invalid Redis key prefix"), "{bad:?}: {error}");
+    }
+}
