@@ -167,6 +167,48 @@
 //! registry, the bus, the task store and two `shared` processes against a `redis-server` speaking
 //! TLS only, its certificate signed by a CA of the test's own.
 //!
+//! ## Trust: the deployment secret, and what access to Redis allows
+//!
+//! The instances of a deployment trust each other: a request one of them forwards to a
+//! session's owner is served on its word, and what one says on the bus (a client's answer for
+//! the instance that asked, a message for a session's `GET` stream, a task's change) is acted
+//! on. Give every instance the same secret, `Backplane::secret` (32 random bytes or more; the
+//! `shared` example takes `--secret` or `DEPLOYMENT_SECRET`), and that word is sealed:
+//!
+//! - every message on the bus is sealed with HMAC-SHA256 over the message, the instance sending
+//!   it and the time; a message that is not sealed with the secret, was sent over a minute ago,
+//!   or is of a version of the bus's vocabulary the instance does not speak (an instance of
+//!   another release) is dropped, logged and counted (`StreamableHttp::bus_messages_dropped`);
+//! - a request an instance forwards carries its sealed word (`mcp-forwarded-seal`): the user it
+//!   verified, the access token's details, the session, the method, a digest of the body and
+//!   the time. The owner serves the request on that word, without checking the token again
+//!   (so a DPoP proof, good once, is not refused as replayed by the owner); a request that
+//!   names an instance (`mcp-forwarded-by`) without a valid seal is refused with `403`, and the
+//!   instance that forwards never passes on a client's own such headers.
+//!
+//! **With a secret**, access to Redis gives its holder what Redis holds, and nothing of the
+//! instances': it can read the records (which instance owns which session, the sessions'
+//! state: protocol version, client capabilities, log level, subscriptions, user name; tasks'
+//! records and results; SSE events kept for resumption) and delete or change them (ending
+//! sessions, or making an instance take a session over), but it cannot make an instance run a
+//! request, answer a question, or send anything to a client. Keep secrets that Redis must not
+//! read out of it: `Redis::shared_secret` keeps its secret *in* Redis (fit for a deployment
+//! that trusts Redis like itself, as the `shared` example does without `--secret`).
+//!
+//! **Without a secret**, whoever can publish on the bus can act as an instance: deliver
+//! answers into sessions, announce changes, reach the `GET` streams. The instance logs a
+//! warning at start. A client still cannot skip anything by naming an instance: a request
+//! claiming to be forwarded is never served on a replica, and a draining instance hands over
+//! only the claimant's own session.
+//!
+//! **Rotating the secret**: deploy the new secret with the old one as
+//! `Backplane::previous_secret` to every instance (each seals with the new one, and accepts
+//! both); once every instance runs with both, deploy again without the old one.
+//!
+//! **One Redis, several deployments**: give each its own prefix (`Redis::with_prefix`, the
+//! examples' `--redis-prefix` or `REDIS_PREFIX`); deployments under one prefix share sessions,
+//! secrets and messages. The default prefix, `mcp`, is warned about at start.
+//!
 //! ## Rolling restarts
 //!
 //! 1. Give every instance `HttpConfig::shutdown_grace` longer than your longest request or task
