@@ -51,15 +51,15 @@ fn jwk(kid: &str, x: &str, y: &str) -> Value {
 }
 
 /// The in-test authorization server: metadata and keys, counting key fetches.
-struct Issuer {
-    url: String,
+pub(crate) struct Issuer {
+    pub(crate) url: String,
     keys: Arc<std::sync::Mutex<Vec<Value>>>,
     fetches: Arc<AtomicUsize>,
     _stop: tokio::sync::oneshot::Sender<()>,
 }
 
 impl Issuer {
-    async fn start() -> Issuer {
+    pub(crate) async fn start() -> Issuer {
         let keys = Arc::new(std::sync::Mutex::new(vec![jwk("a", KEY_A_X, KEY_A_Y)]));
         let fetches = Arc::new(AtomicUsize::new(0));
         let listener = tokio::net::TcpListener::bind(("127.0.0.1", 0)).await.expect("bind");
@@ -131,7 +131,7 @@ fn b64(v: &Value) -> String {
 }
 
 /// Whoami, and a tool that needs `notes:write`.
-fn server() -> Server {
+pub(crate) fn server() -> Server {
     let whoami = ToolDef::new(
         "whoami",
         json!({"type": "object"}).as_object().unwrap().clone(),
@@ -152,7 +152,7 @@ fn server() -> Server {
     Server::builder("protected-test", "1.0.0").tool(whoami).tool(write).build().unwrap()
 }
 
-fn authorization(issuer: &Issuer) -> Authorization {
+pub(crate) fn authorization(issuer: &Issuer) -> Authorization {
     Authorization::new(JwtVerifier::new(issuer.url.clone()).refetch_interval(Duration::from_secs(60)))
         .resource(RESOURCE)
         .authorization_server(issuer.url.clone())
@@ -631,17 +631,17 @@ async fn introspection_accepts_active_tokens_for_this_resource_and_caches_answer
 // ----- DPoP (RFC 9449) -----
 
 /// The client's DPoP key: `KEY_B` (the issuer never publishes it in these tests).
-fn client_jwk() -> Value {
+pub(crate) fn client_jwk() -> Value {
     json!({"kty": "EC", "crv": "P-256", "x": KEY_B_X, "y": KEY_B_Y})
 }
 
-fn thumbprint(jwk: &Value) -> String {
+pub(crate) fn thumbprint(jwk: &Value) -> String {
     let jwk: jsonwebtoken::jwk::Jwk = serde_json::from_value(jwk.clone()).unwrap();
     jwk.thumbprint(jsonwebtoken::jwk::ThumbprintHash::SHA256)
 }
 
 /// A token for `sub` bound to the key whose thumbprint is `jkt`.
-fn bound(issuer: &str, sub: &str, jkt: &str) -> String {
+pub(crate) fn bound(issuer: &str, sub: &str, jkt: &str) -> String {
     let mut c = claims(issuer, sub, "notes:read");
     c["cnf"] = json!({"jkt": jkt});
     sign(&c, "a", KEY_A)
@@ -653,7 +653,7 @@ fn ath(token: &str) -> String {
 }
 
 /// A fresh, valid proof of `KEY_B` for POST `RESOURCE` with `token`, changed by `tweak`.
-fn proof_with(token: &str, tweak: impl FnOnce(&mut Value, &mut Value)) -> String {
+pub(crate) fn proof_with(token: &str, tweak: impl FnOnce(&mut Value, &mut Value)) -> String {
     let mut header = json!({"typ": "dpop+jwt", "alg": "ES256", "jwk": client_jwk()});
     let mut claims = json!({"jti": uuid(), "htm": "POST", "htu": RESOURCE, "iat": now(), "ath": ath(token)});
     tweak(&mut header, &mut claims);

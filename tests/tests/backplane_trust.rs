@@ -208,3 +208,83 @@ async fn two_deployments_under_two_prefixes_on_one_redis_never_see_each_other() 
         assert!(error.to_string().contains("invalid Redis key prefix"), "{bad:?}: {error}");
     }
 }
+
+/// One instance of a protected deployment on the Redis at `redis_url`: DPoP proofs shared
+/// through it (as the docs advise), sessions too.
+async fn protected_instance(
+    redis_url: &str,
+    issuer: &crate::authorization::Issuer,
+) -> (String, typed_mcp::transport::http::StreamableHttp) {
+    let redis = Redis::connect(redis_url).unwrap().with_prefix("protected").unwrap();
+    let dpop = typed_mcp::auth::Dpop::new().replay_cache(redis.replay_cache());
+    let auth = crate::authorization::authorization(issuer).dpop(dpop);
+    let listener = tokio::net::TcpListener::bind((std::net::Ipv4Addr::LOCALHOST, 0)).await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let backplane = redis.backplane(url.clone()).heartbeat(Duration::from_millis(100)).secret(SECRET);
+    let http =
+        crate::authorization::server().streamable_http(HttpConfig::default().authorization(auth).backplane(backplane));
+    let serving = http.clone();
+    tokio::spawn(async move {
+        let _ = serving.serve(listener, std::future::pending()).await;
+    });
+    (url, http)
+}
+
+#[tokio::test]
+async fn with_dpop_and_a_shared_replay_cache_a_get_stream_a_call_and_delete_landing_on_a_non_owner_work() {
+    use crate::authorization::{Issuer, bound, client_jwk, proof_with, thumbprint};
+    let redis = typed_mcp_redis::testing::RedisServer::start();
+    let issuer = Issuer::start().await;
+    let (owner, _a) = protected_instance(&redis.url(), &issuer).await;
+    let (other, _b) = protected_instance(&redis.url(), &issuer).await;
+    let token = bound(&issuer.url, "alice", &thumbprint(&client_jwk()));
+    let proof = |method: &str| {
+        let method = method.to_owned();
+        proof_with(&token, move |_, claims| claims["htm"] = json!(method))
+    };
+    let http = crate::support::http_client();
+    let request = |method: reqwest::Method, url: &str, session: Option<&str>| {
+        let mut r = http
+            .request(method.clone(), url)
+            .header("accept", "application/json, text/event-stream")
+            .header("content-type", "application/json")
+            .header("mcp-protocol-version", "2025-11-25")
+            .header("authorization", format!("DPoP {token}"))
+            .header("dpop", proof(method.as_str()));
+        if let Some(session) = session {
+            r = r.header("mcp-session-id", session);
+        }
+        r
+    };
+    let init = initialize();
+    let opened = request(reqwest::Method::POST, &owner, None).body(init.to_string()).send().await.unwrap();
+    assert_eq!(opened.status(), 200, "{:?}", opened.headers().get("www-authenticate"));
+    let session = opened.headers()["mcp-session-id"].to_str().unwrap().to_owned();
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string();
+    let ack = request(reqwest::Method::POST, &owner, Some(&session)).body(initialized).send().await.unwrap();
+    assert_eq!(ack.status(), 202);
+
+    // The GET stream is the owner's: one hop there, with the proof checked once.
+    let stream = request(reqwest::Method::GET, &other, Some(&session)).send().await.unwrap();
+    assert_eq!(stream.status(), 200, "{:?}", stream.headers().get("www-authenticate"));
+    drop(stream);
+    // `logging/setLevel` too; the owner knows the user from the hop's word.
+    let set_level = json!({"jsonrpc": "2.0", "id": 2, "method": "logging/setLevel", "params": {"level": "error"}});
+    let level =
+        request(reqwest::Method::POST, &other, Some(&session)).body(set_level.to_string()).send().await.unwrap();
+    assert_eq!(level.status(), 200, "{:?}", level.headers().get("www-authenticate"));
+    // A call served where it lands sees the token's details.
+    let whoami =
+        json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "whoami", "arguments": {}}});
+    let called = request(reqwest::Method::POST, &other, Some(&session)).body(whoami.to_string()).send().await.unwrap();
+    assert_eq!(called.status(), 200);
+    let text = called.text().await.unwrap();
+    assert!(text.contains("alice via"), "{text}");
+    // DELETE is the owner's as well; then the session is gone everywhere.
+    let deleted = request(reqwest::Method::DELETE, &other, Some(&session)).send().await.unwrap();
+    assert!(deleted.status().is_success(), "{} {:?}", deleted.status(), deleted.headers().get("www-authenticate"));
+    let after =
+        json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "whoami", "arguments": {}}});
+    let gone = request(reqwest::Method::POST, &owner, Some(&session)).body(after.to_string()).send().await.unwrap();
+    assert_eq!(gone.status(), 404);
+}
