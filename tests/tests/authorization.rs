@@ -122,7 +122,7 @@ fn sign(claims: &Value, kid: &str, key: &str) -> String {
     jsonwebtoken::encode(&header, claims, &EncodingKey::from_ec_pem(key.as_bytes()).unwrap()).unwrap()
 }
 
-fn good(issuer: &str, sub: &str, scope: &str) -> String {
+pub(crate) fn good(issuer: &str, sub: &str, scope: &str) -> String {
     sign(&claims(issuer, sub, scope), "a", KEY_A)
 }
 

@@ -292,3 +292,56 @@ async fn url_elicitation_ids_are_128_random_bits_in_both_eras() {
     let all: HashSet<&String> = ids.iter().chain(&modern_ids).collect();
     assert_eq!(all.len(), ids.len() + modern_ids.len());
 }
+
+/// Reads the request's token details half a second after it starts.
+#[tool]
+async fn scopes_later(ctx: Context) -> String {
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    ctx.auth().map(|a| a.scopes().collect::<Vec<_>>().join(" ")).unwrap_or_default()
+}
+
+#[tokio::test]
+async fn a_handler_sees_its_own_requests_token_not_a_concurrent_ones() {
+    use crate::authorization::{Issuer, authorization, good};
+    let issuer = Issuer::start().await;
+    let server = Server::builder("t", "1").tools(tools![scopes_later]).build().unwrap();
+    let endpoint = Endpoint::serve(&server, HttpConfig::default().authorization(authorization(&issuer))).await;
+    let narrow = good(&issuer.url, "alice", "notes:read");
+    let wide = good(&issuer.url, "alice", "notes:read notes:write");
+    let post = |token: &str, session: Option<&str>, body: Value| {
+        let mut r = endpoint
+            .client
+            .post(&endpoint.url)
+            .header(CONTENT_TYPE, "application/json")
+            .header(ACCEPT, "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2025-11-25")
+            .header("authorization", format!("Bearer {token}"))
+            .body(body.to_string());
+        if let Some(session) = session {
+            r = r.header("mcp-session-id", session);
+        }
+        r.send()
+    };
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
+    let opened = post(&narrow, None, init).await.unwrap();
+    assert_eq!(opened.status(), StatusCode::OK);
+    let session = opened.headers()["mcp-session-id"].to_str().unwrap().to_owned();
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    assert_eq!(post(&narrow, Some(&session), initialized).await.unwrap().status(), StatusCode::ACCEPTED);
+    let call = |id: u32| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                                "params": {"name": "scopes_later", "arguments": {}}})
+    };
+    // The narrow token's call starts first; the wide one's lands while it waits.
+    let first = post(&narrow, Some(&session), call(1));
+    let second = async {
+        tokio::time::sleep(Duration::from_millis(150)).await;
+        post(&wide, Some(&session), call(2)).await
+    };
+    let (first, second) = tokio::join!(first, second);
+    let first = text_of(&json_body(first.unwrap()).await["result"]);
+    let second = text_of(&json_body(second.unwrap()).await["result"]);
+    assert_eq!(first, "notes:read", "the first call saw another request's token");
+    assert_eq!(second, "notes:read notes:write");
+}

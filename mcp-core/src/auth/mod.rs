@@ -142,33 +142,6 @@ impl AuthInfo {
     }
 }
 
-/// Where a transport puts the verified identity of each request of a session, for the
-/// server's handlers to read, and whether lists leave out what it may not use.
-#[derive(Debug, Default)]
-pub(crate) struct AuthSlot {
-    auth: std::sync::Mutex<Option<Arc<AuthInfo>>>,
-    hide: std::sync::atomic::AtomicBool,
-}
-
-impl AuthSlot {
-    /// Sets the identity of the request about to be served.
-    #[cfg_attr(not(feature = "http"), allow(dead_code))]
-    pub(crate) fn set(&self, auth: Option<Arc<AuthInfo>>, hide_unauthorized: bool) {
-        *self.auth.lock().unwrap_or_else(|p| p.into_inner()) = auth;
-        self.hide.store(hide_unauthorized, std::sync::atomic::Ordering::Relaxed);
-    }
-
-    /// The identity of the request being served.
-    pub(crate) fn get(&self) -> Option<Arc<AuthInfo>> {
-        self.auth.lock().unwrap_or_else(|p| p.into_inner()).clone()
-    }
-
-    /// Whether lists leave out what the identity may not use.
-    pub(crate) fn hides(&self) -> bool {
-        self.hide.load(std::sync::atomic::Ordering::Relaxed)
-    }
-}
-
 /// Why a token was refused. What the client is told is only `error` and a fixed
 /// `error_description`; the reason goes to the server's log.
 #[derive(Debug, Clone, thiserror::Error)]

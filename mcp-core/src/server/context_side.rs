@@ -68,7 +68,11 @@ impl ServerSide for Side {
     }
 
     fn auth(&self, ctx: &Context) -> Option<Arc<AuthInfo>> {
-        session_context::session_of(ctx).auth()
+        #[cfg(feature = "http")]
+        let http = ctx.http();
+        #[cfg(not(feature = "http"))]
+        let http = None;
+        session_context::session_of(ctx).auth_over(http).0
     }
 
     fn client<'c>(&self, ctx: &'c Context) -> Option<&'c ClientState> {

@@ -22,19 +22,14 @@ impl HttpService for Server {
         &self.inner.session
     }
 
-    fn open(
-        &self,
-        opening: Opening<'_>,
-        principal: Option<String>,
-        auth: Arc<crate::auth::AuthSlot>,
-    ) -> Box<dyn Service> {
+    fn open(&self, opening: Opening<'_>, principal: Option<String>) -> Box<dyn Service> {
         let server = self.inner.clone();
         let session = match opening {
             Opening::Initialize => ServerSession::for_principal(server, principal),
             Opening::Preinitialized(version) => ServerSession::preinitialized(server, principal, version),
             Opening::Restore(snapshot) => ServerSession::restore(server, principal, snapshot),
         };
-        Box::new(session.with_auth(auth))
+        Box::new(session.over_http())
     }
 
     fn required_scopes(&self, method: &MethodInfo, target: Option<&str>) -> Arc<[String]> {

@@ -93,7 +93,7 @@ fn incoming(
         params: request.params.clone(),
         meta: Meta::checked(meta),
         principal: state.principal.clone(),
-        auth: state.auth(),
+        auth: state.auth(scope).0,
         session: (era == Era::Y2025).then(|| state.key().0),
         #[cfg(feature = "http")]
         http: scope.http.clone(),
@@ -111,7 +111,7 @@ fn dispatch(
 ) -> Handling {
     let s = &server.surface;
     let page = |request: &Request, list: &dyn Fn(Option<&str>) -> crate::engine::HandlerResult| {
-        if let Some(filtered) = super::scopes::filtered_list(server, state, method.id) {
+        if let Some(filtered) = super::scopes::filtered_list(server, state, &scope, method.id) {
             return ready(filtered);
         }
         ready(params(request).and_then(|p: PaginatedParams| list(p.cursor.as_deref())))
@@ -120,7 +120,7 @@ fn dispatch(
         Method::ToolsCall => {
             super::tools::call(server, state, method, request, view, scope).unwrap_or_else(|e| ready(Err(e)))
         }
-        Method::ToolsList => super::tools::list(server, state, &request),
+        Method::ToolsList => super::tools::list(server, state, &scope, &request),
         Method::Ping => ready(to_raw(&EmptyResult {})),
         Method::PromptsList => page(&request, &|c| s.prompts.page(c)),
         Method::PromptsGet => super::prompts::get(server, state, request, scope),

@@ -36,10 +36,12 @@ pub(crate) fn required(server: &ServerInner, method: &MethodInfo, target: Option
 pub(crate) fn filtered_list(
     server: &ServerInner,
     state: &SessionState,
+    scope: &crate::engine::RequestScope,
     method: Method,
 ) -> Option<Result<ResultText, ErrorObject>> {
-    let auth = state.auth()?;
-    if !state.hides_unauthorized() {
+    let (auth, hides) = state.auth(scope);
+    let auth = auth?;
+    if !hides {
         return None;
     }
     let allowed = |scopes: &[String]| auth_has(&auth, scopes);

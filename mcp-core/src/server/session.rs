@@ -47,18 +47,13 @@ impl ServerSession {
         }
     }
 
-    /// The session with its requests' verified identities read from `auth` (which the
-    /// transport sets before handing on each request).
+    /// The session marked as served over HTTP (only the HTTP transport makes sessions this
+    /// way); its requests' verified identities come with each request.
     #[cfg(feature = "http")]
-    /// (Only the HTTP transport makes sessions this way: the session is marked as served over HTTP.)
-    pub(crate) fn with_auth(mut self, auth: Arc<crate::auth::AuthSlot>) -> Self {
+    pub(crate) fn over_http(mut self) -> Self {
         #[cfg(feature = "otel")]
         {
             self.over_http = true;
-        }
-        // Just made: nothing else holds the state yet.
-        if let Some(state) = Arc::get_mut(&mut self.state) {
-            state.auth = super::state::AuthOf::Session(auth);
         }
         self
     }
@@ -149,7 +144,7 @@ impl ServerSession {
         // A request naming its protocol version in `_meta` is a 2026-era request, served on its
         // own whatever this session is; so is `server/discover`, which 2026-era clients use to
         // probe before anything else.
-        let auth = (self.state.auth(), self.state.hides_unauthorized());
+        let auth = self.state.auth(&scope);
         let (request, scope) =
             match super::era_2026::handle_if_2026(&self.server, self.state.principal.clone(), auth, request, scope) {
                 Ok(handling) => return handling,

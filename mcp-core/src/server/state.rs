@@ -33,14 +33,19 @@ pub(crate) struct SessionState {
     pub(crate) auth: AuthOf,
 }
 
+/// A request's HTTP parts (nothing without the HTTP transport).
+#[cfg(feature = "http")]
+pub(crate) type HttpParts = crate::engine::HttpRequestParts;
+/// A request's HTTP parts (nothing without the HTTP transport).
+#[cfg(not(feature = "http"))]
+pub(crate) type HttpParts = std::convert::Infallible;
+
 /// Where a request's verified identity is read from.
 #[derive(Debug)]
 pub(crate) enum AuthOf {
-    /// A 2025-era session's slot, which an OAuth-protected HTTP transport sets before handing
-    /// on each request. A session belongs to one subject, so only the scopes can differ between
-    /// two of its requests in flight at once, and scopes are checked by the transport per
-    /// request.
-    Session(Arc<crate::auth::AuthSlot>),
+    /// Each request's own, as the transport verified it and handed it on with the request
+    /// (a 2025-era session: two of its requests in flight at once may carry different tokens).
+    Transport,
     /// A 2026-era request's own.
     Request(Option<Arc<crate::auth::AuthInfo>>, bool),
 }
@@ -49,7 +54,7 @@ impl SessionState {
     pub(crate) fn new(principal: Option<String>) -> Self {
         static NEXT: AtomicU64 = AtomicU64::new(1);
         let key = Some(SessionKey(NEXT.fetch_add(1, Ordering::Relaxed)));
-        Self::with_key(key, principal, AuthOf::Session(Arc::default()))
+        Self::with_key(key, principal, AuthOf::Transport)
     }
 
     /// A state keyed `key` (`None` for a 2026-era request, whose key comes from its rounds,
@@ -67,19 +72,29 @@ impl SessionState {
         }
     }
 
-    /// The verified identity of the request being served, if the transport checked one.
-    pub(crate) fn auth(&self) -> Option<Arc<crate::auth::AuthInfo>> {
-        match &self.auth {
-            AuthOf::Session(slot) => slot.get(),
-            AuthOf::Request(auth, _) => auth.clone(),
+    /// The verified identity of the request `scope`, if the transport checked one, and whether
+    /// lists leave out what its token may not use.
+    pub(crate) fn auth(&self, scope: &crate::engine::RequestScope) -> (Option<Arc<crate::auth::AuthInfo>>, bool) {
+        #[cfg(feature = "http")]
+        return self.auth_over(scope.http.as_deref());
+        #[cfg(not(feature = "http"))]
+        {
+            let _ = scope;
+            self.auth_over(None)
         }
     }
 
-    /// Whether lists leave out what the request's token may not use.
-    pub(crate) fn hides_unauthorized(&self) -> bool {
+    /// [`auth`](Self::auth), for a request whose HTTP parts are `http`.
+    pub(crate) fn auth_over(&self, http: Option<&HttpParts>) -> (Option<Arc<crate::auth::AuthInfo>>, bool) {
         match &self.auth {
-            AuthOf::Session(slot) => slot.hides(),
-            AuthOf::Request(_, hide) => *hide,
+            AuthOf::Request(auth, hide) => (auth.clone(), *hide),
+            #[cfg(feature = "http")]
+            AuthOf::Transport => http.map_or((None, false), |h| (h.identity.clone(), h.hide_unauthorized)),
+            #[cfg(not(feature = "http"))]
+            AuthOf::Transport => {
+                let _ = http;
+                (None, false)
+            }
         }
     }
 

@@ -18,8 +18,8 @@ use crate::tool::{Arguments, ToolCall};
 
 /// `tools/list`: the page the cursor names, or, for a token that hides what it may not use,
 /// the tools it may call.
-pub(crate) fn list(server: &ServerInner, state: &SessionState, request: &Request) -> Handling {
-    if let Some(filtered) = super::scopes::filtered_list(server, state, Method::ToolsList) {
+pub(crate) fn list(server: &ServerInner, state: &SessionState, scope: &RequestScope, request: &Request) -> Handling {
+    if let Some(filtered) = super::scopes::filtered_list(server, state, scope, Method::ToolsList) {
         return ready(filtered);
     }
     ready(params(request).and_then(|p: PaginatedParams| server.tools.page(p.cursor.as_deref())))

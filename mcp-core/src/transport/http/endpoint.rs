@@ -202,7 +202,10 @@ async fn respond(shared: &Arc<Shared>, request: HttpRequest) -> Response {
     let auth = identity.as_ref();
     let method = parts.method.clone();
     let remote = parts.extensions.get::<axum::extract::ConnectInfo<std::net::SocketAddr>>().map(|c| c.0);
-    let http = Arc::new(HttpRequestParts::new(parts.headers, parts.extensions, remote));
+    // Each request carries its own verified identity to the handler serving it.
+    let hide = shared.guard.as_ref().is_some_and(|g| g.settings.hide_unauthorized);
+    let http =
+        Arc::new(HttpRequestParts::new(parts.headers, parts.extensions, remote).with_identity(identity.clone(), hide));
     match method {
         Method::POST => post(shared, http, principal, auth, &bytes).await,
         Method::GET => get(shared, &http.headers, principal).await,
@@ -251,9 +254,9 @@ pub(crate) async fn post(
     };
     if shared.config.sessionless {
         let version = version.map(str::to_owned);
-        post_sessionless(shared, principal, auth, message, version.as_deref(), Some(http)).await
+        post_sessionless(shared, principal, message, version.as_deref(), Some(http)).await
     } else {
-        post_to_session(shared, &http, principal, auth, message).await
+        post_to_session(shared, &http, principal, message).await
     }
 }
 
@@ -272,20 +275,18 @@ fn check_scopes(shared: &Shared, auth: &Identity, request: &Request) -> Result<(
 pub(crate) async fn post_sessionless(
     shared: &Arc<Shared>,
     principal: Option<String>,
-    auth: Identity,
     message: Message,
     version: Option<&str>,
     http: Option<Arc<HttpRequestParts>>,
 ) -> Response {
     let is_initialize = matches!(&message, Message::Request(r) if r.method == "initialize");
-    let slot = auth.slot();
     let service = if is_initialize {
-        shared.server.open(Opening::Initialize, principal.clone(), slot.clone())
+        shared.server.open(Opening::Initialize, principal.clone())
     } else {
         let v = version.unwrap_or(crate::protocol::LATEST_PROTOCOL_VERSION);
-        shared.server.open(Opening::Preinitialized(v), principal.clone(), slot.clone())
+        shared.server.open(Opening::Preinitialized(v), principal.clone())
     };
-    serve_alone(shared, service, principal, slot, message, http).await
+    serve_alone(shared, service, principal, message, http).await
 }
 
 /// Serves `message` on a session of its own, with no id, that closes once it has answered.
@@ -293,11 +294,10 @@ pub(crate) async fn serve_alone(
     shared: &Arc<Shared>,
     service: Box<dyn Service>,
     principal: Option<String>,
-    slot: Arc<crate::auth::AuthSlot>,
     message: Message,
     http: Option<Arc<HttpRequestParts>>,
 ) -> Response {
-    let session = HttpSession::start(String::new(), service, principal, slot, shared, false);
+    let session = HttpSession::start(String::new(), service, principal, shared, false);
     let response = hand_over(&session, message, None, http).await;
     session.close_when_idle();
     response
@@ -309,7 +309,6 @@ pub(crate) async fn post_to_session(
     shared: &Arc<Shared>,
     http: &Arc<HttpRequestParts>,
     principal: Option<String>,
-    auth: Identity,
     message: Message,
 ) -> Response {
     let headers = &http.headers;
@@ -323,19 +322,13 @@ pub(crate) async fn post_to_session(
                 return response;
             }
             let id = crate::engine::random_id();
-            let slot = auth.slot();
-            let service = shared.server.open(Opening::Initialize, principal.clone(), slot.clone());
-            let session = HttpSession::start(id.clone(), service, principal, slot, shared, true);
+            let service = shared.server.open(Opening::Initialize, principal.clone());
+            let session = HttpSession::start(id.clone(), service, principal, shared, true);
             (session, true)
         }
         // A session owned here, else one served here for its owner.
         _ => match find_session(shared, headers, &principal) {
-            Ok(s) => {
-                if shared.guard.is_some() {
-                    s.auth().set(auth.info, auth.hide);
-                }
-                (s, false)
-            }
+            Ok(s) => (s, false),
             Err(r) => return r,
         },
     };

@@ -76,13 +76,9 @@ pub(crate) trait HttpService: Send + Sync + 'static {
     /// The engine settings of every session.
     fn session_config(&self) -> &SessionConfig;
 
-    /// A new session of `principal`, opened as `opening` says.
-    fn open(
-        &self,
-        opening: Opening<'_>,
-        principal: Option<String>,
-        auth: Arc<crate::auth::AuthSlot>,
-    ) -> Box<dyn Service>;
+    /// A new session of `principal`, opened as `opening` says. Each of its requests comes with
+    /// its own verified identity, in its HTTP parts.
+    fn open(&self, opening: Opening<'_>, principal: Option<String>) -> Box<dyn Service>;
 
     /// The OAuth scopes a request of `method` about `target` (the tool or prompt name, the
     /// resource URI) needs.

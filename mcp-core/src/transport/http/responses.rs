@@ -84,15 +84,6 @@ pub(crate) struct Identity {
     pub(crate) hide: bool,
 }
 
-impl Identity {
-    /// A slot holding it, for a new session.
-    pub(crate) fn slot(self) -> Arc<crate::auth::AuthSlot> {
-        let slot = Arc::new(crate::auth::AuthSlot::default());
-        slot.set(self.info, self.hide);
-        slot
-    }
-}
-
 /// The message a POST carries, or the response refusing it (wrong media types, not UTF-8, not
 /// a JSON-RPC message).
 pub(crate) fn read_message(headers: &HeaderMap, bytes: &[u8]) -> Result<Message, Box<Response>> {

@@ -322,8 +322,6 @@ pub(crate) struct HttpSession {
     routes: Mutex<Routes>,
     last_active: Mutex<Instant>,
     principal: Option<String>,
-    /// Where each request's verified identity is set for the server session to read.
-    auth: Arc<crate::auth::AuthSlot>,
     store: Option<Arc<dyn EventStore>>,
     keep_alive: Duration,
     resume_window: Duration,
@@ -351,7 +349,6 @@ impl HttpSession {
         id: String,
         service: Box<dyn Service>,
         principal: Option<String>,
-        auth: Arc<crate::auth::AuthSlot>,
         shared: &Arc<Shared>,
         resumable: bool,
     ) -> Arc<Self> {
@@ -364,7 +361,6 @@ impl HttpSession {
             routes: Mutex::new(Routes { next_stream: STANDALONE + 1, ..Routes::default() }),
             last_active: Mutex::new(Instant::now()),
             principal,
-            auth,
             store: resumable.then(|| shared.config.event_store.clone()),
             keep_alive: shared.config.keep_alive,
             resume_window: shared.config.resume_window,
@@ -387,10 +383,6 @@ impl HttpSession {
 
     pub(crate) fn principal(&self) -> Option<&str> {
         self.principal.as_deref()
-    }
-
-    pub(crate) fn auth(&self) -> &Arc<crate::auth::AuthSlot> {
-        &self.auth
     }
 
     pub(crate) fn closing(&self) -> CancellationToken {
@@ -750,9 +742,8 @@ mod tests {
         let server = crate::Server::builder("t", "1").build().unwrap();
         let store = Arc::new(Recorder::default());
         let http = StreamableHttp::new(&server, HttpConfig::default().event_store(store.clone()));
-        let slot = Arc::new(crate::auth::AuthSlot::default());
-        let service = http.shared.server.open(super::super::Opening::Initialize, None, slot.clone());
-        let session = HttpSession::start("s1".into(), service, None, slot, &http.shared, true);
+        let service = http.shared.server.open(super::super::Opening::Initialize, None);
+        let session = HttpSession::start("s1".into(), service, None, &http.shared, true);
         let note = || Outbound { frame: "{}".into(), related: None, kind: OutboundKind::Notification };
         assert!(!session.route(note()));
         assert_eq!(*store.0.lock().unwrap(), ["s1"]);

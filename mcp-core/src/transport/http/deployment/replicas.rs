@@ -62,11 +62,10 @@ pub(crate) async fn replicate(shared: &Arc<Shared>, forwarder: &Forwarder, id: &
         tracing::warn!(session = id, "a session has an unreadable record");
         return Replicated::Forward;
     };
-    let slot = Arc::new(crate::auth::AuthSlot::default());
-    let service = shared.server.open(Opening::Restore(&recorded.session), recorded.principal.clone(), slot.clone());
+    let service = shared.server.open(Opening::Restore(&recorded.session), recorded.principal.clone());
     // Not resumable: its streams carry no event ids (the owner numbers and keeps the session's
     // events); a client whose connection drops retries the request.
-    let session = HttpSession::start(id.to_owned(), service, recorded.principal, slot, shared, false);
+    let session = HttpSession::start(id.to_owned(), service, recorded.principal, shared, false);
     session.engine().peer().number_requests_from(forwarder::REPLICA_IDS | (forwarder.tag << 32) as i64);
     if let Some(bus) = forwarder.bus.clone() {
         let session_id = id.to_owned();

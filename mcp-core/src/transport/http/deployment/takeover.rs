@@ -72,9 +72,8 @@ pub(crate) async fn take_over(
     }
     // What the lost instance stored of the session's streams becomes replayable here.
     shared.config.event_store.restore(id).await;
-    let slot = Arc::new(crate::auth::AuthSlot::default());
-    let service = shared.server.open(Opening::Restore(&recorded.session), recorded.principal.clone(), slot.clone());
-    let session = HttpSession::start(id.to_owned(), service, recorded.principal, slot, shared, true);
+    let service = shared.server.open(Opening::Restore(&recorded.session), recorded.principal.clone());
+    let session = HttpSession::start(id.to_owned(), service, recorded.principal, shared, true);
     // The client may still hold requests of the lost instance (numbered from 0): ours start
     // past any of those, and past those of an earlier takeover (ids stay below 2^53, which
     // JavaScript clients read exactly). So do the ids of our SSE streams and events, which
