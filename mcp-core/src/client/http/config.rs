@@ -97,6 +97,17 @@ impl HttpClientConfig {
 #[cfg(feature = "rustls")]
 fn new_client(roots: Option<&crate::tls::RootCertificates>, redirects: bool) -> Result<reqwest::Client, ClientError> {
     let builder = reqwest::Client::builder().connect_timeout(Duration::from_secs(10));
+    build(builder, roots, redirects)
+}
+
+/// Builds `builder` into a client trusting `roots` besides the platform's roots; following
+/// redirects or not.
+#[cfg(feature = "rustls")]
+fn build(
+    builder: reqwest::ClientBuilder,
+    roots: Option<&crate::tls::RootCertificates>,
+    redirects: bool,
+) -> Result<reqwest::Client, ClientError> {
     let builder = if redirects { builder } else { builder.redirect(reqwest::redirect::Policy::none()) };
     let builder = match roots {
         Some(roots) => roots.apply(builder),
@@ -108,21 +119,35 @@ fn new_client(roots: Option<&crate::tls::RootCertificates>, redirects: bool) -> 
 /// A client of ours (plain HTTP); following redirects or not.
 #[cfg(not(feature = "rustls"))]
 fn new_client(redirects: bool) -> Result<reqwest::Client, ClientError> {
-    let builder = reqwest::Client::builder().connect_timeout(Duration::from_secs(10));
+    build(reqwest::Client::builder().connect_timeout(Duration::from_secs(10)), redirects)
+}
+
+/// Builds `builder` into a client (plain HTTP); following redirects or not.
+#[cfg(not(feature = "rustls"))]
+fn build(builder: reqwest::ClientBuilder, redirects: bool) -> Result<reqwest::Client, ClientError> {
     let builder = if redirects { builder } else { builder.redirect(reqwest::redirect::Policy::none()) };
     builder.build().map_err(|e| ClientError::Transport(format!("cannot build the HTTP client: {e}")))
 }
 
 impl HttpClientConfig {
-    /// The OAuth flow's own client, which follows no redirects and trusts the connection's
-    /// roots and the flow's: `None` when the application gave a client (to the flow or to the
-    /// connection), which the flow then uses as it is.
-    pub(super) fn oauth_client(&self, oauth: &OAuth) -> Result<Option<reqwest::Client>, ClientError> {
+    /// The OAuth flow's own client for the MCP server at `server`, which follows no
+    /// redirects, trusts the connection's roots and the flow's, and (for a public server)
+    /// connects to no internal address a name resolves to: `None` when the application gave a
+    /// client (to the flow or to the connection), which the flow then uses as it is.
+    pub(super) fn oauth_client(
+        &self,
+        oauth: &OAuth,
+        server: &reqwest::Url,
+    ) -> Result<Option<reqwest::Client>, ClientError> {
         if let Some(client) = &oauth.http {
             return Ok(Some(client.clone()));
         }
         if self.client.is_some() {
             return Ok(None);
+        }
+        let mut builder = reqwest::Client::builder().connect_timeout(Duration::from_secs(10));
+        if let Some(resolver) = crate::client::oauth::flow_resolver(server, oauth.allow_private) {
+            builder = builder.dns_resolver(std::sync::Arc::new(resolver));
         }
         #[cfg(feature = "rustls")]
         {
@@ -130,10 +155,10 @@ impl HttpClientConfig {
                 (Some(mine), Some(extra)) => Some(mine.merged(extra)),
                 (mine, extra) => mine.clone().or_else(|| extra.clone()),
             };
-            new_client(roots.as_ref(), false).map(Some)
+            build(builder, roots.as_ref(), false).map(Some)
         }
         #[cfg(not(feature = "rustls"))]
-        new_client(false).map(Some)
+        build(builder, false).map(Some)
     }
 
     /// Whether to open the session's `GET` stream after initialization (default true).

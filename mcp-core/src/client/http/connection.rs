@@ -54,7 +54,7 @@ impl HttpConnection {
         let oauth = match oauth {
             Some(o) => {
                 o.check_issuer().map_err(ClientError::Authorization)?;
-                let flow_http = config.oauth_client(&o)?.unwrap_or_else(|| http.clone());
+                let flow_http = config.oauth_client(&o, &url)?.unwrap_or_else(|| http.clone());
                 Some(OAuthSession::new(o, flow_http, url.clone()))
             }
             None => None,

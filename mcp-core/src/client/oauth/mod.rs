@@ -70,11 +70,12 @@
 //! unspecified, broadcast or multicast address are refused ([`OAuthError::PrivateAddress`]):
 //! a public server cannot point the client at the machines of its own network. A server on
 //! such an address itself (an internal deployment) may name others like it;
-//! [`OAuth::allow_private_addresses`] lifts the rule. Only addresses written in a URL are
-//! checked: host names are not resolved first, so give the flow an HTTP client whose
-//! resolver refuses private addresses ([`OAuth::http_client`]) where names inside the network
-//! are a concern. URLs the application configures itself (the identity provider's token
-//! endpoint) need only be `https://`.
+//! [`OAuth::allow_private_addresses`] lifts the rule. The flow's own HTTP client holds host
+//! names to it too: a name is used only with the public addresses it resolves to, and one that
+//! resolves only inside is refused. An HTTP client the application gives
+//! ([`OAuth::http_client`], or the connection's) resolves names its own way. URLs the
+//! application configures itself (the identity provider's token endpoint) need only be
+//! `https://`.
 //!
 //! The flow follows no redirect: its own HTTP client is built without, and an answer that is
 //! a redirect (or, with an application's client that follows them, one that was redirected)
@@ -107,6 +108,7 @@ pub use config::{
 };
 pub use keys::SigningKey;
 pub use loopback::LoopbackAuthorizer;
+pub(crate) use policy::resolver as flow_resolver;
 pub use store::{MemoryTokenStore, StoredTokens, TokenStore};
 pub(crate) use tokens::OAuthSession;
 

@@ -12,16 +12,16 @@
 //!   server cannot turn the client against the machines of its own network. When the MCP
 //!   server is on such an address itself (an internal deployment, a test), so may its
 //!   authorization server be. [`OAuth::allow_private_addresses`](super::OAuth::allow_private_addresses)
-//!   lifts the rule. Only addresses written in the URL are checked: a host name is not
-//!   resolved first, so a name that resolves to a private address is not caught here (give
-//!   the flow an HTTP client whose resolver refuses them, with
-//!   [`OAuth::http_client`](super::OAuth::http_client), where that matters);
+//!   lifts the rule. The flow's own HTTP client applies the same rule to what host names
+//!   resolve to ([`PublicOnly`]), so a name that points inside is refused too; a client the
+//!   application gives is used as it is;
 //! - URLs the application gave itself (the identity provider's token endpoint of
 //!   [`EnterpriseAuthorization`](super::EnterpriseAuthorization)) are held to the first rule only.
 
-use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 
 use reqwest::Url;
+use reqwest::dns::{Addrs, Name, Resolve, Resolving};
 
 use super::OAuthError;
 
@@ -91,6 +91,49 @@ fn internal_v6(ip: Ipv6Addr) -> bool {
         || ip.is_multicast()
         || (first & 0xfe00) == 0xfc00
         || (first & 0xffc0) == 0xfe80
+}
+
+/// The resolver of the flow's own HTTP client when internal addresses are refused: the
+/// system's answer for a name, without its internal addresses; a name with only internal ones
+/// fails with [`ResolvedInside`].
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct PublicOnly;
+
+/// Why a name could not be used: it resolves only to internal addresses.
+#[derive(Debug, thiserror::Error)]
+#[error("{0} resolves only to loopback, private or link-local addresses")]
+pub(super) struct ResolvedInside(String);
+
+impl Resolve for PublicOnly {
+    fn resolve(&self, name: Name) -> Resolving {
+        let host = name.as_str().to_owned();
+        Box::pin(async move {
+            let found: Vec<SocketAddr> = tokio::net::lookup_host((host.as_str(), 0)).await?.collect();
+            let public: Vec<SocketAddr> = found.into_iter().filter(|a| !internal(a.ip())).collect();
+            if public.is_empty() {
+                return Err(Box::new(ResolvedInside(host)) as Box<dyn std::error::Error + Send + Sync>);
+            }
+            Ok(Box::new(public.into_iter()) as Addrs)
+        })
+    }
+}
+
+/// The resolver the flow's own client needs for the MCP server at `server`: `None` when
+/// internal addresses are allowed (the server is on one, or the application said so).
+pub(crate) fn resolver(server: &Url, allow_private: bool) -> Option<PublicOnly> {
+    (!UrlPolicy::new(server, allow_private).internal_ok).then_some(PublicOnly)
+}
+
+/// Whether `error` (a failed request) failed because its host resolves only inside.
+pub(super) fn resolved_inside(error: &(dyn std::error::Error + 'static)) -> bool {
+    let mut cause = Some(error);
+    while let Some(e) = cause {
+        if e.is::<ResolvedInside>() {
+            return true;
+        }
+        cause = e.source();
+    }
+    false
 }
 
 /// The rules for the URLs of one connection's flow.
@@ -170,6 +213,19 @@ mod tests {
         assert!(matches!(local.check("http://10.0.0.5/token"), Err(OAuthError::InsecureUrl { .. })));
         assert!(check_configured("http://idp.example.com/token").is_err());
         assert!(check_configured("http://localhost:8080/token").is_ok());
+    }
+
+    #[tokio::test]
+    async fn names_that_resolve_inside_are_refused_by_the_flows_resolver() {
+        assert!(resolver(&url("https://10.0.0.4/mcp"), false).is_none());
+        assert!(resolver(&url("https://mcp.example.com/mcp"), true).is_none());
+        let resolver = resolver(&url("https://mcp.example.com/mcp"), false).expect("a public server");
+        let refused = resolver.resolve("localhost".parse().unwrap()).await.err().expect("localhost is inside");
+        assert!(resolved_inside(refused.as_ref()), "{refused}");
+        // Through a client, as the flow sends its requests: the error says why.
+        let client = reqwest::Client::builder().dns_resolver(std::sync::Arc::new(resolver)).build().unwrap();
+        let error = client.get("http://localhost:9/").send().await.unwrap_err();
+        assert!(resolved_inside(&error), "{error:?}");
     }
 
     #[test]
