@@ -39,6 +39,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import inspect
+import re
 import sys
 import urllib.error
 import urllib.parse
@@ -161,23 +162,30 @@ def visit(url: str) -> int:
     """Opens the page as a person would and presses its button (in a worker thread, so the client
     keeps reading). The page itself (GET) completes nothing; the button POSTs the id back. Returns
     the status of the POST, or of the page when it shows no button (an unknown or finished flow)."""
-    status, html = fetch(url)
+    status, html, cookie = fetch(url)
     if status != 200:
         return status
     check('method="post"' in html, "the page asks for a button press (a POST form)", html)
+    # The page's one-time token goes back as a browser sends it: the cookie and the form's field.
+    found = re.search(r'name="csrf" value="([^"]*)"', html)
     parts = urlsplit(url)
-    form = urllib.parse.urlencode({"id": parse_qs(parts.query)["id"][0]}).encode()
-    status, _ = fetch(f"{parts.scheme}://{parts.netloc}/auth", form)
+    form = urllib.parse.urlencode(
+        {"id": parse_qs(parts.query)["id"][0], "csrf": found.group(1) if found else ""}
+    ).encode()
+    status, _, _ = fetch(f"{parts.scheme}://{parts.netloc}/auth", form, cookie)
     return status
 
 
-def fetch(url: str, form: bytes | None = None) -> tuple[int, str]:
-    """GETs `url`, or POSTs `form` to it; returns the status and the body."""
+def fetch(url: str, form: bytes | None = None, cookie: str = "") -> tuple[int, str, str]:
+    """GETs `url`, or POSTs `form` to it (with `cookie`); returns the status, the body and the
+    cookie the answer sets (its name and value)."""
+    request = urllib.request.Request(url, data=form, headers={"Cookie": cookie} if cookie else {})
     try:
-        with urllib.request.urlopen(url, data=form, timeout=NOTIFICATION_WAIT) as response:
-            return response.status, response.read().decode()
+        with urllib.request.urlopen(request, timeout=NOTIFICATION_WAIT) as response:
+            set_cookie = (response.headers.get("Set-Cookie") or "").split(";")[0]
+            return response.status, response.read().decode(), set_cookie
     except urllib.error.HTTPError as error:
-        return error.code, error.read().decode()
+        return error.code, error.read().decode(), ""
 
 
 def check_page_url(url: str, elicitation_id: str) -> None:
@@ -260,7 +268,7 @@ async def url_mode(client: Client, script: Script) -> None:
     check("started" in text and elicitation_id in text, "accept says the flow started (naming its id)", text)
 
     check(elicitation_id not in script.completed, "no completion before the page is visited", script.completed)
-    status, _ = await asyncio.to_thread(fetch, params.url)
+    status, _, _ = await asyncio.to_thread(fetch, params.url)
     check(status == 200, "the page answers 200", status)
     await asyncio.sleep(0.2)
     check(elicitation_id not in script.completed, "opening the page without pressing its button completes nothing")

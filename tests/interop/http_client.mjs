@@ -157,11 +157,15 @@ async function elicitation(url) {
   check(textOf(started).includes(flow.elicitationId), "the flow id is reported", started);
   const page = await fetch(flow.url);
   check(page.status === 200, "the authorization page answers 200", page.status);
-  check(/<form[^>]*method="post"/i.test(await page.text()), "the page asks for a button press");
+  const html = await page.text();
+  check(/<form[^>]*method="post"/i.test(html), "the page asks for a button press");
+  // The page's one-time token goes back as a browser sends it: the cookie and the form's field.
+  const cookie = (page.headers.get("set-cookie") ?? "").split(";")[0];
+  const csrf = (html.match(/name="csrf" value="([^"]*)"/) ?? [])[1] ?? "";
   const pressed = await fetch(new URL("/auth", flow.url), {
     method: "POST",
-    headers: { "content-type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams({ id: flow.elicitationId }),
+    headers: { "content-type": "application/x-www-form-urlencoded", cookie },
+    body: new URLSearchParams({ id: flow.elicitationId, csrf }),
   });
   check(pressed.status === 200, "pressing the page's button completes the flow", pressed.status);
   const done = await within(WAIT_MS, "notifications/elicitation/complete", completion);

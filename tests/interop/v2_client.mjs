@@ -192,10 +192,13 @@ async function visit(url) {
   const html = await page.text();
   if (page.status !== 200) return page.status;
   check(/<form[^>]*method="post"/i.test(html), "the page asks for a button press", html);
+  // The page's one-time token goes back as a browser sends it: the cookie and the form's field.
+  const cookie = (page.headers.get("set-cookie") ?? "").split(";")[0];
+  const csrf = (html.match(/name="csrf" value="([^"]*)"/) ?? [])[1] ?? "";
   const pressed = await fetch(new URL("/auth", url), {
     method: "POST",
-    headers: { "content-type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams({ id: new URL(url).searchParams.get("id") }),
+    headers: { "content-type": "application/x-www-form-urlencoded", cookie },
+    body: new URLSearchParams({ id: new URL(url).searchParams.get("id"), csrf }),
   });
   await pressed.text();
   return pressed.status;

@@ -14,7 +14,7 @@ use jsonwebtoken::{Algorithm, EncodingKey, Header};
 use reqwest::StatusCode;
 use reqwest::header::{ACCEPT, CONTENT_TYPE};
 use serde_json::{Value, json};
-use typed_mcp::auth::{Authorization, JwtVerifier};
+use typed_mcp::auth::{Authorization, JwtVerifier, TokenError, TokenVerifier};
 use typed_mcp::prelude::*;
 use typed_mcp::transport::http::HttpConfig;
 
@@ -116,9 +116,14 @@ fn claims_for(issuer: &str, sub: &str, scope: &str, audience: &str) -> Value {
 }
 
 fn sign(claims: &Value, kid: &str, key: &str) -> String {
+    sign_typed(claims, kid, key, Some("at+jwt"))
+}
+
+/// Signed like an access token of the issuer, with `typ` in the header (none when `None`).
+fn sign_typed(claims: &Value, kid: &str, key: &str, typ: Option<&str>) -> String {
     let mut header = Header::new(Algorithm::ES256);
     header.kid = Some(kid.to_owned());
-    header.typ = Some("at+jwt".to_owned());
+    header.typ = typ.map(str::to_owned);
     jsonwebtoken::encode(&header, claims, &EncodingKey::from_ec_pem(key.as_bytes()).unwrap()).unwrap()
 }
 
@@ -329,6 +334,20 @@ const BAD_TOKENS: &[Case] = &[
         error: Some("invalid_token"),
     },
     Case {
+        name: "typ JWT (an ID token or another JWT of the issuer, not an access token)",
+        header: |iss| {
+            Some(format!("Bearer {}", sign_typed(&claims(iss, "alice", "notes:read"), "a", KEY_A, Some("JWT"))))
+        },
+        status: StatusCode::UNAUTHORIZED,
+        error: Some("invalid_token"),
+    },
+    Case {
+        name: "no typ",
+        header: |iss| Some(format!("Bearer {}", sign_typed(&claims(iss, "alice", "notes:read"), "a", KEY_A, None))),
+        status: StatusCode::UNAUTHORIZED,
+        error: Some("invalid_token"),
+    },
+    Case {
         name: "unknown kid",
         header: |iss| Some(format!("Bearer {}", sign(&claims(iss, "alice", "notes:read"), "b", KEY_B))),
         status: StatusCode::UNAUTHORIZED,
@@ -383,6 +402,31 @@ async fn bad_tokens_get_their_status_and_challenge_and_the_server_keeps_serving(
     // Unknown key ids made the server look at the issuer's keys once at most (the refetch
     // interval is a minute): the first good token fetched them.
     assert_eq!(issuer.fetches.load(Ordering::SeqCst), 1);
+}
+
+#[tokio::test]
+async fn an_issuer_that_does_not_set_typ_is_trusted_only_with_the_opt_out() {
+    let issuer = Issuer::start().await;
+    let untyped = sign_typed(&claims(&issuer.url, "alice", "notes:read"), "a", KEY_A, Some("JWT"));
+    let strict = JwtVerifier::new(issuer.url.clone());
+    assert!(matches!(strict.verify(&untyped, RESOURCE).await, Err(TokenError::Invalid(_))));
+    let lenient = JwtVerifier::new(issuer.url.clone()).accept_any_token_type();
+    let info = lenient.verify(&untyped, RESOURCE).await.unwrap();
+    assert_eq!(info.subject(), "alice");
+    // The opt-out relaxes `typ` only: everything else is still checked.
+    let mut elsewhere = claims(&issuer.url, "alice", "notes:read");
+    elsewhere["aud"] = json!("https://other.test/mcp");
+    let elsewhere = sign_typed(&elsewhere, "a", KEY_A, None);
+    assert!(matches!(lenient.verify(&elsewhere, RESOURCE).await, Err(TokenError::Invalid(_))));
+    // Served: the lenient verifier lets the untyped token open a session.
+    let auth = Authorization::new(JwtVerifier::new(issuer.url.clone()).accept_any_token_type())
+        .resource(RESOURCE)
+        .authorization_server(issuer.url.clone());
+    let endpoint = Endpoint::serve(&server(), HttpConfig::default().authorization(auth)).await;
+    let session = open(&endpoint, &untyped).await;
+    let body =
+        json_body(post(&endpoint, Some(&format!("Bearer {untyped}")), Some(&session), &call("whoami")).await).await;
+    assert_eq!(text_of(&body["result"]), "alice via test-client with [notes:read]", "{body}");
 }
 
 #[tokio::test]
@@ -602,6 +646,13 @@ async fn introspection_accepts_active_tokens_for_this_resource_and_caches_answer
                            "client_id": "introspected", "exp": now() + 600})
                 } else if body.contains("token=opaque-elsewhere") {
                     json!({"active": true, "sub": "alice", "aud": "https://other.test/mcp", "exp": now() + 600})
+                } else if body.contains("token=opaque-refresh") {
+                    // An active refresh token of the same user, for this resource.
+                    json!({"active": true, "sub": "alice", "aud": RESOURCE, "scope": "notes:read",
+                           "client_id": "introspected", "exp": now() + 600, "token_type": "refresh_token"})
+                } else if body.contains("token=opaque-typed") {
+                    json!({"active": true, "sub": "alice", "aud": RESOURCE, "scope": "notes:read",
+                           "client_id": "introspected", "exp": now() + 600, "token_type": "Bearer"})
                 } else {
                     json!({"active": false})
                 };
@@ -621,7 +672,9 @@ async fn introspection_accepts_active_tokens_for_this_resource_and_caches_answer
         assert_eq!(text_of(&body["result"]), "alice via introspected with [notes:read]", "{body}");
     }
     assert_eq!(hits.load(Ordering::SeqCst), 1, "the answer is cached");
-    for bad in ["Bearer opaque-revoked", "Bearer opaque-elsewhere"] {
+    let body = json_body(post(&endpoint, Some("Bearer opaque-typed"), Some(&session), &call("whoami")).await).await;
+    assert_eq!(text_of(&body["result"]), "alice via introspected with [notes:read]", "{body}");
+    for bad in ["Bearer opaque-revoked", "Bearer opaque-elsewhere", "Bearer opaque-refresh"] {
         let response = post(&endpoint, Some(bad), Some(&session), &call("whoami")).await;
         assert_eq!(response.status(), StatusCode::UNAUTHORIZED, "{bad}");
         assert!(challenge(&response).contains("error=\"invalid_token\""));
@@ -860,6 +913,52 @@ async fn bad_dpop_proofs_get_401_and_the_dpop_challenge_and_the_server_keeps_ser
     assert_eq!(text_of(&body["result"]), "bob via test-client with [notes:read]", "{body}");
 }
 
+/// A fresh proof of the P-256 key `pem` (public part `jwk`) for POST `RESOURCE` with `token`.
+fn proof_of(token: &str, pem: &str, jwk: &Value) -> String {
+    let header = json!({"typ": "dpop+jwt", "alg": "ES256", "jwk": jwk});
+    let claims = json!({"jti": uuid(), "htm": "POST", "htu": RESOURCE, "iat": now(), "ath": ath(token)});
+    let signing_input = format!("{}.{}", b64(&header), b64(&claims));
+    let key = EncodingKey::from_ec_pem(pem.as_bytes()).unwrap();
+    let signature = jsonwebtoken::crypto::sign(signing_input.as_bytes(), &key, Algorithm::ES256).unwrap();
+    format!("{signing_input}.{signature}")
+}
+
+#[tokio::test]
+async fn one_dpop_client_filling_the_replay_cache_locks_out_no_other() {
+    let issuer = Issuer::start().await;
+    // 50 proofs at once, 5 per client (a tenth, the default share).
+    let cache = typed_mcp::auth::MemoryReplayCache::with_capacity(50);
+    let auth = authorization(&issuer).dpop(typed_mcp::auth::Dpop::new().replay_cache(cache));
+    let endpoint = Endpoint::serve(&server(), HttpConfig::default().authorization(auth)).await;
+    let mallory = bound(&issuer.url, "mallory", &thumbprint(&client_jwk()));
+    let session = open_dpop(&endpoint, &mallory).await;
+    let mut accepted = 2; // the initialize request and its notification
+    let mut refused = 0;
+    for _ in 0..60 {
+        let response = post_dpop(&endpoint, &mallory, &[proof(&mallory)], Some(&session), &call("whoami")).await;
+        match response.status() {
+            StatusCode::OK => accepted += 1,
+            StatusCode::SERVICE_UNAVAILABLE => refused += 1,
+            other => panic!("{other}"),
+        }
+    }
+    assert_eq!((accepted, refused), (5, 57), "mallory keeps only her share");
+    // Another client, with a token bound to its own key, is served as usual.
+    let alice_jwk = json!({"kty": "EC", "crv": "P-256", "x": KEY_A_X, "y": KEY_A_Y});
+    let alice = bound(&issuer.url, "alice", &thumbprint(&alice_jwk));
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
+        "params": {"protocolVersion": PROTOCOL, "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
+    let response = post_dpop(&endpoint, &alice, &[proof_of(&alice, KEY_A, &alice_jwk)], None, &init).await;
+    assert_eq!(response.status(), StatusCode::OK);
+    let alice_session = response.headers()["mcp-session-id"].to_str().unwrap().to_owned();
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    let proofs = [proof_of(&alice, KEY_A, &alice_jwk)];
+    assert_eq!(post_dpop(&endpoint, &alice, &proofs, Some(&alice_session), &initialized).await.status(), 202);
+    let proofs = [proof_of(&alice, KEY_A, &alice_jwk)];
+    let body = json_body(post_dpop(&endpoint, &alice, &proofs, Some(&alice_session), &call("whoami")).await).await;
+    assert_eq!(text_of(&body["result"]), "alice via test-client with [notes:read]", "{body}");
+}
+
 #[tokio::test]
 async fn required_dpop_refuses_bearer_tokens_and_nonces_round_trip() {
     let issuer = Issuer::start().await;
@@ -918,6 +1017,29 @@ async fn a_proof_accepted_by_one_instance_is_refused_by_another_sharing_redis() 
     assert_eq!(fresh.status(), StatusCode::OK, "{}", challenge(&fresh));
     let keys = typed_mcp_redis::testing::keys(&redis.url(), "mcp:dpop:*").await;
     assert_eq!(keys.len(), 2, "{keys:?}");
+}
+
+#[tokio::test]
+async fn a_bound_token_is_no_bearer_token_on_a_server_without_dpop() {
+    let issuer = Issuer::start().await;
+    let endpoint = Endpoint::serve(&server(), HttpConfig::default().authorization(authorization(&issuer))).await;
+    let alice = good(&issuer.url, "alice", "notes:read");
+    let session = open(&endpoint, &alice).await;
+    // A token bound to the client's key, stolen and replayed without the key.
+    let stolen = bound(&issuer.url, "alice", &thumbprint(&client_jwk()));
+    let response = post(&endpoint, Some(&format!("Bearer {stolen}")), Some(&session), &call("whoami")).await;
+    assert_eq!(response.status(), StatusCode::UNAUTHORIZED);
+    let www = challenge(&response);
+    assert!(www.starts_with("Bearer ") && www.contains("error=\"invalid_token\""), "{www}");
+    // Nor does it open a session of its own.
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
+        "params": {"protocolVersion": PROTOCOL, "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
+    let response = post(&endpoint, Some(&format!("Bearer {stolen}")), None, &init).await;
+    assert_eq!(response.status(), StatusCode::UNAUTHORIZED);
+    // The server keeps serving the bearer token it should.
+    let body =
+        json_body(post(&endpoint, Some(&format!("Bearer {alice}")), Some(&session), &call("whoami")).await).await;
+    assert_eq!(text_of(&body["result"]), "alice via test-client with [notes:read]", "{body}");
 }
 
 #[tokio::test]

@@ -611,8 +611,8 @@ fn machines_get_dpop_bound_tokens_by_client_credentials_and_stolen_tokens_are_re
         let dpop_key = SigningKey::from_pem(DPOP_KEY).map_err(|e| e.to_string())?;
         let mut store = Arc::new(MemoryTokenStore::default());
         let machines = [
-            ("machine-secret", OAuth::client_secret("machine-secret", "machine-secret-value")),
-            ("machine-jwt", OAuth::private_key_jwt("machine-jwt", assertion_key.clone())),
+            ("machine-secret", OAuth::client_secret("machine-secret", "machine-secret-value").issuer(&issuer)),
+            ("machine-jwt", OAuth::private_key_jwt("machine-jwt", assertion_key.clone()).issuer(&issuer)),
         ];
         for (name, oauth) in machines {
             // Each machine its own tokens; the last one's are stolen below.

@@ -12,7 +12,7 @@
 //! | --- | --- |
 //! | server features, in process | `completion`, `logging`, `prompts`, `resources`, `sampling_roots`, `middleware`, `telemetry`, `testing_harness`, `apps` (MCP Apps; `apps_browser` in Chromium) |
 //! | the 2026-07-28 revision | `modern`, `subscriptions`, `tasks` (`tasks_redis` on a shared deployment) |
-//! | elicitation | `elicitation_form`, `elicitation_url`, `elicitation_schema` (what `#[derive(Elicit)]` sends) |
+//! | elicitation | `elicitation_form`, `elicitation_url`, `elicitation_page` (the URL example's page under attack), `elicitation_schema` (what `#[derive(Elicit)]` sends) |
 //! | macros | `macros_tool` (run time), `macros_ui_tool`, `macros_ui_elicit`, `macros_ui_prompt_resource` (compile-time diagnostics, trybuild) |
 //! | transports, server side | `http_transport`, `http_param_headers`, `http_session_limits`, `http_tls`, `authorization` (bearer tokens), `stdio_server` |
 //! | our client | `client_in_process`, `client_stdio`, `client_http`, `client_get_stream`, `client_protocol`, `client_stateless`, `oauth_client` |
@@ -48,6 +48,7 @@ mod completion;
 mod conformance;
 mod conformance_client;
 mod elicitation_form;
+mod elicitation_page;
 mod elicitation_schema;
 mod elicitation_url;
 mod examples_programs;

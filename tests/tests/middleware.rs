@@ -17,7 +17,7 @@ use typed_mcp::protocol::Method;
 use typed_mcp::testing::ToolResultExt;
 use typed_mcp::transport::http::HttpConfig;
 
-use crate::support::http::Endpoint;
+use crate::support::http::{Endpoint, Reply, Session, principal_from_header};
 
 static SECRET_RUNS: AtomicUsize = AtomicUsize::new(0);
 
@@ -253,6 +253,80 @@ async fn the_rate_limiter_holds_each_callers_limit_under_a_burst_and_spares_the_
         assert!(session.request("tools/list", json!({})).await.get("result").is_some());
         assert_eq!(session.call("echo", json!({"text": "free"})).await["content"][0]["text"], "free");
     }
+}
+
+/// Calls `echo` once in `session`; the answer.
+async fn echo_once(session: &Session) -> serde_json::Value {
+    session.request("tools/call", json!({"name": "echo", "arguments": {"text": "x"}})).await
+}
+
+#[tokio::test]
+async fn the_default_rate_limit_key_survives_new_sessions_and_sees_through_the_proxy() {
+    const LIMIT: u32 = 3;
+    let spent = |answer: &serde_json::Value| answer["error"]["code"] == RATE_LIMITED;
+    // Anonymous callers: a new session is not a new bucket. (Served by the transport's own
+    // server, which gives each request the address it came from.)
+    let limit = RateLimit::new(LIMIT, Duration::from_secs(3600)).only_methods([Method::ToolsCall]);
+    let server = Server::builder("limited", "1").tools(tools![echo]).middleware(limit).build().unwrap();
+    let listener = tokio::net::TcpListener::bind(("127.0.0.1", 0)).await.unwrap();
+    let endpoint = Endpoint::at(listener.local_addr().unwrap().port());
+    let http = server.streamable_http(HttpConfig::default());
+    let serving = tokio::spawn(async move { http.serve(listener, std::future::pending()).await });
+    let first = endpoint.session(json!({})).await;
+    for _ in 0..LIMIT {
+        assert!(echo_once(&first).await.get("result").is_some());
+    }
+    assert!(spent(&echo_once(&first).await));
+    let second = endpoint.session(json!({})).await;
+    assert!(spent(&echo_once(&second).await), "a new session reset the limit");
+    serving.abort();
+
+    // Authenticated callers: one bucket per principal, whatever the session.
+    let limit = RateLimit::new(LIMIT, Duration::from_secs(3600)).only_methods([Method::ToolsCall]);
+    let server = Server::builder("limited", "1").tools(tools![echo]).middleware(limit).build().unwrap();
+    let endpoint = Endpoint::serve_with(&server, HttpConfig::default(), |router| {
+        router.layer(axum::middleware::from_fn(principal_from_header))
+    })
+    .await;
+    let alice = endpoint.session_as(json!({}), Some("alice")).await;
+    for _ in 0..LIMIT {
+        assert!(echo_once(&alice).await.get("result").is_some());
+    }
+    let alice_again = endpoint.session_as(json!({}), Some("alice")).await;
+    assert!(spent(&echo_once(&alice_again).await), "alice's new session reset her limit");
+    // Bob comes from the same address: his own bucket.
+    let bob = endpoint.session_as(json!({}), Some("bob")).await;
+    assert!(echo_once(&bob).await.get("result").is_some());
+
+    // Behind a proxy that appends the client's address: one bucket per client, not one for
+    // everyone behind the proxy; what a client wrote before the proxy's value is ignored.
+    let limit = RateLimit::new(LIMIT, Duration::from_secs(3600))
+        .only_methods([Method::ToolsCall])
+        .client_address_header(axum::http::HeaderName::from_static("x-forwarded-for"));
+    let server = Server::builder("limited", "1").tools(tools![echo]).middleware(limit).build().unwrap();
+    let endpoint = Endpoint::serve(&server, HttpConfig::default()).await;
+    let session = endpoint.session(json!({})).await;
+    let from = |client: &'static str, forged: &'static str| {
+        let session = &session;
+        async move {
+            let body = json!({"jsonrpc": "2.0", "id": session.next_id(), "method": "tools/call",
+                              "params": {"name": "echo", "arguments": {"text": "x"}}});
+            let response = session
+                .post(body.to_string())
+                .header("x-forwarded-for", format!("{forged}, {client}"))
+                .send()
+                .await
+                .unwrap();
+            Reply::new(response).await.message().await
+        }
+    };
+    for i in 0..LIMIT {
+        let forged = ["198.51.100.1", "198.51.100.2", "198.51.100.3"][i as usize];
+        assert!(from("203.0.113.7", forged).await.get("result").is_some());
+    }
+    assert!(spent(&from("203.0.113.7", "198.51.100.9").await));
+    let other = from("203.0.113.8", "198.51.100.9").await;
+    assert!(other.get("result").is_some(), "{other}");
 }
 
 #[tokio::test]

@@ -56,6 +56,12 @@ enum Defect {
     AlwaysUnauthorized,
     /// Registration is refused.
     RegistrationRefused,
+    /// The token endpoint answers 307 to another server (which would get the form again).
+    TokenRedirects,
+    /// The registration endpoint answers 308 to another server.
+    RegistrationRedirects,
+    /// The metadata names a token endpoint over plain HTTP on a public host.
+    InsecureTokenEndpoint,
 }
 
 struct Servers {
@@ -65,6 +71,8 @@ struct Servers {
     bearers: Mutex<Vec<String>>,
     /// Requests to the token endpoint.
     token_requests: AtomicUsize,
+    /// Requests that reached where a redirect pointed.
+    stolen: AtomicUsize,
 }
 
 fn json_response(status: StatusCode, body: &Value) -> Response {
@@ -129,9 +137,19 @@ async fn serve(State(servers): State<Arc<Servers>>, request: Request) -> Respons
                 Defect::NoPkce => drop(metadata.as_object_mut().unwrap().remove("code_challenge_methods_supported")),
                 Defect::NoTokenEndpoint => drop(metadata.as_object_mut().unwrap().remove("token_endpoint")),
                 Defect::NoRegistration => drop(metadata.as_object_mut().unwrap().remove("registration_endpoint")),
+                Defect::InsecureTokenEndpoint => metadata["token_endpoint"] = json!("http://auth.example.com/token"),
                 _ => {}
             }
             json_response(StatusCode::OK, &metadata)
+        }
+        "/stolen" => {
+            servers.stolen.fetch_add(1, Ordering::SeqCst);
+            json_response(StatusCode::OK, &json!({"client_id": "stolen", "access_token": "t", "token_type": "Bearer"}))
+        }
+        "/register" if defect == Defect::RegistrationRedirects => redirect(StatusCode::PERMANENT_REDIRECT, &base),
+        "/token" if defect == Defect::TokenRedirects => {
+            servers.token_requests.fetch_add(1, Ordering::SeqCst);
+            redirect(StatusCode::TEMPORARY_REDIRECT, &base)
         }
         "/register" if defect == Defect::RegistrationRefused => {
             json_response(StatusCode::BAD_REQUEST, &json!({"error": "invalid_client_metadata"}))
@@ -176,6 +194,14 @@ async fn serve(State(servers): State<Arc<Servers>>, request: Request) -> Respons
     }
 }
 
+/// A redirect with `status` (307 and 308 keep the method and the body) to `/stolen`.
+fn redirect(status: StatusCode, base: &str) -> Response {
+    let mut response = Response::new(Body::empty());
+    *response.status_mut() = status;
+    response.headers_mut().insert(header::LOCATION, HeaderValue::from_str(&format!("{base}/stolen")).unwrap());
+    response
+}
+
 fn percent_decode(value: &str) -> String {
     let bytes = value.as_bytes();
     let mut out = Vec::new();
@@ -203,11 +229,27 @@ fn percent_decode(value: &str) -> String {
 /// Runs the flow against servers with `defect`, in `era`; the error connecting ends with, and
 /// the servers' record.
 async fn run(defect: Defect, era: ProtocolEra, credentials: Option<ClientCredentials>) -> (ClientError, Arc<Servers>) {
+    run_with(defect, era, |oauth, _| match credentials {
+        Some(credentials) => oauth.client_credentials(credentials),
+        None => oauth,
+    })
+    .await
+}
+
+/// Runs the flow against servers with `defect`, in `era`, with the authorization code
+/// configuration that `configure` returns given the servers' base URL (it may replace it with
+/// another grant).
+async fn run_with(
+    defect: Defect,
+    era: ProtocolEra,
+    configure: impl FnOnce(OAuth, &str) -> OAuth,
+) -> (ClientError, Arc<Servers>) {
     let servers = Arc::new(Servers {
         defect,
         base: OnceLock::new(),
         bearers: Mutex::default(),
         token_requests: AtomicUsize::new(0),
+        stolen: AtomicUsize::new(0),
     });
     let app = axum::Router::new().fallback(serve).with_state(servers.clone());
     let (url, _stop) = serve_router(app).await;
@@ -221,10 +263,7 @@ async fn run(defect: Defect, era: ProtocolEra, credentials: Option<ClientCredent
             location.map(str::to_owned).ok_or_else(|| OAuthError::Callback(format!("HTTP {}", response.status())))
         }
     });
-    let mut oauth = OAuth::new(authorizer);
-    if let Some(credentials) = credentials {
-        oauth = oauth.client_credentials(credentials);
-    }
+    let oauth = configure(OAuth::new(authorizer), servers.base.get().unwrap());
     let connected = Client::builder("oauth-bad-input", "1.0.0").protocol_era(era).oauth(oauth).connect_http(&url).await;
     match connected {
         Ok(_) => panic!("{defect:?}: the client connected"),
@@ -277,6 +316,12 @@ async fn every_defect_ends_the_flow_with_its_error_and_no_token_is_sent() {
         (Defect::TokenMalformed, |e| matches!(e, OAuthError::MalformedTokenResponse(_))),
         (Defect::TokenNotBearer, |e| matches!(e, OAuthError::MalformedTokenResponse(r) if r.contains("DPoP"))),
         (Defect::AlwaysUnauthorized, |e| *e == OAuthError::Unauthorized { status: 401 }),
+        (Defect::TokenRedirects, |e| matches!(e, OAuthError::Redirected { status: 307, .. })),
+        (Defect::RegistrationRedirects, |e| matches!(e, OAuthError::Redirected { status: 308, .. })),
+        (
+            Defect::InsecureTokenEndpoint,
+            |e| matches!(e, OAuthError::InsecureUrl { url } if url.starts_with("http://auth.example.com")),
+        ),
     ];
     let mut problems = Vec::new();
     for (defect, check) in table {
@@ -301,6 +346,10 @@ async fn every_defect_ends_the_flow_with_its_error_and_no_token_is_sent() {
             if redirect_refused && servers.token_requests.load(Ordering::SeqCst) != 0 {
                 problems.push(format!("{defect:?} ({era:?}): the code went to the token endpoint"));
             }
+            // A redirect of the token or registration endpoint is never followed.
+            if servers.stolen.load(Ordering::SeqCst) != 0 {
+                problems.push(format!("{defect:?} ({era:?}): a request followed a redirect"));
+            }
         }
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
@@ -315,8 +364,76 @@ async fn pre_registered_credentials_stay_with_their_issuer() {
         client_secret: Some("secret".into()),
         issuer: Some("https://elsewhere.example".into()),
     };
-    let (error, _) = run(Defect::NoRegistration, ProtocolEra::Session, Some(elsewhere)).await;
-    assert!(matches!(error.authorization(), Some(OAuthError::NoRegistration { .. })), "{error:?}");
+    let (error, servers) = run(Defect::NoRegistration, ProtocolEra::Session, Some(elsewhere)).await;
+    assert!(
+        matches!(error.authorization(), Some(OAuthError::UnexpectedIssuer { expected, .. }) if expected == "https://elsewhere.example"),
+        "{error:?}"
+    );
+    assert_eq!(servers.token_requests.load(Ordering::SeqCst), 0);
+}
+
+#[tokio::test]
+async fn grants_that_send_credentials_need_the_expected_issuer() {
+    use typed_mcp::client::oauth::{EnterpriseAuthorization, SigningKey, TokenSource};
+    let key = SigningKey::generate().unwrap();
+    let secret = || ClientCredentials { client_id: "c".into(), client_secret: Some("s".into()), issuer: None };
+    let grants: Vec<(&str, OAuth)> = vec![
+        ("client secret", OAuth::client_secret("c", "s")),
+        ("private_key_jwt", OAuth::private_key_jwt("c", key.clone())),
+        ("workload identity", OAuth::workload_identity(TokenSource::fixed("platform"))),
+        (
+            "enterprise",
+            OAuth::enterprise(EnterpriseAuthorization::new(
+                "http://127.0.0.1:1/token",
+                "idp-client",
+                TokenSource::fixed("id-token"),
+                secret(),
+            )),
+        ),
+    ];
+    for (name, grant) in grants {
+        // Without an expected issuer: refused at once, before anything is sent anywhere.
+        let (error, servers) = run_with(Defect::AlwaysUnauthorized, ProtocolEra::Session, |_, _| grant.clone()).await;
+        assert_eq!(error.authorization(), Some(&OAuthError::IssuerRequired), "{name}: {error:?}");
+        assert!(error.to_string().contains("OAuth::issuer"), "{name}: {error}");
+        assert_eq!(servers.token_requests.load(Ordering::SeqCst), 0, "{name}");
+        // With one the MCP server does not name: refused, nothing sent to the server it names.
+        let (error, servers) = run_with(Defect::AlwaysUnauthorized, ProtocolEra::Session, |_, _| {
+            grant.clone().issuer("https://auth.example.com")
+        })
+        .await;
+        assert!(
+            matches!(error.authorization(), Some(OAuthError::UnexpectedIssuer { expected, offered })
+                if expected == "https://auth.example.com" && offered.len() == 1),
+            "{name}: {error:?}"
+        );
+        assert_eq!(servers.token_requests.load(Ordering::SeqCst), 0, "{name}");
+    }
+    // A person's flow with a pre-registered secret too.
+    let (error, servers) =
+        run_with(Defect::AlwaysUnauthorized, ProtocolEra::Session, |oauth, _| oauth.client_credentials(secret())).await;
+    assert_eq!(error.authorization(), Some(&OAuthError::IssuerRequired), "{error:?}");
+    assert_eq!(servers.token_requests.load(Ordering::SeqCst), 0);
+    // The opt-out: the credentials go to the server the MCP server names.
+    let (error, servers) = run_with(Defect::AlwaysUnauthorized, ProtocolEra::Session, |_, _| {
+        OAuth::client_secret("c", "s").trust_any_issuer()
+    })
+    .await;
+    assert_eq!(error.authorization(), Some(&OAuthError::Unauthorized { status: 401 }), "{error:?}");
+    assert!(servers.token_requests.load(Ordering::SeqCst) >= 1);
+    // A public client's person flow needs none: nothing it sends is worth anything elsewhere.
+    let (error, _) = run_with(Defect::AlwaysUnauthorized, ProtocolEra::Session, |oauth, _| oauth).await;
+    assert_eq!(error.authorization(), Some(&OAuthError::Unauthorized { status: 401 }), "{error:?}");
+}
+
+#[tokio::test]
+async fn credentials_go_to_the_expected_issuer_when_the_server_names_it() {
+    let (error, servers) = run_with(Defect::AlwaysUnauthorized, ProtocolEra::Session, |_, base| {
+        OAuth::client_secret("c", "s").issuer(base)
+    })
+    .await;
+    assert_eq!(error.authorization(), Some(&OAuthError::Unauthorized { status: 401 }), "{error:?}");
+    assert!(servers.token_requests.load(Ordering::SeqCst) >= 1);
 }
 
 #[tokio::test]
@@ -326,6 +443,7 @@ async fn without_oauth_a_refusal_is_a_typed_authorization_error() {
         base: OnceLock::new(),
         bearers: Mutex::default(),
         token_requests: AtomicUsize::new(0),
+        stolen: AtomicUsize::new(0),
     });
     let app = axum::Router::new().fallback(serve).with_state(servers.clone());
     let (url, _stop) = serve_router(app).await;
@@ -474,7 +592,7 @@ async fn workload_identity_reads_the_rotated_platform_token_for_the_next_grant()
     let grants = Arc::new(BearerGrants::default());
     let issuer = bearer_grant_server(grants.clone()).await;
     let endpoint = serve_workload(CurrentPlatformToken(file.clone()), &issuer).await;
-    let oauth = OAuth::workload_identity(typed_mcp::client::oauth::TokenSource::file(&file));
+    let oauth = OAuth::workload_identity(typed_mcp::client::oauth::TokenSource::file(&file)).issuer(&issuer);
     assert_eq!(oauth.extensions(), ["io.modelcontextprotocol/auth/wif"]);
     let client = Client::builder("wif", "1").oauth(oauth).connect_http(&endpoint.url).await.expect("connect");
     let first = client.call_tool("whoami", json!({})).await.expect("whoami");
@@ -491,7 +609,7 @@ async fn workload_identity_reads_the_rotated_platform_token_for_the_next_grant()
     let refusing = Arc::new(BearerGrants { refuse: true, ..Default::default() });
     let issuer = bearer_grant_server(refusing.clone()).await;
     let endpoint = serve_workload(CurrentPlatformToken(file.clone()), &issuer).await;
-    let oauth = OAuth::workload_identity(typed_mcp::client::oauth::TokenSource::file(&file));
+    let oauth = OAuth::workload_identity(typed_mcp::client::oauth::TokenSource::file(&file)).issuer(&issuer);
     let error = match Client::builder("wif", "1").oauth(oauth).connect_http(&endpoint.url).await {
         Ok(client) => client.call_tool("whoami", json!({})).await.expect_err("refused"),
         Err(e) => e,
@@ -503,7 +621,8 @@ async fn workload_identity_reads_the_rotated_platform_token_for_the_next_grant()
     assert_eq!(refusing.assertions.lock().unwrap().len(), 1);
 
     // A missing file is an error saying which.
-    let oauth = OAuth::workload_identity(typed_mcp::client::oauth::TokenSource::file(dir.join("missing")));
+    let oauth =
+        OAuth::workload_identity(typed_mcp::client::oauth::TokenSource::file(dir.join("missing"))).issuer(&issuer);
     let error = match Client::builder("wif", "1").oauth(oauth).connect_http(&endpoint.url).await {
         Ok(client) => client.call_tool("whoami", json!({})).await.expect_err("no token"),
         Err(e) => e,

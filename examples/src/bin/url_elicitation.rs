@@ -12,6 +12,27 @@
 //! (a POST), never on a plain visit, which a link previewer may make on its own. Completing it
 //! sends `notifications/elicitation/complete` to the session that asked.
 //!
+//! The page defends the button as any page that grants something must:
+//!
+//! - **Forgery (CSRF).** Showing the page gives the browser a one-time token twice, in a cookie
+//!   (`HttpOnly`, `SameSite=Strict`, for `/auth` only) and in the form; the button counts only
+//!   when both come back, for the flow the page was shown for, within ten minutes, and with no
+//!   `Origin` but the page's own. Another site can neither read the token nor send the cookie,
+//!   so it cannot press the button for the user. The tokens are kept by this process: behind a
+//!   load balancer, send a browser's requests for the page to one instance.
+//! - **Framing (clickjacking).** Every answer forbids being shown in a frame
+//!   (`X-Frame-Options: DENY`, `Content-Security-Policy: frame-ancestors 'none'`), is not cached
+//!   and sends no referrer.
+//! - **The user.** A flow asked by a signed-in user (a session with a principal) can only be
+//!   finished by that same user: give the page the way it tells who is in the browser
+//!   ([`AuthPage::signed_in_user`]: the application's own login cookie, a header its sign-in
+//!   proxy sets…), and the button completes the flow with `complete_for(id, user)`, which
+//!   refuses a flow someone else started. Otherwise a person could be lured into finishing
+//!   another's flow (a link forwarded by an attacker) and grant the attacker's session what
+//!   they meant for their own. This example runs without sign-in (stdio, or HTTP without
+//!   authorization): its flows have no principal, and the page completes them with
+//!   `complete(id)`.
+//!
 //! It needs typed-mcp's features `http` and `otel-otlp`, besides the default ones (and `axum`
 //! for the page). Run it with `cargo run -p examples --bin url_elicitation` (stdio; the host
 //! must support URL mode), or start it with `--port N` (or `PORT=N`) to serve Streamable HTTP
@@ -32,33 +53,107 @@
 //! The Inspector's CLI opens no page, so it does not declare URL mode, and the tool says so:
 //! `the client did not declare elicitation.url`. A host that supports URL mode opens the page.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::io::IsTerminal;
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use axum::extract::{Form, Query, State as Extract};
-use axum::http::StatusCode;
-use axum::response::Html;
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{Html, IntoResponse, Response};
 use serde::Deserialize;
 use tracing_subscriber::EnvFilter;
 use typed_mcp::prelude::*;
 use typed_mcp::server::{CompleteError, SessionKey, UrlElicitations, UrlFlowState};
 
-/// Where the authorization page lives, and which sessions completed it.
+/// The cookie that carries the page's one-time token back with the button.
+const FORM_COOKIE: &str = "mcp_auth_form";
+/// How long a shown page's button stays good.
+const FORM_LIFETIME: Duration = Duration::from_secs(600);
+/// How many shown pages are remembered at once (the oldest are forgotten first).
+const MAX_FORMS: usize = 4096;
+
+/// Tells who is signed in, in the browser that sent these headers.
+pub(crate) type SignedInUser = Arc<dyn Fn(&HeaderMap) -> Option<String> + Send + Sync>;
+
+/// Where the authorization page lives, which sessions completed it, and the buttons it showed.
 pub(crate) struct AuthPage {
     base: String,
     authorized: Mutex<HashSet<SessionKey>>,
+    /// The token of each page shown: the flow it was shown for, and when.
+    forms: Mutex<HashMap<String, (String, Instant)>>,
+    user: Option<SignedInUser>,
 }
 
 impl AuthPage {
     /// The page served at `base` (such as `http://127.0.0.1:8931`), with nobody authorized yet.
     pub(crate) fn new(base: String) -> Self {
-        AuthPage { base, authorized: Mutex::default() }
+        AuthPage { base, authorized: Mutex::default(), forms: Mutex::default(), user: None }
+    }
+
+    /// How the page tells who is signed in in the browser (the application's own login): a flow
+    /// is then finished only by the user whose session asked for it.
+    #[allow(dead_code)]
+    pub(crate) fn signed_in_user(mut self, user: SignedInUser) -> Self {
+        self.user = Some(user);
+        self
     }
 
     fn url(&self, id: &str) -> String {
         format!("{}/auth?id={id}", self.base)
     }
+
+    /// A fresh one-time token for the button of the page shown for flow `id`.
+    fn issue(&self, id: &str) -> Option<String> {
+        let mut bytes = [0u8; 32];
+        getrandom::fill(&mut bytes).ok()?;
+        let token: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+        let mut forms = self.forms.lock().ok()?;
+        let now = Instant::now();
+        forms.retain(|_, (_, at)| now.duration_since(*at) < FORM_LIFETIME);
+        if forms.len() >= MAX_FORMS
+            && let Some(oldest) = forms.iter().min_by_key(|(_, (_, at))| *at).map(|(t, _)| t.clone())
+        {
+            forms.remove(&oldest);
+        }
+        forms.insert(token.clone(), (id.to_owned(), now));
+        Some(token)
+    }
+
+    /// Whether the button press carries the token of a page shown for flow `id` in this very
+    /// browser (the cookie and the form agree), recently; the token is spent either way.
+    fn redeem(&self, id: &str, form_token: &str, headers: &HeaderMap) -> bool {
+        let cookie = headers
+            .get_all(header::COOKIE)
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .flat_map(|v| v.split(';'))
+            .filter_map(|pair| pair.trim().split_once('='))
+            .any(|(name, value)| name == FORM_COOKIE && value == form_token);
+        let shown = self.forms.lock().ok().and_then(|mut forms| forms.remove(form_token));
+        let fresh = shown.is_some_and(|(flow, at)| flow == id && at.elapsed() < FORM_LIFETIME);
+        cookie && fresh
+    }
+
+    /// Whether the request comes from the page itself: no `Origin`, or the page's own.
+    fn same_origin(&self, headers: &HeaderMap) -> bool {
+        headers.get(header::ORIGIN).is_none_or(|origin| origin.as_bytes() == self.base.as_bytes())
+    }
+}
+
+/// An answer of the page, with the headers that keep it out of frames, caches and referrers.
+fn page_answer(status: StatusCode, html: String) -> Response {
+    let mut response = (status, Html(html)).into_response();
+    let headers = response.headers_mut();
+    headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+    headers.insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static("default-src 'none'; form-action 'self'; frame-ancestors 'none'"),
+    );
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    headers.insert(header::REFERRER_POLICY, HeaderValue::from_static("no-referrer"));
+    headers.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    response
 }
 
 /// Starts an authorization flow in the browser (URL-mode elicitation).
@@ -92,57 +187,86 @@ struct AuthQuery {
     id: String,
 }
 
+/// What the button sends: the flow, and the token of the page it was on.
+#[derive(Deserialize)]
+struct AuthForm {
+    id: String,
+    #[serde(default)]
+    csrf: String,
+}
+
 /// What the page's handlers share: the server's URL flows and the page.
 type PageState = (UrlElicitations, Arc<AuthPage>);
 
 /// The page the user is sent to: says what is being authorized and asks for a button press.
 /// Visiting it completes nothing, so a link previewer or a prefetching browser cannot
 /// authorize anything for the user; only the button's POST does.
-async fn auth_page(
-    Extract((flows, _)): Extract<PageState>,
-    Query(query): Query<AuthQuery>,
-) -> (StatusCode, Html<String>) {
+async fn auth_page(Extract((flows, page)): Extract<PageState>, Query(query): Query<AuthQuery>) -> Response {
     match flows.state(&query.id).await {
-        None => (StatusCode::NOT_FOUND, Html("<h1>Unknown authorization request</h1>".into())),
+        None => page_answer(StatusCode::NOT_FOUND, "<h1>Unknown authorization request</h1>".into()),
         Some(UrlFlowState::Completed) => {
-            (StatusCode::CONFLICT, Html("<h1>Already authorized</h1><p>You can close this page.</p>".into()))
+            page_answer(StatusCode::CONFLICT, "<h1>Already authorized</h1><p>You can close this page.</p>".into())
         }
         Some(UrlFlowState::Pending) => {
+            let Some(token) = page.issue(&query.id) else {
+                return page_answer(StatusCode::SERVICE_UNAVAILABLE, "<h1>Try again later</h1>".into());
+            };
             let id = escape_html(&query.id);
-            let page = format!(
+            let html = format!(
                 "<!doctype html><title>Authorize</title><h1>Authorize the example app</h1>\
                  <p>The example app asks to act for you. Authorize it only if you started this from your assistant.</p>\
                  <form method=\"post\" action=\"/auth\"><input type=\"hidden\" name=\"id\" value=\"{id}\">\
+                 <input type=\"hidden\" name=\"csrf\" value=\"{token}\">\
                  <button type=\"submit\">Authorize</button></form>"
             );
-            (StatusCode::OK, Html(page))
+            let mut response = page_answer(StatusCode::OK, html);
+            let cookie = format!("{FORM_COOKIE}={token}; Path=/auth; HttpOnly; SameSite=Strict; Max-Age=600");
+            if let Ok(cookie) = HeaderValue::from_str(&cookie) {
+                response.headers_mut().insert(header::SET_COOKIE, cookie);
+            }
+            response
         }
     }
 }
 
-/// The page's button: completes the flow and remembers the session as authorized.
+/// The page's button: checks that it was pressed on the page (and by the user who asked),
+/// then completes the flow and remembers the session as authorized.
 async fn authorize(
     Extract((flows, page)): Extract<PageState>,
-    Form(form): Form<AuthQuery>,
-) -> (StatusCode, Html<String>) {
-    // A real server would check here that the person pressing the button is the user the flow
-    // was created for (for example with its own login cookie) before completing it.
-    match flows.complete(&form.id).await {
+    headers: HeaderMap,
+    Form(form): Form<AuthForm>,
+) -> Response {
+    let refused = |why: &str| page_answer(StatusCode::FORBIDDEN, format!("<h1>Not authorized</h1><p>{why}</p>"));
+    if !page.same_origin(&headers) {
+        return refused("The request came from another site.");
+    }
+    if !page.redeem(&form.id, &form.csrf, &headers) {
+        return refused("Open the authorization page again and press its button there.");
+    }
+    let completed = match &page.user {
+        Some(user_of) => match user_of(&headers) {
+            Some(user) => flows.complete_for(&form.id, &user).await,
+            None => return refused("Sign in first: only the user who asked can authorize."),
+        },
+        None => flows.complete(&form.id).await,
+    };
+    match completed {
         Ok(done) => {
             if let Ok(mut authorized) = page.authorized.lock() {
                 authorized.insert(done.session);
             }
-            (
+            page_answer(
                 StatusCode::OK,
-                Html("<h1>Authorized</h1><p>You can close this page and return to your assistant.</p>".into()),
+                "<h1>Authorized</h1><p>You can close this page and return to your assistant.</p>".into(),
             )
         }
+        Err(CompleteError::Foreign(_)) => refused("This authorization was asked for by another user."),
         Err(e) => {
             let status = match e {
                 CompleteError::AlreadyCompleted(_) => StatusCode::CONFLICT,
                 _ => StatusCode::NOT_FOUND,
             };
-            (status, Html(format!("<h1>Not authorized</h1><p>{}</p>", escape_html(&e.to_string()))))
+            page_answer(status, format!("<h1>Not authorized</h1><p>{}</p>", escape_html(&e.to_string())))
         }
     }
 }

@@ -35,20 +35,54 @@ const MAX_PROOF: usize = 8 * 1024;
 pub trait ReplayCache: Send + Sync + 'static {
     /// Records `key` for `ttl`; `Ok(true)` if it was not already recorded, `Ok(false)` for a
     /// replay. An error refuses the request as unverifiable now (`503`).
+    ///
+    /// The key is `<client>:<jti>`, where `<client>` (without a `:`) is the SHA-256
+    /// thumbprint of the proof's public key (RFC 7638): a cache may bound what each client
+    /// keeps by it, so that one client cannot fill the cache for all.
     fn first_use<'a>(&'a self, key: &'a str, ttl: Duration) -> BoxFuture<'a, Result<bool, String>>;
 }
 
-/// A [`ReplayCache`] in memory, bounded: when full, expired entries go; if that is not enough,
-/// new proofs are refused until room is free (never is a proof accepted twice).
+/// A [`ReplayCache`] in memory, bounded in total and per client (proof key): a client whose
+/// share is full of live proofs has its new proofs refused (`503`) until its old ones expire,
+/// while every other client goes on. When the whole cache is full, expired entries go; if that
+/// is not enough, new proofs are refused until room is free. Never is a proof accepted twice.
+///
+/// A client's share is a tenth of the capacity by default (10,000 of 100,000 proofs: with the
+/// default `max_age` of 60 seconds, a proof is kept about two minutes, so a client may send
+/// some 80 requests a second); [`per_client`](Self::per_client) changes it.
 pub struct MemoryReplayCache {
-    entries: Mutex<HashMap<[u8; 32], Instant>>,
+    entries: Mutex<Entries>,
     capacity: usize,
+    per_client: usize,
+}
+
+/// The proofs remembered, by client (the digest of its key's thumbprint), then by digest of
+/// the whole key.
+#[derive(Default)]
+struct Entries {
+    clients: HashMap<[u8; 32], HashMap<[u8; 32], Instant>>,
+    total: usize,
+}
+
+impl Entries {
+    /// Forgets every expired proof.
+    fn sweep(&mut self, now: Instant) {
+        self.clients.retain(|_, proofs| {
+            proofs.retain(|_, until| *until > now);
+            !proofs.is_empty()
+        });
+        self.total = self.clients.values().map(HashMap::len).sum();
+    }
 }
 
 impl fmt::Debug for MemoryReplayCache {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let len = self.entries.lock().map(|e| e.len()).unwrap_or(0);
-        f.debug_struct("MemoryReplayCache").field("entries", &len).field("capacity", &self.capacity).finish()
+        let len = self.entries.lock().map(|e| e.total).unwrap_or(0);
+        f.debug_struct("MemoryReplayCache")
+            .field("entries", &len)
+            .field("capacity", &self.capacity)
+            .field("per_client", &self.per_client)
+            .finish()
     }
 }
 
@@ -59,30 +93,56 @@ impl Default for MemoryReplayCache {
 }
 
 impl MemoryReplayCache {
-    /// A cache of at most `capacity` proofs at once.
+    /// A cache of at most `capacity` proofs at once, a tenth of them (at least one) per client.
     pub fn with_capacity(capacity: usize) -> Self {
-        MemoryReplayCache { entries: Mutex::default(), capacity: capacity.max(1) }
+        let capacity = capacity.max(1);
+        MemoryReplayCache { entries: Mutex::default(), capacity, per_client: (capacity / 10).max(1) }
+    }
+
+    /// How many live proofs one client (one proof key) may have in the cache at once (at
+    /// least one, at most the capacity).
+    pub fn per_client(mut self, proofs: usize) -> Self {
+        self.per_client = proofs.clamp(1, self.capacity);
+        self
+    }
+
+    fn record(&self, key: &str, ttl: Duration) -> Result<bool, String> {
+        let (client, _) = key.split_once(':').unwrap_or(("", key));
+        let client: [u8; 32] = Sha256::digest(client.as_bytes()).into();
+        let digest: [u8; 32] = Sha256::digest(key.as_bytes()).into();
+        let now = Instant::now();
+        let mut entries = self.entries.lock().map_err(|e| e.to_string())?;
+        let entries = &mut *entries;
+        if let Some(proofs) = entries.clients.get_mut(&client) {
+            if proofs.get(&digest).is_some_and(|until| *until > now) {
+                return Ok(false);
+            }
+            if proofs.len() >= self.per_client {
+                let before = proofs.len();
+                proofs.retain(|_, until| *until > now);
+                entries.total -= before - proofs.len();
+                if proofs.len() >= self.per_client {
+                    return Err("this client's share of the DPoP replay cache is full".to_owned());
+                }
+            }
+        }
+        if entries.total >= self.capacity {
+            entries.sweep(now);
+            if entries.total >= self.capacity {
+                return Err("the DPoP replay cache is full".to_owned());
+            }
+        }
+        let proofs = entries.clients.entry(client).or_default();
+        if proofs.insert(digest, now + ttl).is_none() {
+            entries.total += 1;
+        }
+        Ok(true)
     }
 }
 
 impl ReplayCache for MemoryReplayCache {
     fn first_use<'a>(&'a self, key: &'a str, ttl: Duration) -> BoxFuture<'a, Result<bool, String>> {
-        let digest: [u8; 32] = Sha256::digest(key.as_bytes()).into();
-        let now = Instant::now();
-        let result = (|| {
-            let mut entries = self.entries.lock().map_err(|e| e.to_string())?;
-            if entries.get(&digest).is_some_and(|until| *until > now) {
-                return Ok(false);
-            }
-            if entries.len() >= self.capacity {
-                entries.retain(|_, until| *until > now);
-                if entries.len() >= self.capacity {
-                    return Err("the DPoP replay cache is full".to_owned());
-                }
-            }
-            entries.insert(digest, now + ttl);
-            Ok(true)
-        })();
+        let result = self.record(key, ttl);
         Box::pin(async move { result })
     }
 }
@@ -291,11 +351,6 @@ struct Claims<'a> {
     nonce: Option<&'a RawValue>,
 }
 
-/// Whether a token's identity says it is DPoP-bound (`cnf.jkt`).
-pub(crate) fn is_bound(info: &AuthInfo) -> bool {
-    jkt(info).is_some()
-}
-
 /// The token's `cnf.jkt`: the thumbprint of the key it is bound to.
 fn jkt(info: &AuthInfo) -> Option<&Value> {
     info.claims().get("cnf").and_then(|c| c.get("jkt"))
@@ -442,17 +497,46 @@ mod tests {
 
     #[tokio::test]
     async fn the_replay_cache_is_bounded_and_never_accepts_twice() {
-        let cache = MemoryReplayCache::with_capacity(2);
+        let cache = MemoryReplayCache::with_capacity(2).per_client(2);
         let ttl = Duration::from_secs(60);
-        assert_eq!(cache.first_use("a", ttl).await, Ok(true));
-        assert_eq!(cache.first_use("a", ttl).await, Ok(false));
-        assert_eq!(cache.first_use("b", ttl).await, Ok(true));
+        assert_eq!(cache.first_use("k:a", ttl).await, Ok(true));
+        assert_eq!(cache.first_use("k:a", ttl).await, Ok(false));
+        assert_eq!(cache.first_use("j:b", ttl).await, Ok(true));
         // Full of live entries: a new proof is refused rather than an old one forgotten.
-        assert!(cache.first_use("c", ttl).await.is_err());
-        assert_eq!(cache.first_use("a", ttl).await, Ok(false));
+        assert!(cache.first_use("i:c", ttl).await.is_err());
+        assert_eq!(cache.first_use("k:a", ttl).await, Ok(false));
         let expiring = MemoryReplayCache::with_capacity(1);
-        assert_eq!(expiring.first_use("x", Duration::ZERO).await, Ok(true));
-        assert_eq!(expiring.first_use("y", ttl).await, Ok(true));
+        assert_eq!(expiring.first_use("k:x", Duration::ZERO).await, Ok(true));
+        assert_eq!(expiring.first_use("k:y", ttl).await, Ok(true));
+    }
+
+    #[tokio::test]
+    async fn one_client_filling_its_share_locks_out_no_other() {
+        let cache = MemoryReplayCache::with_capacity(100);
+        let ttl = Duration::from_secs(60);
+        let mut accepted = 0;
+        for i in 0..1000 {
+            if cache.first_use(&format!("mallory:{i}"), ttl).await == Ok(true) {
+                accepted += 1;
+            }
+        }
+        assert_eq!(accepted, 10, "a tenth of the capacity per client by default");
+        for client in 0..9 {
+            for jti in 0..10 {
+                assert_eq!(cache.first_use(&format!("client{client}:{jti}"), ttl).await, Ok(true), "{client} {jti}");
+            }
+        }
+        // Every share taken: the cache is full, and still no proof is accepted twice.
+        assert!(cache.first_use("late:0", ttl).await.is_err());
+        assert_eq!(cache.first_use("client3:4", ttl).await, Ok(false));
+        // Expired proofs make room again, for their own client and for others.
+        let short = MemoryReplayCache::with_capacity(10).per_client(5);
+        for jti in 0..5 {
+            assert_eq!(short.first_use(&format!("m:{jti}"), Duration::ZERO).await, Ok(true));
+        }
+        assert_eq!(short.first_use("m:5", ttl).await, Ok(true));
+        assert_eq!(short.first_use("a:0", ttl).await, Ok(true));
+        assert!(format!("{short:?}").contains("entries: 2"), "{short:?}");
     }
 
     #[test]

@@ -11,8 +11,11 @@ use crate::engine::BoxFuture;
 /// Verifies opaque (or any) access tokens by asking the authorization server's introspection
 /// endpoint (RFC 7662). A token is accepted when the answer says `active: true`, names a
 /// subject, is not expired, comes from the expected issuer (when one is set and the answer
-/// names one) and has this server's resource among its `aud` (required unless
-/// [`require_audience`](Self::require_audience) is turned off: some servers leave `aud` out).
+/// names one), has this server's resource among its `aud` (required unless
+/// [`require_audience`](Self::require_audience) is turned off: some servers leave `aud` out),
+/// and, when the answer has a `token_type`, is an access token (`Bearer`, `DPoP`, or the RFC
+/// 8693 access token type; an active refresh token is refused, and a `DPoP` one must name its
+/// key in `cnf.jkt`).
 /// Answers are remembered for a short while (default 30 s, never past the token's expiry), so
 /// that a client's requests do not each cost a round trip; a revoked token may thus still be
 /// accepted for that long.
@@ -125,6 +128,16 @@ impl IntrospectionVerifier {
         if answer.get("active") != Some(&serde_json::Value::Bool(true)) {
             return Err(invalid("the token is not active"));
         }
+        if let Some(kind) = answer.get("token_type") {
+            match kind.as_str() {
+                Some(kind) if is_access_token_type(kind) => {}
+                _ => return Err(invalid("the introspected token is not an access token")),
+            }
+            let bound = answer.get("cnf").and_then(|c| c.get("jkt")).is_some();
+            if kind.as_str().is_some_and(|k| k.eq_ignore_ascii_case("dpop")) && !bound {
+                return Err(invalid("the introspected DPoP token names no key (`cnf.jkt`)"));
+            }
+        }
         let now = super::unix_now();
         let leeway = DEFAULT_LEEWAY.as_secs();
         let exp = answer.get("exp").and_then(|v| v.as_u64());
@@ -162,6 +175,16 @@ impl IntrospectionVerifier {
         }
         Ok(info.with_claims(answer))
     }
+}
+
+/// Whether an introspection answer's `token_type` names an access token: the type the token
+/// endpoint gave it (`Bearer`, `DPoP`, RFC 7662 section 2.2 and RFC 9449 section 5), or the
+/// access token's token type identifier (RFC 8693 section 3). A refresh token, an ID token or
+/// any other kind an authorization server reports is not one.
+fn is_access_token_type(kind: &str) -> bool {
+    ["bearer", "dpop", "access_token", "urn:ietf:params:oauth:token-type:access_token"]
+        .iter()
+        .any(|t| kind.eq_ignore_ascii_case(t))
 }
 
 impl TokenVerifier for IntrospectionVerifier {

@@ -42,7 +42,10 @@ const ASYMMETRIC: &[Algorithm] = &[
 /// server hammer the issuer. A token is accepted when its signature verifies with an asymmetric
 /// algorithm (`RS*`, `PS*`, `ES256`, `ES384`, `EdDSA`), its `iss` is the issuer, its `aud` names
 /// this server's resource (RFC 8707), it has a `sub`, and `exp`/`nbf` hold within a small clock
-/// skew. Verified tokens are remembered for a short while (by digest), so a client's requests do
+/// skew, and its header's `typ` is `at+jwt` (RFC 9068 section 2.1: an ID token or another JWT
+/// the issuer signs is not an access token; see
+/// [`accept_any_token_type`](Self::accept_any_token_type) for issuers that do not set it).
+/// Verified tokens are remembered for a short while (by digest), so a client's requests do
 /// not each pay for a signature check.
 #[derive(Clone)]
 pub struct JwtVerifier {
@@ -51,6 +54,8 @@ pub struct JwtVerifier {
     refetch_interval: Duration,
     leeway: Duration,
     cache_ttl: Duration,
+    /// Whether the header's `typ` must say the token is an access token (RFC 9068).
+    require_access_token_type: bool,
     /// Shared by clones.
     inner: Arc<Inner>,
 }
@@ -145,6 +150,7 @@ impl JwtVerifier {
             refetch_interval: Duration::from_secs(60),
             leeway: DEFAULT_LEEWAY,
             cache_ttl: DEFAULT_CACHE_TTL,
+            require_access_token_type: true,
             inner: Arc::new(Inner::new(&None)),
         }
     }
@@ -180,6 +186,15 @@ impl JwtVerifier {
     /// the cache off).
     pub fn cache_ttl(mut self, ttl: Duration) -> Self {
         self.cache_ttl = ttl;
+        self
+    }
+
+    /// Accepts tokens whatever their header's `typ` (by default it must be `at+jwt` or
+    /// `application/at+jwt`, RFC 9068 section 2.1): for an issuer that does not mark its
+    /// access tokens. Its other JWTs signed with the same keys (ID tokens, say) are then told
+    /// apart only by their `aud`, so prefer an issuer that sets `typ`.
+    pub fn accept_any_token_type(mut self) -> Self {
+        self.require_access_token_type = false;
         self
     }
 
@@ -261,6 +276,9 @@ impl JwtVerifier {
         if !ASYMMETRIC.contains(&header.alg) {
             return Err(TokenError::Invalid(format!("the algorithm {:?} is not accepted", header.alg)));
         }
+        if self.require_access_token_type && !is_access_token_type(header.typ.as_deref()) {
+            return Err(invalid("the token's `typ` is not `at+jwt`: it is not an access token (RFC 9068)"));
+        }
         let mut candidates = self.keys().candidates(header.kid.as_deref());
         if candidates.is_empty() {
             self.refresh().await?;
@@ -302,6 +320,12 @@ impl JwtVerifier {
         }
         self.inner.cache.put(key, info.clone(), until);
     }
+}
+
+/// Whether a JWT header's `typ` names an access token (RFC 9068 section 2.1): `at+jwt`, or
+/// its media type `application/at+jwt`, compared without regard to case (RFC 7515 section 4.1.9).
+fn is_access_token_type(typ: Option<&str>) -> bool {
+    typ.is_some_and(|t| t.eq_ignore_ascii_case("at+jwt") || t.eq_ignore_ascii_case("application/at+jwt"))
 }
 
 /// The identity in a verified token's claims.
@@ -348,6 +372,18 @@ mod tests {
         let set = KeySet::from_document(&doc);
         assert_eq!(set.by_kid.keys().collect::<Vec<_>>(), ["good"]);
         assert!(set.anonymous.is_empty());
+    }
+
+    #[test]
+    fn only_access_token_types_pass() {
+        for typ in ["at+jwt", "AT+JWT", "application/at+jwt", "Application/AT+jwt"] {
+            assert!(is_access_token_type(Some(typ)), "{typ}");
+        }
+        for typ in
+            [None, Some("JWT"), Some("jwt"), Some("at+jwt "), Some("application/jwt"), Some("dpop+jwt"), Some("")]
+        {
+            assert!(!is_access_token_type(typ), "{typ:?}");
+        }
     }
 
     #[test]

@@ -49,13 +49,20 @@ use std::time::SystemTime;
 use crate::engine::BoxFuture;
 
 #[cfg(feature = "auth")]
-pub use dpop::{Dpop, MemoryReplayCache, ReplayCache};
+pub(crate) use dpop::DpopRefusal;
 #[cfg(feature = "auth")]
-pub(crate) use dpop::{DpopRefusal, is_bound};
+pub use dpop::{Dpop, MemoryReplayCache, ReplayCache};
 #[cfg(feature = "auth")]
 pub use introspection::IntrospectionVerifier;
 #[cfg(feature = "auth")]
 pub use jwt::JwtVerifier;
+
+/// Whether a token's identity says it is bound to a key (`cnf.jkt`, RFC 9449 section 6): such
+/// a token is never accepted as a bearer token, DPoP configured or not.
+#[cfg(feature = "http")]
+pub(crate) fn is_bound(info: &AuthInfo) -> bool {
+    info.claims().get("cnf").and_then(|c| c.get("jkt")).is_some()
+}
 
 /// The verified identity behind a request: what a [`TokenVerifier`] learned from its access
 /// token. The token itself is not kept: a server must not pass it on to other services.

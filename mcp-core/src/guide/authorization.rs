@@ -32,11 +32,14 @@
 //! - **Verifying tokens.** `JwtVerifier` checks JWT access tokens (RFC 9068): it finds the issuer's
 //!   keys through its metadata (`oauth-authorization-server`, then `openid-configuration`),
 //!   accepts asymmetric signatures only (`alg: none` and HMAC are refused, so a token "signed"
-//!   with the public key goes nowhere), and checks `iss`, `aud` (this server's resource, RFC
-//!   8707), `sub`, `exp` and `nbf` (30 s of clock skew). Keys are cached and fetched again when a
+//!   with the public key goes nowhere), and checks the header's `typ` (`at+jwt`: an ID token
+//!   is no access token; `JwtVerifier::accept_any_token_type` for issuers that do not set it),
+//!   `iss`, `aud` (this server's resource, RFC 8707), `sub`, `exp` and `nbf` (30 s of clock
+//!   skew). Keys are cached and fetched again when a
 //!   token names an unknown one, at most once a minute; verified tokens are remembered for 30 s by
 //!   digest, so the hot path does no signature check and no network. `IntrospectionVerifier`
-//!   asks the authorization server instead (RFC 7662, answers cached 30 s); any other scheme is an
+//!   asks the authorization server instead (RFC 7662, answers cached 30 s; an answer whose
+//!   `token_type` is not an access token's, such as a refresh token's, is refused); any other scheme is an
 //!   implementation of the `TokenVerifier` trait. An authorization server that cannot be reached
 //!   makes requests fail with `503` and `Retry-After`, never pass.
 //! - **Scopes per tool.** `#[tool(scopes = ["notes:write"])]` or `ToolDef::scopes(["notes:write"])`
@@ -75,12 +78,14 @@
 //! (`htm`) and URL (`htu`, compared with the resource's origin and the request's path), recent
 //! (`iat` within `Dpop::max_age`, 60 s), for this token (`ath`), by the key the token is bound to
 //! (`cnf.jkt` against the key's RFC 7638 thumbprint — in the JWT's claims, or in the introspection
-//! answer), and never seen before (`jti`, in a `ReplayCache`: `MemoryReplayCache`, bounded, by
-//! default; `typed_mcp_redis::Redis::replay_cache` shares it across instances, so a proof
-//! replayed on another instance is refused too). `Dpop::nonces` adds server nonces (a `401
+//! answer), and never seen before (`jti`, in a `ReplayCache`: `MemoryReplayCache` by default,
+//! bounded in all and per client key, so that one client sending proofs as fast as it can fills
+//! only its own share; `typed_mcp_redis::Redis::replay_cache` shares it across instances, so a
+//! proof replayed on another instance is refused too). `Dpop::nonces` adds server nonces (a `401
 //! use_dpop_nonce` hands one out in `DPoP-Nonce`; instances given the same secret accept each
 //! other's). `Dpop::require(true)` refuses bearer tokens; otherwise they are still accepted,
-//! except a bound token sent as a bearer token. Challenges then carry
+//! except a bound token sent as a bearer token (refused on a server without DPoP as well:
+//! nothing there could check its proof). Challenges then carry
 //! `DPoP algs="ES256 ES384 RS256 PS256", resource_metadata="…"` (after the `Bearer` one unless DPoP
 //! is required), with `error="invalid_dpop_proof"`, `"invalid_token"` or `"use_dpop_nonce"`.
 //! The `protected` example takes `--dpop`, `--dpop-required`, `--dpop-nonces` and `--redis URL`.

@@ -93,8 +93,8 @@
 //!   the issuer's path inserted as RFC 8414 and OpenID Connect Discovery say; its `issuer` must be
 //!   exactly the one asked for, and it must offer PKCE `S256`.
 //! - **Registration,** in the spec's order: credentials registered beforehand
-//!   (`OAuth::client_credentials`, optionally bound to one issuer — they are never shown to
-//!   another), else a Client ID Metadata Document URL (`OAuth::client_metadata_url`) when the
+//!   (`OAuth::client_credentials`, bound to their issuer — they are never shown to another),
+//!   else a Client ID Metadata Document URL (`OAuth::client_metadata_url`) when the
 //!   server advertises `client_id_metadata_document_supported`, else dynamic client registration
 //!   (RFC 7591, remembered per authorization server: a server that moves to another authorization
 //!   server gets a fresh registration there).
@@ -129,20 +129,23 @@
 //! use typed_mcp::client::oauth::{ClientCredentials, EnterpriseAuthorization, OAuth, SigningKey, TokenSource};
 //!
 //! // A backend with a client secret (client credentials, SEP-1046).
-//! let a = OAuth::client_secret("reporting-job", "s3cret");
+//! // Each names the authorization server its credentials belong to: they go nowhere else.
+//! let issuer = "https://auth.example.com";
+//! let a = OAuth::client_secret("reporting-job", "s3cret").issuer(issuer);
 //! // The same without a shared secret: it signs a JWT with its registered key (private_key_jwt).
-//! let b = OAuth::private_key_jwt("reporting-job", SigningKey::from_pem(pem)?);
+//! let b = OAuth::private_key_jwt("reporting-job", SigningKey::from_pem(pem)?).issuer(issuer);
 //! // A workload whose platform mounts a token that rotates (RFC 7523 JWT bearer, SEP-1933).
-//! let c = OAuth::workload_identity(TokenSource::file("/var/run/secrets/tokens/mcp"));
+//! let c = OAuth::workload_identity(TokenSource::file("/var/run/secrets/tokens/mcp")).issuer(issuer);
 //! // A person signed in to the company's identity provider (SEP-990: token exchange, then JWT bearer).
 //! let d = OAuth::enterprise(EnterpriseAuthorization::new(
 //!     "https://idp.example.com/oauth2/token",
 //!     "idp-client-id",
 //!     TokenSource::fixed(id_token),
 //!     ClientCredentials { client_id: "mcp-client".into(), client_secret: Some("s3cret".into()), issuer: None },
-//! ));
+//! ))
+//! .issuer(issuer);
 //! // Any of them with tokens bound to a key (DPoP, RFC 9449): a stolen token is useless alone.
-//! let e = OAuth::client_secret("reporting-job", "s3cret").dpop();
+//! let e = OAuth::client_secret("reporting-job", "s3cret").issuer(issuer).dpop();
 //! # let _ = (a, b, c, d, e);
 //! # Ok(())
 //! # }
@@ -166,8 +169,15 @@
 //! `Authorization: DPoP`, and a `use_dpop_nonce` answer (a token endpoint's `400` or the server's
 //! `401`) is retried once with the nonce given. A workload token source is read again for each
 //! token request, so a rotated file is picked up; a refused JWT bearer grant is reported, never
-//! retried with another grant. Among several authorization servers the flow uses the one the
-//! credentials name (`ClientCredentials::issuer`), else one it registered with, else the first;
+//! retried with another grant. Every grant that sends credentials (a secret, a signed
+//! assertion, a platform token, an identity assertion grant) needs the expected issuer,
+//! `OAuth::issuer` (or `ClientCredentials::issuer`): connecting without one fails with
+//! `OAuthError::IssuerRequired`, and a server that names only other authorization servers gets
+//! `OAuthError::UnexpectedIssuer`, so a server cannot collect credentials that work at the real
+//! one (`OAuth::trust_any_issuer` opts out). The flow's requests go over `https://` only
+//! (`http://` to loopback), never to private addresses named by a public server, and never
+//! follow a redirect (the policy is in `client::oauth`'s docs). Among several authorization
+//! servers the flow uses the expected issuer, else one it registered with, else the first;
 //! a server without protected resource metadata (2025-03-26) is asked at its origin, with the
 //! default `/authorize`, `/token` and `/register` when that has no metadata either.
 //!

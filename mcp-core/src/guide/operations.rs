@@ -103,9 +103,13 @@
 //! ```
 //!
 //! [`RateLimit`](crate::middleware::RateLimit) is a token bucket per caller (the verified
-//! subject, else the session, else the client's address, or a key of yours); a request over
-//! the limit is refused at once with [`RATE_LIMITED`](crate::middleware::RATE_LIMITED) and
-//! `data.retryAfterMs`, never queued, so one caller's burst slows no one else.
+//! subject or principal; for anonymous callers the client's address, so that opening a new
+//! session does not reset a limit, else the session; or a key of yours); a request over the
+//! limit is refused at once with [`RATE_LIMITED`](crate::middleware::RATE_LIMITED) and
+//! `data.retryAfterMs`, never queued, so one caller's burst slows no one else. Behind a load
+//! balancer every anonymous request comes from the balancer's address: name the header it
+//! appends the client's address to with
+//! [`client_address_header`](crate::middleware::RateLimit::client_address_header).
 //!
 //! ## The request in handlers
 //!

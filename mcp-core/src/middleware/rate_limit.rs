@@ -20,8 +20,11 @@ pub type KeyFn = Arc<dyn Fn(&Incoming) -> Option<String> + Send + Sync>;
 /// Whose requests share one bucket.
 #[derive(Clone)]
 pub enum RateLimitKey {
-    /// The verified identity's subject, else the transport's principal, else the session,
-    /// else the client's address (over HTTP); requests with none of these share one bucket.
+    /// The authenticated caller: the verified identity's subject, else the transport's
+    /// principal. Anonymous requests: the client's address over HTTP (the socket's peer, or
+    /// the one [`RateLimit::client_address_header`] names behind a proxy), else the session
+    /// (stdio, in-process); requests with none of these share one bucket. Opening a new
+    /// session never gives a caller a fresh bucket, except where there is no address to key on.
     Caller,
     /// The 2025-era session (2026-era requests, which have no session, fall back to
     /// [`Caller`](Self::Caller)).
@@ -59,6 +62,8 @@ pub struct RateLimit {
     burst: f64,
     key: RateLimitKey,
     methods: Option<Vec<Method>>,
+    #[cfg(feature = "http")]
+    address_header: Option<axum::http::HeaderName>,
     buckets: Mutex<Buckets>,
     seed: foldhash::fast::RandomState,
 }
@@ -99,6 +104,8 @@ impl RateLimit {
             burst: f64::from(rate.max(1)),
             key: RateLimitKey::Caller,
             methods: None,
+            #[cfg(feature = "http")]
+            address_header: None,
             seed: foldhash::fast::RandomState::default(),
             buckets: Mutex::new(Buckets { map: HashMap::default(), swept: Instant::now() }),
         }
@@ -122,6 +129,29 @@ impl RateLimit {
         self
     }
 
+    /// Behind a load balancer or reverse proxy, reads an anonymous caller's address from
+    /// `header` (such as `x-forwarded-for`): its last value, the address the proxy in front
+    /// of the server appended. Without it every anonymous request behind a proxy comes from
+    /// the proxy's address, and all of them share one bucket. Set it only when every request
+    /// reaches the server through that proxy: a client that reaches it directly can write
+    /// the header itself. A request without the header (or with a value that is not an IP
+    /// address) is keyed on its socket's peer.
+    #[cfg(feature = "http")]
+    pub fn client_address_header(mut self, header: axum::http::HeaderName) -> Self {
+        self.address_header = Some(header);
+        self
+    }
+
+    /// The anonymous caller's address: the proxy's header, else the socket's peer.
+    #[cfg(feature = "http")]
+    fn client_address(&self, http: &crate::engine::HttpRequestParts) -> Option<std::net::IpAddr> {
+        let forwarded = self.address_header.as_ref().and_then(|name| {
+            let last = http.headers().get_all(name).iter().next_back()?.to_str().ok()?;
+            last.rsplit(',').next()?.trim().parse().ok()
+        });
+        forwarded.or_else(|| http.remote_address().map(|a| a.ip()))
+    }
+
     /// The hash of the key of `request`'s bucket; `None` when it goes unlimited.
     fn key_of(&self, request: &Incoming) -> Option<u64> {
         use std::hash::{BuildHasher, Hash, Hasher};
@@ -131,15 +161,16 @@ impl RateLimit {
                 (0u8, auth.subject()).hash(hasher);
             } else if let Some(user) = request.principal() {
                 (1u8, user).hash(hasher);
-            } else if let Some(session) = request.session() {
-                (2u8, session).hash(hasher);
             } else {
                 #[cfg(feature = "http")]
-                if let Some(address) = request.http().and_then(|h| h.remote_address()) {
-                    (3u8, address.ip()).hash(hasher);
+                if let Some(address) = request.http().and_then(|h| self.client_address(h)) {
+                    (3u8, address).hash(hasher);
                     return;
                 }
-                4u8.hash(hasher);
+                match request.session() {
+                    Some(session) => (2u8, session).hash(hasher),
+                    None => 4u8.hash(hasher),
+                }
             }
         };
         match &self.key {

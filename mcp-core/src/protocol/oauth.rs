@@ -17,6 +17,49 @@ pub enum OAuthError {
         /// What is wrong with it.
         reason: String,
     },
+    /// A URL the flow was to contact is not `https://` (plain `http://` is accepted only to a
+    /// loopback address): nothing was sent to it.
+    #[error("refused {url}: the OAuth flow only uses https:// (http:// only to a loopback address)")]
+    InsecureUrl {
+        /// The URL as found.
+        url: String,
+    },
+    /// A URL the flow was to contact names a loopback, private or link-local address while the
+    /// MCP server is on a public one: nothing was sent to it (`OAuth::allow_private_addresses`
+    /// lifts the rule).
+    #[error(
+        "refused {url}: a public MCP server named a private or local address (OAuth::allow_private_addresses allows it)"
+    )]
+    PrivateAddress {
+        /// The URL as found.
+        url: String,
+    },
+    /// A token or registration endpoint, or a metadata location, answered with a redirect: the
+    /// flow does not follow them (a redirect would re-send the client's credentials elsewhere).
+    #[error("{url} answered with a redirect (HTTP {status}), which the OAuth flow does not follow")]
+    Redirected {
+        /// Where the request went.
+        url: String,
+        /// The HTTP status.
+        status: u16,
+    },
+    /// The grant sends a secret, a signed assertion or a platform token to the authorization
+    /// server, and no expected issuer was configured: the flow will not show them to whatever
+    /// server the MCP server names. Name it with `OAuth::issuer` (or `ClientCredentials::issuer`),
+    /// or accept any with `OAuth::trust_any_issuer`.
+    #[error(
+        "this OAuth grant sends credentials to the authorization server: name the one they belong to with          OAuth::issuer (or ClientCredentials::issuer)"
+    )]
+    IssuerRequired,
+    /// The MCP server names other authorization servers than the expected issuer: the flow
+    /// does not use them.
+    #[error("the MCP server names the authorization servers {offered:?}, not the expected issuer {expected}")]
+    UnexpectedIssuer {
+        /// The issuer configured (`OAuth::issuer` or `ClientCredentials::issuer`).
+        expected: String,
+        /// The authorization servers the protected resource metadata names.
+        offered: Vec<String>,
+    },
     /// An HTTP request of the flow failed before any answer arrived.
     #[error("could not reach {url}: {reason}")]
     Http {

@@ -34,7 +34,8 @@ pub fn http_client() -> reqwest::Client {
 }
 
 /// Does what a user does on the `elicitation` example's authorization page at `page`: opens it
-/// (a GET, which completes nothing) and presses its button (a POST of the flow's id). Returns
+/// (a GET, which completes nothing) and presses its button (a POST of the flow's id and the
+/// page's token, with the page's cookie). Returns
 /// the status of the POST.
 ///
 /// # Panics
@@ -44,17 +45,28 @@ pub async fn press_authorize(page: &str) -> reqwest::StatusCode {
     let http = http_client();
     let shown = http.get(page).send().await.expect("the example's page answers");
     assert_eq!(shown.status(), reqwest::StatusCode::OK, "{page}");
+    // The page's one-time token comes back twice, as a browser sends it: its cookie, and the
+    // form's hidden field.
+    let cookie = shown
+        .headers()
+        .get("set-cookie")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .unwrap_or_default()
+        .to_owned();
     let html = shown.text().await.expect("the page has a body");
     assert!(html.contains("method=\"post\""), "{page} shows no button: {html}");
+    let csrf = html.split("name=\"csrf\" value=\"").nth(1).and_then(|rest| rest.split('"').next()).unwrap_or_default();
     let url = reqwest::Url::parse(page).expect("the page's URL parses");
     let id = url.query_pairs().find(|(k, _)| k == "id").map(|(_, v)| v.into_owned()).expect("the URL names its flow");
     // The form's body, encoded as a query string is.
     let mut form = reqwest::Url::parse("http://form.invalid/").expect("a URL");
-    form.query_pairs_mut().append_pair("id", &id);
+    form.query_pairs_mut().append_pair("id", &id).append_pair("csrf", csrf);
     let body = form.query().unwrap_or_default().to_owned();
     let pressed = http
         .post(url.join("/auth").expect("a URL"))
         .header("content-type", "application/x-www-form-urlencoded")
+        .header("cookie", cookie)
         .body(body)
         .send()
         .await

@@ -260,6 +260,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                 config = config.authorization(authorization).max_sessions_per_subject(1000);
                 let mut header = jsonwebtoken::Header::new(jsonwebtoken::Algorithm::ES256);
                 header.kid = Some("bench".into());
+                header.typ = Some("at+jwt".into());
                 let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH)?.as_secs();
                 let mut claims = serde_json::json!({"iss": issuer, "aud": resource, "sub": "bench", "exp": now + 3600,
                                                 "iat": now, "scope": "echo", "client_id": "bench"});

@@ -87,16 +87,28 @@ impl HttpClientConfig {
             return Ok(client.clone());
         }
         #[cfg(feature = "rustls")]
-        return new_client(self.roots.as_ref());
+        return new_client(self.roots.as_ref(), true);
         #[cfg(not(feature = "rustls"))]
-        new_client()
+        new_client(true)
     }
 }
 
-/// A client of ours, trusting `roots` besides the platform's roots.
+/// A client of ours, trusting `roots` besides the platform's roots; following redirects or not.
 #[cfg(feature = "rustls")]
-fn new_client(roots: Option<&crate::tls::RootCertificates>) -> Result<reqwest::Client, ClientError> {
+fn new_client(roots: Option<&crate::tls::RootCertificates>, redirects: bool) -> Result<reqwest::Client, ClientError> {
     let builder = reqwest::Client::builder().connect_timeout(Duration::from_secs(10));
+    build(builder, roots, redirects)
+}
+
+/// Builds `builder` into a client trusting `roots` besides the platform's roots; following
+/// redirects or not.
+#[cfg(feature = "rustls")]
+fn build(
+    builder: reqwest::ClientBuilder,
+    roots: Option<&crate::tls::RootCertificates>,
+    redirects: bool,
+) -> Result<reqwest::Client, ClientError> {
+    let builder = if redirects { builder } else { builder.redirect(reqwest::redirect::Policy::none()) };
     let builder = match roots {
         Some(roots) => roots.apply(builder),
         None => builder,
@@ -104,31 +116,49 @@ fn new_client(roots: Option<&crate::tls::RootCertificates>) -> Result<reqwest::C
     builder.build().map_err(|e| ClientError::Transport(format!("cannot build the HTTP client: {e}")))
 }
 
-/// A client of ours (plain HTTP).
+/// A client of ours (plain HTTP); following redirects or not.
 #[cfg(not(feature = "rustls"))]
-fn new_client() -> Result<reqwest::Client, ClientError> {
-    reqwest::Client::builder()
-        .connect_timeout(Duration::from_secs(10))
-        .build()
-        .map_err(|e| ClientError::Transport(format!("cannot build the HTTP client: {e}")))
+fn new_client(redirects: bool) -> Result<reqwest::Client, ClientError> {
+    build(reqwest::Client::builder().connect_timeout(Duration::from_secs(10)), redirects)
+}
+
+/// Builds `builder` into a client (plain HTTP); following redirects or not.
+#[cfg(not(feature = "rustls"))]
+fn build(builder: reqwest::ClientBuilder, redirects: bool) -> Result<reqwest::Client, ClientError> {
+    let builder = if redirects { builder } else { builder.redirect(reqwest::redirect::Policy::none()) };
+    builder.build().map_err(|e| ClientError::Transport(format!("cannot build the HTTP client: {e}")))
 }
 
 impl HttpClientConfig {
-    /// The settings for the OAuth flow's own client: `Some` when the flow needs one (roots of
-    /// its own), with the connection's roots as well.
-    pub(super) fn oauth_client(&self, oauth: &OAuth) -> Result<Option<reqwest::Client>, ClientError> {
-        #[cfg(feature = "rustls")]
-        if oauth.http.is_none()
-            && let Some(extra) = &oauth.roots
-        {
-            let roots = match &self.roots {
-                Some(mine) => mine.merged(extra),
-                None => extra.clone(),
-            };
-            return new_client(Some(&roots)).map(Some);
+    /// The OAuth flow's own client for the MCP server at `server`, which follows no
+    /// redirects, trusts the connection's roots and the flow's, and (for a public server)
+    /// connects to no internal address a name resolves to: `None` when the application gave a
+    /// client (to the flow or to the connection), which the flow then uses as it is.
+    pub(super) fn oauth_client(
+        &self,
+        oauth: &OAuth,
+        server: &reqwest::Url,
+    ) -> Result<Option<reqwest::Client>, ClientError> {
+        if let Some(client) = &oauth.http {
+            return Ok(Some(client.clone()));
         }
-        let _ = oauth;
-        Ok(None)
+        if self.client.is_some() {
+            return Ok(None);
+        }
+        let mut builder = reqwest::Client::builder().connect_timeout(Duration::from_secs(10));
+        if let Some(resolver) = crate::client::oauth::flow_resolver(server, oauth.allow_private) {
+            builder = builder.dns_resolver(std::sync::Arc::new(resolver));
+        }
+        #[cfg(feature = "rustls")]
+        {
+            let roots = match (&self.roots, &oauth.roots) {
+                (Some(mine), Some(extra)) => Some(mine.merged(extra)),
+                (mine, extra) => mine.clone().or_else(|| extra.clone()),
+            };
+            build(builder, roots.as_ref(), false).map(Some)
+        }
+        #[cfg(not(feature = "rustls"))]
+        build(builder, false).map(Some)
     }
 
     /// Whether to open the session's `GET` stream after initialization (default true).

@@ -53,7 +53,8 @@ impl HttpConnection {
         let max_step_ups = oauth.as_ref().map_or(0, |o| o.max_step_ups);
         let oauth = match oauth {
             Some(o) => {
-                let flow_http = config.oauth_client(&o)?.unwrap_or_else(|| http.clone());
+                o.check_issuer().map_err(ClientError::Authorization)?;
+                let flow_http = config.oauth_client(&o, &url)?.unwrap_or_else(|| http.clone());
                 Some(OAuthSession::new(o, flow_http, url.clone()))
             }
             None => None,

@@ -66,8 +66,10 @@ pub struct ClientCredentials {
     pub client_id: String,
     /// The client secret, for a confidential client.
     pub client_secret: Option<String>,
-    /// The authorization server these credentials belong to (its issuer); `None` uses them
-    /// with any. Credentials are never presented to another server than theirs.
+    /// The authorization server these credentials belong to (its issuer). Credentials are
+    /// never presented to another server than theirs. `None` leaves it to
+    /// [`OAuth::issuer`]; with neither, credentials with a secret are refused (see
+    /// [`OAuthError::IssuerRequired`]) unless [`OAuth::trust_any_issuer`] says otherwise.
     pub issuer: Option<String>,
 }
 
@@ -166,7 +168,8 @@ impl TokenSource {
 ///     "idp-client-id",
 ///     TokenSource::fixed("eyJ…the person's ID token"),
 ///     ClientCredentials { client_id: "mcp-client".into(), client_secret: Some("s3cret".into()), issuer: None },
-/// ));
+/// ))
+/// .issuer("https://auth.example.com");
 /// # let _ = oauth;
 /// ```
 #[derive(Clone, Debug)]
@@ -247,7 +250,9 @@ pub const WORKLOAD_IDENTITY_EXTENSION: &str = "io.modelcontextprotocol/auth/wif"
 /// | a workload with a platform token | [`OAuth::workload_identity`] |
 /// | a person signed in to the company's identity provider | [`OAuth::enterprise`] |
 ///
-/// Any of them binds its tokens to a key with [`dpop`](OAuth::dpop).
+/// Any of them binds its tokens to a key with [`dpop`](OAuth::dpop). Every grant but the
+/// person's (without a client secret) sends the authorization server credentials, so it needs
+/// to know which server that is: [`issuer`](OAuth::issuer).
 ///
 /// ```
 /// use typed_mcp::client::oauth::{OAuth, OAuthError, authorizer_fn};
@@ -276,6 +281,9 @@ pub struct OAuth {
     pub(crate) http: Option<reqwest::Client>,
     #[cfg(feature = "rustls")]
     pub(crate) roots: Option<crate::tls::RootCertificates>,
+    pub(crate) issuer: Option<String>,
+    pub(crate) any_issuer: bool,
+    pub(crate) allow_private: bool,
 }
 
 impl fmt::Debug for OAuth {
@@ -294,6 +302,9 @@ impl fmt::Debug for OAuth {
             .field("metadata_url", &self.metadata_url)
             .field("max_step_ups", &self.max_step_ups)
             .field("dpop", &self.dpop.is_some())
+            .field("issuer", &self.issuer)
+            .field("trust_any_issuer", &self.any_issuer)
+            .field("allow_private_addresses", &self.allow_private)
             .finish_non_exhaustive()
     }
 }
@@ -317,6 +328,9 @@ impl OAuth {
             http: None,
             #[cfg(feature = "rustls")]
             roots: None,
+            issuer: None,
+            any_issuer: false,
+            allow_private: false,
         }
     }
 
@@ -447,8 +461,67 @@ impl OAuth {
         out
     }
 
-    /// Uses `client` for the flow's requests (metadata, registration, tokens); by default the
-    /// connection's HTTP client.
+    /// The authorization server this client deals with (its issuer identifier, as its
+    /// metadata's `issuer` says it): the flow uses it and no other, and fails with
+    /// [`OAuthError::UnexpectedIssuer`] when the MCP server names only others.
+    ///
+    /// Required (or [`ClientCredentials::issuer`], or [`trust_any_issuer`](Self::trust_any_issuer))
+    /// for every grant that sends the authorization server something worth stealing: a client
+    /// secret, a signed client assertion ([`private_key_jwt`](Self::private_key_jwt),
+    /// [`client_key`](Self::client_key)), a workload's platform token, an identity assertion
+    /// grant. Without it, connecting fails with [`OAuthError::IssuerRequired`]: otherwise a
+    /// server could name an authorization server of its own, collect the credentials and
+    /// replay them at the real one.
+    pub fn issuer(mut self, issuer: impl Into<String>) -> Self {
+        self.issuer = Some(issuer.into());
+        self
+    }
+
+    /// Sends the credentials to whatever authorization server the MCP server names: only for
+    /// an MCP server trusted as much as the authorization server itself (the same operator),
+    /// or for a test harness that picks the authorization server at run time. Prefer
+    /// [`issuer`](Self::issuer).
+    pub fn trust_any_issuer(mut self) -> Self {
+        self.any_issuer = true;
+        self
+    }
+
+    /// Lets the flow contact loopback, private and link-local addresses although the MCP server
+    /// is on a public one (by default refused: see the [policy](crate::client::oauth#where-the-flow-sends-requests)).
+    pub fn allow_private_addresses(mut self, allow: bool) -> Self {
+        self.allow_private = allow;
+        self
+    }
+
+    /// The issuer the flow must use, if one was named.
+    pub(crate) fn expected_issuer(&self) -> Option<&str> {
+        self.issuer.as_deref().or_else(|| self.credentials.as_ref().and_then(|c| c.issuer.as_deref()))
+    }
+
+    /// Whether the grant sends the authorization server a secret, a signed assertion or a
+    /// platform token.
+    fn sends_credentials(&self) -> bool {
+        let secret = self.credentials.as_ref().is_some_and(|c| c.client_secret.is_some());
+        secret || self.client_key.is_some() || !matches!(self.grant, Grant::AuthorizationCode(_))
+    }
+
+    /// Fails when the grant sends credentials and no expected issuer says where they may go.
+    pub(crate) fn check_issuer(&self) -> Result<(), OAuthError> {
+        if self.sends_credentials() && self.expected_issuer().is_none() && !self.any_issuer {
+            return Err(OAuthError::IssuerRequired);
+        }
+        Ok(())
+    }
+
+    /// Uses `client` for the flow's requests (metadata, registration, tokens); by default an
+    /// HTTP client of the flow's own that follows no redirects (with the connection's root
+    /// certificates), or the connection's client when the application gave one
+    /// ([`HttpClientConfig::http_client`](crate::client::http::HttpClientConfig::http_client)).
+    ///
+    /// A client given here (or to the connection) is used as it is: build it with
+    /// `redirect(reqwest::redirect::Policy::none())`, since a client that follows a `307` or
+    /// `308` answer of a token endpoint re-sends the client's credentials to where it points.
+    /// The flow refuses the answer of a request that was redirected all the same.
     pub fn http_client(mut self, client: reqwest::Client) -> Self {
         self.http = Some(client);
         self

@@ -1,7 +1,6 @@
 //! Discovery: the protected resource metadata and the authorization server's metadata, found
 //! at their well-known URLs (or the 2025-03-26 defaults when a server publishes none).
 
-use reqwest::Url;
 use reqwest::header::ACCEPT;
 use serde_json::Value;
 
@@ -96,8 +95,7 @@ impl OAuthSession {
     /// Finds the authorization server's metadata (RFC 8414, then OpenID Connect Discovery,
     /// with path insertion) and checks its issuer.
     pub(super) async fn discover_server(&self, issuer: &str) -> Result<ServerMetadata, OAuthError> {
-        let parsed =
-            Url::parse(issuer).map_err(|e| OAuthError::InvalidUrl { url: issuer.to_owned(), reason: e.to_string() })?;
+        let parsed = self.policy.check(issuer)?;
         let origin = origin(&parsed);
         let path = parsed.path().trim_end_matches('/');
         let candidates = if path.is_empty() {
@@ -133,12 +131,16 @@ impl OAuthSession {
         Err(last_error.unwrap_or(OAuthError::NoAuthorizationServerMetadata { issuer: issuer.to_owned() }))
     }
 
-    /// GETs a JSON document: `None` when the server has none there (an HTTP error status).
+    /// GETs a JSON document: `None` when the server has none there (an HTTP error status, or
+    /// a redirect, which is not followed).
     async fn get_json(&self, url: &str) -> Result<Option<Value>, OAuthError> {
-        let parsed =
-            Url::parse(url).map_err(|e| OAuthError::InvalidUrl { url: url.to_owned(), reason: e.to_string() })?;
-        let request = self.http.get(parsed).header(ACCEPT, "application/json").timeout(REQUEST_TIMEOUT);
+        let parsed = self.policy.check(url)?;
+        let request = self.http.get(parsed.clone()).header(ACCEPT, "application/json").timeout(REQUEST_TIMEOUT);
         let response = request.send().await.map_err(|e| http_error(url, &e))?;
+        if response.status().is_redirection() || *response.url() != parsed {
+            tracing::debug!(%url, status = %response.status(), "a redirect at a metadata location: not followed");
+            return Ok(None);
+        }
         if !response.status().is_success() {
             tracing::debug!(%url, status = %response.status(), "no metadata here");
             return Ok(None);

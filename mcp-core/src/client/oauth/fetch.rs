@@ -13,6 +13,9 @@ pub(super) const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
 /// The error for a request to `url` that failed before an answer arrived: a certificate that
 /// was not trusted, or any other failure to reach the server.
 pub(super) fn http_error(url: &str, error: &reqwest::Error) -> OAuthError {
+    if super::policy::resolved_inside(error) {
+        return OAuthError::PrivateAddress { url: url.to_owned() };
+    }
     #[cfg(feature = "rustls")]
     if let Some(reason) = crate::tls::untrusted_certificate(error) {
         return OAuthError::UntrustedCertificate { url: url.to_owned(), reason };

@@ -47,7 +47,7 @@ impl OAuthSession {
         }
         let challenge = header.and_then(challenge::parse).unwrap_or_default();
         let resource = self.discover_resource_or_legacy(challenge.resource_metadata.as_deref()).await?;
-        let issuer = self.issuer_of(&resource, &state);
+        let issuer = self.issuer_of(&resource, &state)?;
         let server = match &state.server {
             Some(s) if s.issuer == issuer => s.clone(),
             _ => self.discover_server_or_legacy(&issuer, resource.legacy).await?,
@@ -90,7 +90,7 @@ impl OAuthSession {
         }
         if state.resource.is_none() || state.server.is_none() {
             let resource = self.discover_resource_or_legacy(challenge.resource_metadata.as_deref()).await?;
-            let server = self.discover_server_or_legacy(&self.issuer_of(&resource, &state), resource.legacy).await?;
+            let server = self.discover_server_or_legacy(&self.issuer_of(&resource, &state)?, resource.legacy).await?;
             state.resource = Some(resource);
             state.server = Some(server);
         }
@@ -98,19 +98,25 @@ impl OAuthSession {
         self.authorize(&mut state, Some(union)).await
     }
 
-    /// The authorization server to use among those the resource names: the one the client's
-    /// credentials are registered with, else one it registered with dynamically, else the
-    /// first.
-    fn issuer_of(&self, resource: &ResourceMetadata, state: &FlowState) -> String {
+    /// The authorization server to use among those the resource names: the expected issuer
+    /// and no other when there is one, else one the client registered with dynamically, else
+    /// the first. A grant that sends credentials never gets here without an expected issuer
+    /// unless the application trusts any.
+    fn issuer_of(&self, resource: &ResourceMetadata, state: &FlowState) -> Result<String, OAuthError> {
+        self.config.check_issuer()?;
         let servers = &resource.authorization_servers;
-        let registered = self.config.credentials.as_ref().and_then(|c| c.issuer.as_ref());
-        if let Some(issuer) = registered.filter(|i| servers.contains(i)) {
-            return issuer.clone();
+        if let Some(expected) = self.config.expected_issuer() {
+            let offered =
+                servers.iter().any(|s| s == expected) || (servers.is_empty() && origin(&self.server_url) == expected);
+            if !offered {
+                return Err(OAuthError::UnexpectedIssuer { expected: expected.to_owned(), offered: servers.clone() });
+            }
+            return Ok(expected.to_owned());
         }
         if let Some(issuer) = servers.iter().find(|s| state.registrations.contains_key(*s)) {
-            return issuer.clone();
+            return Ok(issuer.clone());
         }
-        servers.first().cloned().unwrap_or_else(|| origin(&self.server_url))
+        Ok(servers.first().cloned().unwrap_or_else(|| origin(&self.server_url)))
     }
 
     /// Scopes for a first authorization: the challenge's, else the resource's

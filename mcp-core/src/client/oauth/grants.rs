@@ -82,8 +82,7 @@ impl OAuthSession {
         let verifier = random_token()?;
         let challenge = URL_SAFE_NO_PAD.encode(Sha256::digest(verifier.as_bytes()));
         let expected_state = random_token()?;
-        let mut url = Url::parse(endpoint)
-            .map_err(|e| OAuthError::InvalidUrl { url: endpoint.clone(), reason: e.to_string() })?;
+        let mut url = self.policy.check(endpoint)?;
         {
             let mut query = url.query_pairs_mut();
             query
@@ -138,16 +137,8 @@ impl OAuthSession {
         };
         tracing::info!(idp = %enterprise.idp_token_endpoint, "exchanging the identity token for an authorization grant");
         let mut no_nonce = None;
-        let answer = self
-            .post_token(
-                &enterprise.idp_token_endpoint,
-                &enterprise.idp_token_endpoint,
-                &idp,
-                &form,
-                None,
-                &mut no_nonce,
-            )
-            .await?;
+        let idp_url = super::policy::check_configured(&enterprise.idp_token_endpoint)?;
+        let answer = self.post_token(idp_url, &enterprise.idp_token_endpoint, &idp, &form, None, &mut no_nonce).await?;
         match answer.get("issued_token_type").and_then(Value::as_str) {
             Some(ID_JAG) => {}
             other => {
@@ -171,6 +162,12 @@ impl OAuthSession {
         let Some(refresh_token) = tokens.refresh_token.clone() else {
             return Err(OAuthError::Unauthorized { status: 401 });
         };
+        // Tokens from the store, obtained from another server than the one expected now, are
+        // not refreshed there (the refresh request carries the client's secret).
+        self.config.check_issuer()?;
+        if let Some(expected) = self.config.expected_issuer().filter(|e| *e != tokens.issuer) {
+            return Err(OAuthError::UnexpectedIssuer { expected: expected.to_owned(), offered: vec![tokens.issuer] });
+        }
         let server = match &state.server {
             Some(s) if s.issuer == tokens.issuer => s.clone(),
             _ => {

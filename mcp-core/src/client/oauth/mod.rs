@@ -42,11 +42,46 @@
 //! client declares the extension of each (such as [`CLIENT_CREDENTIALS_EXTENSION`]) in its
 //! capabilities.
 //!
-//! Among several authorization servers, the flow uses the one its credentials name
-//! ([`ClientCredentials::issuer`]), else one it registered with, else the first. A server
-//! without protected resource metadata (revision 2025-03-26) is taken to have its
-//! authorization server at its origin, with `/authorize`, `/token` and `/register` when that
-//! publishes no metadata either.
+//! Among several authorization servers, the flow uses the expected issuer ([`OAuth::issuer`]
+//! or [`ClientCredentials::issuer`]) and no other, else one it registered with, else the
+//! first. A server without protected resource metadata (revision 2025-03-26) is taken to have
+//! its authorization server at its origin, with `/authorize`, `/token` and `/register` when
+//! that publishes no metadata either.
+//!
+//! # Where the flow sends credentials
+//!
+//! A grant that sends the authorization server a client secret, a signed client assertion, a
+//! workload's platform token or an identity assertion grant requires the expected issuer:
+//! connecting without one fails at once with [`OAuthError::IssuerRequired`], and an MCP
+//! server that names only other authorization servers gets
+//! [`OAuthError::UnexpectedIssuer`]. Otherwise any server could name an authorization server
+//! of its own and collect credentials that work at the real one. The authorization code flow
+//! of a public client (no secret) may follow the server's choice: what it sends is worthless
+//! elsewhere (PKCE, the `resource` parameter, the `iss` check). [`OAuth::trust_any_issuer`]
+//! opts out, for a server trusted as much as its authorization server.
+//!
+//! # Where the flow sends requests
+//!
+//! Every URL the flow contacts (metadata, the authorization, token and registration endpoints)
+//! must be `https://`; plain `http://` is accepted only to a loopback address (`localhost`,
+//! `127.0.0.0/8`, `::1`), for development ([`OAuthError::InsecureUrl`] otherwise). When the MCP
+//! server is on a public address, URLs that name a loopback, private (RFC 1918, `fc00::/7`),
+//! link-local (such as the cloud metadata address `169.254.169.254`), shared (`100.64.0.0/10`),
+//! unspecified, broadcast or multicast address are refused ([`OAuthError::PrivateAddress`]):
+//! a public server cannot point the client at the machines of its own network. A server on
+//! such an address itself (an internal deployment) may name others like it;
+//! [`OAuth::allow_private_addresses`] lifts the rule. The flow's own HTTP client holds host
+//! names to it too: a name is used only with the public addresses it resolves to, and one that
+//! resolves only inside is refused. An HTTP client the application gives
+//! ([`OAuth::http_client`], or the connection's) resolves names its own way. URLs the
+//! application configures itself (the identity provider's token endpoint) need only be
+//! `https://`.
+//!
+//! The flow follows no redirect: its own HTTP client is built without, and an answer that is
+//! a redirect (or, with an application's client that follows them, one that was redirected)
+//! is refused with [`OAuthError::Redirected`] on the token and registration endpoints and
+//! read as "no document here" at a metadata location. A redirect of a token request would
+//! re-send the client's credentials to wherever it points.
 
 mod challenge;
 mod client_auth;
@@ -58,6 +93,7 @@ mod grants;
 mod keys;
 mod loopback;
 mod metadata;
+mod policy;
 mod registration;
 mod store;
 mod token_endpoint;
@@ -72,6 +108,7 @@ pub use config::{
 };
 pub use keys::SigningKey;
 pub use loopback::LoopbackAuthorizer;
+pub(crate) use policy::resolver as flow_resolver;
 pub use store::{MemoryTokenStore, StoredTokens, TokenStore};
 pub(crate) use tokens::OAuthSession;
 

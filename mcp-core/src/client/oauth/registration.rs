@@ -2,7 +2,6 @@
 //! of preference: pre-registered credentials, a client ID metadata document, dynamic client
 //! registration (RFC 7591).
 
-use reqwest::Url;
 use reqwest::header::{ACCEPT, CONTENT_TYPE};
 use serde_json::Value;
 
@@ -106,11 +105,10 @@ impl OAuthSession {
             "token_endpoint_auth_method": wanted.name(),
             "application_type": "native",
         });
-        let url = Url::parse(endpoint)
-            .map_err(|e| OAuthError::InvalidUrl { url: endpoint.to_owned(), reason: e.to_string() })?;
+        let url = self.policy.check(endpoint)?;
         let response = self
             .http
-            .post(url)
+            .post(url.clone())
             .header(CONTENT_TYPE, "application/json")
             .header(ACCEPT, "application/json")
             .timeout(REQUEST_TIMEOUT)
@@ -119,6 +117,9 @@ impl OAuthSession {
             .await
             .map_err(|e| http_error(endpoint, &e))?;
         let status = response.status();
+        if status.is_redirection() || *response.url() != url {
+            return Err(OAuthError::Redirected { url: endpoint.to_owned(), status: status.as_u16() });
+        }
         let body = read_limited(endpoint, response).await?;
         let document: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
         if !status.is_success() {

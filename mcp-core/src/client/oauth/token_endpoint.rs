@@ -30,23 +30,24 @@ impl OAuthSession {
         form: &[(&'static str, String)],
     ) -> Result<Value, OAuthError> {
         let key = self.dpop_key()?;
-        self.post_token(&server.token_endpoint, &server.issuer, registration, form, key, &mut state.as_nonce).await
+        let url = self.policy.check(&server.token_endpoint)?;
+        self.post_token(url, &server.issuer, registration, form, key, &mut state.as_nonce).await
     }
 
-    /// POSTs `form` to the token endpoint `endpoint` authenticated as `registration` (a client
-    /// assertion names `audience`), with a DPoP proof signed by `dpop` carrying the server's
-    /// `nonce`, retried once with a new nonce when the server asks (`use_dpop_nonce`).
+    /// POSTs `form` to the token endpoint at `url` (checked against the policy by the caller)
+    /// authenticated as `registration` (a client assertion names `audience`), with a DPoP proof
+    /// signed by `dpop` carrying the server's `nonce`, retried once with a new nonce when the
+    /// server asks (`use_dpop_nonce`). A redirect is refused, never followed.
     pub(super) async fn post_token(
         &self,
-        endpoint: &str,
+        url: Url,
         audience: &str,
         registration: &Registration,
         form: &[(&'static str, String)],
         dpop: Option<&SigningKey>,
         nonce: &mut Option<String>,
     ) -> Result<Value, OAuthError> {
-        let url = Url::parse(endpoint)
-            .map_err(|e| OAuthError::InvalidUrl { url: endpoint.to_owned(), reason: e.to_string() })?;
+        let endpoint = url.as_str();
         let mut retried = false;
         loop {
             let mut form = form.to_vec();
@@ -82,6 +83,9 @@ impl OAuthSession {
             let body = form_urlencoded::Serializer::new(String::new()).extend_pairs(form.iter()).finish();
             let response = request.body(body).send().await.map_err(|e| http_error(endpoint, &e))?;
             let status = response.status();
+            if status.is_redirection() || *response.url() != url {
+                return Err(OAuthError::Redirected { url: endpoint.to_owned(), status: status.as_u16() });
+            }
             let new_nonce = dpop_nonce(response.headers()).map(str::to_owned);
             let body = read_limited(endpoint, response).await?;
             let document: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);

@@ -12,6 +12,7 @@ use reqwest::header::AUTHORIZATION;
 use super::client_auth::Registration;
 use super::config::DpopSetting;
 use super::metadata::{ResourceMetadata, ServerMetadata};
+use super::policy::UrlPolicy;
 use super::{OAuth, OAuthError, SigningKey, StoredTokens};
 
 /// The header that carries a DPoP proof, and the one that carries a server's nonce.
@@ -57,6 +58,8 @@ pub(crate) struct OAuthSession {
     pub(super) dpop: Option<Result<SigningKey, OAuthError>>,
     /// The MCP server's last DPoP nonce.
     rs_nonce: RwLock<Option<String>>,
+    /// Where the flow may send requests.
+    pub(super) policy: UrlPolicy,
 }
 
 impl std::fmt::Debug for OAuthSession {
@@ -72,9 +75,11 @@ impl OAuthSession {
             DpopSetting::Generate => SigningKey::generate(),
             DpopSetting::Key(key) => Ok(key.clone()),
         });
+        let policy = UrlPolicy::new(&server_url, config.allow_private);
         OAuthSession {
             config,
             http,
+            policy,
             server_url,
             current: RwLock::default(),
             state: tokio::sync::Mutex::default(),

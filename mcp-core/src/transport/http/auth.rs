@@ -130,12 +130,21 @@ impl Guard {
         }
         let _ = (method, path, dpop);
         match self.verify(token, resource, challenge_scope.as_deref(), false).await {
-            #[cfg(feature = "auth")]
-            Ok(info) if self.settings.dpop.is_some() && crate::auth::is_bound(&info) => {
-                // RFC 9449 section 7.2: a bound token is no bearer token.
+            Ok(info) if crate::auth::is_bound(&info) => {
+                // RFC 9449 section 7.2: a bound token is no bearer token, and without DPoP
+                // this server cannot check the proof of possession that would make it good.
                 tracing::debug!("refused a DPoP-bound access token sent as a bearer token");
-                let invalid = Some(("invalid_token", "The access token is bound to a key: use the DPoP scheme"));
-                Err(self.unauthorized(resource, invalid, challenge_scope.as_deref(), false))
+                let description = if self.dpop_enabled() {
+                    "The access token is bound to a key: use the DPoP scheme"
+                } else {
+                    "The access token is bound to a key, and this server does not accept DPoP"
+                };
+                Err(self.unauthorized(
+                    resource,
+                    Some(("invalid_token", description)),
+                    challenge_scope.as_deref(),
+                    false,
+                ))
             }
             Ok(info) => Ok(Arc::new(info)),
             Err(refused) => Err(refused),
