@@ -176,7 +176,7 @@ fn start(
         None => scope,
     };
     let state = Arc::new(state);
-    let handler = super::router::route(server, &state, method, request, Some(view), scope);
+    let handler = super::router::serve(server, &state, method, request, Some(view), scope);
     let pending = Pending { server: server.clone(), method, state, rounds, binding, params };
     Ok(match (handler, task) {
         // Answered at once: concluded at once.

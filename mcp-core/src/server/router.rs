@@ -44,7 +44,7 @@ pub(crate) fn offers(server: &ServerInner, method: &MethodInfo) -> bool {
 /// Answers a request of an initialized session, or of a 2026-era request (`state` is then
 /// that request's own), through the server's middleware when it has some. `view` is its
 /// parameters, when they were read already.
-pub(crate) fn route(
+pub(crate) fn serve(
     server: &Arc<ServerInner>,
     state: &Arc<SessionState>,
     method: &'static MethodInfo,

@@ -159,7 +159,7 @@ impl ServerSession {
             return ready(Err(ErrorObject::method_not_found(&request.method)));
         };
         match method.name {
-            "ping" => return super::router::route(&self.server, &self.state, method, request, None, scope),
+            "ping" => return super::router::serve(&self.server, &self.state, method, request, None, scope),
             "initialize" => return ready(self.initialize(&request)),
             _ => {}
         }
@@ -169,7 +169,7 @@ impl ServerSession {
                 method.name
             ))));
         }
-        super::router::route(&self.server, &self.state, method, request, view, scope)
+        super::router::serve(&self.server, &self.state, method, request, view, scope)
     }
 }
 

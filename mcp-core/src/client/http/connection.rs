@@ -17,7 +17,7 @@ use super::shared::Shared;
 use crate::client::ClientError;
 use crate::client::connection::Connection;
 use crate::client::http_headers::ToolHeaders;
-use crate::client::oauth::{OAuth, OAuthSession};
+use crate::client::oauth::{OAuth, OAuthLogin};
 use crate::client::service::ClientService;
 use crate::engine::{BoxFuture, Outbound, Session};
 
@@ -55,7 +55,7 @@ impl HttpConnection {
             Some(o) => {
                 o.check_issuer().map_err(ClientError::Authorization)?;
                 let flow_http = config.oauth_client(&o, &url)?.unwrap_or_else(|| http.clone());
-                Some(OAuthSession::new(o, flow_http, url.clone()))
+                Some(OAuthLogin::new(o, flow_http, url.clone()))
             }
             None => None,
         };
@@ -94,7 +94,7 @@ impl Connection for HttpConnection {
     }
 
     fn authorizing(&self) -> bool {
-        self.shared.oauth.as_ref().is_some_and(OAuthSession::authorizing)
+        self.shared.oauth.as_ref().is_some_and(OAuthLogin::authorizing)
     }
 
     fn close(&self) -> BoxFuture<'_, ()> {

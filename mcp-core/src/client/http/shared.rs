@@ -13,7 +13,7 @@ use tokio_util::task::TaskTracker;
 
 use super::config::HttpClientConfig;
 use crate::client::http_headers::ToolHeaders;
-use crate::client::oauth::{OAuthError, OAuthSession};
+use crate::client::oauth::{OAuthError, OAuthLogin};
 use crate::client::service::ClientService;
 use crate::engine::{PeerError, Session};
 use crate::protocol::jsonrpc::DecodeError;
@@ -40,7 +40,7 @@ pub(super) struct Shared {
     pub(super) tasks: TaskTracker,
     pub(super) standalone_opened: AtomicBool,
     /// The OAuth flow, when the client authorizes with protected servers.
-    pub(super) oauth: Option<OAuthSession>,
+    pub(super) oauth: Option<OAuthLogin>,
     /// How many step-up authorizations one request may cause.
     pub(super) max_step_ups: u32,
 }

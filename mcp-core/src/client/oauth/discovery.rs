@@ -9,9 +9,9 @@ use super::fetch::{REQUEST_TIMEOUT, http_error, read_limited};
 use super::metadata::{
     ResourceMetadata, ServerMetadata, covers, origin, parse_resource_metadata, parse_server_metadata,
 };
-use super::tokens::OAuthSession;
+use super::tokens::OAuthLogin;
 
-impl OAuthSession {
+impl OAuthLogin {
     /// The protected resource metadata; when the server publishes none (a server of the
     /// 2025-03-26 revision), the authorization server is taken to be at the server's origin.
     pub(super) async fn discover_resource_or_legacy(

@@ -7,12 +7,12 @@ use super::OAuthError;
 use super::challenge::{self, BearerChallenge};
 use super::config::Grant;
 use super::metadata::{ResourceMetadata, ServerMetadata, origin};
-use super::tokens::{Current, FlowState, OAuthSession};
+use super::tokens::{Current, FlowState, OAuthLogin};
 
 /// How long before its expiry a token is refreshed instead of sent.
 const EXPIRY_MARGIN: Duration = Duration::from_secs(10);
 
-impl OAuthSession {
+impl OAuthLogin {
     /// The access token to send now, loading it from the store the first time and refreshing
     /// it when it has expired.
     pub(crate) async fn bearer(&self) -> Option<String> {

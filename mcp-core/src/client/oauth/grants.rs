@@ -13,7 +13,7 @@ use super::OAuthError;
 use super::client_auth::{AuthMethod, Registration};
 use super::config::{EnterpriseAuthorization, Grant};
 use super::metadata::{ResourceMetadata, ServerMetadata};
-use super::tokens::{FlowState, OAuthSession};
+use super::tokens::{FlowState, OAuthLogin};
 
 /// RFC 7523 section 2.1.
 const JWT_BEARER: &str = "urn:ietf:params:oauth:grant-type:jwt-bearer";
@@ -24,7 +24,7 @@ const ID_JAG: &str = "urn:ietf:params:oauth:token-type:id-jag";
 /// RFC 8693 section 3.
 const ID_TOKEN_TYPE: &str = "urn:ietf:params:oauth:token-type:id_token";
 
-impl OAuthSession {
+impl OAuthLogin {
     /// Obtains tokens with the configured grant and keeps them.
     pub(super) async fn authorize(&self, state: &mut FlowState, scope: Option<String>) -> Result<(), OAuthError> {
         let (Some(resource), Some(server)) = (state.resource.clone(), state.server.clone()) else {

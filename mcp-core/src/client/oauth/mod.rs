@@ -110,7 +110,7 @@ pub use keys::SigningKey;
 pub use loopback::LoopbackAuthorizer;
 pub(crate) use policy::resolver as flow_resolver;
 pub use store::{MemoryTokenStore, StoredTokens, TokenStore};
-pub(crate) use tokens::OAuthSession;
+pub(crate) use tokens::OAuthLogin;
 
 /// The `error` of the `Bearer` (or `DPoP`) challenge in a `WWW-Authenticate` header.
 pub(crate) fn challenge_error(header: &str) -> Option<String> {

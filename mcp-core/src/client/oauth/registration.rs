@@ -10,9 +10,9 @@ use super::client_auth::{AuthMethod, Registration};
 use super::config::Grant;
 use super::fetch::{REQUEST_TIMEOUT, http_error, read_limited};
 use super::metadata::ServerMetadata;
-use super::tokens::{FlowState, OAuthSession};
+use super::tokens::{FlowState, OAuthLogin};
 
-impl OAuthSession {
+impl OAuthLogin {
     /// How the client identifies itself to `server`, in the specification's order of
     /// preference: pre-registered, client ID metadata document, dynamic registration. Grants
     /// without a person use the configured credentials (or none, for workload identity).

@@ -13,13 +13,13 @@ use serde_json::Value;
 use super::client_auth::{AuthMethod, Registration};
 use super::fetch::{REQUEST_TIMEOUT, http_error, read_limited};
 use super::metadata::ServerMetadata;
-use super::tokens::{DPOP, FlowState, OAuthSession, dpop_nonce};
+use super::tokens::{DPOP, FlowState, OAuthLogin, dpop_nonce};
 use super::{OAuthError, SigningKey, StoredTokens};
 
 /// RFC 7521 section 4.2 (`private_key_jwt`).
 const CLIENT_ASSERTION_TYPE: &str = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
 
-impl OAuthSession {
+impl OAuthLogin {
     /// POSTs to `server`'s token endpoint with the client's authentication (and a DPoP proof
     /// when tokens are bound).
     pub(super) async fn token_request(

@@ -1,4 +1,4 @@
-//! The tokens of one connection: the [`OAuthSession`] and what its flow knows, the access
+//! The tokens of one connection: the [`OAuthLogin`] and what its flow knows, the access
 //! token requests carry (`Bearer`, or bound with DPoP: a proof and the server's nonce), and
 //! the token store they are loaded from and saved to.
 
@@ -46,8 +46,8 @@ pub(super) struct Current {
     pub(super) dpop: bool,
 }
 
-/// The OAuth side of one HTTP connection.
-pub(crate) struct OAuthSession {
+/// One connection's login at an authorization server: its configuration, the tokens it holds, and the flow that gets and renews them (not a session of MCP).
+pub(crate) struct OAuthLogin {
     pub(super) config: OAuth,
     pub(super) http: reqwest::Client,
     pub(super) server_url: Url,
@@ -62,13 +62,13 @@ pub(crate) struct OAuthSession {
     pub(super) policy: UrlPolicy,
 }
 
-impl std::fmt::Debug for OAuthSession {
+impl std::fmt::Debug for OAuthLogin {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("OAuthSession").field("server_url", &self.server_url.as_str()).finish_non_exhaustive()
+        f.debug_struct("OAuthLogin").field("server_url", &self.server_url.as_str()).finish_non_exhaustive()
     }
 }
 
-impl OAuthSession {
+impl OAuthLogin {
     pub(crate) fn new(config: OAuth, http: reqwest::Client, server_url: Url) -> Self {
         let http = config.http.clone().unwrap_or(http);
         let dpop = config.dpop.as_ref().map(|setting| match setting {
@@ -76,7 +76,7 @@ impl OAuthSession {
             DpopSetting::Key(key) => Ok(key.clone()),
         });
         let policy = UrlPolicy::new(&server_url, config.allow_private);
-        OAuthSession {
+        OAuthLogin {
             config,
             http,
             policy,
