@@ -288,3 +288,28 @@ async fn with_dpop_and_a_shared_replay_cache_a_get_stream_a_call_and_delete_land
     let gone = request(reqwest::Method::POST, &owner, Some(&session)).body(after.to_string()).send().await.unwrap();
     assert_eq!(gone.status(), 404);
 }
+
+#[tokio::test]
+async fn an_owner_whose_address_the_hop_cannot_speak_is_not_taken_for_gone() {
+    let (_server, redis) = started_redis();
+    // The owner announces an https:// address; the hop speaks plain HTTP.
+    let server = Server::builder("t", "1").tools(tools![add]).build().unwrap();
+    let listener = tokio::net::TcpListener::bind((std::net::Ipv4Addr::LOCALHOST, 0)).await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let announced = url.replace("http://", "https://");
+    let backplane = redis.backplane(announced.clone()).heartbeat(Duration::from_millis(100)).secret(SECRET);
+    let owner = server.streamable_http(HttpConfig::default().backplane(backplane));
+    let serving = owner.clone();
+    tokio::spawn(async move {
+        let _ = serving.serve(listener, std::future::pending()).await;
+    });
+    let (other, _b, _t) = in_process(&redis).await;
+    let (_, id, _) = post(&url, None, initialize()).await;
+    let id = id.unwrap();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let set_level = json!({"jsonrpc": "2.0", "id": 2, "method": "logging/setLevel", "params": {"level": "error"}});
+    let (status, _, body) = post(&other, Some(&id), set_level).await;
+    assert_eq!(status, 503, "{body}");
+    crate::support::backplane::assert_owned_by(&redis, &id, &announced, "a live owner keeps its session").await;
+    assert_eq!(owner.session_count(), 1);
+}

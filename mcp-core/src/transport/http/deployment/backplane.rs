@@ -126,7 +126,10 @@ pub const RECORDS_RENEWAL: Duration = Duration::from_secs(2);
 impl Backplane {
     /// This instance's part in a deployment whose sessions `registry` records; `address` is the
     /// URL of this instance's MCP endpoint as the other instances reach it (for example
-    /// `http://10.0.0.7:8080/mcp`). The instance gets a random id.
+    /// `http://10.0.0.7:8080/mcp`). The hop between instances speaks plain HTTP: give the
+    /// address inside the deployment's network, where the deployment secret
+    /// ([`secret`](Self::secret)) seals what it carries; an owner whose address is another
+    /// scheme is answered `503` (it is not taken for gone). The instance gets a random id.
     pub fn new(registry: Arc<dyn SessionRegistry>, address: impl Into<String>) -> Self {
         Backplane {
             registry,

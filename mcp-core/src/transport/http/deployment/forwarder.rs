@@ -107,6 +107,13 @@ impl Forwarder {
         let client = hyper_util::client::legacy::Client::builder(hyper_util::rt::TokioExecutor::new())
             .pool_idle_timeout(Duration::from_secs(30))
             .build(connector);
+        if !backplane.address.starts_with("http://") {
+            tracing::error!(
+                address = &*backplane.address,
+                "this instance's backplane address is not a plain http:// URL: the other instances cannot forward \
+                 requests to it (give the address the instances reach each other at, inside the deployment)"
+            );
+        }
         let me = HeaderValue::from_str(&backplane.instance).ok();
         let tag = tag_of(&backplane.instance);
         let bus = backplane
@@ -256,8 +263,17 @@ impl Forwarder {
         body: axum::body::Bytes,
         vouched: (Option<&str>, Option<&crate::auth::AuthInfo>),
     ) -> Result<Response, Unreachable> {
-        let uri: Uri = match address.parse() {
-            Ok(uri) => uri,
+        let uri: Uri = match address.parse::<Uri>() {
+            Ok(uri) if uri.scheme_str() == Some("http") => uri,
+            // Not "gone": an owner this instance cannot speak to may well be alive, and taking
+            // its session over would make two instances serve it.
+            Ok(_) => {
+                tracing::error!(
+                    address,
+                    "a session's owner has an address the hop does not speak (plain http:// only)"
+                );
+                return Ok(unavailable("the session's owner cannot be reached from this instance; retry later"));
+            }
             Err(_) => {
                 tracing::warn!(address, "a session's owner has an unusable address");
                 return Ok(unavailable("the session's owner has an unusable address"));
