@@ -34,7 +34,8 @@
 //! | `{prefix}:{deployment}:started` | that the deployment's records are complete (made by the first heartbeat of all) | until deleted (one small key) |
 //! | `{prefix}:{deployment}:recovering` | made when an instance that beat before has to make `started` again (Redis came back empty): while it lives, or `started` is missing, a session not recorded is answered `503`, not `404` (its owner is recording it again) | one lease |
 //! | `{prefix}:secret:{name}` | a secret the instances share ([`Redis::shared_secret`]) | until deleted (one per name) |
-//! | `{prefix}:dpop:{thumbprint}:{jti}` | a DPoP proof an instance accepted (`Redis::replay_cache`, feature `dpop`) | the proof's acceptance window, twice |
+//! | `{prefix}:dpop:{{thumbprint}}:{jti}` | a DPoP proof an instance accepted (`Redis::replay_cache`, feature `dpop`) | the proof's acceptance window, twice |
+//! | `{prefix}:dpop-count:{{thumbprint}}` | how many proofs that client sent in the current window (bounded by `RedisReplayCache::per_client`) | one proof lifetime from its first |
 //! | `{prefix}:task:{id}` | a task's record as JSON ([`RedisTaskStore`]): status, input requests, result or error, owner, running instance | the task's `ttlMs` from its creation (a day for a task without one) |
 //!
 //! The bus (what the instances tell each other: answers and cancellations for replicas,
@@ -78,7 +79,7 @@ pub use bus::RedisBus;
 pub use connection::Topology;
 pub use events::{DEFAULT_EVENT_TTL, DEFAULT_EVENTS_PER_SESSION, RedisEvents};
 #[cfg(feature = "dpop")]
-pub use replay::RedisReplayCache;
+pub use replay::{DEFAULT_PROOFS_PER_CLIENT, RedisReplayCache};
 pub use sessions::{RUNNER_GRACE, RedisSessions};
 pub use tasks::{DEFAULT_UNBOUNDED_TTL, RedisTaskStore};
 

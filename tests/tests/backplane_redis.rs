@@ -369,3 +369,21 @@ async fn the_backplane_runs_over_tls_trusting_a_private_ca() {
     assert_eq!(answered_by.len(), 2, "both instances served the session: {answered_by:?}");
     within("closing", client.close()).await;
 }
+
+#[tokio::test]
+async fn one_client_past_its_share_of_the_redis_replay_cache_locks_out_no_other() {
+    use typed_mcp::auth::ReplayCache as _;
+    let (_server, redis) = crate::support::backplane::started_redis();
+    let cache = redis.replay_cache().per_client(3);
+    let ttl = Duration::from_secs(60);
+    for jti in ["a", "b", "c"] {
+        assert_eq!(cache.first_use(&format!("greedy:{jti}"), ttl).await, Ok(true));
+    }
+    assert_eq!(cache.first_use("greedy:a", ttl).await, Ok(false), "a replay is still a replay");
+    let refused = cache.first_use("greedy:d", ttl).await;
+    assert!(refused.as_ref().is_err_and(|e| e.contains("more than 3")), "{refused:?}");
+    assert_eq!(cache.first_use("polite:a", ttl).await, Ok(true), "another client goes on");
+    // Every key under the prefix, each client's in one Cluster slot.
+    let keys = typed_mcp_redis::testing::keys(&_server.url(), "mcp:dpop*").await;
+    assert!(keys.iter().all(|k| k.contains("{greedy}") || k.contains("{polite}")), "{keys:?}");
+}
