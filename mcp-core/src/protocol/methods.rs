@@ -376,7 +376,7 @@ pub const METHODS: &[MethodInfo] = &[
     // The skills extension. No `target`: no `Mcp-Name` header is defined for them.
     request(Method::SkillsList, "skills/list", Gate::Skills, Both).cacheable().paginated(),
     request(Method::SkillsGet, "skills/get", Gate::Skills, Both).cacheable(),
-    request(Method::ResourcesDirectoryRead, "resources/directory/read", Gate::SkillsDirectory, Both),
+    request(Method::ResourcesDirectoryRead, "resources/directory/read", Gate::SkillsDirectory, Both).cacheable(),
     // The requests a server sends (in 2026-07-28, the questions of an `input_required` result).
     request(Method::ElicitationCreate, "elicitation/create", Gate::Client, Both).to_client(),
     request(Method::SamplingCreateMessage, "sampling/createMessage", Gate::Client, Both).to_client(),

@@ -228,7 +228,8 @@ mod tests {
 
     #[test]
     fn each_broken_rule_names_the_file() {
-        let cases: [(&[(&str, Vec<u8>)], &str, &str); 6] = [
+        type Files<'a> = &'a [(&'a str, Vec<u8>)];
+        let cases: [(Files, &str, &str); 6] = [
             (&[("pdf/SKILL.md", md("other"))], "skills/pdf/SKILL.md", "must be named after the skill"),
             (&[("pdf/SKILL.md", b"# no frontmatter".to_vec())], "skills/pdf/SKILL.md", "YAML frontmatter"),
             (&[("a/pdf/SKILL.md", md("pdf")), ("b/pdf/SKILL.md", md("pdf"))], "skills/b/pdf/SKILL.md", "unique"),

@@ -1,0 +1,205 @@
+//! The skills extension between our server and our client, in process, in both eras: the
+//! `skills` example's folder served and read back verified; the rules a skill folder must
+//! follow, each failing `build()` with the file named; bad requests answered with -32602 while
+//! the server goes on serving.
+
+use std::path::{Path, PathBuf};
+
+use typed_mcp::BuildError;
+use typed_mcp::client::{ClientError, ProtocolEra, SkillReadError};
+use typed_mcp::prelude::*;
+use typed_mcp::protocol::skills::digest;
+use typed_mcp::skills::{SkillResources, Skills};
+use typed_mcp::testing::{ElicitationScript, connect_in_era};
+
+fn example_skills() -> PathBuf {
+    tests::interop::workspace_root().join("examples").join("skills")
+}
+
+fn server() -> Server {
+    Server::builder("skills", "1.0.0")
+        .skills(Skills::dir(example_skills()))
+        .build()
+        .expect("the example's skills are valid")
+}
+
+async fn reads_back_verified(era: ProtocolEra) {
+    let client = connect_in_era(&server(), &ElicitationScript::new(), era).await.into_inner();
+    assert!(client.server_supports_skills());
+    let skills = client.list_skills().await.unwrap();
+    let uris: Vec<_> = skills.iter().map(|s| s.uri.as_str()).collect();
+    assert_eq!(uris, ["skill://release-notes/SKILL.md", "skill://team/code-review/SKILL.md"]);
+    assert_eq!(client.get_skill("skill://team/code-review/SKILL.md").await.unwrap(), skills[1]);
+
+    let notes = client.load_skill(&skills[0]).await.unwrap();
+    assert_eq!(notes.name(), "release-notes");
+    assert!(notes.instructions().starts_with("# Release notes"), "{}", notes.instructions());
+    assert_eq!(notes.frontmatter()["metadata"]["version"], "1.0");
+    let files: Vec<_> = notes.files().map(|f| f.uri.clone()).collect();
+    assert_eq!(files, ["skill://release-notes/references/STYLE.md", "skill://release-notes/scripts/collect.sh"]);
+    for file in notes.files() {
+        let bytes = client.read_skill_file(&notes.entry, &file.uri).await.unwrap();
+        let on_disk = example_skills().join(file.uri.trim_start_matches("skill://"));
+        assert_eq!(bytes, std::fs::read(on_disk).unwrap(), "{}", file.uri);
+    }
+    // Only listed files are read: nothing to verify another against.
+    let other = client.read_skill_file(&notes.entry, "skill://team/code-review/SKILL.md").await.unwrap_err();
+    assert!(matches!(other, SkillReadError::NotListed { .. }), "{other}");
+
+    let unknown = client.get_skill("skill://nope/SKILL.md").await.unwrap_err();
+    assert!(matches!(&unknown, ClientError::Rpc(e) if e.code == -32602), "{unknown}");
+    client.close().await;
+}
+
+#[tokio::test]
+async fn our_client_reads_our_skills_verified_in_a_2025_11_25_session() {
+    reads_back_verified(ProtocolEra::Session).await;
+}
+
+#[tokio::test]
+async fn our_client_reads_our_skills_verified_in_2026_07_28() {
+    reads_back_verified(ProtocolEra::Stateless).await;
+}
+
+#[tokio::test]
+async fn a_listing_that_disagrees_with_the_file_is_refused() {
+    let client = connect_in_era(&server(), &ElicitationScript::new(), ProtocolEra::Session).await.into_inner();
+    let mut entry = client.list_skills().await.unwrap().remove(0);
+    // The same bytes under another description: the frontmatter check catches it.
+    entry.frontmatter.insert("description".into(), "Does something else.".into());
+    let refused = client.load_skill(&entry).await.unwrap_err();
+    assert!(
+        matches!(&refused, SkillReadError::Frontmatter { problem, .. } if problem.contains("description")),
+        "{refused}"
+    );
+    // A listed digest the bytes do not have.
+    let SkillResources::Files(files) = &mut entry.resources else { panic!("a manifest") };
+    files[0].digest = digest(b"something else");
+    let refused = client.load_skill(&entry).await.unwrap_err();
+    assert!(matches!(refused, SkillReadError::Digest { .. }), "{refused}");
+    // And a listed size they do not have.
+    let SkillResources::Files(files) = &mut entry.resources else { panic!("a manifest") };
+    files[0].size += 1;
+    let refused = client.load_skill(&entry).await.unwrap_err();
+    assert!(matches!(refused, SkillReadError::Size { .. }), "{refused}");
+    client.close().await;
+}
+
+#[tokio::test]
+async fn bad_skills_requests_are_invalid_params_and_the_server_goes_on() {
+    let client = connect_in_era(&server(), &ElicitationScript::new(), ProtocolEra::Session).await.into_inner();
+    let bad: [(&str, serde_json::Value); 5] = [
+        ("skills/list", serde_json::json!({"cursor": "not a cursor"})),
+        ("skills/get", serde_json::json!({})),
+        ("skills/get", serde_json::json!({"uri": 7})),
+        ("resources/directory/read", serde_json::json!({"uri": "skill://release-notes/SKILL.md"})),
+        ("resources/directory/read", serde_json::json!({"uri": "skill://release-notes", "cursor": "99"})),
+    ];
+    for (method, params) in bad {
+        let error = client.request::<_, serde_json::Value>(method, &params).await.unwrap_err();
+        assert!(matches!(&error, ClientError::Rpc(e) if e.code == -32602), "{method} {params}: {error}");
+    }
+    let folder: serde_json::Value = client
+        .request("resources/directory/read", &serde_json::json!({"uri": "skill://release-notes/references"}))
+        .await
+        .unwrap();
+    assert_eq!(folder["resources"][0]["uri"], "skill://release-notes/references/STYLE.md");
+    assert_eq!(client.list_skills().await.unwrap().len(), 2);
+    client.close().await;
+}
+
+#[tokio::test]
+async fn without_skills_the_methods_are_not_offered() {
+    let server = Server::builder("plain", "1.0.0").build().unwrap();
+    let client = connect_in_era(&server, &ElicitationScript::new(), ProtocolEra::Session).await.into_inner();
+    assert!(!client.server_supports_skills());
+    let error = client.list_skills().await.unwrap_err();
+    assert!(matches!(&error, ClientError::Rpc(e) if e.code == -32601), "{error}");
+    client.close().await;
+}
+
+#[test]
+fn the_capability_declares_the_extension_and_directory_read() {
+    let capabilities = |skills: Skills| {
+        let server = Server::builder("s", "1").skills(skills).build().unwrap();
+        let client = tokio::runtime::Runtime::new().unwrap().block_on(async {
+            let client = typed_mcp::testing::connect(&server).await;
+            let caps = client.server_capabilities().clone();
+            client.close().await;
+            caps
+        });
+        client
+    };
+    let on = capabilities(Skills::dir(example_skills()));
+    assert_eq!(on.extensions.unwrap()["io.modelcontextprotocol/skills"], serde_json::json!({"directoryRead": true}));
+    assert!(on.resources.is_some());
+    let off = capabilities(Skills::dir(example_skills()).directory_read(false));
+    assert_eq!(off.extensions.unwrap()["io.modelcontextprotocol/skills"], serde_json::json!({}));
+}
+
+/// A folder of skills written for one test, removed after it.
+struct Folder(PathBuf);
+
+impl Folder {
+    fn new(name: &str, files: &[(&str, &str)]) -> Folder {
+        let root = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("skills-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        for (path, text) in files {
+            let path = root.join(path);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        }
+        Folder(root)
+    }
+}
+
+impl Drop for Folder {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn build_error(root: &Path) -> (String, String) {
+    match Server::builder("s", "1").skills(Skills::dir(root)).build() {
+        Err(BuildError::InvalidSkill { file, rule }) => (file, rule),
+        other => panic!("expected an invalid skill, got {other:?}"),
+    }
+}
+
+#[test]
+fn a_folder_that_breaks_a_rule_fails_build_with_the_file_named() {
+    let good = "---\nname: pdf\ndescription: Fills forms.\n---\n";
+    let cases: &[(&str, &[(&str, &str)], &str, &str)] = &[
+        ("no-frontmatter", &[("pdf/SKILL.md", "# PDF\n")], "pdf/SKILL.md", "YAML frontmatter"),
+        ("bad-yaml", &[("pdf/SKILL.md", "---\nname: [pdf\n---\n")], "pdf/SKILL.md", "not a YAML mapping"),
+        ("no-description", &[("pdf/SKILL.md", "---\nname: pdf\n---\n")], "pdf/SKILL.md", "`description`"),
+        ("bad-name", &[("Pdf/SKILL.md", "---\nname: Pdf\ndescription: d\n---\n")], "Pdf/SKILL.md", "naming rules"),
+        ("folder-name", &[("forms/SKILL.md", good)], "forms/SKILL.md", "named after the skill"),
+        ("duplicate", &[("a/pdf/SKILL.md", good), ("b/pdf/SKILL.md", good)], "b/pdf/SKILL.md", "unique"),
+        (
+            "reserved",
+            &[("pdf/SKILL.md", "---\nname: pdf\ndescription: d\nmetadata:\n  io.modelcontextprotocol/x: y\n---\n")],
+            "pdf/SKILL.md",
+            "reserved",
+        ),
+    ];
+    for (name, files, file, rule) in cases {
+        let folder = Folder::new(name, files);
+        let (named, broken) = build_error(&folder.0);
+        assert_eq!(Path::new(&named), folder.0.join(file), "{name}: {broken}");
+        assert!(broken.contains(rule), "{name}: {broken}");
+    }
+    let missing = build_error(Path::new("/nonexistent/skills"));
+    assert_eq!(missing.0, "/nonexistent/skills");
+}
+
+#[test]
+fn the_limits_of_a_skill_fail_build() {
+    let mut files = vec![("pdf/SKILL.md".to_owned(), "---\nname: pdf\ndescription: d\n---\n".to_owned())];
+    files.extend((0..512).map(|i| (format!("pdf/refs/{i}.md"), String::new())));
+    let borrowed: Vec<(&str, &str)> = files.iter().map(|(p, t)| (p.as_str(), t.as_str())).collect();
+    let folder = Folder::new("too-many", &borrowed);
+    let (file, rule) = build_error(&folder.0);
+    assert_eq!(Path::new(&file), folder.0.join("pdf"));
+    assert!(rule.contains("513 files") && rule.contains("at most 512"), "{rule}");
+}
