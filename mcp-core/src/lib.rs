@@ -219,6 +219,8 @@ pub mod __private_v0_1 {
     pub use crate::resource::{
         IntoResourceContents, ResourceCall, ResourceDef, ResourceFn, ResourceInjected, ResourceVariable,
     };
+    #[cfg(feature = "skills")]
+    pub use crate::skills::Skills;
     pub use crate::tool::{InputSchema, IntoToolResult, ToolArgument, ToolBox, ToolCall, ToolDef, ToolFn};
     pub use serde_json;
     pub use std::sync::Arc;

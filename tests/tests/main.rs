@@ -13,7 +13,7 @@
 //! | server features, in process | `skills` (the skills extension, server and client), `completion`, `logging`, `prompts`, `resources`, `sampling_roots`, `middleware`, `telemetry`, `testing_harness`, `apps` (MCP Apps; `apps_browser` in Chromium) |
 //! | the 2026-07-28 revision | `modern`, `subscriptions`, `tasks` (`tasks_redis` on a shared deployment) |
 //! | elicitation | `elicitation_form`, `elicitation_url`, `elicitation_schema` (what `#[derive(Elicit)]` sends) |
-//! | macros | `macros_tool` (run time), `macros_ui_tool`, `macros_ui_elicit`, `macros_ui_prompt_resource` (compile-time diagnostics, trybuild) |
+//! | macros | `macros_tool` (run time), `macros_ui_tool`, `macros_ui_elicit`, `macros_ui_prompt_resource`, `macros_ui_skills` (compile-time diagnostics, trybuild) |
 //! | transports, server side | `http_transport`, `http_param_headers`, `http_session_limits`, `http_tls`, `authorization` (bearer tokens), `stdio_server` |
 //! | our client | `client_in_process`, `client_stdio`, `client_http`, `client_get_stream`, `client_protocol`, `client_stateless`, `oauth_client` |
 //! | robustness | `bad_input`, `faults`, `isolation`, `load` |
@@ -73,6 +73,7 @@ mod logging;
 mod macros_tool;
 mod macros_ui_elicit;
 mod macros_ui_prompt_resource;
+mod macros_ui_skills;
 mod macros_ui_tool;
 mod middleware;
 mod modern;

@@ -122,13 +122,12 @@ async fn without_skills_the_methods_are_not_offered() {
 fn the_capability_declares_the_extension_and_directory_read() {
     let capabilities = |skills: Skills| {
         let server = Server::builder("s", "1").skills(skills).build().unwrap();
-        let client = tokio::runtime::Runtime::new().unwrap().block_on(async {
+        tokio::runtime::Runtime::new().unwrap().block_on(async {
             let client = typed_mcp::testing::connect(&server).await;
             let caps = client.server_capabilities().clone();
             client.close().await;
             caps
-        });
-        client
+        })
     };
     let on = capabilities(Skills::dir(example_skills()));
     assert_eq!(on.extensions.unwrap()["io.modelcontextprotocol/skills"], serde_json::json!({"directoryRead": true}));
@@ -169,7 +168,8 @@ fn build_error(root: &Path) -> (String, String) {
 #[test]
 fn a_folder_that_breaks_a_rule_fails_build_with_the_file_named() {
     let good = "---\nname: pdf\ndescription: Fills forms.\n---\n";
-    let cases: &[(&str, &[(&str, &str)], &str, &str)] = &[
+    type Case<'a> = (&'a str, &'a [(&'a str, &'a str)], &'a str, &'a str);
+    let cases: &[Case] = &[
         ("no-frontmatter", &[("pdf/SKILL.md", "# PDF\n")], "pdf/SKILL.md", "YAML frontmatter"),
         ("bad-yaml", &[("pdf/SKILL.md", "---\nname: [pdf\n---\n")], "pdf/SKILL.md", "not a YAML mapping"),
         ("no-description", &[("pdf/SKILL.md", "---\nname: pdf\n---\n")], "pdf/SKILL.md", "`description`"),
@@ -202,4 +202,74 @@ fn the_limits_of_a_skill_fail_build() {
     let (file, rule) = build_error(&folder.0);
     assert_eq!(Path::new(&file), folder.0.join("pdf"));
     assert!(rule.contains("513 files") && rule.contains("at most 512"), "{rule}");
+}
+
+#[tokio::test]
+async fn skills_compiled_in_are_served_as_the_folder_is() {
+    let embedded = Server::builder("skills", "1.0.0")
+        .skills(typed_mcp::skills::embed_skills!("../examples/skills"))
+        .build()
+        .expect("the embedded skills are valid");
+    let listed = |server: Server| async move {
+        let client = typed_mcp::testing::connect(&server).await;
+        let skills = client.list_skills().await.unwrap();
+        client.close().await;
+        skills
+    };
+    let from_binary = listed(embedded).await;
+    assert_eq!(from_binary.len(), 2);
+    assert_eq!(from_binary, listed(server()).await, "the same entries, digests included");
+}
+
+#[tokio::test]
+async fn a_watched_folder_that_changes_is_served_anew_and_announced() {
+    let skill = |name: &str| format!("---\nname: {name}\ndescription: Does {name}.\n---\n# {name}\n");
+    let folder = Folder::new("watched", &[("pdf/SKILL.md", &skill("pdf"))]);
+    let interval = std::time::Duration::from_millis(50);
+    let server = Server::builder("s", "1").skills(Skills::dir(&folder.0).watch(interval)).build().unwrap();
+    let client = typed_mcp::testing::connect(&server).await;
+    let resources = client.server_capabilities().resources.clone().expect("resources declared");
+    assert_eq!(resources.list_changed, Some(true));
+    let mut notifications = client.notifications();
+    assert_eq!(client.list_skills().await.unwrap().len(), 1);
+
+    // A skill added: served, and the resource list announced as changed.
+    std::fs::create_dir_all(folder.0.join("docx")).unwrap();
+    std::fs::write(folder.0.join("docx/SKILL.md"), skill("docx")).unwrap();
+    let announced = tokio::time::timeout(std::time::Duration::from_secs(10), async {
+        loop {
+            if let Ok(typed_mcp::client::ServerNotification::ResourceListChanged) = notifications.recv().await {
+                return;
+            }
+        }
+    })
+    .await;
+    assert!(announced.is_ok(), "no notifications/resources/list_changed after a skill was added");
+    let skills = client.list_skills().await.unwrap();
+    assert_eq!(skills.len(), 2);
+    let docx = client.load_skill(&skills[0]).await.unwrap();
+    assert_eq!(docx.name(), "docx");
+
+    // A change that breaks a rule: refused, and the skills before stay served.
+    std::fs::write(folder.0.join("docx/SKILL.md"), skill("word")).unwrap();
+    tokio::time::sleep(interval * 6).await;
+    assert_eq!(client.list_skills().await.unwrap().len(), 2);
+    let error = server.reload_skills().await.unwrap_err();
+    assert_eq!(Path::new(&error.file), folder.0.join("docx/SKILL.md"), "{error}");
+    // Nothing changed since the last reload: nothing to announce.
+    std::fs::write(folder.0.join("docx/SKILL.md"), skill("docx")).unwrap();
+    assert!(server.reload_skills().await.unwrap() || client.list_skills().await.unwrap().len() == 2);
+    assert!(!server.reload_skills().await.unwrap());
+    client.close().await;
+}
+
+#[test]
+fn watching_without_a_runtime_is_a_build_error() {
+    let result = Server::builder("s", "1")
+        .skills(Skills::dir(example_skills()).watch(std::time::Duration::from_secs(1)))
+        .build();
+    assert!(
+        matches!(&result, Err(BuildError::InvalidSkill { rule, .. }) if rule.contains("Tokio runtime")),
+        "{result:?}"
+    );
 }

@@ -208,7 +208,7 @@ pub(crate) struct ServerInner {
     pub(crate) tasks: tasks::Tasks,
     /// The skills served (the skills extension).
     #[cfg(feature = "skills")]
-    pub(crate) skills: Option<Arc<crate::skills::catalog::Catalog>>,
+    pub(crate) skills: Option<Arc<skills::Served>>,
     pub(crate) line: LineOptions,
     pub(crate) session: SessionConfig,
     /// What wraps every request the router dispatches, outermost first.
@@ -458,8 +458,8 @@ impl ServerBuilder {
             extensions.insert(crate::apps::EXTENSION.into(), crate::apps::capability());
         }
         #[cfg(feature = "skills")]
-        if let Some(catalog) = &skills {
-            skills::declare(&mut capabilities, catalog);
+        if let Some(served) = &skills {
+            skills::declare(&mut capabilities, served);
         }
         let era_2026 = era_2026::Settings2026 {
             server_info: self
@@ -469,7 +469,7 @@ impl ServerBuilder {
                 .flatten(),
             ..self.era_2026
         };
-        Ok(Server {
+        let server = Server {
             inner: Arc::new(ServerInner {
                 info: self.info,
                 instructions: self.instructions,
@@ -495,6 +495,9 @@ impl ServerBuilder {
                 #[cfg(feature = "otel")]
                 telemetry: self.telemetry,
             }),
-        })
+        };
+        #[cfg(feature = "skills")]
+        skills::watch(&server);
+        Ok(server)
     }
 }

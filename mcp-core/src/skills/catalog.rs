@@ -97,9 +97,16 @@ impl Catalog {
         Ok(DirectoryReadResult { resources: page.to_vec(), next_cursor: next })
     }
 
-    #[cfg(test)]
     pub(crate) fn entries(&self) -> &[SkillEntry] {
         &self.entries
+    }
+
+    /// The URI of every file of every skill.
+    pub(crate) fn file_uris(&self) -> impl Iterator<Item = String> + '_ {
+        self.entries.iter().flat_map(|e| match &e.resources {
+            SkillResources::Files(files) => files.iter().map(|f| f.uri.clone()).collect::<Vec<_>>(),
+            SkillResources::Dynamic => Vec::new(),
+        })
     }
 }
 

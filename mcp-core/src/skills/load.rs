@@ -95,6 +95,35 @@ pub(crate) fn read_dir(root: &Path) -> Result<Vec<(String, Vec<u8>)>, SkillError
     Ok(out)
 }
 
+/// A hash of the path, size and modification time of every file under `root` (names beginning
+/// with `.` left out, as [`read_dir`] leaves them out); an unreadable folder hashes its error.
+pub(crate) fn fingerprint(root: &Path) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    let mut pending = vec![root.to_path_buf()];
+    let mut seen = Vec::new();
+    while let Some(dir) = pending.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            dir.hash(&mut hasher);
+            continue;
+        };
+        for entry in entries.flatten() {
+            if entry.file_name().to_string_lossy().starts_with('.') {
+                continue;
+            }
+            let path = entry.path();
+            match std::fs::metadata(&path) {
+                Ok(meta) if meta.is_dir() => pending.push(path),
+                Ok(meta) => seen.push((path, meta.len(), meta.modified().ok())),
+                Err(_) => seen.push((path, u64::MAX, None)),
+            }
+        }
+    }
+    seen.sort();
+    seen.hash(&mut hasher);
+    hasher.finish()
+}
+
 fn too_big(bytes: u64) -> String {
     format!("the skill's files add up to {bytes} bytes; a skill may have at most {MAX_SKILL_BYTES} (16 MiB)")
 }

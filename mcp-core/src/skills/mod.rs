@@ -46,12 +46,22 @@ pub(crate) mod load;
 
 use std::borrow::Cow;
 use std::path::PathBuf;
+use std::time::Duration;
 
 pub use crate::protocol::skills::{
     DIRECTORY_MIME_TYPE, SKILL_MD, SKILL_URI_SCHEME, SKILLS_EXTENSION as EXTENSION, SkillEntry, SkillFile,
     SkillResources,
 };
 pub use load::{MAX_FILES_PER_SKILL, MAX_SKILL_BYTES};
+/// Compiles a folder of skills into the program (feature `macros`): `embed_skills!("skills")`
+/// is a [`Skills`] of every file under `skills/` (relative to the crate's `Cargo.toml`), each
+/// embedded with `include_bytes!`; `build()` checks them as it checks a folder on disk.
+///
+/// ```ignore
+/// let server = Server::builder("skills", "1.0.0").skills(typed_mcp::skills::embed_skills!("skills")).build()?;
+/// ```
+#[cfg(feature = "macros")]
+pub use typed_mcp_macros::embed_skills;
 
 /// How many skills (and folder children) one page holds by default.
 pub const DEFAULT_PAGE_SIZE: usize = 100;
@@ -81,6 +91,7 @@ pub struct Skills {
     source: Source,
     page_size: usize,
     directory_read: bool,
+    watch: Option<Duration>,
 }
 
 #[derive(Debug, Clone)]
@@ -93,7 +104,7 @@ impl Skills {
     /// The skills in the folder `path`, read when the server is built: each folder under it
     /// that holds a `SKILL.md` is a skill.
     pub fn dir(path: impl Into<PathBuf>) -> Skills {
-        Skills { source: Source::Dir(path.into()), page_size: DEFAULT_PAGE_SIZE, directory_read: true }
+        Skills { source: Source::Dir(path.into()), page_size: DEFAULT_PAGE_SIZE, directory_read: true, watch: None }
     }
 
     /// Skills from files already in memory, by their `/`-separated path under the skills
@@ -120,6 +131,7 @@ impl Skills {
             source: Source::Files { name: origin.into(), files },
             page_size: DEFAULT_PAGE_SIZE,
             directory_read: true,
+            watch: None,
         }
     }
 
@@ -134,6 +146,18 @@ impl Skills {
     /// by default.
     pub fn directory_read(mut self, on: bool) -> Skills {
         self.directory_read = on;
+        self
+    }
+
+    /// Watches the folder: every `interval`, the server looks for files added, removed or
+    /// changed (by size and modification time), reads the skills again when some are, serves
+    /// the new ones and sends `notifications/resources/list_changed` (the server declares
+    /// `resources.listChanged`). Skills that break a rule are logged, and the ones before stay
+    /// served. The server must be built inside a Tokio runtime. Files compiled in never change,
+    /// so this does nothing for [`Skills::files`]. `Server::reload_skills` does the same on
+    /// demand.
+    pub fn watch(mut self, interval: Duration) -> Skills {
+        self.watch = Some(interval.max(Duration::from_millis(10)));
         self
     }
 
@@ -156,6 +180,34 @@ impl Skills {
                 let files = files.iter().map(|(p, b)| (p.trim_start_matches('/').to_owned(), b.to_vec())).collect();
                 load::skills(files, &|p| format!("{name}{p}"))
             }
+        }
+    }
+
+    pub(crate) fn watch_interval(&self) -> Option<Duration> {
+        match self.source {
+            Source::Dir(_) => self.watch,
+            Source::Files { .. } => None,
+        }
+    }
+
+    pub(crate) fn directory_read_on(&self) -> bool {
+        self.directory_read
+    }
+
+    /// Where the skills come from, as errors name it.
+    pub(crate) fn origin(&self) -> String {
+        match &self.source {
+            Source::Dir(root) => root.display().to_string(),
+            Source::Files { name, .. } => name.to_string(),
+        }
+    }
+
+    /// A hash of every file's path, size and modification time: it changes when the folder
+    /// does. Always 0 for files compiled in.
+    pub(crate) fn fingerprint(&self) -> u64 {
+        match &self.source {
+            Source::Dir(root) => load::fingerprint(root),
+            Source::Files { .. } => 0,
         }
     }
 
