@@ -65,7 +65,7 @@
 //! | `rustls` | yes | `https://` for the HTTP client and the token verifiers: rustls, with the platform's certificate store (`tls`) |
 //! | `http-tls` | | serving Streamable HTTP over TLS yourself (`HttpConfig::tls`) |
 //! | `tracing-bridge` | | forwards the application's `tracing` events to clients as log messages |
-//! | `skills` | | agent skills over MCP (`skills`): serving a folder of skills, reading and verifying them from the client |
+//! | `skills` | | agent skills over MCP (`skills`): serving a folder of skills (or one compiled in with `embed_skills!`), reading and verifying them from the client |
 //!
 //! # Words
 //!

@@ -5,7 +5,8 @@
 //! list them with `skills/list`, read their files as `skill://` resources checked against
 //! their digests, and browse their folders with `resources/directory/read`. A skill that
 //! breaks a rule (a name that is not its folder's, no description) stops the program at start
-//! with the file and the rule. It needs typed-mcp's features `skills`, `http` and `otel-otlp`,
+//! with the file and the rule. With `--watch`, a change to the folder is served within a
+//! second and announced to clients (`notifications/resources/list_changed`). It needs typed-mcp's features `skills`, `http` and `otel-otlp`,
 //! besides the default ones.
 //!
 //! Run it with `cargo run -p examples --bin skills` (stdio), or start it with `--port N` (or
@@ -22,6 +23,7 @@
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
+use std::time::Duration;
 
 use tracing_subscriber::EnvFilter;
 use typed_mcp::prelude::*;
@@ -54,7 +56,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut builder = Server::builder("skills", env!("CARGO_PKG_VERSION"))
         .title("Skills")
         .instructions("Agent skills: list them with skills/list, then read a skill's SKILL.md when it fits the task.")
-        .skills(Skills::dir(&folder));
+        .skills(if std::env::args().any(|a| a == "--watch") {
+            Skills::dir(&folder).watch(Duration::from_secs(1))
+        } else {
+            Skills::dir(&folder)
+        });
     if let Some(otlp) = &otlp {
         builder = builder.telemetry(otlp.telemetry());
     }

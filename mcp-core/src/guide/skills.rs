@@ -65,11 +65,27 @@
 //! | `resources/list` | every file, `SKILL.md` named and described by its frontmatter |
 //! | `resources/directory/read` | a skill folder's direct children, subfolders as `inode/directory`, paged; -32602 for a URI that is not a folder of a skill. Declared as `directoryRead: true`; [`Skills::directory_read`]`(false)` turns it off |
 //!
+//! ## Watching the folder
+//!
+//! [`Skills::watch`]`(interval)` has the server look at the folder every `interval`: when a
+//! file was added, removed or changed, it reads the skills again, serves the new ones, and
+//! sends `notifications/resources/list_changed` (declaring `resources.listChanged`). A change
+//! that breaks a rule is logged and refused; the skills before stay served.
+//! [`Server::reload_skills`](crate::server::Server::reload_skills) does the same on demand.
+//!
 //! ## Skills compiled into the program
 //!
-//! One executable can carry its skills: give [`Skills::files`] the files, by their path under
-//! the skills folder, from `include_bytes!` (or `include_str!`). They are checked by `build()`
-//! exactly as a folder is, and Cargo rebuilds the program when one of them changes.
+//! One executable can carry its skills: `embed_skills!("skills")` (feature `macros`, on by
+//! default) is a [`Skills`] of every file under `skills/`, relative to the crate's
+//! `Cargo.toml`, each embedded with `include_bytes!`, so Cargo rebuilds the program when one of
+//! them changes (a file added to the folder is picked up by the crate's next build):
+//!
+//! ```ignore
+//! let server = Server::builder("skills", "1.0.0").skills(typed_mcp::skills::embed_skills!("skills")).build()?;
+//! ```
+//!
+//! Or give [`Skills::files`] the files yourself, by their path under the skills folder. Either
+//! way they are checked by `build()` exactly as a folder is.
 //!
 //! ```
 //! use typed_mcp::prelude::*;
@@ -128,6 +144,8 @@
 //! and verifies the example's skills in both eras, and our client reads the skills a TypeScript
 //! v2 server serves.
 //!
+//! [`Skills`]: crate::skills::Skills
+//! [`Skills::watch`]: crate::skills::Skills::watch
 //! [`Skills::check`]: crate::skills::Skills::check
 //! [`Skills::files`]: crate::skills::Skills::files
 //! [`Skills::page_size`]: crate::skills::Skills::page_size
