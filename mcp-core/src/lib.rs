@@ -101,9 +101,9 @@
 //!    content security policy and permissions).
 //! 6. [`tool`](mod@tool): tool definitions, argument extraction, result conversion.
 //! 7. [`prompt`](mod@prompt): prompt definitions and their arguments.
-//! 8. [`resource`](mod@resource): resources, URI templates, their contents; beside it `skills`
-//!    (feature `skills`): agent skills, their frontmatter and the rules they follow, served as
-//!    resources.
+//! 8. [`resource`](mod@resource): resources, URI templates, their contents; beside it,
+//!    `skills` (feature `skills`): agent skills, their frontmatter and the rules they follow,
+//!    served as resources.
 //! 9. [`multi_round`]: multi round-trip requests (2026-07-28): answers carried in the retry, sealed `requestState`.
 //! 10. [`task`]: tasks (the 2026-07-28 tasks extension): the task store, and a task's run.
 //! 11. [`auth`]: the resource server's side of OAuth 2.1: verifying access tokens, per-tool scopes.
