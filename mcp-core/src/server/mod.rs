@@ -156,7 +156,8 @@ pub enum BuildError {
         /// What was found at that URI (nothing, or a resource that is not a view).
         problem: String,
     },
-    /// A skill breaks a rule of the skills extension ([`crate::skills`]): the file and the rule.
+    /// A skill breaks a rule of the skills extension (`typed_mcp::skills`, feature `skills`):
+    /// the file and the rule.
     #[error("skill {file}: {rule}")]
     InvalidSkill {
         /// The file (or folder) on disk, or as embedded.

@@ -33,10 +33,11 @@
 //! Files and folders whose names begin with `.` are left out; files outside any skill's folder
 //! are ignored.
 //!
-//! On the client side, `Client::list_skills`, `Client::load_skill` and
-//! `Client::read_skill_file` (feature `skills` with `http-client` or the stdio client) return
-//! only content that matched its digest and size. The [guide chapter](crate::guide::skills)
-//! has the whole story.
+//! On the client side, [`Client::list_skills`](crate::client::Client::list_skills),
+//! [`Client::load_skill`](crate::client::Client::load_skill) and
+//! [`Client::read_skill_file`](crate::client::Client::read_skill_file) hand over only content
+//! that matched its size, digest and frontmatter. The [guide chapter](crate::guide::skills) has
+//! the whole story.
 //!
 //! [`BuildError::InvalidSkill`]: crate::BuildError::InvalidSkill
 
