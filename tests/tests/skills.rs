@@ -273,3 +273,19 @@ fn watching_without_a_runtime_is_a_build_error() {
         "{result:?}"
     );
 }
+
+#[tokio::test]
+async fn pages_of_one_skill_are_walked_to_the_end() {
+    let server = Server::builder("s", "1").skills(Skills::dir(example_skills()).page_size(1)).build().unwrap();
+    let client = typed_mcp::testing::connect(&server).await;
+    let first: serde_json::Value = client.request("skills/list", &serde_json::json!({})).await.unwrap();
+    assert_eq!(first["skills"].as_array().map(Vec::len), Some(1));
+    let cursor = first["nextCursor"].as_str().expect("a second page").to_owned();
+    let second: serde_json::Value =
+        client.request("skills/list", &serde_json::json!({"cursor": cursor})).await.unwrap();
+    assert_eq!(second["skills"][0]["uri"], "skill://team/code-review/SKILL.md");
+    assert!(second.get("nextCursor").is_none(), "{second}");
+    let all = client.list_skills().await.unwrap();
+    assert_eq!(all.len(), 2);
+    client.close().await;
+}
