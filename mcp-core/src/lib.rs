@@ -65,6 +65,7 @@
 //! | `rustls` | yes | `https://` for the HTTP client and the token verifiers: rustls, with the platform's certificate store (`tls`) |
 //! | `http-tls` | | serving Streamable HTTP over TLS yourself (`HttpConfig::tls`) |
 //! | `tracing-bridge` | | forwards the application's `tracing` events to clients as log messages |
+//! | `skills` | | agent skills over MCP (`skills`): serving a folder of skills (or one compiled in with `embed_skills!`), reading and verifying them from the client |
 //!
 //! # Words
 //!
@@ -100,7 +101,9 @@
 //!    content security policy and permissions).
 //! 6. [`tool`](mod@tool): tool definitions, argument extraction, result conversion.
 //! 7. [`prompt`](mod@prompt): prompt definitions and their arguments.
-//! 8. [`resource`](mod@resource): resources, URI templates, their contents.
+//! 8. [`resource`](mod@resource): resources, URI templates, their contents; beside it,
+//!    `skills` (feature `skills`): agent skills, their frontmatter and the rules they follow,
+//!    served as resources.
 //! 9. [`multi_round`]: multi round-trip requests (2026-07-28): answers carried in the retry, sealed `requestState`.
 //! 10. [`task`]: tasks (the 2026-07-28 tasks extension): the task store, and a task's run.
 //! 11. [`auth`]: the resource server's side of OAuth 2.1: verifying access tokens, per-tool scopes.
@@ -138,6 +141,9 @@ pub mod tool;
 pub mod prompt;
 
 pub mod resource;
+
+#[cfg(feature = "skills")]
+pub mod skills;
 
 pub mod multi_round;
 
@@ -213,6 +219,8 @@ pub mod __private_v0_1 {
     pub use crate::resource::{
         IntoResourceContents, ResourceCall, ResourceDef, ResourceFn, ResourceInjected, ResourceVariable,
     };
+    #[cfg(feature = "skills")]
+    pub use crate::skills::Skills;
     pub use crate::tool::{InputSchema, IntoToolResult, ToolArgument, ToolBox, ToolCall, ToolDef, ToolFn};
     pub use serde_json;
     pub use std::sync::Arc;

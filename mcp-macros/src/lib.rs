@@ -17,6 +17,7 @@ mod elicit;
 mod options;
 mod prompt;
 mod resource;
+mod skills;
 #[cfg(test)]
 mod snapshots;
 mod tool;
@@ -169,6 +170,22 @@ pub fn prompt(args: TokenStream, input: TokenStream) -> TokenStream {
 #[proc_macro_attribute]
 pub fn resource(args: TokenStream, input: TokenStream) -> TokenStream {
     resource::expand(args.into(), input.into()).into()
+}
+
+/// Compiles a folder of agent skills into the program, for `ServerBuilder::skills`: one
+/// executable carries them.
+///
+/// ```ignore
+/// let server = Server::builder("skills", "1.0.0").skills(embed_skills!("skills")).build()?;
+/// ```
+///
+/// The path is relative to the crate's `Cargo.toml`. Every file under it (names beginning with
+/// `.` left out) is embedded with `include_bytes!`, so Cargo rebuilds when one changes; a file
+/// added to the folder is picked up by the next build of the crate. The value is a
+/// `typed_mcp::skills::Skills`, whose skills `build()` checks as it checks a folder on disk.
+#[proc_macro]
+pub fn embed_skills(input: TokenStream) -> TokenStream {
+    skills::expand(input.into()).into()
 }
 
 #[cfg(test)]

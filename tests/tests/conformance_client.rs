@@ -103,7 +103,7 @@ fn conformance_dir() -> PathBuf {
 }
 
 /// Fails unless Node.js and both suite versions are installed in `tests/conformance/`.
-fn require_installation() {
+pub(crate) fn require_installation() {
     tests::provision::conformance_suite();
     let modules = conformance_dir().join("node_modules");
     let node = modules.join(".bin").join("node");

@@ -46,6 +46,7 @@ fn workspace_docs_build_as_docs_rs_does_with_a_feature_badge_on_gated_items() {
         ("typed_mcp/tls/struct.ServerCertificate.html", "http-tls"),
         ("typed_mcp/attr.tool.html", "macros"),
         ("typed_mcp/telemetry/struct.Telemetry.html", "otel-sdk"),
+        ("typed_mcp/skills/struct.Skills.html", "skills"),
         ("typed_mcp_redis/testing/index.html", "testing"),
     ];
     for (page, feature) in gated {

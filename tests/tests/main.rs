@@ -10,16 +10,16 @@
 //!
 //! | area | files |
 //! | --- | --- |
-//! | server features, in process | `completion`, `logging`, `prompts`, `resources`, `sampling_roots`, `middleware`, `telemetry`, `testing_harness`, `apps` (MCP Apps; `apps_browser` in Chromium) |
+//! | server features, in process | `skills` (the skills extension, server and client), `completion`, `logging`, `prompts`, `resources`, `sampling_roots`, `middleware`, `telemetry`, `testing_harness`, `apps` (MCP Apps; `apps_browser` in Chromium) |
 //! | the 2026-07-28 revision | `modern`, `subscriptions`, `tasks` (`tasks_redis` on a shared deployment) |
 //! | elicitation | `elicitation_form`, `elicitation_url`, `elicitation_page` (the URL example's page under attack), `elicitation_schema` (what `#[derive(Elicit)]` sends) |
-//! | macros | `macros_tool` (run time), `macros_ui_tool`, `macros_ui_elicit`, `macros_ui_prompt_resource` (compile-time diagnostics, trybuild) |
+//! | macros | `macros_tool` (run time), `macros_ui_tool`, `macros_ui_elicit`, `macros_ui_prompt_resource`, `macros_ui_skills` (compile-time diagnostics, trybuild) |
 //! | transports, server side | `http_transport`, `http_param_headers`, `http_session_limits`, `http_tls`, `authorization` (bearer tokens), `stdio_server` |
 //! | our client | `client_in_process`, `client_stdio`, `client_http`, `client_get_stream`, `client_protocol`, `client_stateless`, `oauth_client` |
 //! | robustness | `bad_input`, `faults`, `isolation`, `load` |
 //! | shared deployment (Redis) | `backplane_redis`, `backplane_sharing`, `backplane_trust`, `backplane_takeover`, `backplane_failover`, `backplane_load`, `backplane_interop` |
-//! | official SDKs and tools | `interop_stdio`, `interop_http`, `interop_elicitation`, `interop_surface`, `interop_oauth`, `interop_client` (our client, their server), `interop_v2_client`, `interop_v2_server`, `interop_inspector` |
-//! | conformance suite | `conformance` (server scenarios), `conformance_client` |
+//! | official SDKs and tools | `interop_stdio`, `interop_http`, `interop_elicitation`, `interop_surface`, `interop_oauth`, `interop_client` (our client, their server), `interop_v2_client`, `interop_v2_server`, `interop_skills` (the skills extension with the TypeScript v2 SDK, both ways), `interop_inspector` |
+//! | conformance suite | `conformance` (server scenarios), `conformance_client`, `conformance_skills` (the skills extension's scenarios, run by name) |
 //! | examples | `examples_programs`, `examples_table` |
 //!
 //! Packaging and documentation builds (`packaging`, `docs`) are the `publishing` binary
@@ -47,6 +47,7 @@ mod client_stdio;
 mod completion;
 mod conformance;
 mod conformance_client;
+mod conformance_skills;
 mod elicitation_form;
 mod elicitation_page;
 mod elicitation_schema;
@@ -63,6 +64,7 @@ mod interop_elicitation;
 mod interop_http;
 mod interop_inspector;
 mod interop_oauth;
+mod interop_skills;
 mod interop_stdio;
 mod interop_surface;
 mod interop_v2_client;
@@ -73,6 +75,7 @@ mod logging;
 mod macros_tool;
 mod macros_ui_elicit;
 mod macros_ui_prompt_resource;
+mod macros_ui_skills;
 mod macros_ui_tool;
 mod middleware;
 mod modern;
@@ -80,6 +83,7 @@ mod oauth_client;
 mod prompts;
 mod resources;
 mod sampling_roots;
+mod skills;
 mod stdio_server;
 mod subscriptions;
 mod tasks;

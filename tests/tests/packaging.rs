@@ -194,6 +194,7 @@ fn every_feature_builds_alone_with_none_and_all_together() {
         "otel",
         "otel-sdk",
         "otel-otlp",
+        "skills",
     ];
     let mut combinations: Vec<Vec<&str>> = vec![vec!["--no-default-features"], vec!["--all-features"]];
     for feature in features {

@@ -67,6 +67,8 @@ pub mod oauth;
 mod requests;
 mod round_trip;
 pub(crate) mod service;
+#[cfg(feature = "skills")]
+mod skills;
 #[cfg(any(feature = "http-client", fuzzing))]
 pub(crate) mod sse;
 mod tasks;
@@ -90,6 +92,8 @@ pub use handlers::{RootsHandler, SamplingFn, SamplingHandler, SamplingSupport, s
 pub use listen::Subscription;
 pub use notifications::ServerNotification;
 pub use round_trip::DEFAULT_MAX_INPUT_ROUNDS;
+#[cfg(feature = "skills")]
+pub use skills::{Skill, SkillReadError};
 pub use tasks::TaskStart;
 /// Cancels a request given to [`ToolCallBuilder::cancel_on`].
 pub use tokio_util::sync::CancellationToken;

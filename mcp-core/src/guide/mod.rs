@@ -18,6 +18,7 @@
 //! | [`eras`] | one handler for 2025-11-25 sessions and 2026-07-28 stateless requests |
 //! | [`tasks`] | long-running tools that outlive their request |
 //! | [`apps`] | MCP Apps: tools with an interactive view, its content security policy, hosts without apps |
+//! | `skills` (feature `skills`) | agent skills: serving a folder of skills (checked at build, or compiled in), reading them verified from a host |
 //! | [`client`] | using servers from Rust: transports, handlers of the server's questions, OAuth |
 //! | [`deployment`] | several instances behind a load balancer, sharing sessions through Redis |
 //! | [`operations`] | OpenTelemetry traces and metrics, middleware and rate limits, `_meta` and headers in handlers |
@@ -39,6 +40,8 @@ pub mod http;
 pub mod macros;
 pub mod operations;
 pub mod resources_and_prompts;
+#[cfg(feature = "skills")]
+pub mod skills;
 pub mod tasks;
 pub mod testing;
 pub mod tools;

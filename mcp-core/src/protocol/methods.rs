@@ -81,6 +81,10 @@ pub enum Gate {
     Completions,
     /// The tasks extension (`io.modelcontextprotocol/tasks`).
     Tasks,
+    /// The skills extension (`io.modelcontextprotocol/skills`).
+    Skills,
+    /// The skills extension with `directoryRead: true`.
+    SkillsDirectory,
     /// The client's capability of the same name (a request the server sends: `elicitation`,
     /// `sampling`, `roots`).
     Client,
@@ -153,6 +157,12 @@ pub enum Method {
     TasksUpdate,
     /// `tasks/cancel`.
     TasksCancel,
+    /// `skills/list` (skills extension).
+    SkillsList,
+    /// `skills/get` (skills extension).
+    SkillsGet,
+    /// `resources/directory/read` (skills extension).
+    ResourcesDirectoryRead,
     /// `elicitation/create`.
     ElicitationCreate,
     /// `sampling/createMessage`.
@@ -363,6 +373,10 @@ pub const METHODS: &[MethodInfo] = &[
     request(Method::TasksGet, "tasks/get", Gate::Tasks, Only2026).target(Target::TaskId),
     request(Method::TasksUpdate, "tasks/update", Gate::Tasks, Only2026).target(Target::TaskId),
     request(Method::TasksCancel, "tasks/cancel", Gate::Tasks, Only2026).target(Target::TaskId),
+    // The skills extension. No `target`: no `Mcp-Name` header is defined for them.
+    request(Method::SkillsList, "skills/list", Gate::Skills, Both).cacheable().paginated(),
+    request(Method::SkillsGet, "skills/get", Gate::Skills, Both).cacheable(),
+    request(Method::ResourcesDirectoryRead, "resources/directory/read", Gate::SkillsDirectory, Both).cacheable(),
     // The requests a server sends (in 2026-07-28, the questions of an `input_required` result).
     request(Method::ElicitationCreate, "elicitation/create", Gate::Client, Both).to_client(),
     request(Method::SamplingCreateMessage, "sampling/createMessage", Gate::Client, Both).to_client(),

@@ -11,6 +11,7 @@ pub mod prompts;
 pub mod resources;
 pub mod sampling;
 pub(crate) mod scan;
+pub mod skills;
 pub mod stateless;
 pub mod subscriptions;
 pub mod tasks;

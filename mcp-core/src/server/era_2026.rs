@@ -524,7 +524,8 @@ impl Settings2026 {
 impl super::ServerBuilder {
     /// The caching hints (`ttlMs`, `cacheScope`) of 2026-era results of `method` (one of
     /// `tools/list`, `prompts/list`, `resources/list`, `resources/templates/list`,
-    /// `resources/read`, `server/discover`), or of all of them with `method = "*"`. By default
+    /// `resources/read`, `server/discover`, and with skills `skills/list`, `skills/get`,
+    /// `resources/directory/read`), or of all of them with `method = "*"`. By default
     /// results are fresh for a minute and private.
     pub fn cache_hint(mut self, method: &str, hint: CacheHint) -> Self {
         if method == "*" {

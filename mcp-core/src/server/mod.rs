@@ -37,6 +37,8 @@ mod sampling;
 mod scopes;
 mod session;
 mod session_context;
+#[cfg(feature = "skills")]
+mod skills;
 mod state;
 #[cfg(feature = "http")]
 mod task_relay;
@@ -154,6 +156,15 @@ pub enum BuildError {
         /// What was found at that URI (nothing, or a resource that is not a view).
         problem: String,
     },
+    /// A skill breaks a rule of the skills extension (`typed_mcp::skills`, feature `skills`):
+    /// the file and the rule.
+    #[error("skill {file}: {rule}")]
+    InvalidSkill {
+        /// The file (or folder) on disk, or as embedded.
+        file: String,
+        /// The rule it breaks.
+        rule: String,
+    },
     /// A completer names a prompt argument or template variable that is not registered.
     #[error("a completer is registered for `{argument}` of {target}, which has no such argument")]
     UnknownCompletionTarget {
@@ -196,6 +207,9 @@ pub(crate) struct ServerInner {
     pub(crate) era_2026: era_2026::Settings2026,
     /// Tasks (the 2026-07-28 tasks extension).
     pub(crate) tasks: tasks::Tasks,
+    /// The skills served (the skills extension).
+    #[cfg(feature = "skills")]
+    pub(crate) skills: Option<Arc<skills::Served>>,
     pub(crate) line: LineOptions,
     pub(crate) session: SessionConfig,
     /// What wraps every request the router dispatches, outermost first.
@@ -234,6 +248,8 @@ impl Server {
             line: LineOptions::default(),
             session: SessionConfig::default(),
             middleware: Vec::new(),
+            #[cfg(feature = "skills")]
+            skills: None,
             #[cfg(feature = "otel")]
             telemetry: None,
         }
@@ -308,6 +324,8 @@ pub struct ServerBuilder {
     line: LineOptions,
     session: SessionConfig,
     middleware: Vec<Arc<dyn crate::middleware::Middleware>>,
+    #[cfg(feature = "skills")]
+    skills: Option<crate::skills::Skills>,
     #[cfg(feature = "otel")]
     telemetry: Option<crate::telemetry::Telemetry>,
 }
@@ -423,6 +441,8 @@ impl ServerBuilder {
             def.check_headers().map_err(|e| BuildError::InvalidInputSchema { tool: name, reason: e.0 })?;
         }
         let apps = registry::check_apps(&self.tools, &self.surface.resources)?;
+        #[cfg(feature = "skills")]
+        let skills = skills::prepare(&mut self)?;
         let surface = self.surface.build()?;
         let some_tool_runs_as_task = self.tools.iter().any(|t| t.task_mode().allows_task());
         let tools = catalog::Catalog::new(self.tools, surface.page_size, surface.dynamic_tools)
@@ -438,6 +458,10 @@ impl ServerBuilder {
             let extensions = capabilities.extensions.get_or_insert_with(Default::default);
             extensions.insert(crate::apps::EXTENSION.into(), crate::apps::capability());
         }
+        #[cfg(feature = "skills")]
+        if let Some(served) = &skills {
+            skills::declare(&mut capabilities, served);
+        }
         let era_2026 = era_2026::Settings2026 {
             server_info: self
                 .era_2026
@@ -446,7 +470,7 @@ impl ServerBuilder {
                 .flatten(),
             ..self.era_2026
         };
-        Ok(Server {
+        let server = Server {
             inner: Arc::new(ServerInner {
                 info: self.info,
                 instructions: self.instructions,
@@ -464,12 +488,17 @@ impl ServerBuilder {
                 ),
                 era_2026,
                 tasks,
+                #[cfg(feature = "skills")]
+                skills,
                 line: self.line,
                 session: self.session,
                 middleware: self.middleware.into(),
                 #[cfg(feature = "otel")]
                 telemetry: self.telemetry,
             }),
-        })
+        };
+        #[cfg(feature = "skills")]
+        skills::watch(&server);
+        Ok(server)
     }
 }

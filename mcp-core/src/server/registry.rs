@@ -388,7 +388,7 @@ impl Server {
 
     /// Announces a list change to every session, and to every subscription (2026 era) that
     /// asked for that list's changes.
-    async fn list_changed(&self, method: &str) {
+    pub(crate) async fn list_changed(&self, method: &str) {
         #[cfg(feature = "http")]
         if let Some(deployment) = self.inner.deployment.get() {
             deployment.list_changed(method);

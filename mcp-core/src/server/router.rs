@@ -37,6 +37,10 @@ pub(crate) fn offers(server: &ServerInner, method: &MethodInfo) -> bool {
         Gate::Logging => c.logging.is_some(),
         Gate::Completions => c.completions.is_some(),
         Gate::Tasks => server.tasks.enabled,
+        #[cfg(feature = "skills")]
+        Gate::Skills | Gate::SkillsDirectory => super::skills::offers(server, method.gate == Gate::SkillsDirectory),
+        #[cfg(not(feature = "skills"))]
+        Gate::Skills | Gate::SkillsDirectory => false,
         Gate::Client => false,
     }
 }
@@ -148,6 +152,14 @@ fn dispatch(
         Method::TasksGet | Method::TasksUpdate | Method::TasksCancel => {
             let (server, state) = (server.clone(), state.clone());
             Handling::future(async move { super::tasks::handle(&server, &state, &request).await })
+        }
+        #[cfg(feature = "skills")]
+        Method::SkillsList | Method::SkillsGet | Method::ResourcesDirectoryRead => {
+            ready(super::skills::answer(server, method.id, &request))
+        }
+        #[cfg(not(feature = "skills"))]
+        Method::SkillsList | Method::SkillsGet | Method::ResourcesDirectoryRead => {
+            ready(Err(ErrorObject::method_not_found(method.name)))
         }
         // `initialize` is the session's own (see `super::session`); the rest are sent by servers,
         // or are notifications.

@@ -18,7 +18,10 @@
 //! `json-schema-2020-12-preservation`, and for the stateless era `request-metadata`,
 //! `sep-2322-client-request-state` (questions in `input_required` results),
 //! `http-standard-headers`, `http-custom-headers`, `http-invalid-tool-headers` and
-//! `json-schema-ref-no-deref`; and every `auth/*` scenario: the client authorizes with
+//! `json-schema-ref-no-deref`; the skills extension's `sep-2640-client-no-prefetch` (lists the
+//! skills and reads no file) and `sep-2640-client-verify-digest`, `-verify-size` and
+//! `-verify-frontmatter` (loads the first skill, then reads its files, each verified; content
+//! that fails verification stops it); and every `auth/*` scenario: the client authorizes with
 //! [`OAuth`] (discovery, registration, PKCE, scopes, step-up), playing the person's part
 //! itself (it follows the authorization endpoint's redirect without a browser), with the
 //! pre-registered credentials the suite passes in the context when it does, and the client ID
@@ -219,6 +222,40 @@ async fn request_state(url: &str) -> Result<(), Box<dyn Error>> {
     Ok(())
 }
 
+/// Lists the server's skills as a host does when it connects, and reads none of their files
+/// (nothing is fetched before a skill is loaded).
+async fn skills_listed(url: &str) -> Result<(), Box<dyn Error>> {
+    let client = client().connect_http(url).await?;
+    for skill in client.list_skills().await? {
+        tracing::info!(uri = %skill.uri, name = ?skill.name(), "listed");
+    }
+    client.close().await;
+    Ok(())
+}
+
+/// Lists the skills, loads the first (its `SKILL.md`, verified against the listing) and then
+/// reads its other files, each verified: content that fails a check stops it there.
+async fn skill_loaded(url: &str) -> Result<(), Box<dyn Error>> {
+    let client = client().connect_http(url).await?;
+    let skills = client.list_skills().await?;
+    let entry = skills.first().ok_or("the server lists no skill")?;
+    let loaded = client.load_skill(entry).await;
+    let skill = match loaded {
+        Ok(skill) => skill,
+        Err(e) => {
+            client.close().await;
+            return Err(e.into());
+        }
+    };
+    tracing::info!(name = skill.name(), "loaded");
+    for file in skill.files() {
+        let bytes = client.read_skill_file(&skill.entry, &file.uri).await?;
+        tracing::info!(uri = %file.uri, bytes = bytes.len(), "read");
+    }
+    client.close().await;
+    Ok(())
+}
+
 /// The client ID metadata document URL the suite's authorization servers expect.
 const CLIENT_METADATA_URL: &str = "https://conformance-test.local/client-metadata.json";
 
@@ -321,6 +358,10 @@ async fn run(scenario: &str, url: &str) -> Result<(), Box<dyn Error>> {
         "elicitation-sep1034-client-defaults" | "elicitation-defaults" => elicitation_defaults(url).await,
         "sse-retry" => sse_retry(url).await,
         "json-schema-2020-12-preservation" => schema_preservation(url).await,
+        "sep-2640-client-no-prefetch" => skills_listed(url).await,
+        "sep-2640-client-verify-digest" | "sep-2640-client-verify-size" | "sep-2640-client-verify-frontmatter" => {
+            skill_loaded(url).await
+        }
         s if s.starts_with("auth/") => authorized(s, url).await,
         s => Err(format!("unknown scenario `{s}`").into()),
     }
