@@ -23,7 +23,7 @@ use crate::support::http::{ACCEPT_BOTH, Endpoint, PROTOCOL, json_body, serve_rou
 const RESOURCE: &str = "https://mcp.test/mcp";
 
 /// The issuer's signing key (P-256), made for these tests.
-const KEY_A: &str = "-----BEGIN PRIVATE KEY-----
+pub(crate) const KEY_A: &str = "-----BEGIN PRIVATE KEY-----
 MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQg5pziGwZKa5NDLQt4
 h8md4rR5XJ7kpjmnNJ8GCmbwcEOhRANCAASFZm2xouyqEXXsSl6ylQ9toRP8VNLf
 Tt5uKonh1EhDApSlhNjWQF7DSIO+ldZ08hgxc1o4D12lub4i5h/MayHr
@@ -111,11 +111,11 @@ fn claims(issuer: &str, sub: &str, scope: &str) -> Value {
     claims_for(issuer, sub, scope, RESOURCE)
 }
 
-fn claims_for(issuer: &str, sub: &str, scope: &str, audience: &str) -> Value {
+pub(crate) fn claims_for(issuer: &str, sub: &str, scope: &str, audience: &str) -> Value {
     json!({"iss": issuer, "sub": sub, "aud": audience, "exp": now() + 600, "iat": now(), "scope": scope, "client_id": "test-client"})
 }
 
-fn sign(claims: &Value, kid: &str, key: &str) -> String {
+pub(crate) fn sign(claims: &Value, kid: &str, key: &str) -> String {
     sign_typed(claims, kid, key, Some("at+jwt"))
 }
 

@@ -313,3 +313,66 @@ async fn an_owner_whose_address_the_hop_cannot_speak_is_not_taken_for_gone() {
     crate::support::backplane::assert_owned_by(&redis, &id, &announced, "a live owner keeps its session").await;
     assert_eq!(owner.session_count(), 1);
 }
+
+/// The `protected` example as one instance of a deployment on `redis_url`, every instance
+/// announcing `resource`; killed when dropped.
+async fn protected_example(redis_url: &str, issuer: &str, resource: &str) -> (tokio::process::Child, String) {
+    let port = typed_mcp_redis::testing::free_port();
+    let child = tokio::process::Command::new(tests::interop::example_binary("protected"))
+        .args(["--port", &port.to_string(), "--issuer", issuer, "--resource", resource])
+        .args(["--redis", redis_url, "--redis-prefix", "notes", "--secret", std::str::from_utf8(SECRET).unwrap()])
+        .env("RUST_LOG", "warn")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("start the protected example");
+    let started = std::time::Instant::now();
+    while tokio::net::TcpStream::connect(("127.0.0.1", port)).await.is_err() {
+        assert!(started.elapsed() < Duration::from_secs(30), "protected did not listen");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    (child, format!("http://127.0.0.1:{port}/mcp"))
+}
+
+#[tokio::test]
+async fn protected_example_instances_share_sessions_and_keep_users_apart() {
+    use crate::authorization::{Issuer, KEY_A, claims_for, sign};
+    let redis = typed_mcp_redis::testing::RedisServer::start();
+    let issuer = Issuer::start().await;
+    let resource = "https://notes.example/mcp";
+    let (_a, a) = protected_example(&redis.url(), &issuer.url, resource).await;
+    let (_b, b) = protected_example(&redis.url(), &issuer.url, resource).await;
+    let token = |sub: &str| sign(&claims_for(&issuer.url, sub, "notes:read", resource), "a", KEY_A);
+    let (alice, bob) = (token("alice"), token("bob"));
+    let http = crate::support::http_client();
+    let send = |url: &str, token: &str, session: Option<&str>, body: serde_json::Value| {
+        let mut r = http
+            .post(url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2025-11-25")
+            .header("authorization", format!("Bearer {token}"))
+            .body(body.to_string());
+        if let Some(session) = session {
+            r = r.header("mcp-session-id", session);
+        }
+        r.send()
+    };
+    let opened = send(&a, &alice, None, initialize()).await.unwrap();
+    assert_eq!(opened.status(), 200);
+    let session = opened.headers()["mcp-session-id"].to_str().unwrap().to_owned();
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    assert_eq!(send(&a, &alice, Some(&session), initialized).await.unwrap().status(), 202);
+    let whoami =
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "whoami", "arguments": {}}});
+    // Alice's session, served by the other instance.
+    let served = send(&b, &alice, Some(&session), whoami.clone()).await.unwrap();
+    assert_eq!(served.status(), 200);
+    assert!(served.text().await.unwrap().contains("alice"));
+    // Bob naming it, on either instance: as unknown as any session id.
+    for url in [&a, &b] {
+        let refused = send(url, &bob, Some(&session), whoami.clone()).await.unwrap();
+        assert_eq!(refused.status(), 404, "{url}");
+    }
+}

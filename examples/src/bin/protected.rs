@@ -24,8 +24,16 @@
 //!
 //! DPoP-bound tokens (RFC 9449): `--dpop` accepts them (with a proof per request, replays
 //! refused) besides bearer tokens; `--dpop-required` refuses bearer tokens; `--dpop-nonces`
-//! also makes proofs carry a nonce the server hands out. `--redis URL` shares the proofs seen
-//! (and the nonce secret) with every instance using the same Redis.
+//! also makes proofs carry a nonce the server hands out.
+//!
+//! Several instances: `--redis URL` (or `REDIS_URL`) makes this one instance of a deployment
+//! sharing its sessions, and the DPoP proofs seen (and the nonce secret), through that Redis: a
+//! session opened on one instance is served by any. Behind a load balancer, give every instance
+//! the URL clients use as `--resource URL` (tokens are issued for it), the same `--secret S`
+//! (or `DEPLOYMENT_SECRET`, 32 bytes or more: it seals what the instances tell each other;
+//! without it one kept in Redis is used), and, when other deployments share the Redis,
+//! `--redis-prefix P`. Sessions are shared between plain-HTTP instances (the hop between them
+//! speaks `http://`); with `--tls-cert`, only the DPoP proofs are.
 //!
 //! Logs go to stderr (`RUST_LOG`, default `info`).
 //!
@@ -143,6 +151,17 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         verifier = verifier.root_certificates(RootCertificates::from_pem_file(ca)?);
     }
 
+    let redis = match option("--redis", "REDIS_URL") {
+        Some(url) => {
+            let redis = typed_mcp_redis::Redis::connect(&url).map_err(|e| format!("--redis: {e}"))?;
+            Some(match option("--redis-prefix", "REDIS_PREFIX") {
+                Some(prefix) => redis.with_prefix(prefix).map_err(|e| format!("--redis-prefix: {e}"))?,
+                None => redis,
+            })
+        }
+        None => None,
+    };
+
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", port))
         .await
         .map_err(|e| format!("cannot listen on 127.0.0.1:{port} (--port): {e}"))?;
@@ -154,11 +173,15 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         // Clients ask for reading first, and for writing when they first write.
         .initial_scopes(["notes:read"])
         .resource_name("Protected notes");
+    // Behind a load balancer: the URL clients use, the same on every instance.
+    let authorization = match option("--resource", "RESOURCE") {
+        Some(resource) => authorization.resource(resource),
+        None => authorization,
+    };
     let authorization = if flag("--dpop") || flag("--dpop-required") || flag("--dpop-nonces") {
         let mut dpop = Dpop::new().require(flag("--dpop-required"));
         let mut nonce_secret = None;
-        if let Some(url) = option("--redis", "REDIS_URL") {
-            let redis = typed_mcp_redis::Redis::connect(&url)?;
+        if let Some(redis) = &redis {
             nonce_secret = Some(redis.shared_secret("dpop-nonce").await?);
             dpop = dpop.replay_cache(redis.replay_cache());
         }
@@ -170,6 +193,21 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     } else {
         authorization
     };
+    if let Some(redis) = &redis {
+        if scheme == "http" {
+            let secret = match option("--secret", "DEPLOYMENT_SECRET") {
+                Some(secret) => secret.into_bytes(),
+                None => redis.shared_secret("deployment").await?.to_vec(),
+            };
+            if secret.len() < typed_mcp::transport::http::MIN_SECRET {
+                return Err(format!("--secret: {} bytes at least", typed_mcp::transport::http::MIN_SECRET).into());
+            }
+            config = config.backplane(redis.backplane(format!("http://{address}/mcp")).secret(secret));
+            tracing::info!("sharing sessions with the other instances on this Redis");
+        } else {
+            tracing::warn!("with --tls-cert, sessions stay with their instance: only DPoP proofs are shared");
+        }
+    }
     tracing::info!(%issuer, "serving MCP at {scheme}://{address}/mcp, protected by OAuth");
     let shutdown = typed_mcp::telemetry::shutdown_signal();
     server.streamable_http(config.authorization(authorization)).serve(listener, shutdown).await?;
