@@ -84,8 +84,9 @@
 //! | **instance** | one process serving a shared deployment's endpoint, behind a load balancer, sharing sessions through a **backplane** (`typed-mcp-redis`) |
 //! | **owner** | the instance that opened a session and keeps it live; its **heartbeat** renews its claim, and another instance **takes over** a session whose owner's claim lapsed |
 //! | **replica** | a copy of a session on an instance that is not its owner, built from the session's **record** in the shared **registry**, so that a request is served where it lands |
-//! | **hop** | a request an instance passes on to the session's owner (what must run there) |
-//! | **bus** | the channel on which instances tell each other about sessions (answers, cancellations, changed records) |
+//! | **hop** | a request an instance passes on to the session's owner (what must run there), with the landing instance's sealed word for what it verified |
+//! | **bus** | the channel on which instances tell each other what they must act on (answers, cancellations, changed records, announcements, URL flows, tasks): one message type, in a versioned envelope |
+//! | **deployment secret** | the key every instance of a deployment shares ([`transport::http::Backplane::secret`]); what one instance tells another is **sealed** with it (a MAC), and what is not is dropped |
 //! | **task** | a long-running tool call that outlives its request (the tasks extension): polled with `tasks/get`, answered with `tasks/update` |
 //!
 //! # Layers
