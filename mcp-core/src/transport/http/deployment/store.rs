@@ -41,7 +41,7 @@ pub struct Owner {
 pub trait SessionRegistry: Send + Sync + 'static {
     /// Announces `instance` as alive and reachable at `address` for `lease`, and keeps the
     /// sessions in `active` (owned by it) recorded for `session_ttl` more. Called every
-    /// [`Backplane::heartbeat`]. Returns whether `instance` was still announced before this
+    /// [`Backplane::heartbeat`](super::Backplane::heartbeat). Returns whether `instance` was still announced before this
     /// beat: `false` at the first beat, and when the store lost its records meanwhile (it was
     /// restarted empty), which makes the instance [`reclaim`](Self::reclaim) its sessions.
     fn heartbeat<'a>(
