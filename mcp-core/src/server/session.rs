@@ -50,6 +50,7 @@ impl ServerSession {
     /// The session marked as served over HTTP (only the HTTP transport makes sessions this
     /// way); its requests' verified identities come with each request.
     #[cfg(feature = "http")]
+    #[cfg_attr(not(feature = "otel"), allow(unused_mut))]
     pub(crate) fn over_http(mut self) -> Self {
         #[cfg(feature = "otel")]
         {
