@@ -86,7 +86,7 @@
 //! | **replica** | a copy of a session on an instance that is not its owner, built from the session's **record** in the shared **registry**, so that a request is served where it lands |
 //! | **hop** | a request an instance passes on to the session's owner (what must run there), with the landing instance's sealed word for what it verified |
 //! | **bus** | the channel on which instances tell each other what they must act on (answers, cancellations, changed records, announcements, URL flows, tasks): one message type, in a versioned envelope |
-//! | **deployment secret** | the key every instance of a deployment shares ([`transport::http::Backplane::secret`]); what one instance tells another is **sealed** with it (a MAC), and what is not is dropped |
+//! | **deployment secret** | the key every instance of a deployment shares (`transport::http::Backplane::secret`, feature `http`); what one instance tells another is **sealed** with it (a MAC), and what is not is dropped |
 //! | **task** | a long-running tool call that outlives its request (the tasks extension): polled with `tasks/get`, answered with `tasks/update` |
 //!
 //! # Layers

@@ -109,7 +109,7 @@
 //! `data.retryAfterMs`, never queued, so one caller's burst slows no one else. Behind a load
 //! balancer every anonymous request comes from the balancer's address: name the header it
 //! appends the client's address to with
-//! [`client_address_header`](crate::middleware::RateLimit::client_address_header).
+//! `client_address_header` (feature `http`).
 //!
 //! ## The request in handlers
 //!

@@ -22,7 +22,7 @@ pub type KeyFn = Arc<dyn Fn(&Incoming) -> Option<String> + Send + Sync>;
 pub enum RateLimitKey {
     /// The authenticated caller: the verified identity's subject, else the transport's
     /// principal. Anonymous requests: the client's address over HTTP (the socket's peer, or
-    /// the one [`RateLimit::client_address_header`] names behind a proxy), else the session
+    /// the one `RateLimit::client_address_header` (feature `http`) names behind a proxy), else the session
     /// (stdio, in-process); requests with none of these share one bucket. Opening a new
     /// session never gives a caller a fresh bucket, except where there is no address to key on.
     Caller,
