@@ -57,8 +57,8 @@ pub(crate) async fn forward_if_elsewhere(
             return None;
         }
         return match Landing::of(&bytes) {
-            Landing::Answer(asker) if asker != forwarder.tag => {
-                Some(over_the_bus(forwarder, &parts.headers, &bytes, id, principal, Some(asker)).await)
+            Landing::Answer(asker) if *asker != *forwarder.backplane.instance => {
+                Some(over_the_bus(forwarder, &parts.headers, &bytes, id, principal, Some(&asker)).await)
             }
             Landing::Cancel => Some(over_the_bus(forwarder, &parts.headers, &bytes, id, principal, None).await),
             _ => None,
@@ -78,10 +78,10 @@ pub(crate) async fn forward_if_elsewhere(
                 }
             }
             Landing::Answer(asker) => {
-                if asker == forwarder.tag && forwarder.replica(id).is_some() {
+                if *asker == *forwarder.backplane.instance && forwarder.replica(id).is_some() {
                     return None;
                 }
-                return Some(over_the_bus(forwarder, &parts.headers, &bytes, id, principal, Some(asker)).await);
+                return Some(over_the_bus(forwarder, &parts.headers, &bytes, id, principal, Some(&asker)).await);
             }
             Landing::Cancel => {
                 return Some(over_the_bus(forwarder, &parts.headers, &bytes, id, principal, None).await);
@@ -238,8 +238,8 @@ enum Landing {
     Request,
     /// A call of this tool: served here unless the tool runs on the owner.
     Call(String),
-    /// The client's answer to a question a replica asked (the tag of its instance).
-    Answer(u64),
+    /// The client's answer to a question a replica asked (the id of its instance).
+    Answer(String),
     /// A cancellation: for whichever instance runs the request.
     Cancel,
     /// Anything else: for the owner.
@@ -274,7 +274,9 @@ impl Landing {
             (Some(Some(method)), Some(_)) if method.info().changes_session => Landing::Owner,
             (Some(_), Some(_)) => Landing::Request,
             (Some(Some(McpMethod::Cancelled)), None) => Landing::Cancel,
-            (None, Some(id)) => forwarder::asker_of(&id).map_or(Landing::Owner, Landing::Answer),
+            (None, Some(id)) => {
+                forwarder::asker_of(&id).map_or(Landing::Owner, |asker| Landing::Answer(asker.to_owned()))
+            }
             _ => Landing::Owner,
         }
     }
@@ -288,7 +290,7 @@ async fn over_the_bus(
     bytes: &[u8],
     session: &str,
     principal: Option<&str>,
-    asker: Option<u64>,
+    asker: Option<&str>,
 ) -> Response {
     // Checked as it would be where it is delivered; a malformed one is refused here.
     if let Err(refused) = crate::transport::http::responses::read_message(headers, bytes) {
