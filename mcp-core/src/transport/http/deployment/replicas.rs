@@ -66,7 +66,8 @@ pub(crate) async fn replicate(shared: &Arc<Shared>, forwarder: &Forwarder, id: &
     // Not resumable: its streams carry no event ids (the owner numbers and keeps the session's
     // events); a client whose connection drops retries the request.
     let session = HttpSession::start(id.to_owned(), service, recorded.principal, shared, false);
-    session.engine().peer().number_requests_from(forwarder::REPLICA_IDS | (forwarder.tag << 32) as i64);
+    // Its questions name this instance, for the client's answers to come back here.
+    session.engine().peer().number_requests_as(&forwarder::question_prefix(&bp.instance));
     if let Some(bus) = forwarder.bus.clone() {
         let session_id = id.to_owned();
         let to = owner.clone();
