@@ -151,19 +151,23 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             Some(prefix) => redis.with_prefix(prefix).map_err(|e| format!("--redis-prefix: {e}"))?,
             None => redis,
         };
-        let key = redis.shared_secret("request-state").await.map_err(|e| format!("--redis: {e}"))?;
-        builder = builder.task_store(redis.task_store()).request_state_key(StateKey::from_bytes(key));
         // The deployment secret seals what the instances tell each other. Give every instance
         // the same one (`--secret`, or DEPLOYMENT_SECRET: 32 bytes or more); without it, one
         // is made in Redis by the first instance, which shields the instances from clients
-        // but not from whoever can write to Redis.
-        let secret = match option("--secret", "DEPLOYMENT_SECRET") {
-            Some(secret) => secret.into_bytes(),
-            None => {
-                eprintln!("no --secret: the deployment secret is kept in Redis, trusted like Redis itself");
-                redis.shared_secret("deployment").await.map_err(|e| format!("--redis: {e}"))?.to_vec()
+        // but not from whoever can write to Redis. Both secrets are fetched at once.
+        let given = option("--secret", "DEPLOYMENT_SECRET");
+        if given.is_none() {
+            eprintln!("no --secret: the deployment secret is kept in Redis, trusted like Redis itself");
+        }
+        let (key, secret) = tokio::join!(redis.shared_secret("request-state"), async {
+            match given {
+                Some(secret) => Ok(secret.into_bytes()),
+                None => redis.shared_secret("deployment").await.map(|k| k.to_vec()),
             }
-        };
+        });
+        let key = key.map_err(|e| format!("--redis: {e}"))?;
+        let secret = secret.map_err(|e| format!("--redis: {e}"))?;
+        builder = builder.task_store(redis.task_store()).request_state_key(StateKey::from_bytes(key));
         if secret.len() < typed_mcp::transport::http::MIN_SECRET {
             return Err(format!("--secret: {} bytes at least", typed_mcp::transport::http::MIN_SECRET).into());
         }
