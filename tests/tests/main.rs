@@ -17,7 +17,7 @@
 //! | transports, server side | `http_transport`, `http_param_headers`, `http_session_limits`, `http_tls`, `authorization` (bearer tokens), `stdio_server` |
 //! | our client | `client_in_process`, `client_stdio`, `client_http`, `client_get_stream`, `client_protocol`, `client_stateless`, `oauth_client` |
 //! | robustness | `bad_input`, `faults`, `isolation`, `load` |
-//! | shared deployment (Redis) | `backplane_redis`, `backplane_sharing`, `backplane_trust`, `backplane_takeover`, `backplane_failover`, `backplane_load`, `backplane_interop`, `backplane_isolation` |
+//! | shared deployment (Redis) | `backplane_redis`, `backplane_sharing`, `backplane_trust`, `backplane_takeover`, `backplane_failover`, `backplane_load`, `backplane_interop` |
 //! | official SDKs and tools | `interop_stdio`, `interop_http`, `interop_elicitation`, `interop_surface`, `interop_oauth`, `interop_client` (our client, their server), `interop_v2_client`, `interop_v2_server`, `interop_skills` (the skills extension with the TypeScript v2 SDK, both ways), `interop_inspector` |
 //! | conformance suite | `conformance` (server scenarios), `conformance_client`, `conformance_skills` (the skills extension's scenarios, run by name) |
 //! | examples | `examples_programs`, `examples_table` |
@@ -32,7 +32,6 @@ mod apps_browser;
 mod authorization;
 mod backplane_failover;
 mod backplane_interop;
-mod backplane_isolation;
 mod backplane_load;
 mod backplane_redis;
 mod backplane_sharing;

@@ -47,8 +47,8 @@ use tokio_util::sync::CancellationToken;
 
 pub use config::{DEFAULT_MAX_SESSIONS, DEFAULT_MAX_SESSIONS_PER_SUBJECT, HttpConfig};
 pub use deployment::{
-    Backplane, BackplaneError, DEFAULT_HEARTBEAT, FORWARDED_HEADER, HOP_HEADER, MAX_INSTANCE_ID, MIN_SECRET,
-    MessageBus, Owner, RECORDS_RENEWAL, RUNTIME_STALL_LIMIT, SessionRegistry,
+    Backplane, BackplaneError, DEFAULT_HEARTBEAT, FORWARDED_HEADER, HOP_HEADER, MIN_SECRET, MessageBus, Owner,
+    RECORDS_RENEWAL, RUNTIME_STALL_LIMIT, SessionRegistry,
 };
 pub use events::{EventId, EventStore, MemoryEventStore};
 use session::HttpSession;

@@ -114,9 +114,6 @@ impl std::fmt::Debug for Backplane {
     }
 }
 
-/// The longest id [`Backplane::instance_id`] takes, in bytes.
-pub const MAX_INSTANCE_ID: usize = 64;
-
 /// The shortest deployment secret [`Backplane::secret`] takes, in bytes.
 pub const MIN_SECRET: usize = 32;
 
@@ -146,23 +143,6 @@ impl Backplane {
             on_owner: Arc::new([]),
             keys: Keys::default(),
         }
-    }
-
-    /// Names this instance `id` instead of a random id: what its logs, its records in the
-    /// registry and the ids of the questions its replicas ask the clients (`"<id>-<n>"`) show.
-    /// Every instance of a deployment needs its own id, and an instance started again takes a
-    /// new one (the old one's sessions are taken over from it). An id is 1 to
-    /// [`MAX_INSTANCE_ID`] letters, digits, `-`, `_`, `.` or `:`; another is refused with a
-    /// warning and the random id kept.
-    pub fn instance_id(mut self, id: impl Into<String>) -> Self {
-        let id = id.into();
-        let allowed = |c: char| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | ':');
-        if id.is_empty() || id.len() > MAX_INSTANCE_ID || !id.chars().all(allowed) {
-            tracing::warn!(id, "an unusable instance id is refused: the instance keeps its random id");
-            return self;
-        }
-        self.instance = id.into();
-        self
     }
 
     /// Runs the calls of `tool` on the instance owning their session, wherever they land (one

@@ -13,6 +13,7 @@ use tokio_util::sync::CancellationToken;
 use super::backplane::{Backplane, FORWARDED_HEADER, LEAVING_HEADER};
 use super::bus::DeploymentBus;
 use super::hop;
+use super::messages::tag_of;
 use super::store::Owner;
 use crate::engine::Service as _;
 use crate::transport::http::session::HttpSession;
@@ -41,6 +42,8 @@ pub(crate) struct Forwarder {
     owners: std::sync::Mutex<Owners>,
     /// Sessions other instances own, served here (see [`Backplane`]).
     pub(crate) replicas: std::sync::RwLock<std::collections::HashMap<String, Replica>>,
+    /// This instance's tag: what the ids of the questions its replicas ask carry.
+    pub(crate) tag: u64,
     /// When this forwarder was made: the origin of [`confirmed`](Self::confirmed).
     epoch: std::time::Instant,
     /// When (milliseconds after `epoch`) the last beat that found this instance's lease
@@ -67,22 +70,18 @@ const OWNER_CACHE: usize = 10_000;
 /// How long an owner is given to accept a connection before it counts as gone.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(1);
 
-/// The prefix of the ids of the questions (elicitations, sampling…) a replica on `instance`
-/// asks the client: such an id is the string `"<instance>-<n>"`, naming the asking instance in
-/// full, so the client's answer, wherever it lands, goes to that instance and no other. An
-/// owner numbers its own questions (JSON numbers, which JavaScript clients read exactly).
-pub(crate) fn question_prefix(instance: &str) -> String {
-    format!("{instance}-")
-}
+/// The ids of the requests a replica sends the client start here: the bits below name the
+/// replica's instance (its tag, 20 bits) and count its requests (32 bits). An owner's ids stay
+/// below (they count from 0, or, after a takeover, from the time in milliseconds × 1000), and
+/// every id stays below 2^53, which JavaScript clients read exactly.
+pub(crate) const REPLICA_IDS: i64 = 1 << 52;
 
-/// The instance that asked the question `id`, if a replica asked it: the part of a string id
-/// before its last `-`, when digits follow it.
-pub(crate) fn asker_of(id: &crate::protocol::RequestId) -> Option<&str> {
-    let crate::protocol::RequestId::String(id) = id else { return None };
-    let (instance, n) = id.rsplit_once('-')?;
-    let numbered = !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit());
-    let named = !instance.is_empty() && instance.len() <= super::backplane::MAX_INSTANCE_ID;
-    (numbered && named).then_some(instance)
+/// The tag of the instance that asked the question `id`, if a replica asked it.
+pub(crate) fn asker_of(id: &crate::protocol::RequestId) -> Option<u64> {
+    match id {
+        crate::protocol::RequestId::Number(n) if *n >= REPLICA_IDS => Some((*n as u64 >> 32) & 0xF_FFFF),
+        _ => None,
+    }
 }
 
 /// The owner could not be reached at all (nothing was sent): ask the registry again.
@@ -116,6 +115,7 @@ impl Forwarder {
             );
         }
         let me = HeaderValue::from_str(&backplane.instance).ok();
+        let tag = tag_of(&backplane.instance);
         let bus = backplane
             .bus
             .clone()
@@ -127,6 +127,7 @@ impl Forwarder {
             me,
             owners: std::sync::Mutex::default(),
             replicas: std::sync::RwLock::default(),
+            tag,
             epoch: std::time::Instant::now(),
             confirmed: std::sync::atomic::AtomicU64::new(0),
             beaten: tokio::sync::Notify::new(),
@@ -428,27 +429,4 @@ pub(crate) fn record_of(session: &HttpSession) -> Option<String> {
 /// Whether a request changes what the shared registry records of its session.
 pub(crate) fn changes_record(method: &crate::protocol::MethodName) -> bool {
     method.info().is_some_and(|m| m.changes_session)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::{asker_of, question_prefix};
-    use crate::protocol::RequestId;
-
-    #[test]
-    fn a_replicas_question_id_names_its_instance_in_full() {
-        let id = RequestId::String(format!("{}7", question_prefix("eu-west-1.node-3")).into());
-        assert_eq!(asker_of(&id), Some("eu-west-1.node-3"));
-        // The owner's own questions, and ids of other shapes, name no asker.
-        for other in [
-            RequestId::Number(7),
-            RequestId::String("7".into()),
-            RequestId::String("node-".into()),
-            RequestId::String("-7".into()),
-            RequestId::String("node-7a".into()),
-            RequestId::String(format!("{}-7", "n".repeat(65)).into()),
-        ] {
-            assert_eq!(asker_of(&other), None, "{other:?}");
-        }
-    }
 }

@@ -15,7 +15,7 @@ use super::replicas::{Replicated, replicate};
 use super::takeover::{hand_over, take_over};
 use crate::protocol::MethodName;
 use crate::protocol::methods::Method as McpMethod;
-use crate::transport::http::responses::{header_str, session_not_found};
+use crate::transport::http::responses::header_str;
 use crate::transport::http::{SESSION_HEADER, Shared};
 
 /// Serves or forwards a request for a session this instance does not own: a request nothing
@@ -57,10 +57,10 @@ pub(crate) async fn forward_if_elsewhere(
             return None;
         }
         return match Landing::of(&bytes) {
-            Landing::Answer(asker) if *asker != *forwarder.backplane.instance => {
-                Some(over_the_bus(shared, forwarder, &parts.headers, &bytes, id, principal, Some(&asker)).await)
+            Landing::Answer(asker) if asker != forwarder.tag => {
+                Some(over_the_bus(forwarder, &parts.headers, &bytes, id, principal, Some(asker)).await)
             }
-            Landing::Cancel => Some(over_the_bus(shared, forwarder, &parts.headers, &bytes, id, principal, None).await),
+            Landing::Cancel => Some(over_the_bus(forwarder, &parts.headers, &bytes, id, principal, None).await),
             _ => None,
         };
     }
@@ -78,15 +78,13 @@ pub(crate) async fn forward_if_elsewhere(
                 }
             }
             Landing::Answer(asker) => {
-                if *asker == *forwarder.backplane.instance && forwarder.replica(id).is_some() {
+                if asker == forwarder.tag && forwarder.replica(id).is_some() {
                     return None;
                 }
-                return Some(
-                    over_the_bus(shared, forwarder, &parts.headers, &bytes, id, principal, Some(&asker)).await,
-                );
+                return Some(over_the_bus(forwarder, &parts.headers, &bytes, id, principal, Some(asker)).await);
             }
             Landing::Cancel => {
-                return Some(over_the_bus(shared, forwarder, &parts.headers, &bytes, id, principal, None).await);
+                return Some(over_the_bus(forwarder, &parts.headers, &bytes, id, principal, None).await);
             }
             Landing::Owner => {}
         }
@@ -240,8 +238,8 @@ enum Landing {
     Request,
     /// A call of this tool: served here unless the tool runs on the owner.
     Call(String),
-    /// The client's answer to a question a replica asked (the id of its instance).
-    Answer(String),
+    /// The client's answer to a question a replica asked (the tag of its instance).
+    Answer(u64),
     /// A cancellation: for whichever instance runs the request.
     Cancel,
     /// Anything else: for the owner.
@@ -276,27 +274,8 @@ impl Landing {
             (Some(Some(method)), Some(_)) if method.info().changes_session => Landing::Owner,
             (Some(_), Some(_)) => Landing::Request,
             (Some(Some(McpMethod::Cancelled)), None) => Landing::Cancel,
-            (None, Some(id)) => {
-                forwarder::asker_of(&id).map_or(Landing::Owner, |asker| Landing::Answer(asker.to_owned()))
-            }
+            (None, Some(id)) => forwarder::asker_of(&id).map_or(Landing::Owner, Landing::Answer),
             _ => Landing::Owner,
-        }
-    }
-}
-
-/// The user of `session` (`Ok(None)`: no such session), as held here or recorded.
-async fn whose(shared: &Shared, forwarder: &Forwarder, session: &str) -> Result<Option<Option<String>>, ()> {
-    let owned = shared.sessions.read().ok().and_then(|s| s.get(session).cloned());
-    let held = owned.or_else(|| forwarder.replica(session).map(|r| r.session));
-    if let Some(held) = held {
-        return Ok(Some(held.principal().map(str::to_owned)));
-    }
-    match forwarder.backplane.registry.state(session).await {
-        Ok(Some(state)) => Ok(serde_json::from_str::<forwarder::Recorded>(&state).ok().map(|r| r.principal)),
-        Ok(None) => Ok(None),
-        Err(e) => {
-            tracing::warn!(error = %e, session, "cannot read a session's state");
-            Err(())
         }
     }
 }
@@ -304,13 +283,12 @@ async fn whose(shared: &Shared, forwarder: &Forwarder, session: &str) -> Result<
 /// Sends a client's answer (to the instance `asker`, or, without one, a cancellation to every
 /// instance) over the bus, to whoever holds the session and waits for it.
 async fn over_the_bus(
-    shared: &Shared,
     forwarder: &Forwarder,
     headers: &axum::http::HeaderMap,
     bytes: &[u8],
     session: &str,
     principal: Option<&str>,
-    asker: Option<&str>,
+    asker: Option<u64>,
 ) -> Response {
     // Checked as it would be where it is delivered; a malformed one is refused here.
     if let Err(refused) = crate::transport::http::responses::read_message(headers, bytes) {
@@ -319,12 +297,6 @@ async fn over_the_bus(
     let Some(bus) = &forwarder.bus else {
         return unavailable("the instances cannot reach each other; retry later");
     };
-    // Another user's session is unknown to this one, here as where it is delivered.
-    match whose(shared, forwarder, session).await {
-        Ok(Some(user)) if user.as_deref() == principal => {}
-        Ok(_) => return session_not_found(),
-        Err(()) => return unavailable("the shared session store is unavailable; retry later"),
-    }
     let frame = String::from_utf8_lossy(bytes).into_owned();
     let message = Message::Deliver { session: session.to_owned(), principal: principal.map(str::to_owned), frame };
     match bus.send_now(asker, message).await {

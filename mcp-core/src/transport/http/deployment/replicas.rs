@@ -66,8 +66,7 @@ pub(crate) async fn replicate(shared: &Arc<Shared>, forwarder: &Forwarder, id: &
     // Not resumable: its streams carry no event ids (the owner numbers and keeps the session's
     // events); a client whose connection drops retries the request.
     let session = HttpSession::start(id.to_owned(), service, recorded.principal, shared, false);
-    // Its questions name this instance, for the client's answers to come back here.
-    session.engine().peer().number_requests_as(&forwarder::question_prefix(&bp.instance));
+    session.engine().peer().number_requests_from(forwarder::REPLICA_IDS | (forwarder.tag << 32) as i64);
     if let Some(bus) = forwarder.bus.clone() {
         let session_id = id.to_owned();
         let to = owner.clone();
