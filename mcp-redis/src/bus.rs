@@ -131,7 +131,7 @@ type Messages = futures_util::stream::BoxStream<'static, Result<String, redis::R
 
 /// Subscribes to `channel` on the topology's Redis: on one node, or the primary the Sentinels
 /// name now, a classic subscription; on a Cluster, a sharded one (`SSUBSCRIBE`, on the shard
-/// owning the channel, followed through resharding and failover by the client) where the nodes
+/// owning the channel, made again when that shard's master is lost or demoted) where the nodes
 /// have it, else a classic one.
 async fn subscription(redis: &Redis, channel: &str) -> Result<Messages, redis::RedisError> {
     let client = match &redis.subscriber {
@@ -147,7 +147,18 @@ async fn subscription(redis: &Redis, channel: &str) -> Result<Messages, redis::R
             } else {
                 connection.subscribe(channel).await?;
             }
-            let stream = tokio_stream_of(pushes).filter_map(move |push| {
+            // Followed until the shard's master lets it go: it is killed (the connection to it
+            // closes) or demoted (it unsubscribes its clients). The client resubscribes only once
+            // a command of its own fails, and this connection sends none: the stream ends, and a
+            // subscription is made again on the shard's new master.
+            let ended = |kind: &redis::PushKind| {
+                matches!(
+                    kind,
+                    redis::PushKind::Disconnection | redis::PushKind::SUnsubscribe | redis::PushKind::Unsubscribe
+                )
+            };
+            let pushes = tokio_stream_of(pushes).take_while(move |push| std::future::ready(!ended(&push.kind)));
+            let stream = pushes.filter_map(move |push| {
                 // The connection lives as long as its messages are read.
                 let _keep = &connection;
                 let message = matches!(push.kind, redis::PushKind::Message | redis::PushKind::SMessage)

@@ -9,6 +9,8 @@
 //! - A master of a Cluster and the Sentinels' primary killed under load (four sessions, calls
 //!   landing on owners and non-owners): every call is answered or refused with `503` and
 //!   `Retry-After`, none hangs, none runs twice, and 3 s after the failover nothing is refused.
+//! - A bus subscription on a Cluster is made again on the new master of its channel's shard
+//!   after the old one was killed.
 
 use crate::support::backplane::{RUNS, add_call, count, in_process, initialize, post, started_redis, two_instances};
 
@@ -345,4 +347,44 @@ async fn calls_during_a_sentinel_failover_get_an_answer_or_a_retryable_error() {
     })
     .await;
     eprintln!("sentinel failover under load: {tally:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bus_subscription_follows_its_channel_through_a_cluster_master_failover() {
+    use typed_mcp::transport::http::MessageBus;
+    let mut cluster = typed_mcp_redis::testing::RedisCluster::start();
+    let connect = || Redis::connect(&cluster.url()).unwrap().with_prefix("f").unwrap();
+    let (sender, mut received) = tokio::sync::mpsc::unbounded_channel();
+    let stop = tokio_util::sync::CancellationToken::new();
+    connect().bus().subscribe("instance:x".into(), Box::new(move |m| drop(sender.send(m))), stop.clone());
+    let speaker = connect().bus();
+    assert!(hears(&speaker, &mut received, "before").await, "the subscriber never heard its channel");
+    // The master serving the channel's shard is killed; its replica takes the shard over.
+    let master = cluster.master_of("f:bus:instance:x");
+    cluster.kill(master);
+    tokio::task::block_in_place(|| cluster.wait_healthy());
+    assert!(hears(&speaker, &mut received, "after").await, "the subscription was lost with the master that served it");
+    stop.cancel();
+}
+
+/// Whether `received` gets `what` within 10 s, `speaker` publishing it again and again (a
+/// subscription takes a moment).
+async fn hears(
+    speaker: &typed_mcp_redis::RedisBus,
+    received: &mut tokio::sync::mpsc::UnboundedReceiver<String>,
+    what: &str,
+) -> bool {
+    use typed_mcp::transport::http::MessageBus;
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let _ = speaker.publish("instance:x", what.into()).await;
+        if let Ok(Some(m)) = tokio::time::timeout(Duration::from_millis(200), received.recv()).await
+            && m == what
+        {
+            return true;
+        }
+        if Instant::now() > deadline {
+            return false;
+        }
+    }
 }
