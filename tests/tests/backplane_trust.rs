@@ -13,6 +13,7 @@ use typed_mcp::transport::http::HttpConfig;
 use typed_mcp_redis::Redis;
 
 use crate::support::backplane::{SECRET, add, in_process, initialize, open_get_stream, post, started_redis};
+use crate::support::http::post_2025;
 
 /// `PUBLISH channel payload` through `redis-cli`, as anyone with write access to the Redis can.
 fn publish(redis_url: &str, channel: &str, payload: &str) {
@@ -111,19 +112,8 @@ async fn a_client_claiming_to_be_an_instance_is_refused() {
     let http = crate::support::http_client();
     let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
                       "params": {"name": "add", "arguments": {"a": 1, "b": 2}}});
-    let send = |headers: &'static [(&'static str, &'static str)]| {
-        let mut request = http
-            .post(&url)
-            .header("content-type", "application/json")
-            .header("accept", "application/json, text/event-stream")
-            .header("mcp-protocol-version", "2025-11-25")
-            .header("mcp-session-id", &id)
-            .body(call.to_string());
-        for (name, value) in headers {
-            request = request.header(*name, *value);
-        }
-        request.send()
-    };
+    let send =
+        |headers: &'static [(&'static str, &'static str)]| post_2025(&http, &url, Some(&id), headers, &call).send();
     for forged in [
         &[("mcp-forwarded-by", "someone")][..],
         &[("mcp-forwarded-by", "someone"), ("mcp-forwarded-seal", "eyJhdCI6MX0.AAAA")][..],
@@ -166,19 +156,10 @@ async fn without_a_secret_a_claim_to_be_forwarded_still_skips_nothing() {
     assert_eq!(status, 200, "{body}");
     // What only the owner does, sent there claiming to come from the owner's forwarder: not
     // served on the replica (the claim only says "I am the owner's", which it is not).
-    let response = crate::support::http_client()
-        .post(&other)
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-protocol-version", "2025-11-25")
-        .header("mcp-session-id", &id)
-        .header("mcp-forwarded-by", "someone")
-        .body(
-            json!({"jsonrpc": "2.0", "id": 3, "method": "logging/setLevel", "params": {"level": "error"}}).to_string(),
-        )
-        .send()
-        .await
-        .unwrap();
+    let set_level = json!({"jsonrpc": "2.0", "id": 3, "method": "logging/setLevel", "params": {"level": "error"}});
+    let claim = [("mcp-forwarded-by", "someone")];
+    let response =
+        post_2025(&crate::support::http_client(), &other, Some(&id), &claim, &set_level).send().await.unwrap();
     assert_eq!(response.status(), 404, "owner-only work must not run on a replica");
     // Without the claim, it takes its hop to the owner.
     let set_level = json!({"jsonrpc": "2.0", "id": 4, "method": "logging/setLevel", "params": {"level": "error"}});
@@ -347,17 +328,8 @@ async fn protected_example_instances_share_sessions_and_keep_users_apart() {
     let (alice, bob) = (token("alice"), token("bob"));
     let http = crate::support::http_client();
     let send = |url: &str, token: &str, session: Option<&str>, body: serde_json::Value| {
-        let mut r = http
-            .post(url)
-            .header("content-type", "application/json")
-            .header("accept", "application/json, text/event-stream")
-            .header("mcp-protocol-version", "2025-11-25")
-            .header("authorization", format!("Bearer {token}"))
-            .body(body.to_string());
-        if let Some(session) = session {
-            r = r.header("mcp-session-id", session);
-        }
-        r.send()
+        let bearer = format!("Bearer {token}");
+        post_2025(&http, url, session, &[("authorization", bearer.as_str())], &body).send()
     };
     let opened = send(&a, &alice, None, initialize()).await.unwrap();
     assert_eq!(opened.status(), 200);

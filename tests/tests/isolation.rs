@@ -309,18 +309,9 @@ async fn a_handler_sees_its_own_requests_token_not_a_concurrent_ones() {
     let narrow = good(&issuer.url, "alice", "notes:read");
     let wide = good(&issuer.url, "alice", "notes:read notes:write");
     let post = |token: &str, session: Option<&str>, body: Value| {
-        let mut r = endpoint
-            .client
-            .post(&endpoint.url)
-            .header(CONTENT_TYPE, "application/json")
-            .header(ACCEPT, "application/json, text/event-stream")
-            .header("mcp-protocol-version", "2025-11-25")
-            .header("authorization", format!("Bearer {token}"))
-            .body(body.to_string());
-        if let Some(session) = session {
-            r = r.header("mcp-session-id", session);
-        }
-        r.send()
+        let bearer = format!("Bearer {token}");
+        support::http::post_2025(&endpoint.client, &endpoint.url, session, &[("authorization", bearer.as_str())], &body)
+            .send()
     };
     let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
         "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});

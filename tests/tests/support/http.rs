@@ -378,3 +378,28 @@ pub async fn json_body(response: Response) -> Value {
 pub fn text_of(result: &Value) -> String {
     result["content"][0]["text"].as_str().unwrap_or_else(|| panic!("no text in {result}")).to_owned()
 }
+
+/// A 2025-era POST of `body` to `url` with `client`: JSON, both media types accepted, the
+/// session `session` (when given) and `headers` (an `Authorization`, a claim of being
+/// forwarded, …). Send it with `.send()`.
+pub fn post_2025(
+    client: &reqwest::Client,
+    url: &str,
+    session: Option<&str>,
+    headers: &[(&str, &str)],
+    body: &serde_json::Value,
+) -> reqwest::RequestBuilder {
+    let mut request = client
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2025-11-25")
+        .body(body.to_string());
+    if let Some(session) = session {
+        request = request.header("mcp-session-id", session);
+    }
+    for (name, value) in headers {
+        request = request.header(*name, *value);
+    }
+    request
+}
