@@ -149,6 +149,18 @@ impl AuthInfo {
     }
 }
 
+/// The verified identity of one HTTP request, as the transport checked it: carried in the
+/// request's extensions to the handler serving it (a type no layer outside the crate can
+/// insert), so that two requests of one session in flight at once each see their own token.
+#[cfg(feature = "http")]
+#[derive(Debug, Clone, Default)]
+pub(crate) struct RequestIdentity {
+    /// The token's details; `None` when the request carried none (no authorization configured).
+    pub(crate) identity: Option<Arc<AuthInfo>>,
+    /// Whether lists leave out what the identity may not use.
+    pub(crate) hide_unauthorized: bool,
+}
+
 /// Why a token was refused. What the client is told is only `error` and a fixed
 /// `error_description`; the reason goes to the server's log.
 #[derive(Debug, Clone, thiserror::Error)]

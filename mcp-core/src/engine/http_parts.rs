@@ -11,10 +11,6 @@ pub struct HttpRequestParts {
     pub(crate) headers: axum::http::HeaderMap,
     pub(crate) extensions: axum::http::Extensions,
     pub(crate) remote: Option<std::net::SocketAddr>,
-    /// The verified identity of the request, when the transport checked its token.
-    pub(crate) identity: Option<std::sync::Arc<crate::auth::AuthInfo>>,
-    /// Whether lists leave out what that identity may not use.
-    pub(crate) hide_unauthorized: bool,
 }
 
 #[cfg(feature = "http")]
@@ -28,19 +24,7 @@ impl HttpRequestParts {
     ) -> Self {
         headers.remove(axum::http::header::AUTHORIZATION);
         headers.remove(axum::http::header::COOKIE);
-        HttpRequestParts { headers, extensions, remote, identity: None, hide_unauthorized: false }
-    }
-
-    /// The parts, with the request's verified `identity` (and whether lists leave out what it
-    /// may not use).
-    pub(crate) fn with_identity(
-        mut self,
-        identity: Option<std::sync::Arc<crate::auth::AuthInfo>>,
-        hide_unauthorized: bool,
-    ) -> Self {
-        self.identity = identity;
-        self.hide_unauthorized = hide_unauthorized;
-        self
+        HttpRequestParts { headers, extensions, remote }
     }
 
     /// The request's headers, without `Authorization` and `Cookie`.

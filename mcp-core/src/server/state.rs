@@ -89,7 +89,9 @@ impl SessionState {
         match &self.auth {
             AuthOf::Request(auth, hide) => (auth.clone(), *hide),
             #[cfg(feature = "http")]
-            AuthOf::Transport => http.map_or((None, false), |h| (h.identity.clone(), h.hide_unauthorized)),
+            AuthOf::Transport => http
+                .and_then(|h| h.extensions.get::<crate::auth::RequestIdentity>())
+                .map_or((None, false), |v| (v.identity.clone(), v.hide_unauthorized)),
             #[cfg(not(feature = "http"))]
             AuthOf::Transport => {
                 let _ = http;

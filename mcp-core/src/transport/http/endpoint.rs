@@ -16,11 +16,10 @@ use super::deployment::release::{announce_changed, answers_or_cancels, release_n
 use super::deployment::replicas::replica;
 use super::events::EventId;
 use super::lifecycle::{lookup, make_room};
-use super::responses::{
-    Identity, accepts, header_str, json_rpc_error_for, plain, read_message, request_id, session_not_found,
-};
+use super::responses::{accepts, header_str, json_rpc_error_for, plain, read_message, request_id, session_not_found};
 use super::session::{self, Delivery, HttpSession, OpenError};
 use super::{Opening, PROTOCOL_VERSION_HEADER, Principal, SESSION_HEADER, Shared, auth, era_2026, security};
+use crate::auth::RequestIdentity;
 use crate::engine::HttpRequestParts;
 use crate::engine::Service;
 use crate::protocol::codes::UNSUPPORTED_PROTOCOL_VERSION;
@@ -199,15 +198,19 @@ async fn respond(shared: &Arc<Shared>, request: HttpRequest) -> Response {
     {
         return response;
     }
-    let auth = identity.as_ref();
     let method = parts.method.clone();
     let remote = parts.extensions.get::<axum::extract::ConnectInfo<std::net::SocketAddr>>().map(|c| c.0);
-    // Each request carries its own verified identity to the handler serving it.
-    let hide = shared.guard.as_ref().is_some_and(|g| g.settings.hide_unauthorized);
-    let http =
-        Arc::new(HttpRequestParts::new(parts.headers, parts.extensions, remote).with_identity(identity.clone(), hide));
+    // Each request carries its own verified identity to the handler serving it (nothing to
+    // carry, and nothing inserted, on an endpoint without authorization).
+    let hide_unauthorized = shared.guard.as_ref().is_some_and(|g| g.settings.hide_unauthorized);
+    let verified = RequestIdentity { identity, hide_unauthorized };
+    let mut extensions = parts.extensions;
+    if verified.identity.is_some() || verified.hide_unauthorized {
+        extensions.insert(verified.clone());
+    }
+    let http = Arc::new(HttpRequestParts::new(parts.headers, extensions, remote));
     match method {
-        Method::POST => post(shared, http, principal, auth, &bytes).await,
+        Method::POST => post(shared, http, principal, verified, &bytes).await,
         Method::GET => get(shared, &http.headers, principal).await,
         Method::DELETE => delete(shared, &http.headers, principal).await,
         _ => {
@@ -224,7 +227,7 @@ pub(crate) async fn post(
     shared: &Arc<Shared>,
     http: Arc<HttpRequestParts>,
     principal: Option<String>,
-    auth: Option<&Arc<crate::auth::AuthInfo>>,
+    auth: RequestIdentity,
     bytes: &[u8],
 ) -> Response {
     let headers = &http.headers;
@@ -232,8 +235,6 @@ pub(crate) async fn post(
         Ok(m) => m,
         Err(refused) => return *refused,
     };
-    let hide = shared.guard.as_ref().is_some_and(|g| g.settings.hide_unauthorized);
-    let auth = Identity { info: auth.cloned(), hide };
     // Checked by `endpoint`: absent, or a revision this server speaks.
     let version = header_str(headers, PROTOCOL_VERSION_HEADER);
     let message = match message {
@@ -262,8 +263,8 @@ pub(crate) async fn post(
 
 /// Whether the token of a 2025-era request has the scopes of what it calls.
 #[allow(clippy::result_large_err)] // an error response is built once per refused request
-fn check_scopes(shared: &Shared, auth: &Identity, request: &Request) -> Result<(), Response> {
-    let (Some(guard), Some(info)) = (&shared.guard, &auth.info) else { return Ok(()) };
+fn check_scopes(shared: &Shared, auth: &RequestIdentity, request: &Request) -> Result<(), Response> {
+    let (Some(guard), Some(info)) = (&shared.guard, &auth.identity) else { return Ok(()) };
     let Some(method) = request.method.info().filter(|m| m.target.is_some()) else { return Ok(()) };
     let text = request.params.as_deref().map_or(NO_PARAMS, RawValue::get);
     let view = ParamsView::read(text, Some(method)).unwrap_or_default();

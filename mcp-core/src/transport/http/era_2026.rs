@@ -20,9 +20,10 @@ use futures_util::FutureExt;
 use serde_json::value::RawValue;
 use tokio::sync::mpsc;
 
-use super::responses::{Identity, header_str, json_rpc_error_for, status_of_2026_error};
+use super::responses::{header_str, json_rpc_error_for, status_of_2026_error};
 use super::sse::{KEEP_ALIVE, format_event};
 use super::{PROTOCOL_VERSION_HEADER, SESSION_HEADER, Shared};
+use crate::auth::RequestIdentity;
 use crate::engine::HttpRequestParts;
 use crate::engine::{Cancellation, HandlerResult, Handling, Outbound, Peer, RequestScope, panic_message};
 use crate::protocol::codes::HEADER_MISMATCH;
@@ -70,7 +71,7 @@ pub(crate) async fn post(
     shared: &Arc<Shared>,
     http: &Arc<HttpRequestParts>,
     principal: Option<String>,
-    auth: Identity,
+    auth: RequestIdentity,
     request: Request2026,
 ) -> Response {
     let Request2026 { request, method, view } = request;
@@ -90,7 +91,7 @@ pub(crate) async fn post(
         Err(error) => return refuse(StatusCode::BAD_REQUEST, &error),
     };
     // A call of something that needs scopes the token lacks: 403, so the client can step up.
-    if let (Some(guard), Some(info), Some(method)) = (&shared.guard, &auth.info, method)
+    if let (Some(guard), Some(info), Some(method)) = (&shared.guard, &auth.identity, method)
         && let Err(response) = guard.check_scopes(info, &shared.server.required_scopes(method, view.target(text)))
     {
         return response;
@@ -184,7 +185,7 @@ fn check_headers(
 /// A request ready to be answered (boxed: the futures that carry it stay small).
 struct Args {
     principal: Option<String>,
-    auth: Identity,
+    auth: RequestIdentity,
     request: Request,
     view: ParamsView,
     meta: Meta2026,
@@ -231,7 +232,7 @@ fn begin(shared: &Shared, args: Box<Args>) -> Begun {
     let cancelled_on_drop = CancelOnDrop(Some(cancel));
     let server = &shared.server;
     let handling = std::panic::catch_unwind(AssertUnwindSafe(|| {
-        server.serve_2026(request, view, meta, principal, (auth.info, auth.hide), scope)
+        server.serve_2026(request, view, meta, principal, (auth.identity, auth.hide_unauthorized), scope)
     }));
     let handler = match handling {
         Ok(Handling::Ready(result)) if queue.is_empty() => {

@@ -1,8 +1,6 @@
 //! The responses every part of the endpoint gives: JSON-RPC errors with their HTTP status, the
 //! checks of a POST's media types and body, and small header helpers.
 
-use std::sync::Arc;
-
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
@@ -76,12 +74,6 @@ pub(crate) fn accepts(headers: &HeaderMap, media: &str) -> bool {
 
 pub(crate) fn session_not_found() -> Response {
     json_rpc_error(StatusCode::NOT_FOUND, &ErrorObject::new(-32001, "session not found"))
-}
-
-/// The verified identity of a request, to hand to the session serving it.
-pub(crate) struct Identity {
-    pub(crate) info: Option<Arc<crate::auth::AuthInfo>>,
-    pub(crate) hide: bool,
 }
 
 /// The message a POST carries, or the response refusing it (wrong media types, not UTF-8, not
