@@ -10,6 +10,7 @@
 //! Single scenarios run with the other subcommands (`help` lists them).
 
 mod buildcost;
+mod gateway;
 mod http;
 mod process;
 mod scenario;
@@ -58,6 +59,11 @@ commands:
   http-idle [--sessions N] <server program>          (started with `--http 0`)
   http-pending [--sessions N] [--per-session K] [--hold yes] <server program>
   build-cost [--server ours|rmcp]
+  gateway [--rounds N] [--stdio-calls N] [--window W] [--sessions N] [--calls N] [--gateway PROGRAM]
+                            ours' echo through mcp-gateway against direct, with a stdio upstream
+                            (driven over stdio) and an HTTP upstream (driven over HTTP):
+                            calls/s, p50s and `gateway/direct calls/s` (default 5 rounds; the
+                            gateway built from bench/servers/gateway unless --gateway names one)
 
 A <server command> or <server program> may be `ours`, `rmcp` or `bare`: the benchmark servers.
 ";
@@ -383,6 +389,30 @@ fn run(command: &str, args: &Args) -> Result<(), String> {
             if let Some(answered) = memory.answered_in {
                 println!("every pending call answered and returned its own result in {answered:.2?}");
             }
+            Ok(())
+        }
+        "gateway" => {
+            let program = match args.options.get("gateway") {
+                Some(program) => PathBuf::from(program),
+                None => {
+                    build_these(&["gateway"])?;
+                    release_dir().join("gateway-server")
+                }
+            };
+            build_these(&["ours"])?;
+            let bench = gateway::GatewayBench {
+                gateway: program,
+                server: server_program("ours"),
+                rounds: args.number("rounds", 5)?,
+                stdio_calls: args.number("stdio-calls", STDIO_ECHO_CALLS)?,
+                window: args.number("window", STDIO_ECHO_WINDOW)?,
+                sessions: args.number("sessions", HTTP_SESSIONS)?,
+                http_calls: args.number("calls", HTTP_ECHO_CALLS)?,
+                limit: RUN_LIMIT,
+                scratch: std::env::temp_dir().join(format!("bench-gateway-{}", std::process::id())),
+            };
+            print!("{}", bench.run(&runtime())?);
+            let _ = std::fs::remove_dir_all(&bench.scratch);
             Ok(())
         }
         "build-cost" => {

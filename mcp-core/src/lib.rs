@@ -122,6 +122,8 @@
 //! Beside them, `tls` (feature `rustls`, on by default, with `http-client`, `auth` or
 //! `http-tls`) holds the TLS settings of the HTTP client, the token verifiers and the HTTP
 //! server: extra roots to trust, the server's certificate. It imports from none of the layers.
+//! Neither does `state_map`: the application's shared state, one value per type (what
+//! [`ServerBuilder::state`](server::ServerBuilder::state) registers and [`Context::state`] reads).
 //! [`prelude`] re-exports the names most servers need. [`guide`] holds no code: it is the
 //! guide, as documentation. `fuzzing` (hidden, only under `cfg(fuzzing)`, which `cargo fuzz`
 //! sets) exposes internals to the fuzz targets.
@@ -134,6 +136,8 @@ pub mod engine;
 pub mod elicit;
 
 pub mod handler;
+
+mod state_map;
 
 pub mod apps;
 

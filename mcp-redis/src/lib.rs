@@ -41,7 +41,8 @@
 //! The bus (what the instances tell each other: answers and cancellations for replicas,
 //! notifications, URL-mode completions, tasks) is Redis pub/sub on `{prefix}:bus:deployment`,
 //! which every instance reads, and `{prefix}:bus:deployment:{tag}`, which the instances with that
-//! tag (20 bits of their id) read: nothing of it is stored. Each message is sealed with the
+//! tag (20 bits of their id) read, each message naming the instance meant in full: nothing of it
+//! is stored. Each message is sealed with the
 //! deployment secret (`Backplane::secret`), when the deployment has one: see "Trust" in the
 //! deployment guide for what access to this Redis then allows. On a Cluster whose nodes have it (Redis 7 and later) it is sharded pub/sub
 //! (`SPUBLISH`/`SSUBSCRIBE`): a channel's messages go to the shard owning the channel only,

@@ -252,6 +252,19 @@ impl SessionRegistry for RedisSessions {
         })
     }
 
+    fn address_of<'a>(
+        &'a self,
+        instance: &'a str,
+    ) -> typed_mcp::engine::BoxFuture<'a, Result<Option<String>, BackplaneError>> {
+        Box::pin(async move {
+            redis::cmd("GET")
+                .arg(self.redis.key("instance", instance))
+                .query_async(&mut self.redis.connection())
+                .await
+                .map_err(unavailable)
+        })
+    }
+
     fn owner<'a>(
         &'a self,
         session: &'a str,

@@ -59,11 +59,21 @@ pub fn interop_dir() -> PathBuf {
     workspace_root().join("tests").join("interop")
 }
 
-/// The path of an example server binary from the `examples` crate, built on first use.
+/// The path of an example server binary from the `examples` crate, built on first use (see
+/// [`package_binary`]).
+///
+/// # Panics
+///
+/// Panics with cargo's output when the build fails.
+pub fn example_binary(name: &str) -> PathBuf {
+    package_binary("examples", name)
+}
+
+/// The path of binary `name` of workspace package `package`, built on first use.
 ///
 /// A test in this crate cannot name another crate's binary (`CARGO_BIN_EXE_*` only exists for
 /// the crate's own bins), and the target directory may be moved by `CARGO_TARGET_DIR` or
-/// `build.target-dir`. So this runs `cargo build -p examples --bin NAME` with the cargo that
+/// `build.target-dir`. So this runs `cargo build -p PACKAGE --bin NAME` with the cargo that
 /// runs the tests and takes the executable path from cargo's JSON artifact messages. Cargo
 /// has released its build lock by the time tests run; when the binary is up to date the
 /// build is a no-op. Each binary is built at most once per test process.
@@ -71,15 +81,16 @@ pub fn interop_dir() -> PathBuf {
 /// # Panics
 ///
 /// Panics with cargo's output when the build fails.
-pub fn example_binary(name: &str) -> PathBuf {
-    static BUILT: OnceLock<Mutex<HashMap<String, PathBuf>>> = OnceLock::new();
+pub fn package_binary(package: &str, name: &str) -> PathBuf {
+    static BUILT: OnceLock<Mutex<HashMap<(String, String), PathBuf>>> = OnceLock::new();
     let mut built = BUILT.get_or_init(Default::default).lock().unwrap_or_else(PoisonError::into_inner);
-    if let Some(path) = built.get(name) {
+    let key = (package.to_owned(), name.to_owned());
+    if let Some(path) = built.get(&key) {
         return path.clone();
     }
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| env!("CARGO").into());
     let output = Command::new(&cargo)
-        .args(["build", "-p", "examples", "--bin", name, "--message-format=json-render-diagnostics"])
+        .args(["build", "-p", package, "--bin", name, "--message-format=json-render-diagnostics"])
         .current_dir(workspace_root())
         .stdin(Stdio::null())
         .output()
@@ -87,7 +98,7 @@ pub fn example_binary(name: &str) -> PathBuf {
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(
         output.status.success(),
-        "`cargo build -p examples --bin {name}` failed ({})\n{}",
+        "`cargo build -p {package} --bin {name}` failed ({})\n{}",
         output.status,
         String::from_utf8_lossy(&output.stderr)
     );
@@ -97,7 +108,7 @@ pub fn example_binary(name: &str) -> PathBuf {
         .filter(|message| message["reason"] == "compiler-artifact" && message["target"]["name"] == name)
         .find_map(|message| message["executable"].as_str().map(PathBuf::from))
         .unwrap_or_else(|| panic!("cargo built no executable named `{name}`; its messages:\n{stdout}"));
-    built.insert(name.to_owned(), path.clone());
+    built.insert(key, path.clone());
     path
 }
 

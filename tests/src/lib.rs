@@ -1,5 +1,6 @@
 //! Shared helpers for the integration tests.
 
+pub mod gateway;
 pub mod interop;
 pub mod programs;
 pub mod provision;

@@ -65,7 +65,7 @@ async fn connect(era: ProtocolEra, apps: bool) -> Client {
     builder.connect_in_process(&server()).await.unwrap_or_else(|e| panic!("cannot connect in {era:?}: {e}"))
 }
 
-const ERAS: [ProtocolEra; 2] = [ProtocolEra::Session, ProtocolEra::Stateless];
+const ERAS: [ProtocolEra; 2] = [ProtocolEra::Y2025, ProtocolEra::Y2026];
 
 #[tokio::test]
 async fn tools_list_carries_the_view_and_visibility_in_both_eras() {
@@ -186,7 +186,7 @@ fn summarize_plain() -> &'static str {
 
 #[tokio::test]
 async fn a_view_that_is_not_one_is_refused_by_the_client() {
-    let client = connect(ProtocolEra::Session, true).await;
+    let client = connect(ProtocolEra::Y2025, true).await;
     let not_ui = client.read_app_view("https://board/view.html").await.unwrap_err();
     assert!(not_ui.to_string().contains("not a `ui://` URI"), "{not_ui}");
     let plain = Server::builder("p", "1")

@@ -487,7 +487,7 @@ async fn lists_can_hide_what_the_token_cannot_call() {
 }
 
 #[tokio::test]
-async fn modern_requests_are_authorized_one_by_one() {
+async fn requests_of_2026_are_authorized_one_by_one() {
     let issuer = Issuer::start().await;
     let endpoint = Endpoint::serve(&server(), HttpConfig::default().authorization(authorization(&issuer))).await;
     let request = |tool: &str| {
@@ -520,6 +520,57 @@ async fn modern_requests_are_authorized_one_by_one() {
     assert_eq!(response.status(), StatusCode::FORBIDDEN);
     let response = send(Some(good(&issuer.url, "carol", "notes:write")), "write").await.unwrap();
     assert_eq!(text_of(&json_body(response).await["result"]), "written");
+}
+
+#[tokio::test]
+async fn a_2026_era_request_is_admitted_meta_then_scopes_then_headers() {
+    let issuer = Issuer::start().await;
+    let endpoint = Endpoint::serve(&server(), HttpConfig::default().authorization(authorization(&issuer))).await;
+    let send = |token: String, meta: &str, name_header: Option<&'static str>| {
+        let body = format!(
+            r#"{{"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                "params": {{"name": "write", "arguments": {{}}, "_meta": {meta}}}}}"#
+        );
+        let mut r = endpoint
+            .client
+            .post(&endpoint.url)
+            .header(CONTENT_TYPE, "application/json")
+            .header(ACCEPT, ACCEPT_BOTH)
+            .header("mcp-protocol-version", "2026-07-28")
+            .header("mcp-method", "tools/call")
+            .header("authorization", format!("Bearer {token}"))
+            .body(body);
+        if let Some(name) = name_header {
+            r = r.header("mcp-name", name);
+        }
+        r.send()
+    };
+    let meta = r#"{"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": {}}"#;
+    let reader = good(&issuer.url, "bob", "notes:read");
+    // A token without the tool's scope is told to step up before its headers are looked at,
+    // and before what its `_meta` says is read.
+    for (meta, name) in
+        [(meta, None), (meta, Some("other")), (meta.replace("{}}", "\"none\"}").as_str(), Some("write"))]
+    {
+        let response = send(reader.clone(), meta, name).await.unwrap();
+        assert_eq!(response.status(), StatusCode::FORBIDDEN, "{meta} {name:?}");
+        assert!(challenge(&response).contains("error=\"insufficient_scope\""));
+    }
+    // A `_meta` naming a member twice is refused before the token's scopes.
+    let twice = meta.replace("{}}", r#"{}, "io.modelcontextprotocol/clientCapabilities": {}}"#);
+    let response = send(reader.clone(), &twice, Some("write")).await.unwrap();
+    assert_eq!(response.status(), StatusCode::BAD_REQUEST);
+    let body = json_body(response).await;
+    assert_eq!(body["id"], 1, "{body}");
+    assert!(body["error"]["message"].as_str().unwrap().contains("duplicate"), "{body}");
+    // With the scope, the missing header is what is refused.
+    let writer = good(&issuer.url, "carol", "notes:write");
+    let response = send(writer, meta, None).await.unwrap();
+    assert_eq!(response.status(), StatusCode::BAD_REQUEST);
+    let body = json_body(response).await;
+    assert!(body["error"]["message"].as_str().unwrap().contains("Mcp-Name"), "{body}");
 }
 
 #[tokio::test]

@@ -362,7 +362,7 @@ async fn a_rolling_restart_of_three_instances_under_load_is_invisible_to_clients
             within("closing", visiting.close()).await;
         }));
     }
-    let tasks = within("connecting", Client::builder("t", "1").protocol_era(ProtocolEra::Stateless).connect_http(&url))
+    let tasks = within("connecting", Client::builder("t", "1").protocol_era(ProtocolEra::Y2026).connect_http(&url))
         .await
         .unwrap();
     {

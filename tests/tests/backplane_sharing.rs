@@ -6,6 +6,8 @@
 //!   elicitations asked on one instance are answered through the others; the same on a Redis
 //!   Cluster and behind Sentinel. Without `--redis` a session is unknown to the other instances
 //!   (what is shown served is not served by accident).
+//! - Two replicas of one session on instances sharing a bus channel each get the answers to
+//!   their own questions, wherever they land.
 //! - An answer to a question no instance asked is refused for the client to send again; a
 //!   session ended on its owner is gone at once on the instances serving it where requests land.
 //! - A URL-mode flow asked on one instance (of the `combined` test server, which serves the
@@ -16,7 +18,7 @@
 //! - `GET` with `Last-Event-ID`, and `DELETE`, on an instance that does not hold the session.
 
 use crate::support::backplane::{
-    Instance, in_process, in_process_with, initialize, post, shared_cluster, started_redis, two_instances, user,
+    Instance, SECRET, in_process, in_process_with, initialize, post, shared_cluster, started_redis, two_instances, user,
 };
 
 use std::net::Ipv4Addr;
@@ -58,19 +60,19 @@ async fn three_instances_share_a_session(redis_url: &str) {
     }
     assert_eq!(answered_by.len(), 3, "the session's calls are served where they land: {answered_by:?}");
     // A 2026-07-28 request has no session: it is served where it lands.
-    let stateless =
-        within("connecting", Client::builder("t", "1").protocol_era(ProtocolEra::Stateless).connect_http(&url))
+    let client_2026 =
+        within("connecting", Client::builder("t", "1").protocol_era(ProtocolEra::Y2026).connect_http(&url))
             .await
             .unwrap();
     let mut landed_on = std::collections::BTreeSet::new();
     for _ in 0..30 {
-        landed_on.insert(within("served_by", stateless.call_tool("served_by", ())).await.unwrap().text());
+        landed_on.insert(within("served_by", client_2026.call_tool("served_by", ())).await.unwrap().text());
         if landed_on.len() == 3 {
             break;
         }
     }
     assert_eq!(landed_on.len(), 3, "2026-07-28 requests are served where they land: {landed_on:?}");
-    within("closing", stateless.close()).await;
+    within("closing", client_2026.close()).await;
     let served = proxy.served();
     for instance in 0..3 {
         assert!(served.contains(&instance), "instance {instance} served nothing: {served:?}");
@@ -106,9 +108,9 @@ async fn an_answer_no_instance_hears_is_refused_for_the_client_to_send_it_again(
     let (a, _a_http, a_task) = in_process_with(&redis, Duration::from_secs(10), HttpConfig::default()).await;
     let (_, session, _) = post(&a, None, initialize()).await;
     let session = session.expect("a session id");
-    // The answer to a question an instance of tag 77,777 asked (how the ids of questions asked
-    // on another instance read): none listens under that tag.
-    let id = (1_i64 << 52) | (77_777_i64 << 32) | 1;
+    // The answer to a question the instance `nobody` asked (how the ids of questions asked on
+    // a replica read): no such instance listens.
+    let id = "nobody-1";
     let answer = json!({"jsonrpc": "2.0", "id": id, "result": {"action": "decline"}});
     let http = crate::support::http_client();
     let response = http
@@ -231,12 +233,10 @@ async fn a_resource_updated_on_one_instance_reaches_a_subscriber_on_another() {
     )
     .await;
     // A 2026-era subscription (`subscriptions/listen`) on A hears it too.
-    let listener = within(
-        "a 2026-era client on A",
-        Client::builder("t", "1").protocol_era(ProtocolEra::Stateless).connect_http(&a),
-    )
-    .await
-    .unwrap();
+    let listener =
+        within("a 2026-era client on A", Client::builder("t", "1").protocol_era(ProtocolEra::Y2026).connect_http(&a))
+            .await
+            .unwrap();
     let filter =
         SubscriptionFilter { resource_subscriptions: Some(vec!["notes://later".into()]), ..Default::default() };
     let mut heard = listener.notifications();
@@ -371,4 +371,87 @@ async fn three_instances_share_a_session_on_a_cluster() {
 async fn three_instances_share_a_session_behind_sentinel() {
     let sentinel = typed_mcp_redis::testing::RedisSentinel::start();
     three_instances_share_a_session(&sentinel.url()).await;
+}
+
+/// What `ask_name` asks for.
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema, Elicit)]
+struct Name {
+    /// A name.
+    name: String,
+}
+
+/// Asks the user for a name and returns it.
+#[tool]
+async fn ask_name(ctx: Context) -> Result<String, String> {
+    match ctx.elicit::<Name>("Your name?").await {
+        Ok(Elicitation::Accept(answer)) => Ok(answer.name),
+        other => Err(format!("no name: {other:?}")),
+    }
+}
+
+/// An in-process instance named `instance` (a random id when `None`) serving `ask_name`.
+async fn asking_instance(redis: &Redis, instance: Option<&str>) -> (String, tokio::task::JoinHandle<()>) {
+    let server = Server::builder("t", "1").tools(tools![ask_name]).build().unwrap();
+    let listener = tokio::net::TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let mut backplane = redis.backplane(url.clone()).heartbeat(Duration::from_millis(200)).secret(SECRET);
+    if let Some(instance) = instance {
+        backplane = backplane.instance_id(instance);
+    }
+    let http = server.streamable_http(HttpConfig::default().backplane(backplane));
+    let task = tokio::spawn(async move {
+        let _ = http.serve(listener, std::future::pending()).await;
+    });
+    (url, task)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_replicas_sharing_a_bus_channel_each_get_the_answers_to_their_own_questions() {
+    let (_redis_server, redis) = started_redis();
+    // A owns the session; B and C serve it where requests land. B's and C's ids share one tag
+    // (one bus channel, checked by a unit test of the crate): only the full id in a question's
+    // id tells their questions, and the answers, apart.
+    let (a, a_task) = asking_instance(&redis, None).await;
+    let (b, b_task) = asking_instance(&redis, Some("instance-559")).await;
+    let (c, c_task) = asking_instance(&redis, Some("instance-14222")).await;
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {"elicitation": {"form": {}}},
+        "clientInfo": {"name": "t", "version": "1"}}});
+    let (status, session, body) = post(&a, None, init).await;
+    assert_eq!(status, 200, "{body}");
+    let session = session.expect("a session id");
+    let on_b = crate::support::http::Session::join(&b, &session, None);
+    let on_c = on_b.at(&c);
+    // A call on each replica; each asks its question on the call's stream.
+    let (_, mut call_b) = on_b.start("tools/call", json!({"name": "ask_name", "arguments": {}})).await;
+    let (_, mut call_c) = on_c.start("tools/call", json!({"name": "ask_name", "arguments": {}})).await;
+    let question_b = call_b.message().await;
+    let question_c = call_c.message().await;
+    assert_eq!(question_b["method"], "elicitation/create", "{question_b}");
+    assert_eq!(question_c["method"], "elicitation/create", "{question_c}");
+    let id_b = question_b["id"].as_str().unwrap_or_else(|| panic!("a replica's question id is a string: {question_b}"));
+    let id_c = question_c["id"].as_str().unwrap_or_else(|| panic!("a replica's question id is a string: {question_c}"));
+    assert!(id_b.starts_with("instance-559-"), "B's question names B: {id_b}");
+    assert!(id_c.starts_with("instance-14222-"), "C's question names C: {id_c}");
+    // Each answer lands elsewhere: B's on C, C's on B (over the bus, on the shared channel),
+    // then a second round through the owner.
+    let accept = |name: &str| json!({"action": "accept", "content": {"name": name}});
+    on_c.answer(&question_b, accept("for B")).await;
+    on_b.answer(&question_c, accept("for C")).await;
+    let done_b = call_b.message().await;
+    let done_c = call_c.message().await;
+    assert_eq!(crate::support::http::text_of(&done_b["result"]), "for B", "{done_b}");
+    assert_eq!(crate::support::http::text_of(&done_c["result"]), "for C", "{done_c}");
+    let on_a = on_b.at(&a);
+    let (_, mut call_b) = on_b.start("tools/call", json!({"name": "ask_name", "arguments": {}})).await;
+    let (_, mut call_c) = on_c.start("tools/call", json!({"name": "ask_name", "arguments": {}})).await;
+    let (question_b, question_c) = (call_b.message().await, call_c.message().await);
+    assert_ne!(question_b["id"], question_c["id"]);
+    on_a.answer(&question_c, accept("C again")).await;
+    on_a.answer(&question_b, accept("B again")).await;
+    assert_eq!(crate::support::http::text_of(&call_c.message().await["result"]), "C again");
+    assert_eq!(crate::support::http::text_of(&call_b.message().await["result"]), "B again");
+    a_task.abort();
+    b_task.abort();
+    c_task.abort();
 }

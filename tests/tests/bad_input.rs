@@ -201,7 +201,7 @@ fn task_request(id: i64, method: &str, mut params: Value) -> Value {
 }
 
 /// A 2026-era `tools/call` of `process_data`, with `change` applied to its parameters.
-fn modern_call(id: i64, change: fn(&mut Value)) -> Value {
+fn call_2026(id: i64, change: fn(&mut Value)) -> Value {
     let mut params = json!({"name": "process_data", "arguments": {"data": "short"}, "_meta": meta()});
     change(&mut params);
     json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params})
@@ -397,65 +397,65 @@ fn catalog() -> Vec<Case> {
             .http(400),
         text("a response with a string id the server never uses", r#"{"jsonrpc":"2.0","id":"0","result":{}}"#).ignored(),
         // The 2026-07-28 era: `_meta` of each request.
-        send("a 2026 request naming an unsupported revision", Frame::Json(modern_call(40, |p| {
+        send("a 2026 request naming an unsupported revision", Frame::Json(call_2026(40, |p| {
             p["_meta"]["io.modelcontextprotocol/protocolVersion"] = json!("2099-01-01");
         })))
         .refused(UNSUPPORTED_PROTOCOL_VERSION, json!(40))
         .http(400)
         .elicitation(),
-        send("a 2026 request whose revision is not a string", Frame::Json(modern_call(41, |p| {
+        send("a 2026 request whose revision is not a string", Frame::Json(call_2026(41, |p| {
             p["_meta"]["io.modelcontextprotocol/protocolVersion"] = json!(20260728);
         })))
         .refused(INVALID_PARAMS, json!(41))
         .http(400)
         .elicitation(),
-        send("a 2026 call missing an argument", Frame::Json(modern_call(63, |p| p["arguments"] = json!({}))))
+        send("a 2026 call missing an argument", Frame::Json(call_2026(63, |p| p["arguments"] = json!({}))))
             .tool_error(json!(63))
             .mentioning("`data`")
             .elicitation(),
-        send("a 2026 call with an argument of the wrong type", Frame::Json(modern_call(64, |p| {
+        send("a 2026 call with an argument of the wrong type", Frame::Json(call_2026(64, |p| {
             p["arguments"] = json!({"data": [1]});
         })))
         .tool_error(json!(64))
         .mentioning("`data`")
         .elicitation(),
-        send("a 2026 request without client capabilities", Frame::Json(modern_call(42, |p| {
+        send("a 2026 request without client capabilities", Frame::Json(call_2026(42, |p| {
             p["_meta"].as_object_mut().unwrap().remove("io.modelcontextprotocol/clientCapabilities");
         })))
         .refused(INVALID_PARAMS, json!(42))
         .http(400)
         .elicitation(),
-        send("2026 client capabilities of the wrong type", Frame::Json(modern_call(43, |p| {
+        send("2026 client capabilities of the wrong type", Frame::Json(call_2026(43, |p| {
             p["_meta"]["io.modelcontextprotocol/clientCapabilities"] = json!(["elicitation"]);
         })))
         .refused(INVALID_PARAMS, json!(43))
         .http(400)
         .elicitation(),
-        send("a 2026 log level that does not exist", Frame::Json(modern_call(44, |p| {
+        send("a 2026 log level that does not exist", Frame::Json(call_2026(44, |p| {
             p["_meta"]["io.modelcontextprotocol/logLevel"] = json!("loud");
         })))
         .refused(INVALID_PARAMS, json!(44))
         .http(400)
         .elicitation(),
-        send("a requestState that was never sealed", Frame::Json(modern_call(45, |p| {
+        send("a requestState that was never sealed", Frame::Json(call_2026(45, |p| {
             p["requestState"] = json!("eyJ2IjoxfQ.AAAA");
         })))
         .refused(INVALID_PARAMS, json!(45))
         .http(400)
         .elicitation(),
-        send("a requestState that is not a string", Frame::Json(modern_call(46, |p| {
+        send("a requestState that is not a string", Frame::Json(call_2026(46, |p| {
             p["requestState"] = json!({"answers": {}});
         })))
         .refused(INVALID_PARAMS, json!(46))
         .http(400)
         .elicitation(),
-        send("inputResponses that are not an object", Frame::Json(modern_call(47, |p| {
+        send("inputResponses that are not an object", Frame::Json(call_2026(47, |p| {
             p["inputResponses"] = json!([{"action": "accept"}]);
         })))
         .refused(INVALID_PARAMS, json!(47))
         .http(400)
         .elicitation(),
-        send("an input response that is not an object", Frame::Json(modern_call(48, |p| {
+        send("an input response that is not an object", Frame::Json(call_2026(48, |p| {
             p["inputResponses"] = json!({"input-0": "accept"});
         })))
         .refused(INVALID_PARAMS, json!(48))
@@ -512,25 +512,25 @@ fn catalog() -> Vec<Case> {
         flow("tasks/update of a finished task", update_of_a_finished_task).elicitation().http(400),
         flow("tasks/update answering a question with something else", wrong_answer_to_a_task).elicitation().http(400),
         // Streamable HTTP: headers.
-        send("a 2026 request without Mcp-Method", Frame::Json(modern_call(50, |_| {})))
+        send("a 2026 request without Mcp-Method", Frame::Json(call_2026(50, |_| {})))
             .header("mcp-method", None)
             .refused(HEADER_MISMATCH, json!(50))
             .http(400)
             .http_only()
             .elicitation(),
-        send("a 2026 request whose Mcp-Method disagrees", Frame::Json(modern_call(51, |_| {})))
+        send("a 2026 request whose Mcp-Method disagrees", Frame::Json(call_2026(51, |_| {})))
             .header("mcp-method", Some("tools/list"))
             .refused(HEADER_MISMATCH, json!(51))
             .http(400)
             .http_only()
             .elicitation(),
-        send("a 2026 request whose Mcp-Name disagrees", Frame::Json(modern_call(52, |_| {})))
+        send("a 2026 request whose Mcp-Name disagrees", Frame::Json(call_2026(52, |_| {})))
             .header("mcp-name", Some("create_project"))
             .refused(HEADER_MISMATCH, json!(52))
             .http(400)
             .http_only()
             .elicitation(),
-        send("a 2026 request whose version header disagrees with _meta", Frame::Json(modern_call(53, |_| {})))
+        send("a 2026 request whose version header disagrees with _meta", Frame::Json(call_2026(53, |_| {})))
             .header("mcp-protocol-version", Some("2025-11-25"))
             .refused(HEADER_MISMATCH, json!(53))
             .http(400)
@@ -753,9 +753,9 @@ fn http_post(endpoint: &Endpoint, session: Option<&Session>, case: &Case, frame:
     headers.insert(CONTENT_TYPE, "application/json".parse().unwrap());
     headers.insert(ACCEPT, "application/json, text/event-stream".parse().unwrap());
     let parsed: Option<Value> = serde_json::from_slice(frame).ok();
-    let modern_version =
+    let version_2026 =
         parsed.as_ref().and_then(|m| m["params"]["_meta"].get("io.modelcontextprotocol/protocolVersion").cloned());
-    if let Some(version) = modern_version {
+    if let Some(version) = version_2026 {
         let message = parsed.as_ref().unwrap();
         headers.insert("mcp-protocol-version", version.as_str().unwrap_or(MODERN).parse().unwrap());
         headers.insert("mcp-method", message["method"].as_str().unwrap_or_default().parse().unwrap());
@@ -888,12 +888,12 @@ fn state_of_another_tool(c: &mut Conn) -> Pin<Box<dyn Future<Output = ()> + Send
         // A 2026-era `create_project` asks its question in an `input_required` result...
         let first = json!({"jsonrpc": "2.0", "id": 106, "method": "tools/call",
             "params": {"name": "create_project", "arguments": {}, "_meta": meta()}});
-        let state = modern_exchange(c, &first).await.1["result"]["requestState"].clone();
+        let state = exchange_2026(c, &first).await.1["result"]["requestState"].clone();
         assert!(state.is_string(), "create_project asks in the 2026 era and seals its state");
         // ...whose sealed state must not carry over to another tool.
-        let mut other = modern_call(107, |_| {});
+        let mut other = call_2026(107, |_| {});
         other["params"]["requestState"] = state;
-        let (status, response) = modern_exchange(c, &other).await;
+        let (status, response) = exchange_2026(c, &other).await;
         assert_eq!((error_code(&response), &response["id"]), (INVALID_PARAMS, &json!(107)), "{response}");
         assert!(status.is_none_or(|s| s == 400), "{status:?}");
         assert!(response["error"]["message"].as_str().unwrap().contains("requestState"), "{response}");
@@ -903,13 +903,13 @@ fn state_of_another_tool(c: &mut Conn) -> Pin<Box<dyn Future<Output = ()> + Send
 /// Starts `deploy` as a task and waits until it asks for its confirmation; the task's id.
 async fn deploy_task_waiting(c: &mut Conn, id: i64) -> String {
     let call = task_request(id, "tools/call", json!({"name": "deploy", "arguments": {"service": "catalog"}}));
-    let (_, created) = modern_exchange(c, &call).await;
+    let (_, created) = exchange_2026(c, &call).await;
     assert_eq!(created["result"]["resultType"], "task", "{created}");
     let task = created["result"]["taskId"].as_str().expect("a task id").to_owned();
     within("the task to ask", async {
         loop {
             let get = task_request(id + 1, "tasks/get", json!({"taskId": task}));
-            let (_, got) = modern_exchange(c, &get).await;
+            let (_, got) = exchange_2026(c, &get).await;
             match got["result"]["status"].as_str() {
                 Some("input_required") => break,
                 Some("working") => tokio::time::sleep(std::time::Duration::from_millis(20)).await,
@@ -925,7 +925,7 @@ async fn deploy_task_waiting(c: &mut Conn, id: i64) -> String {
 async fn final_status(c: &mut Conn, id: i64, task: &str) -> Value {
     within("the task to end", async {
         loop {
-            let (_, got) = modern_exchange(c, &task_request(id, "tasks/get", json!({"taskId": task}))).await;
+            let (_, got) = exchange_2026(c, &task_request(id, "tasks/get", json!({"taskId": task}))).await;
             if !matches!(got["result"]["status"].as_str(), Some("working" | "input_required")) {
                 return got["result"].clone();
             }
@@ -940,13 +940,13 @@ fn update_of_a_finished_task(c: &mut Conn) -> Pin<Box<dyn Future<Output = ()> + 
         let task = deploy_task_waiting(c, 110).await;
         let answer =
             json!({"taskId": task, "inputResponses": {"deploy": {"action": "accept", "content": {"confirm": false}}}});
-        let (_, acked) = modern_exchange(c, &task_request(112, "tasks/update", answer.clone())).await;
+        let (_, acked) = exchange_2026(c, &task_request(112, "tasks/update", answer.clone())).await;
         assert_eq!(acked["result"]["resultType"], "complete", "{acked}");
         let done = final_status(c, 113, &task).await;
         assert_eq!(done["status"], "completed", "{done}");
         assert_eq!(done["result"]["content"][0]["text"], "catalog was built but not deployed.", "{done}");
         // Finished: it takes no more answers.
-        let (status, refused) = modern_exchange(c, &task_request(114, "tasks/update", answer)).await;
+        let (status, refused) = exchange_2026(c, &task_request(114, "tasks/update", answer)).await;
         assert_eq!((error_code(&refused), &refused["id"]), (INVALID_PARAMS, &json!(114)), "{refused}");
         assert!(refused["error"]["message"].as_str().unwrap().contains("completed"), "{refused}");
         assert!(status.is_none_or(|s| s == 400), "{status:?}");
@@ -958,24 +958,24 @@ fn wrong_answer_to_a_task(c: &mut Conn) -> Pin<Box<dyn Future<Output = ()> + Sen
         let task = deploy_task_waiting(c, 115).await;
         // Not an `elicitation/create` result: refused, and nothing reaches the tool.
         let wrong = json!({"taskId": task, "inputResponses": {"deploy": {"action": "maybe"}}});
-        let (status, refused) = modern_exchange(c, &task_request(117, "tasks/update", wrong)).await;
+        let (status, refused) = exchange_2026(c, &task_request(117, "tasks/update", wrong)).await;
         assert_eq!((error_code(&refused), &refused["id"]), (INVALID_PARAMS, &json!(117)), "{refused}");
         assert!(status.is_none_or(|s| s == 400), "{status:?}");
-        let (_, still) = modern_exchange(c, &task_request(118, "tasks/get", json!({"taskId": task}))).await;
+        let (_, still) = exchange_2026(c, &task_request(118, "tasks/get", json!({"taskId": task}))).await;
         assert_eq!(still["result"]["status"], "input_required", "{still}");
         assert!(still["result"]["inputRequests"]["deploy"].is_object(), "{still}");
         // An answer to a question nobody asked is ignored; the task stays as it is.
         let stray = json!({"taskId": task, "inputResponses": {"not-asked": {"action": "accept"}}});
-        let (_, acked) = modern_exchange(c, &task_request(119, "tasks/update", stray)).await;
+        let (_, acked) = exchange_2026(c, &task_request(119, "tasks/update", stray)).await;
         assert_eq!(acked["result"]["resultType"], "complete", "{acked}");
-        let (_, cancelled) = modern_exchange(c, &task_request(120, "tasks/cancel", json!({"taskId": task}))).await;
+        let (_, cancelled) = exchange_2026(c, &task_request(120, "tasks/cancel", json!({"taskId": task}))).await;
         assert_eq!(cancelled["result"]["resultType"], "complete", "{cancelled}");
         assert_eq!(final_status(c, 121, &task).await["status"], "cancelled");
     })
 }
 
 /// One 2026-era request and its response (with the HTTP status over HTTP).
-async fn modern_exchange(c: &mut Conn, message: &Value) -> (Option<u16>, Value) {
+async fn exchange_2026(c: &mut Conn, message: &Value) -> (Option<u16>, Value) {
     let case = send("", Frame::Json(message.clone()));
     let (status, mut got) = c.exchange(&case, message.to_string().as_bytes()).await;
     assert_eq!(got.len(), 1, "{got:?}");

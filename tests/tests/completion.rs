@@ -123,6 +123,15 @@ async fn the_capability_is_declared_only_with_a_completer() {
 }
 
 #[tokio::test]
+async fn the_capability_can_be_declared_for_completers_added_later() {
+    let server = Server::builder("c", "1").prompts(prompts![translate]).completions().build().unwrap();
+    let (mut client, init) = connect_with(&server, json!({})).await;
+    assert_eq!(init["capabilities"]["completions"], json!({}));
+    let response = client.request("completion/complete", prompt_ref("language", "E")).await;
+    assert_eq!(response["result"]["completion"]["values"], json!([]), "{response}");
+}
+
+#[tokio::test]
 async fn completers_for_unknown_targets_fail_the_build() {
     let err = Server::builder("c", "1")
         .prompts(prompts![translate])

@@ -6,7 +6,7 @@
 //! - 0.2.0-alpha.12 with `--requirements 2025-11-25`, what spec revision 2025-11-25 requires
 //!   (`baseline-2025-11-25.yml`);
 //! - 0.2.0-alpha.12 with `--requirements 2026-07-28`, what spec revision 2026-07-28 requires:
-//!   stateless requests, `server/discover`, multi round-trip requests, `subscriptions/listen`
+//!   2026-07-28 requests, `server/discover`, multi round-trip requests, `subscriptions/listen`
 //!   (`baseline-2026-07-28.yml`).
 //!
 //! Each test starts the server on a free loopback port, runs `tests/conformance/run.sh` for its
@@ -101,15 +101,16 @@ fn require_installation() {
 }
 
 /// The `conformance` test server, running; killed when dropped.
-struct ExampleServer {
+pub(crate) struct ExampleServer {
     child: Child,
-    url: String,
+    /// Its endpoint, `http://127.0.0.1:PORT/mcp`.
+    pub(crate) url: String,
     log: PathBuf,
 }
 
 impl ExampleServer {
     /// Starts the server on a free loopback port and waits until it answers HTTP.
-    fn start(log: PathBuf) -> Self {
+    pub(crate) fn start(log: PathBuf) -> Self {
         let binary = std::path::PathBuf::from(crate::support::servers::CONFORMANCE);
         // The port is free when picked, but another process may take it before the server
         // binds it; then the server exits and another port is tried.
@@ -152,7 +153,7 @@ impl ExampleServer {
         panic!("the conformance server did not answer at {} within {STARTUP_DEADLINE:?}", self.url);
     }
 
-    fn log(&self) -> String {
+    pub(crate) fn log(&self) -> String {
         std::fs::read_to_string(&self.log).unwrap_or_default()
     }
 }
@@ -290,27 +291,44 @@ fn results(dir: &Path) -> BTreeMap<String, Vec<String>> {
 /// Runs one suite of `tests/conformance/run.sh` against a fresh conformance server.
 fn run_suite(suite: &str) {
     require_installation();
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("conformance-{suite}"));
+    let dir = scratch(&format!("conformance-{suite}"));
+    let server = ExampleServer::start(dir.join("server.log"));
+    run_suite_at(suite, &dir, &server.url, || server.log());
+}
+
+/// A fresh scratch folder for a run, `name` under the test's temporary folder.
+pub(crate) fn scratch(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("cannot create {}: {e}", dir.display()));
-    let server = ExampleServer::start(dir.join("server.log"));
+    dir
+}
 
+/// Runs one suite of `tests/conformance/run.sh` against the server at `url` (its results in
+/// `dir`), and judges it against the suite's baseline; `logs` says what the servers logged, for
+/// the failure message.
+pub(crate) fn run_suite_at(suite: &str, dir: &Path, url: &str, logs: impl FnOnce() -> String) {
+    run_suite_judged_by("baseline", suite, dir, url, logs);
+}
+
+/// Like [`run_suite_at`], judged against `tests/conformance/<prefix>-<suite>.yml`.
+pub(crate) fn run_suite_judged_by(prefix: &str, suite: &str, dir: &Path, url: &str, logs: impl FnOnce() -> String) {
+    require_installation();
     let results_dir = dir.join("results");
     let started = Instant::now();
     let output = run_with_deadline(
         Command::new("bash")
             .arg(conformance_dir().join("run.sh"))
-            .args(["--suite", suite, "--output-dir"])
+            .args(["--suite", suite, "--baseline-prefix", prefix, "--output-dir"])
             .arg(&results_dir)
-            .arg(&server.url)
+            .arg(url)
             .env("NO_COLOR", "1"),
         SUITE_DEADLINE,
     );
-    println!("conformance {suite}: {:.1} s\n{}", started.elapsed().as_secs_f64(), output.stdout);
-    let server_log = server.log();
-    drop(server);
+    println!("conformance {suite} at {url}: {:.1} s\n{}", started.elapsed().as_secs_f64(), output.stdout);
+    let server_log = logs();
 
-    let baseline_path = conformance_dir().join(format!("baseline-{suite}.yml"));
+    let baseline_path = conformance_dir().join(format!("{prefix}-{suite}.yml"));
     let expected = baseline(&baseline_path);
     let results = results(&results_dir.join(suite));
     let extensions = optional_extensions(suite);
@@ -332,7 +350,11 @@ fn run_suite(suite: &str) {
     if !output.success() {
         problems.push(format!("the suite reports a regression or a stale baseline entry ({})", output.describe()));
     }
-    assert!(problems.is_empty(), "conformance {suite}:\n  {}\n--- server log ---\n{server_log}", problems.join("\n  "));
+    assert!(
+        problems.is_empty(),
+        "conformance {suite} at {url}:\n  {}\n--- server log ---\n{server_log}",
+        problems.join("\n  ")
+    );
 }
 
 #[test]

@@ -9,7 +9,7 @@
 //!   authorization, DPoP, workload identity), then the 2025-03-26 authorization fallbacks,
 //!   judged against `tests/conformance/client-baseline-2025-11-25.yml` (empty). Every scenario
 //!   that runs must pass unless the baseline lists it, and every baseline entry must still fail;
-//! - 0.2.0-alpha.12 with `client --requirements 2026-07-28`: the stateless revision (the
+//! - 0.2.0-alpha.12 with `client --requirements 2026-07-28`: the 2026-07-28 revision (the
 //!   client speaks it when the suite says so), judged the same way against
 //!   `tests/conformance/client-baseline-2026-07-28.yml` (empty as well).
 //!

@@ -169,18 +169,18 @@ fn invalid_annotations_fail_the_build() {
     assert!(builder.build().is_ok());
 }
 
-/// Our client, in the stateless era, mirrors the marked arguments itself: the server checks
+/// Our client, in the 2026-07-28 era, mirrors the marked arguments itself: the server checks
 /// every header against the body (a missing or wrong one is -32020), so each call succeeding
 /// is the proof; values that are not plain header text go Base64-encoded.
 #[tokio::test]
-async fn our_stateless_client_sends_the_headers_the_server_checks() {
+async fn our_client_2026_sends_the_headers_the_server_checks() {
     use typed_mcp::client::{Client, ProtocolEra};
     use typed_mcp::testing::ToolResultExt;
 
     let http = Http::start().await;
     let client = within(
         "connecting",
-        Client::builder("headers-test", "1").protocol_era(ProtocolEra::Stateless).connect_http(&http.url),
+        Client::builder("headers-test", "1").protocol_era(ProtocolEra::Y2026).connect_http(&http.url),
     )
     .await
     .unwrap();

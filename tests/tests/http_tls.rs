@@ -57,7 +57,7 @@ async fn our_client_calls_a_tool_over_https_in_every_era() {
     let (port, _stop) = serve(&server(), HttpConfig::default().tls(ca.server_certificate())).await;
     for host in ["127.0.0.1", "localhost"] {
         let url = format!("https://{host}:{port}/mcp");
-        for era in [ProtocolEra::Session, ProtocolEra::Stateless, ProtocolEra::Auto] {
+        for era in [ProtocolEra::Y2025, ProtocolEra::Y2026, ProtocolEra::Auto] {
             let config = HttpClientConfig::default().root_certificates(ca.roots());
             let client = connect(&url, era, config).await.unwrap_or_else(|e| panic!("{url} in {era:?}: {e}"));
             let result = within("the call", client.call_tool("add", json!({"a": 2, "b": 40})))
@@ -65,7 +65,7 @@ async fn our_client_calls_a_tool_over_https_in_every_era() {
                 .unwrap_or_else(|e| panic!("add over {url} in {era:?}: {e}"));
             assert_eq!(result.text(), "42", "{era:?}");
             if era == ProtocolEra::Auto {
-                assert_eq!(client.era(), ProtocolEra::Stateless, "our server speaks the stateless era");
+                assert_eq!(client.era(), ProtocolEra::Y2026, "our server speaks the 2026-07-28 era");
             }
             client.close().await;
         }
@@ -91,27 +91,27 @@ async fn a_certificate_the_client_does_not_trust_is_refused_with_a_clear_error()
     let url = format!("https://127.0.0.1:{port}/mcp");
 
     // The platform's roots alone: the test CA is in no certificate store.
-    for era in [ProtocolEra::Session, ProtocolEra::Stateless] {
+    for era in [ProtocolEra::Y2025, ProtocolEra::Y2026] {
         let reason = untrusted(connect(&url, era, HttpClientConfig::default()).await, &url);
         assert!(reason.contains("not signed by a trusted certificate authority"), "{reason}");
     }
     // Another CA.
     let other = TestCa::new("another CA");
-    let error = connect(&url, ProtocolEra::Session, HttpClientConfig::default().root_certificates(other.roots()))
+    let error = connect(&url, ProtocolEra::Y2025, HttpClientConfig::default().root_certificates(other.roots()))
         .await
         .expect_err("a certificate of another CA is refused");
     assert!(error.to_string().contains("was not trusted"), "{error}");
     untrusted(Err(error), &url);
 
     // The server goes on serving clients that trust it.
-    let client = connect(&url, ProtocolEra::Session, HttpClientConfig::default().root_certificates(ca.roots()))
+    let client = connect(&url, ProtocolEra::Y2025, HttpClientConfig::default().root_certificates(ca.roots()))
         .await
         .expect("a client that trusts the CA connects after refused handshakes");
     assert_eq!(client.call_tool("add", json!({"a": 1, "b": 1})).await.expect("add").text(), "2");
     client.close().await;
 
     // Plain HTTP to a TLS endpoint fails at once, as a transport error, not a hang.
-    let plain = connect(&format!("http://127.0.0.1:{port}/mcp"), ProtocolEra::Session, HttpClientConfig::default())
+    let plain = connect(&format!("http://127.0.0.1:{port}/mcp"), ProtocolEra::Y2025, HttpClientConfig::default())
         .await
         .expect_err("plain HTTP is not served");
     assert!(matches!(plain, ClientError::Transport(_)), "{plain:?}");
@@ -125,7 +125,7 @@ async fn a_certificate_for_another_name_is_refused() {
     let (port, _stop) = serve(&server(), HttpConfig::default().tls(certificate)).await;
     let url = format!("https://127.0.0.1:{port}/mcp");
     let config = HttpClientConfig::default().root_certificates(ca.roots());
-    let reason = untrusted(connect(&url, ProtocolEra::Session, config).await, &url);
+    let reason = untrusted(connect(&url, ProtocolEra::Y2025, config).await, &url);
     assert!(reason.contains("not valid for this host name"), "{reason}");
 }
 
@@ -133,7 +133,7 @@ async fn a_certificate_for_another_name_is_refused() {
 async fn roots_and_an_application_client_together_are_refused() {
     let ca = TestCa::new("typed-mcp test CA");
     let config = HttpClientConfig::default().root_certificates(ca.roots()).http_client(reqwest::Client::new());
-    let error = connect("https://127.0.0.1:1/mcp", ProtocolEra::Session, config).await.expect_err("refused");
+    let error = connect("https://127.0.0.1:1/mcp", ProtocolEra::Y2025, config).await.expect_err("refused");
     assert!(error.to_string().contains("add them to that client"), "{error}");
 }
 
@@ -177,7 +177,7 @@ async fn a_protected_server_over_tls_names_its_https_url_as_its_resource() {
     assert_eq!(metadata["resource"], format!("https://127.0.0.1:{port}/mcp"), "{metadata}");
     let refused = connect(
         &format!("https://127.0.0.1:{port}/mcp"),
-        ProtocolEra::Session,
+        ProtocolEra::Y2025,
         HttpClientConfig::default().root_certificates(ca.roots()),
     )
     .await

@@ -107,7 +107,7 @@ async fn typescript_server_over_stdio() {
 async fn typescript_server_in_auto_mode_over_stdio_falls_back_to_a_session() {
     let client =
         within("connecting", client().protocol_era(ProtocolEra::Auto).connect_stdio(server_script())).await.unwrap();
-    assert_eq!(client.era(), ProtocolEra::Session);
+    assert_eq!(client.era(), ProtocolEra::Y2025);
     exercise(&client).await;
     within("closing", client.close()).await;
 }
@@ -116,11 +116,11 @@ async fn typescript_server_in_auto_mode_over_stdio_falls_back_to_a_session() {
 async fn typescript_server_in_auto_mode_over_http_falls_back_to_a_session() {
     let (mut child, url) = http_server().await;
     let auto = within("connecting", client().protocol_era(ProtocolEra::Auto).connect_http(&url)).await.unwrap();
-    assert_eq!(auto.era(), ProtocolEra::Session);
+    assert_eq!(auto.era(), ProtocolEra::Y2025);
     exercise(&auto).await;
     within("closing", auto.close()).await;
-    // Asked for the stateless era only, the client refuses a server that does not speak it.
-    let refused = client().protocol_era(ProtocolEra::Stateless).connect_http(&url).await;
+    // Asked for the 2026-07-28 era only, the client refuses a server that does not speak it.
+    let refused = client().protocol_era(ProtocolEra::Y2026).connect_http(&url).await;
     assert!(refused.is_err(), "{refused:?}");
     let _ = child.kill().await;
 }

@@ -58,7 +58,7 @@ fn python_client_drives_the_examples_over_streamable_http() {
 
     let (elicitation, quickstart) = servers();
     // Every connection mode: `legacy` (initialize handshake and a session), the client's default
-    // `auto` (a `server/discover` probe, then stateless 2026-07-28 requests) and `2026-07-28`.
+    // `auto` (a `server/discover` probe, then 2026-07-28 requests) and `2026-07-28`.
     let output = run_with_deadline(
         Command::new(&python)
             .args(["http_client.py", "--mode", "both"])

@@ -8,7 +8,7 @@
 //! steps up to `notes:write` on the 403 for `write_note`, later refreshes a refused token (and,
 //! before sending it, an expired one) with the provider's refresh token instead of asking the
 //! person again, and with `ProtocolEra::Auto` waits for a slow person without giving up on the
-//! stateless era. The person's part (log
+//! 2026-07-28 era. The person's part (log
 //! in, consent) always goes through the provider's own interaction pages. The pinned packages
 //! are installed on first use (`tests::provision`).
 
@@ -354,7 +354,7 @@ fn our_client_authorizes_with_oidc_provider_steps_up_and_refreshes() {
         assert!(failures.lock().unwrap().is_empty(), "browser: {:?}", failures.lock().unwrap());
 
         // The provider issued a refresh token; a refused access token is refreshed with it,
-        // without the person (in the stateless era this time).
+        // without the person (in the 2026-07-28 era this time).
         let kept: StoredTokens = store.load(&resource).await?.ok_or("no tokens were stored")?;
         assert!(kept.refresh_token.is_some(), "oidc-provider issued no refresh token");
         assert_eq!(kept.issuer, issuer);
@@ -365,7 +365,7 @@ fn our_client_authorizes_with_oidc_provider_steps_up_and_refreshes() {
         let oauth =
             OAuth::new(person(later.clone(), failures.clone(), Duration::ZERO).await).token_store(store.clone());
         let client = Client::builder("interop-protected-rust", "1.0.0")
-            .protocol_era(ProtocolEra::Stateless)
+            .protocol_era(ProtocolEra::Y2026)
             .oauth(oauth)
             .connect_http(&resource)
             .await
@@ -410,7 +410,7 @@ fn our_client_authorizes_with_oidc_provider_steps_up_and_refreshes() {
             .connect_http(&resource)
             .await
             .map_err(|e| format!("connecting with Auto and a slow person: {e}"))?;
-        assert_eq!(client.era(), ProtocolEra::Stateless);
+        assert_eq!(client.era(), ProtocolEra::Y2026);
         assert_eq!(slow.lock().unwrap().len(), 1, "{:?}", slow.lock().unwrap());
         let whoami = client.call_tool("whoami", serde_json::json!({})).await.map_err(|e| format!("whoami: {e}"))?;
         assert_eq!(whoami.content[0].as_text(), Some(USER), "{whoami:?}");
@@ -512,16 +512,16 @@ fn our_client_authorizes_over_https_with_oidc_provider_and_a_tls_protected_serve
         assert_eq!(opened.lock().unwrap().len(), 1, "one authorization: {:?}", opened.lock().unwrap());
         client.close().await;
 
-        // The stateless era, with the stored token.
+        // The 2026-07-28 era, with the stored token.
         let oauth = OAuth::new(person_trusting(opened.clone(), failures.clone(), Duration::ZERO, browser_ca).await)
             .root_certificates(provider_ca.roots())
             .token_store(store.clone());
         let client = Client::builder("interop-protected-rust-tls", "1.0.0")
-            .protocol_era(ProtocolEra::Stateless)
+            .protocol_era(ProtocolEra::Y2026)
             .oauth(oauth)
             .connect_http_with(&resource, config())
             .await
-            .map_err(|e| format!("connecting over https, stateless: {e}"))?;
+            .map_err(|e| format!("connecting over https, 2026-07-28: {e}"))?;
         let whoami = client.call_tool("whoami", serde_json::json!({})).await.map_err(|e| format!("whoami: {e}"))?;
         assert_eq!(whoami.content[0].as_text(), Some(USER), "{whoami:?}");
         assert_eq!(opened.lock().unwrap().len(), 1, "the stored token served: {:?}", opened.lock().unwrap());

@@ -110,10 +110,10 @@ async fn our_client(era: ProtocolEra) {
 
 #[tokio::test]
 async fn our_client_reads_their_skills_in_a_2025_11_25_session() {
-    our_client(ProtocolEra::Session).await;
+    our_client(ProtocolEra::Y2025).await;
 }
 
 #[tokio::test]
 async fn our_client_reads_their_skills_in_2026_07_28() {
-    our_client(ProtocolEra::Stateless).await;
+    our_client(ProtocolEra::Y2026).await;
 }

@@ -110,8 +110,8 @@ async fn exercise(client: &Client, user: &User, version: &str) {
 async fn our_client_over_http_in_a_2025_11_25_session() {
     let (mut child, url) = http_server().await;
     let user = Arc::new(User::default());
-    let client = within("connecting", builder(ProtocolEra::Session, &user).connect_http(&url)).await.unwrap();
-    assert_eq!(client.era(), ProtocolEra::Session);
+    let client = within("connecting", builder(ProtocolEra::Y2025, &user).connect_http(&url)).await.unwrap();
+    assert_eq!(client.era(), ProtocolEra::Y2025);
     exercise(&client, &user, "2025-11-25").await;
     within("closing", client.close()).await;
     let _ = child.kill().await;
@@ -121,14 +121,14 @@ async fn our_client_over_http_in_a_2025_11_25_session() {
 async fn our_client_over_http_in_2026_07_28() {
     let (mut child, url) = http_server().await;
     let user = Arc::new(User::default());
-    let client = within("connecting", builder(ProtocolEra::Stateless, &user).connect_http(&url)).await.unwrap();
-    assert_eq!(client.era(), ProtocolEra::Stateless);
+    let client = within("connecting", builder(ProtocolEra::Y2026, &user).connect_http(&url)).await.unwrap();
+    assert_eq!(client.era(), ProtocolEra::Y2026);
     exercise(&client, &user, "2026-07-28").await;
     within("closing", client.close()).await;
 
     // Left to choose, the client finds the newer era on the same endpoint.
     let auto = within("connecting", builder(ProtocolEra::Auto, &user).connect_http(&url)).await.unwrap();
-    assert_eq!(auto.era(), ProtocolEra::Stateless);
+    assert_eq!(auto.era(), ProtocolEra::Y2026);
     exercise(&auto, &user, "2026-07-28").await;
     within("closing", auto.close()).await;
     let _ = child.kill().await;
@@ -137,8 +137,7 @@ async fn our_client_over_http_in_2026_07_28() {
 #[tokio::test]
 async fn our_client_over_stdio_in_a_2025_11_25_session() {
     let user = Arc::new(User::default());
-    let client =
-        within("connecting", builder(ProtocolEra::Session, &user).connect_stdio(server_script())).await.unwrap();
+    let client = within("connecting", builder(ProtocolEra::Y2025, &user).connect_stdio(server_script())).await.unwrap();
     exercise(&client, &user, "2025-11-25").await;
     within("closing", client.close()).await;
 }
@@ -146,9 +145,8 @@ async fn our_client_over_stdio_in_a_2025_11_25_session() {
 #[tokio::test]
 async fn our_client_over_stdio_in_2026_07_28() {
     let user = Arc::new(User::default());
-    let client =
-        within("connecting", builder(ProtocolEra::Stateless, &user).connect_stdio(server_script())).await.unwrap();
-    assert_eq!(client.era(), ProtocolEra::Stateless);
+    let client = within("connecting", builder(ProtocolEra::Y2026, &user).connect_stdio(server_script())).await.unwrap();
+    assert_eq!(client.era(), ProtocolEra::Y2026);
     exercise(&client, &user, "2026-07-28").await;
     within("closing", client.close()).await;
 }

@@ -203,7 +203,7 @@ async fn a_users_url_flow_is_completed_for_that_user_only_and_announced_to_that_
 }
 
 /// A 2026-era request as `user`.
-async fn modern(endpoint: &Endpoint, user: &str, id: i64, params: Value) -> (StatusCode, Value) {
+async fn with_meta(endpoint: &Endpoint, user: &str, id: i64, params: Value) -> (StatusCode, Value) {
     let mut params = params;
     params["_meta"] = json!({
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
@@ -229,23 +229,23 @@ async fn a_users_request_state_and_url_flows_do_not_carry_over_to_another_user()
     let server = server();
     let endpoint = with_users(&server).await;
     let call = json!({"name": "ask", "arguments": {"tag": "alice"}});
-    let (_, first) = modern(&endpoint, "alice", 1, call.clone()).await;
+    let (_, first) = with_meta(&endpoint, "alice", 1, call.clone()).await;
     assert_eq!(first["result"]["resultType"], "input_required", "{first}");
     let state = first["result"]["requestState"].clone();
     let mut retry = call.clone();
     retry["requestState"] = state;
     retry["inputResponses"] = json!({"input-0": {"action": "accept", "content": {"name": "mallory"}}});
     // Bob presents Alice's state, with the same tool and arguments: refused before it runs.
-    let (status, stolen) = modern(&endpoint, "bob", 2, retry.clone()).await;
+    let (status, stolen) = with_meta(&endpoint, "bob", 2, retry.clone()).await;
     assert_eq!((status, error_code(&stolen)), (StatusCode::BAD_REQUEST, -32602), "{stolen}");
     assert!(stolen["error"]["message"].as_str().unwrap().contains("user"), "{stolen}");
     // Alice herself completes.
     retry["inputResponses"] = json!({"input-0": {"action": "accept", "content": {"name": "alice"}}});
-    let (_, done) = modern(&endpoint, "alice", 3, retry).await;
+    let (_, done) = with_meta(&endpoint, "alice", 3, retry).await;
     assert_eq!(text_of(&done["result"]), "alice answered alice");
 
     // A URL flow of Alice's 2026 request cannot be completed for Bob.
-    let (_, asked) = modern(&endpoint, "alice", 4, json!({"name": "visit", "arguments": {}})).await;
+    let (_, asked) = with_meta(&endpoint, "alice", 4, json!({"name": "visit", "arguments": {}})).await;
     let url = asked["result"]["inputRequests"]["input-0"]["params"]["url"].as_str().unwrap().to_owned();
     let flow = url.rsplit("id=").next().unwrap().to_owned();
     assert_id_shape(&flow);
@@ -282,15 +282,15 @@ async fn url_elicitation_ids_are_128_random_bits_in_both_eras() {
 
     // 2026 era: one per request, each from the request's own random chain.
     let endpoint = with_users(&server).await;
-    let mut modern_ids = Vec::new();
+    let mut ids_2026 = Vec::new();
     for n in 0..300 {
-        let (_, asked) = modern(&endpoint, "alice", n, json!({"name": "visit", "arguments": {}})).await;
+        let (_, asked) = with_meta(&endpoint, "alice", n, json!({"name": "visit", "arguments": {}})).await;
         let url = asked["result"]["inputRequests"]["input-0"]["params"]["url"].as_str().unwrap().to_owned();
-        modern_ids.push(url.rsplit("id=").next().unwrap().to_owned());
+        ids_2026.push(url.rsplit("id=").next().unwrap().to_owned());
     }
-    assert_unguessable(&modern_ids);
-    let all: HashSet<&String> = ids.iter().chain(&modern_ids).collect();
-    assert_eq!(all.len(), ids.len() + modern_ids.len());
+    assert_unguessable(&ids_2026);
+    let all: HashSet<&String> = ids.iter().chain(&ids_2026).collect();
+    assert_eq!(all.len(), ids.len() + ids_2026.len());
 }
 
 /// Reads the request's token details half a second after it starts.

@@ -131,7 +131,7 @@ async fn guarded_in_process(era: ProtocolEra) -> (Arc<std::sync::Mutex<Vec<Strin
 
 #[tokio::test]
 async fn middleware_refuses_and_passes_on_stdio_in_both_eras() {
-    for era in [ProtocolEra::Session, ProtocolEra::Stateless] {
+    for era in [ProtocolEra::Y2025, ProtocolEra::Y2026] {
         let (seen, _server, client) = guarded_in_process(era).await;
         drive(&client, &seen).await;
         client.close().await;
@@ -142,7 +142,7 @@ async fn middleware_refuses_and_passes_on_stdio_in_both_eras() {
 /// both eras; in a session they pass through the middleware first, with no target.
 #[tokio::test]
 async fn unreadable_parameters_are_invalid_params_in_both_eras() {
-    for era in [ProtocolEra::Session, ProtocolEra::Stateless] {
+    for era in [ProtocolEra::Y2025, ProtocolEra::Y2026] {
         let (seen, _server, client) = guarded_in_process(era).await;
         let outcome = client.request::<_, serde_json::Value>("tools/call", &json!({"name": 5})).await;
         match outcome {
@@ -150,7 +150,7 @@ async fn unreadable_parameters_are_invalid_params_in_both_eras() {
             other => panic!("{era:?}: expected invalid params, got {other:?}"),
         }
         let log = seen.lock().unwrap().clone();
-        if era == ProtocolEra::Session {
+        if era == ProtocolEra::Y2025 {
             assert!(log.iter().any(|l| l == "tools/call - None"), "{era:?}: {log:?}");
         }
         // And the client goes on.
@@ -161,7 +161,7 @@ async fn unreadable_parameters_are_invalid_params_in_both_eras() {
 
 #[tokio::test]
 async fn middleware_refuses_and_passes_over_http_in_both_eras() {
-    for era in [ProtocolEra::Session, ProtocolEra::Stateless] {
+    for era in [ProtocolEra::Y2025, ProtocolEra::Y2026] {
         let seen = Arc::default();
         let server = guarded(Arc::clone(&seen));
         let endpoint = Endpoint::serve(&server, HttpConfig::default()).await;

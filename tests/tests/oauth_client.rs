@@ -325,7 +325,7 @@ async fn every_defect_ends_the_flow_with_its_error_and_no_token_is_sent() {
     ];
     let mut problems = Vec::new();
     for (defect, check) in table {
-        for era in [ProtocolEra::Session, ProtocolEra::Stateless] {
+        for era in [ProtocolEra::Y2025, ProtocolEra::Y2026] {
             let (error, servers) = run(*defect, era, None).await;
             match error.authorization() {
                 Some(e) if check(e) => {}
@@ -364,7 +364,7 @@ async fn pre_registered_credentials_stay_with_their_issuer() {
         client_secret: Some("secret".into()),
         issuer: Some("https://elsewhere.example".into()),
     };
-    let (error, servers) = run(Defect::NoRegistration, ProtocolEra::Session, Some(elsewhere)).await;
+    let (error, servers) = run(Defect::NoRegistration, ProtocolEra::Y2025, Some(elsewhere)).await;
     assert!(
         matches!(error.authorization(), Some(OAuthError::UnexpectedIssuer { expected, .. }) if expected == "https://elsewhere.example"),
         "{error:?}"
@@ -393,12 +393,12 @@ async fn grants_that_send_credentials_need_the_expected_issuer() {
     ];
     for (name, grant) in grants {
         // Without an expected issuer: refused at once, before anything is sent anywhere.
-        let (error, servers) = run_with(Defect::AlwaysUnauthorized, ProtocolEra::Session, |_, _| grant.clone()).await;
+        let (error, servers) = run_with(Defect::AlwaysUnauthorized, ProtocolEra::Y2025, |_, _| grant.clone()).await;
         assert_eq!(error.authorization(), Some(&OAuthError::IssuerRequired), "{name}: {error:?}");
         assert!(error.to_string().contains("OAuth::issuer"), "{name}: {error}");
         assert_eq!(servers.token_requests.load(Ordering::SeqCst), 0, "{name}");
         // With one the MCP server does not name: refused, nothing sent to the server it names.
-        let (error, servers) = run_with(Defect::AlwaysUnauthorized, ProtocolEra::Session, |_, _| {
+        let (error, servers) = run_with(Defect::AlwaysUnauthorized, ProtocolEra::Y2025, |_, _| {
             grant.clone().issuer("https://auth.example.com")
         })
         .await;
@@ -411,27 +411,26 @@ async fn grants_that_send_credentials_need_the_expected_issuer() {
     }
     // A person's flow with a pre-registered secret too.
     let (error, servers) =
-        run_with(Defect::AlwaysUnauthorized, ProtocolEra::Session, |oauth, _| oauth.client_credentials(secret())).await;
+        run_with(Defect::AlwaysUnauthorized, ProtocolEra::Y2025, |oauth, _| oauth.client_credentials(secret())).await;
     assert_eq!(error.authorization(), Some(&OAuthError::IssuerRequired), "{error:?}");
     assert_eq!(servers.token_requests.load(Ordering::SeqCst), 0);
     // The opt-out: the credentials go to the server the MCP server names.
-    let (error, servers) = run_with(Defect::AlwaysUnauthorized, ProtocolEra::Session, |_, _| {
+    let (error, servers) = run_with(Defect::AlwaysUnauthorized, ProtocolEra::Y2025, |_, _| {
         OAuth::client_secret("c", "s").trust_any_issuer()
     })
     .await;
     assert_eq!(error.authorization(), Some(&OAuthError::Unauthorized { status: 401 }), "{error:?}");
     assert!(servers.token_requests.load(Ordering::SeqCst) >= 1);
     // A public client's person flow needs none: nothing it sends is worth anything elsewhere.
-    let (error, _) = run_with(Defect::AlwaysUnauthorized, ProtocolEra::Session, |oauth, _| oauth).await;
+    let (error, _) = run_with(Defect::AlwaysUnauthorized, ProtocolEra::Y2025, |oauth, _| oauth).await;
     assert_eq!(error.authorization(), Some(&OAuthError::Unauthorized { status: 401 }), "{error:?}");
 }
 
 #[tokio::test]
 async fn credentials_go_to_the_expected_issuer_when_the_server_names_it() {
-    let (error, servers) = run_with(Defect::AlwaysUnauthorized, ProtocolEra::Session, |_, base| {
-        OAuth::client_secret("c", "s").issuer(base)
-    })
-    .await;
+    let (error, servers) =
+        run_with(Defect::AlwaysUnauthorized, ProtocolEra::Y2025, |_, base| OAuth::client_secret("c", "s").issuer(base))
+            .await;
     assert_eq!(error.authorization(), Some(&OAuthError::Unauthorized { status: 401 }), "{error:?}");
     assert!(servers.token_requests.load(Ordering::SeqCst) >= 1);
 }
@@ -448,7 +447,7 @@ async fn without_oauth_a_refusal_is_a_typed_authorization_error() {
     let app = axum::Router::new().fallback(serve).with_state(servers.clone());
     let (url, _stop) = serve_router(app).await;
     servers.base.set(url.trim_end_matches("/mcp").to_owned()).unwrap();
-    for era in [ProtocolEra::Session, ProtocolEra::Stateless] {
+    for era in [ProtocolEra::Y2025, ProtocolEra::Y2026] {
         let error = Client::builder("no-oauth", "1.0.0").protocol_era(era).connect_http(&url).await.err();
         assert_eq!(
             error.as_ref().and_then(ClientError::authorization),

@@ -53,17 +53,17 @@ async fn reads_back_verified(era: ProtocolEra) {
 
 #[tokio::test]
 async fn our_client_reads_our_skills_verified_in_a_2025_11_25_session() {
-    reads_back_verified(ProtocolEra::Session).await;
+    reads_back_verified(ProtocolEra::Y2025).await;
 }
 
 #[tokio::test]
 async fn our_client_reads_our_skills_verified_in_2026_07_28() {
-    reads_back_verified(ProtocolEra::Stateless).await;
+    reads_back_verified(ProtocolEra::Y2026).await;
 }
 
 #[tokio::test]
 async fn a_listing_that_disagrees_with_the_file_is_refused() {
-    let client = connect_in_era(&server(), &ElicitationScript::new(), ProtocolEra::Session).await.into_inner();
+    let client = connect_in_era(&server(), &ElicitationScript::new(), ProtocolEra::Y2025).await.into_inner();
     let mut entry = client.list_skills().await.unwrap().remove(0);
     // The same bytes under another description: the frontmatter check catches it.
     entry.frontmatter.insert("description".into(), "Does something else.".into());
@@ -87,7 +87,7 @@ async fn a_listing_that_disagrees_with_the_file_is_refused() {
 
 #[tokio::test]
 async fn bad_skills_requests_are_invalid_params_and_the_server_goes_on() {
-    let client = connect_in_era(&server(), &ElicitationScript::new(), ProtocolEra::Session).await.into_inner();
+    let client = connect_in_era(&server(), &ElicitationScript::new(), ProtocolEra::Y2025).await.into_inner();
     let bad: [(&str, serde_json::Value); 5] = [
         ("skills/list", serde_json::json!({"cursor": "not a cursor"})),
         ("skills/get", serde_json::json!({})),
@@ -111,7 +111,7 @@ async fn bad_skills_requests_are_invalid_params_and_the_server_goes_on() {
 #[tokio::test]
 async fn without_skills_the_methods_are_not_offered() {
     let server = Server::builder("plain", "1.0.0").build().unwrap();
-    let client = connect_in_era(&server, &ElicitationScript::new(), ProtocolEra::Session).await.into_inner();
+    let client = connect_in_era(&server, &ElicitationScript::new(), ProtocolEra::Y2025).await.into_inner();
     assert!(!client.server_supports_skills());
     let error = client.list_skills().await.unwrap_err();
     assert!(matches!(&error, ClientError::Rpc(e) if e.code == -32601), "{error}");

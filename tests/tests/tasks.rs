@@ -71,15 +71,15 @@ fn server(dropped: Arc<Dropped>) -> Server {
         .unwrap()
 }
 
-async fn stateless(server: &Server, script: &ElicitationScript) -> typed_mcp::testing::TestClient {
-    connect_in_era(server, script, ProtocolEra::Stateless).await
+async fn client_2026(server: &Server, script: &ElicitationScript) -> typed_mcp::testing::TestClient {
+    connect_in_era(server, script, ProtocolEra::Y2026).await
 }
 
 #[tokio::test]
 async fn a_task_asks_half_way_and_completes_with_our_client() {
     let server = server(Arc::default());
     let script = ElicitationScript::new().accept(json!({"confirm": true}));
-    let client = stateless(&server, &script).await;
+    let client = client_2026(&server, &script).await;
     assert!(client.server_capabilities().has_extension(TASKS_EXTENSION), "the extension is advertised");
     let result =
         within("the deploy task", client.call_tool_as_task("deploy", json!({"service": "api"}))).await.unwrap();
@@ -93,7 +93,7 @@ async fn a_task_asks_half_way_and_completes_with_our_client() {
 #[tokio::test]
 async fn a_task_goes_through_input_required_and_update_with_the_raw_requests() {
     let server = server(Arc::default());
-    let client = stateless(&server, &ElicitationScript::new()).await;
+    let client = client_2026(&server, &ElicitationScript::new()).await;
     let TaskStart::Task(task) = client.start_tool_task("deploy", json!({"service": "db"})).await.unwrap() else {
         panic!("a task-supporting tool called with the extension runs as a task");
     };
@@ -137,7 +137,7 @@ async fn a_task_goes_through_input_required_and_update_with_the_raw_requests() {
 async fn cancelling_a_task_ends_its_handler() {
     let dropped = Arc::new(Dropped::default());
     let server = server(dropped.clone());
-    let client = stateless(&server, &ElicitationScript::new()).await;
+    let client = client_2026(&server, &ElicitationScript::new()).await;
     let TaskStart::Task(task) = client.start_tool_task("stoppable", json!({})).await.unwrap() else {
         panic!("expected a task");
     };
@@ -156,7 +156,7 @@ async fn cancelling_a_task_ends_its_handler() {
 async fn a_call_abandoned_by_its_client_cancels_its_task() {
     let dropped = Arc::new(Dropped::default());
     let server = server(dropped.clone());
-    let client = stateless(&server, &ElicitationScript::new()).await;
+    let client = client_2026(&server, &ElicitationScript::new()).await;
     let err = client.tool("stoppable").as_task().timeout(Duration::from_millis(200)).await.unwrap_err();
     assert!(matches!(err, ClientError::Timeout { .. }), "{err}");
     within("the handler being dropped", async {
@@ -171,7 +171,7 @@ async fn a_call_abandoned_by_its_client_cancels_its_task() {
 async fn without_the_extension_tasks_are_refused_and_optional_tools_answer_directly() {
     let server = server(Arc::default());
     let script = ElicitationScript::new().accept(json!({"confirm": false}));
-    let client = stateless(&server, &script).await;
+    let client = client_2026(&server, &script).await;
     // A plain call does not declare the extension: an optional tool answers as usual (its
     // question is a multi round-trip one), a required one is refused.
     assert_eq!(client.call_tool("deploy", json!({"service": "web"})).await.unwrap().text(), "web: not deployed");
@@ -192,7 +192,7 @@ async fn without_the_extension_tasks_are_refused_and_optional_tools_answer_direc
 #[tokio::test]
 async fn a_session_client_gets_minus_32021_from_a_required_task_tool() {
     let server = server(Arc::default());
-    let client = connect_in_era(&server, &ElicitationScript::new(), ProtocolEra::Session).await;
+    let client = connect_in_era(&server, &ElicitationScript::new(), ProtocolEra::Y2025).await;
     let err = client.call_tool("batch", json!({})).await.unwrap_err();
     assert_eq!(err.code(), Some(-32021), "{err}");
     // An optional one runs as an ordinary call.
@@ -203,7 +203,7 @@ async fn a_session_client_gets_minus_32021_from_a_required_task_tool() {
 #[tokio::test]
 async fn a_task_shows_the_progress_of_its_handler_as_its_status_message() {
     let server = server(Arc::default());
-    let client = stateless(&server, &ElicitationScript::new()).await;
+    let client = client_2026(&server, &ElicitationScript::new()).await;
     let TaskStart::Task(task) = client.start_tool_task("reindex", json!({})).await.unwrap() else {
         panic!("expected a task");
     };
@@ -238,7 +238,7 @@ async fn a_task_shows_the_progress_of_its_handler_as_its_status_message() {
 async fn a_subscription_naming_a_task_hears_of_its_changes() {
     use typed_mcp::protocol::SubscriptionFilter;
     let server = server(Arc::default());
-    let client = stateless(&server, &ElicitationScript::new()).await;
+    let client = client_2026(&server, &ElicitationScript::new()).await;
     let mut notifications = client.notifications();
     let TaskStart::Task(task) = client.start_tool_task("deploy", json!({"service": "queue"})).await.unwrap() else {
         panic!("expected a task");
@@ -271,7 +271,7 @@ async fn a_task_past_its_time_to_live_is_ended_and_forgotten() {
         .tools(tools![stoppable])
         .build()
         .unwrap();
-    let client = stateless(&server, &ElicitationScript::new()).await;
+    let client = client_2026(&server, &ElicitationScript::new()).await;
     let TaskStart::Task(task) = client.start_tool_task("stoppable", json!({})).await.unwrap() else {
         panic!("expected a task");
     };

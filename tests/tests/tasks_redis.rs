@@ -109,8 +109,8 @@ fn confirming() -> impl typed_mcp::client::ElicitationHandler {
     })
 }
 
-async fn stateless(url: &str) -> Client {
-    let builder = Client::builder("t", "1").protocol_era(ProtocolEra::Stateless).elicitation(confirming());
+async fn client_2026(url: &str) -> Client {
+    let builder = Client::builder("t", "1").protocol_era(ProtocolEra::Y2026).elicitation(confirming());
     within("connecting", builder.connect_http(url)).await.unwrap()
 }
 
@@ -126,7 +126,7 @@ async fn a_task_asks_and_completes_across_three_instances_sharing_redis() {
     let redis = RedisServer::start();
     let instances: Vec<Instance> = (0..3).map(|_| Instance::start("shared", Some(&redis.url()))).collect();
     let proxy = RoundRobinProxy::start(instances.iter().map(|i| i.base.clone()).collect()).await;
-    let client = stateless(&format!("{}/mcp", proxy.url())).await;
+    let client = client_2026(&format!("{}/mcp", proxy.url())).await;
 
     // Raw: every request goes to the next instance, so the polls, the update and the handler's
     // instance differ.
@@ -160,8 +160,8 @@ async fn a_task_whose_instance_died_is_failed_and_a_finished_one_outlives_a_rest
     let port = free_port();
     let mut runner = Instance::start_on(port, "shared", Some(&redis.url()), &[]);
     let other = Instance::start("shared", Some(&redis.url()));
-    let on_runner = stateless(&runner.url()).await;
-    let elsewhere = stateless(&other.url()).await;
+    let on_runner = client_2026(&runner.url()).await;
+    let elsewhere = client_2026(&other.url()).await;
 
     // A finished task.
     let finished = start_deploy(&on_runner, "db").await;
@@ -187,7 +187,7 @@ async fn a_task_whose_instance_died_is_failed_and_a_finished_one_outlives_a_rest
     // The instance comes back (a new process on the same port): the finished task's result is
     // still there, on it and elsewhere.
     let restarted = Instance::start_on(port, "shared", Some(&redis.url()), &[]);
-    let again = stateless(&restarted.url()).await;
+    let again = client_2026(&restarted.url()).await;
     for client in [&again, &elsewhere] {
         let task = client.get_task(&finished).await.unwrap();
         assert_eq!(task.status, TaskStatus::Completed);
@@ -233,8 +233,8 @@ async fn update_and_cancel_on_another_instance_reach_the_running_handler() {
     let dropped_b = Arc::new(Dropped::default());
     let (a, a_task) = in_process(&redis, dropped_a.clone()).await;
     let (b, b_task) = in_process(&redis, dropped_b.clone()).await;
-    let on_a = stateless(&a).await;
-    let on_b = stateless(&b).await;
+    let on_a = client_2026(&a).await;
+    let on_b = client_2026(&b).await;
 
     // Asked on A, answered through B, where a subscription hears of the task's changes.
     let mut notifications = on_b.notifications();

@@ -259,7 +259,7 @@ async fn a_multi_round_call_of_the_2026_era_is_one_trace() {
     let client = within(
         "connecting",
         Client::builder("rounds", "1")
-            .protocol_era(ProtocolEra::Stateless)
+            .protocol_era(ProtocolEra::Y2026)
             .elicitation(answering)
             .telemetry(recorder.telemetry())
             .connect_http(&endpoint.url),
@@ -529,7 +529,7 @@ async fn a_task_and_the_requests_that_follow_it_are_one_trace() {
     let client = within(
         "connecting",
         Client::builder("tasks", "1")
-            .protocol_era(ProtocolEra::Stateless)
+            .protocol_era(ProtocolEra::Y2026)
             .telemetry(recorder.telemetry())
             .connect_in_process(&server),
     )

@@ -253,7 +253,7 @@ async fn structured_content_that_cannot_be_read_says_why() {
 }
 
 /// Charges the card, then asks where the receipt goes: the charge comes before the question,
-/// so in the stateless era it happens on every round.
+/// so in the 2026-07-28 era it happens on every round.
 #[tool]
 async fn checkout_charging_first(ctx: Context, effects: State<testing::Effects>) -> Result<String, String> {
     effects.record("charged 10 EUR");
@@ -301,8 +301,8 @@ async fn both_eras_harness_catches_a_side_effect_before_a_question() {
     assert_eq!(
         mismatch.differences,
         [testing::EraDifference::Effects {
-            session: vec!["charged 10 EUR".into()],
-            stateless: vec!["charged 10 EUR".into(), "charged 10 EUR".into()],
+            y2025: vec!["charged 10 EUR".into()],
+            y2026: vec!["charged 10 EUR".into(), "charged 10 EUR".into()],
         }],
         "the outcome and the questions agree; only the charge is repeated"
     );
@@ -340,18 +340,18 @@ async fn both_eras_harness_catches_questions_that_change_on_replay() {
     .await
     .unwrap_err();
     let questions = mismatch.differences.iter().find_map(|d| match d {
-        testing::EraDifference::Questions { session, stateless } => Some((session.clone(), stateless.clone())),
+        testing::EraDifference::Questions { y2025, y2026 } => Some((y2025.clone(), y2026.clone())),
         _ => None,
     });
-    let (session, stateless) = questions.unwrap_or_else(|| panic!("no difference in the questions: {mismatch}"));
-    assert_eq!(session, ["Go left?", "Really left?"]);
-    assert_eq!(stateless, ["Go left?", "Really right?"]);
+    let (y2025, y2026) = questions.unwrap_or_else(|| panic!("no difference in the questions: {mismatch}"));
+    assert_eq!(y2025, ["Go left?", "Really left?"]);
+    assert_eq!(y2026, ["Go left?", "Really right?"]);
     assert!(mismatch.to_string().contains("the questions differ"), "{mismatch}");
 }
 
 #[tokio::test]
 async fn a_script_works_the_same_in_either_era() {
-    for era in [ProtocolEra::Session, ProtocolEra::Stateless] {
+    for era in [ProtocolEra::Y2025, ProtocolEra::Y2026] {
         let script = ElicitationScript::new().accept(json!({"projectName": "demo", "framework": "vue"})).decline();
         let client = testing::connect_in_era(&server(), &script, era).await;
         assert_eq!(client.era(), era);

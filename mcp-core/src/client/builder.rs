@@ -11,7 +11,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::connected::{Client, ClientInner};
 use super::connection::{Connection, LineConnection};
-use super::era::{self, ProtocolEra, Stateless};
+use super::era::{self, Era2026, ProtocolEra};
 #[cfg(feature = "http-client")]
 use super::http;
 #[cfg(feature = "http-client")]
@@ -28,7 +28,7 @@ use super::{
 use crate::engine::{Peer, RequestOptions, Session, SessionConfig};
 use crate::protocol::{
     ClientCapabilities, Implementation, InitializeParams, InitializeResult, JsonObject, LATEST_PROTOCOL_VERSION,
-    SUPPORTED_PROTOCOL_VERSIONS, stateless::DiscoverResult,
+    SUPPORTED_PROTOCOL_VERSIONS, era_2026::DiscoverResult,
 };
 use crate::transport::LineOptions;
 
@@ -136,8 +136,8 @@ impl ClientBuilder {
         self
     }
 
-    /// Which protocol era to speak (default [`ProtocolEra::Session`]): a session opened with
-    /// `initialize`, stateless requests (2026-07-28), or whichever the server speaks
+    /// Which protocol era to speak (default [`ProtocolEra::Y2025`]): a session opened with
+    /// `initialize`, 2026-07-28 requests, or whichever the server speaks
     /// ([`ProtocolEra::Auto`]). See [`Client::era`] for what was chosen.
     pub fn protocol_era(mut self, era: ProtocolEra) -> Self {
         self.era = era;
@@ -152,7 +152,7 @@ impl ClientBuilder {
         self
     }
 
-    /// In the stateless era, how many rounds of questions (`input_required` results) one
+    /// In the 2026-07-28 era, how many rounds of questions (`input_required` results) one
     /// request may take before it fails with [`ClientError::TooManyRounds`] (default
     /// [`DEFAULT_MAX_INPUT_ROUNDS`]).
     pub fn max_input_rounds(mut self, rounds: usize) -> Self {
@@ -282,8 +282,8 @@ impl ClientBuilder {
         connection: Box<dyn Connection>,
     ) -> Result<Client, ClientError> {
         let opened = match self.era {
-            ProtocolEra::Session => self.initialize(&shared, &peer, &*connection).await.map(|i| (i, None)),
-            ProtocolEra::Stateless => {
+            ProtocolEra::Y2025 => self.initialize(&shared, &peer, &*connection).await.map(|i| (i, None)),
+            ProtocolEra::Y2026 => {
                 self.discover(&shared, &peer, &*connection, self.request_timeout).await.map(|(i, s)| (i, Some(s)))
             }
             ProtocolEra::Auto => {
@@ -303,20 +303,20 @@ impl ClientBuilder {
                     }
                 };
                 match probed {
-                    Ok((init, stateless)) => Ok((init, Some(stateless))),
+                    Ok((init, era_2026)) => Ok((init, Some(era_2026))),
                     Err(e @ (ClientError::Closed | ClientError::Cancelled)) => Err(e),
                     Err(e) => {
-                        tracing::debug!(error = %e, "the server does not speak the stateless revision; opening a session");
-                        connection.stateless(None);
+                        tracing::debug!(error = %e, "the server does not speak the era_2026 revision; opening a session");
+                        connection.era_2026(None);
                         self.initialize(&shared, &peer, &*connection).await.map(|i| (i, None))
                     }
                 }
             }
         };
         match opened {
-            Ok((init, stateless)) => {
-                if let Some(stateless) = &stateless {
-                    stateless.cache.watch(shared.events.subscribe());
+            Ok((init, era_2026)) => {
+                if let Some(era_2026) = &era_2026 {
+                    era_2026.cache.watch(shared.events.subscribe());
                 }
                 tracing::debug!(protocol_version = %init.protocol_version, server = %init.server_info.name, "connected");
                 Ok(Client {
@@ -328,7 +328,7 @@ impl ClientBuilder {
                         url_elicitation_timeout: self.url_elicitation_timeout,
                         connection,
                         next_progress: AtomicU64::new(1),
-                        stateless,
+                        era_2026,
                         max_input_rounds: self.max_input_rounds,
                         listen_gate: tokio::sync::Mutex::new(()),
                         #[cfg(feature = "otel")]
@@ -383,20 +383,20 @@ impl ClientBuilder {
         Ok(result)
     }
 
-    /// `server/discover`: the server must list a stateless revision this client speaks.
+    /// `server/discover`: the server must list a 2026-07-28 revision this client speaks.
     async fn discover(
         &self,
         shared: &Arc<ClientShared>,
         peer: &Peer,
         connection: &dyn Connection,
         timeout: Option<Duration>,
-    ) -> Result<(InitializeResult, Stateless), ClientError> {
-        let stateless = Stateless::new(&shared.capabilities(), &self.info);
-        connection.stateless(Some(stateless.headers.clone()));
+    ) -> Result<(InitializeResult, Era2026), ClientError> {
+        let era_2026 = Era2026::new(&shared.capabilities(), &self.info);
+        connection.era_2026(Some(era_2026.headers.clone()));
         let round_trip = RoundTrip {
             peer,
             shared,
-            stateless: &stateless,
+            era_2026: &era_2026,
             max_rounds: self.max_input_rounds,
             url_wait: self.url_elicitation_timeout,
             #[cfg(feature = "otel")]
@@ -406,18 +406,18 @@ impl ClientBuilder {
         let result = round_trip.request("server/discover", JsonObject::new(), options).await?;
         let discovered: DiscoverResult = serde_json::from_value(serde_json::Value::Object(result))
             .map_err(|e| ClientError::Codec(format!("invalid `server/discover` result: {e}")))?;
-        if !stateless.switch_to_supported(&discovered.supported_versions, false)
-            && !discovered.supported_versions.contains(&stateless.version())
+        if !era_2026.switch_to_supported(&discovered.supported_versions, false)
+            && !discovered.supported_versions.contains(&era_2026.version())
         {
             return Err(ClientError::UnsupportedProtocolVersion(discovered.supported_versions.join(", ")));
         }
         let init = InitializeResult {
-            protocol_version: stateless.version(),
+            protocol_version: era_2026.version(),
             server_info: discovered.server_info().unwrap_or_else(|| Implementation::new("unknown", "unknown")),
             capabilities: discovered.capabilities,
             instructions: discovered.instructions,
         };
-        Ok((init, stateless))
+        Ok((init, era_2026))
     }
 }
 

@@ -1,4 +1,4 @@
-//! A small cache of stateless-era list results (`tools/list`, `prompts/list`,
+//! A small cache of 2026-07-28 list results (`tools/list`, `prompts/list`,
 //! `resources/list`, `resources/templates/list`), kept as long as the server's caching hints
 //! (`ttlMs`, `cacheScope`) allow.
 //!

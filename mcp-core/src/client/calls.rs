@@ -11,10 +11,10 @@ use crate::protocol::{
 };
 
 impl Client {
-    /// `ping`: checks that the server answers. (The stateless era has no `ping`: the client
+    /// `ping`: checks that the server answers. (The 2026-07-28 era has no `ping`: the client
     /// asks `server/discover` instead.)
     pub async fn ping(&self) -> Result<(), ClientError> {
-        if self.inner.stateless.is_some() {
+        if self.inner.era_2026.is_some() {
             return self.request::<_, JsonObject>("server/discover", &serde_json::json!({})).await.map(drop);
         }
         self.request::<_, EmptyResult>("ping", &serde_json::json!({})).await.map(drop)
@@ -22,13 +22,13 @@ impl Client {
 
     /// One page of `tools/list` (`cursor`: where the previous page said the next starts).
     ///
-    /// In the stateless era, a tool whose input schema marks arguments for HTTP headers
+    /// In the 2026-07-28 era, a tool whose input schema marks arguments for HTTP headers
     /// (`x-mcp-header`) against the specification's rules is left out (and refused if called
     /// by name): the page may then hold fewer tools than the server sent.
     pub async fn list_tools(&self, cursor: Option<&str>) -> Result<ListToolsResult, ClientError> {
         let mut result: ListToolsResult = self.list_page("tools/list", cursor).await?;
-        if let Some(stateless) = &self.inner.stateless {
-            result.tools.retain(|tool| match stateless.headers.learn(tool) {
+        if let Some(era_2026) = &self.inner.era_2026 {
+            result.tools.retain(|tool| match era_2026.headers.learn(tool) {
                 Ok(()) => true,
                 Err(reason) => {
                     tracing::warn!(tool = %tool.name, %reason, "left out a tool with invalid `x-mcp-header` declarations");
@@ -137,8 +137,15 @@ impl Client {
         self.complete(&completion_params(reference, argument, value)).await
     }
 
-    /// `logging/setLevel`: the server sends log messages at `level` and above.
+    /// The server sends log messages at `level` and above: in a session (2025-11-25 and
+    /// before), `logging/setLevel`; in the 2026-07-28 era, which has no such request, every
+    /// request from now on asks for them in its `_meta` (`io.modelcontextprotocol/logLevel`),
+    /// and the messages come with the request they belong to.
     pub async fn set_log_level(&self, level: LoggingLevel) -> Result<(), ClientError> {
+        if let Some(era_2026) = &self.inner.era_2026 {
+            era_2026.set_log_level(level);
+            return Ok(());
+        }
         self.request::<_, EmptyResult>("logging/setLevel", &SetLevelParams { level }).await.map(drop)
     }
 

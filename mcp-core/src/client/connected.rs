@@ -9,7 +9,7 @@ use tokio::sync::broadcast;
 
 use super::ServerNotification;
 use super::connection::Connection;
-use super::era::{ProtocolEra, Stateless};
+use super::era::{Era2026, ProtocolEra};
 use super::service::ClientShared;
 #[cfg(feature = "otel")]
 use super::traced::Traced;
@@ -24,8 +24,8 @@ pub(super) struct ClientInner {
     pub(super) url_elicitation_timeout: Duration,
     pub(super) connection: Box<dyn Connection>,
     pub(super) next_progress: AtomicU64,
-    /// Set when the connection speaks the stateless era.
-    pub(super) stateless: Option<Stateless>,
+    /// Set when the connection speaks the 2026-07-28 era.
+    pub(super) era_2026: Option<Era2026>,
     pub(super) max_input_rounds: usize,
     /// Held while a `subscriptions/listen` waits for its acknowledgement.
     pub(super) listen_gate: tokio::sync::Mutex<()>,
@@ -58,21 +58,21 @@ impl std::fmt::Debug for Client {
 }
 
 impl Client {
-    /// The era this connection speaks: [`ProtocolEra::Session`] or [`ProtocolEra::Stateless`]
+    /// The era this connection speaks: [`ProtocolEra::Y2025`] or [`ProtocolEra::Y2026`]
     /// (what [`ProtocolEra::Auto`] chose).
     pub fn era(&self) -> ProtocolEra {
-        if self.inner.stateless.is_some() { ProtocolEra::Stateless } else { ProtocolEra::Session }
+        if self.inner.era_2026.is_some() { ProtocolEra::Y2026 } else { ProtocolEra::Y2025 }
     }
 
-    /// Forgets the list results kept under the server's caching hints (stateless era), so the
+    /// Forgets the list results kept under the server's caching hints (2026-07-28 era), so the
     /// next `list_*` call asks the server.
     pub fn clear_cache(&self) {
-        if let Some(s) = &self.inner.stateless {
+        if let Some(s) = &self.inner.era_2026 {
             s.cache.clear();
         }
     }
 
-    /// What the server answered to `initialize` (in the stateless era: what `server/discover`
+    /// What the server answered to `initialize` (in the 2026-07-28 era: what `server/discover`
     /// said, with the revision in use).
     pub fn initialize_result(&self) -> &InitializeResult {
         &self.inner.init

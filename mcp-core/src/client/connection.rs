@@ -27,9 +27,9 @@ pub(crate) trait Connection: Send + Sync + 'static {
     /// `initialize` negotiated `version`; later messages must say so where the transport can.
     fn negotiated(&self, _version: &str) {}
 
-    /// Whether messages are stateless-era requests, whose HTTP headers mirror their body
+    /// Whether messages are 2026-07-28 requests, whose HTTP headers mirror their body
     /// (with the `x-mcp-header` marks of the tools in `headers`), or not (`None`).
-    fn stateless(&self, _headers: Option<Arc<ToolHeaders>>) {}
+    fn era_2026(&self, _headers: Option<Arc<ToolHeaders>>) {}
 
     /// Whether the transport is busy authorizing (an OAuth flow waiting for the person): time
     /// spent there does not count against [`ProtocolEra::Auto`](super::ProtocolEra::Auto)'s probe.

@@ -434,7 +434,13 @@ pub(crate) fn read_request(params: Value, modes: ElicitationModes) -> Result<Eli
             "this client does not support URL-mode elicitation (it did not declare `elicitation.url`)",
         )),
         "form" | "url" => match parsed {
-            Ok(crate::protocol::ElicitRequestParams::Form { message, requested_schema }) => {
+            Ok(crate::protocol::ElicitRequestParams::Form { message, mut requested_schema }) => {
+                // A root `title` or `description` names the form as a whole, which the subset has
+                // no place for and which changes nothing of the answer: some servers send them
+                // (the official Python SDK does, in a 2025-11-25 session). They are dropped, so
+                // such a form is shown rather than refused.
+                requested_schema.remove("title");
+                requested_schema.remove("description");
                 let schema = FormSchema::new(requested_schema).map_err(|e| {
                     ErrorObject::invalid_params(format!("`requestedSchema` is outside MCP's form subset: {e}"))
                 })?;
@@ -495,6 +501,12 @@ mod tests {
         let f = json!({"message": "m", "requestedSchema": {"type": "object", "properties": {"a": {"type": "string"}}}});
         assert_eq!(read_request(f.clone(), ElicitationModes::URL).unwrap_err().code, -32602);
         assert!(read_request(f, ElicitationModes::FORM).is_ok());
+        let titled = json!({"message": "m", "requestedSchema": {"type": "object", "title": "City", "description": "d",
+            "properties": {"a": {"type": "string"}}}});
+        let Ok(ElicitationRequest::Form(titled)) = read_request(titled, ElicitationModes::FORM) else {
+            panic!("a form with a root title and description is read");
+        };
+        assert_eq!(titled.schema().as_object().keys().collect::<Vec<_>>(), ["type", "properties"]);
         let nested =
             json!({"message": "m", "requestedSchema": {"type": "object", "properties": {"a": {"type": "object"}}}});
         assert_eq!(read_request(nested, ElicitationModes::ALL).unwrap_err().code, -32602);

@@ -1,5 +1,5 @@
 //! Which protocol era a client speaks: sessions opened with `initialize` (revisions up to
-//! 2025-11-25), stateless requests (2026-07-28), or whichever the server speaks.
+//! 2025-11-25), 2026-07-28 requests, or whichever the server speaks.
 
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
@@ -7,41 +7,45 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::cache::ListCache;
-pub use super::choice::{ProtocolEra, STATELESS_VERSIONS};
+pub use super::choice::{ProtocolEra, VERSIONS_2026};
 use super::http_headers::ToolHeaders;
-use crate::protocol::stateless::{
-    META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION, PROTOCOL_VERSION_2026_07_28,
+use crate::protocol::era_2026::{
+    META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_PROTOCOL_VERSION, PROTOCOL_VERSION_2026_07_28,
 };
-use crate::protocol::{ClientCapabilities, Implementation, JsonObject};
+use crate::protocol::{ClientCapabilities, Implementation, JsonObject, LoggingLevel};
 
 /// How long [`ProtocolEra::Auto`] waits for `server/discover` before trying `initialize`
 /// (a server of the session era may leave an unknown request unanswered).
 pub(crate) const DISCOVER_PROBE_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// What a stateless connection adds to every request.
-pub(crate) struct Stateless {
+/// What a 2026-07-28 connection adds to every request.
+pub(crate) struct Era2026 {
     version: RwLock<String>,
     capabilities: Value,
     client_info: Value,
+    /// The level of log messages every request asks for (`_meta["io.modelcontextprotocol/logLevel"]`),
+    /// set with [`Client::set_log_level`](super::Client::set_log_level); none until then.
+    log_level: RwLock<Option<LoggingLevel>>,
     /// The `x-mcp-header` marks of the tools listed so far (the HTTP transport reads them).
     pub(crate) headers: Arc<ToolHeaders>,
     /// List results kept as long as the server's caching hints allow.
     pub(crate) cache: Arc<ListCache>,
 }
 
-impl std::fmt::Debug for Stateless {
+impl std::fmt::Debug for Era2026 {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Stateless").field("version", &self.version()).finish_non_exhaustive()
+        f.debug_struct("Era2026").field("version", &self.version()).finish_non_exhaustive()
     }
 }
 
-impl Stateless {
+impl Era2026 {
     pub(crate) fn new(capabilities: &ClientCapabilities, info: &Implementation) -> Self {
         let version = PROTOCOL_VERSION_2026_07_28;
-        Stateless {
+        Era2026 {
             version: RwLock::new(version.to_owned()),
             capabilities: serde_json::to_value(capabilities).unwrap_or_else(|_| Value::Object(JsonObject::new())),
             client_info: serde_json::to_value(info).unwrap_or(Value::Null),
+            log_level: RwLock::new(None),
             headers: Arc::new(ToolHeaders::new(version)),
             cache: Arc::default(),
         }
@@ -52,10 +56,17 @@ impl Stateless {
         self.version.read().map(|v| v.clone()).unwrap_or_else(|_| PROTOCOL_VERSION_2026_07_28.to_owned())
     }
 
+    /// Asks for log messages at `level` and above in every request from now on.
+    pub(crate) fn set_log_level(&self, level: LoggingLevel) {
+        if let Ok(mut l) = self.log_level.write() {
+            *l = Some(level);
+        }
+    }
+
     /// Switches to the newest revision in `supported` this client speaks; false when there is
     /// none (or it is the one already used).
     pub(crate) fn switch_to_supported(&self, supported: &[String], first_try: bool) -> bool {
-        let Some(ours) = STATELESS_VERSIONS.iter().find(|v| supported.iter().any(|s| s == *v)) else { return false };
+        let Some(ours) = VERSIONS_2026.iter().find(|v| supported.iter().any(|s| s == *v)) else { return false };
         let current = self.version();
         if *ours == current && !first_try {
             return false;
@@ -67,7 +78,7 @@ impl Stateless {
         true
     }
 
-    /// `params` with the revision, capabilities and identity added to its `_meta` (keeping what
+    /// `params` with the revision, capabilities, identity and log level added to its `_meta` (keeping what
     /// is there, a progress token say). Extensions that `params` declares already in
     /// `_meta["io.modelcontextprotocol/clientCapabilities"].extensions` (for this request only,
     /// such as the tasks extension of a call made as a task) are kept.
@@ -91,6 +102,12 @@ impl Stateless {
             meta.insert(META_CLIENT_CAPABILITIES.into(), capabilities);
             if !self.client_info.is_null() {
                 meta.insert(META_CLIENT_INFO.into(), self.client_info.clone());
+            }
+            if let Some(level) = self.log_level.read().ok().and_then(|l| *l)
+                && !meta.contains_key(META_LOG_LEVEL)
+                && let Ok(level) = serde_json::to_value(level)
+            {
+                meta.insert(META_LOG_LEVEL.into(), level);
             }
         }
         params

@@ -44,7 +44,7 @@ pub enum ClientError {
     #[error("transport: {0}")]
     Transport(String),
     /// `initialize` negotiated a protocol revision this client does not speak (or, in the
-    /// stateless era, the server speaks none of the client's).
+    /// 2026-07-28 era, the server speaks none of the client's).
     #[error("the server chose protocol revision `{0}`, which this client does not speak")]
     UnsupportedProtocolVersion(String),
     /// A question of an `input_required` result could not be answered (no handler for it, or

@@ -1,4 +1,4 @@
-//! The HTTP headers a stateless-era (2026-07-28) request carries besides its body:
+//! The HTTP headers a 2026-07-28 request carries besides its body:
 //! `MCP-Protocol-Version` (the revision in its `_meta`), `Mcp-Method`, `Mcp-Name` (the tool or
 //! prompt name, or the resource URI) and one `Mcp-Param-{Header}` per tool argument the tool's
 //! input schema marks with `x-mcp-header`. The client learns those marks from `tools/list`;
@@ -13,13 +13,13 @@ use std::sync::RwLock;
 
 use serde_json::Value;
 
+use crate::protocol::era_2026::{MCP_METHOD_HEADER, MCP_NAME_HEADER, MCP_PARAM_HEADER_PREFIX, META_PROTOCOL_VERSION};
 use crate::protocol::methods::{self, Era, Method};
-use crate::protocol::stateless::{MCP_METHOD_HEADER, MCP_NAME_HEADER, MCP_PARAM_HEADER_PREFIX, META_PROTOCOL_VERSION};
 use crate::protocol::{CancelledParams, JsonObject, Message, RequestId, Tool};
 use crate::tool::{HeaderKind, HeaderParam, header_params};
 
 /// The `x-mcp-header` declarations of the tools a client has listed, and the revision its
-/// stateless requests speak.
+/// 2026-07-28 requests speak.
 #[derive(Debug)]
 pub(crate) struct ToolHeaders {
     version: RwLock<String>,

@@ -1,4 +1,4 @@
-//! `subscriptions/listen` (stateless era): one long-lived request whose stream carries the
+//! `subscriptions/listen` (2026-07-28 era): one long-lived request whose stream carries the
 //! change notifications the client opted in to.
 
 use std::time::Duration;
@@ -68,8 +68,8 @@ impl Client {
     /// only: in a session, notifications come without asking (and resources through
     /// [`subscribe_resource`](Self::subscribe_resource)).
     pub async fn listen(&self, filter: SubscriptionFilter) -> Result<Subscription, ClientError> {
-        let Some(stateless) = &self.inner.stateless else {
-            return Err(ClientError::WrongEra { what: "subscriptions/listen".into(), era: ProtocolEra::Session });
+        let Some(era_2026) = &self.inner.era_2026 else {
+            return Err(ClientError::WrongEra { what: "subscriptions/listen".into(), era: ProtocolEra::Y2025 });
         };
         // One acknowledgement at a time: it is matched to the listen request by order.
         let _gate = self.inner.listen_gate.lock().await;
@@ -80,7 +80,7 @@ impl Client {
         if filter.task_ids.is_some() {
             params = super::tasks::with_tasks_extension(params);
         }
-        let params = stateless.with_meta(params);
+        let params = era_2026.with_meta(params);
         let stop = CancellationToken::new();
         let peer = self.inner.peer.clone();
         let options = RequestOptions { timeout: None, cancel: Some(stop.clone()) };

@@ -31,13 +31,13 @@
 //! # Protocol eras
 //!
 //! By default the client opens a session with `initialize` (revisions up to 2025-11-25).
-//! [`ClientBuilder::protocol_era`] chooses the stateless era (2026-07-28) instead, or
+//! [`ClientBuilder::protocol_era`] chooses the 2026-07-28 era instead, or
 //! [`ProtocolEra::Auto`]: `server/discover` first, `initialize` if the server does not speak
-//! it. The API is the same in both: in the stateless era each request carries the revision and
+//! it. The API is the same in both: in the 2026-07-28 era each request carries the revision and
 //! the client's capabilities in `_meta`, a result that asks for input (`input_required`) is
 //! answered by the same handlers and the request retried until it completes, list results are
 //! kept as long as the server's caching hints allow, and [`Client::listen`] opens the stream of
-//! change notifications. Over HTTP, each stateless request also carries `Mcp-Method`,
+//! change notifications. Over HTTP, each 2026-07-28 request also carries `Mcp-Method`,
 //! `Mcp-Name` and the `Mcp-Param-*` headers of the tool arguments the tool's schema marks with
 //! `x-mcp-header` (a tool whose marks break the rules is refused).
 //!
@@ -86,12 +86,12 @@ pub use elicitation::{
     ElicitationFn, ElicitationHandler, ElicitationModes, ElicitationRequest, FormRequest, TypedAnswerError,
     TypedElicitation, TypedForm, UrlRequest, elicitation_fn, fill_defaults, typed_elicitation,
 };
-pub use era::{ProtocolEra, STATELESS_VERSIONS};
+pub use era::{ProtocolEra, VERSIONS_2026};
 pub use error::ClientError;
 pub use handlers::{RootsHandler, SamplingFn, SamplingHandler, SamplingSupport, sampling_fn};
 pub use listen::Subscription;
 pub use notifications::ServerNotification;
-pub use round_trip::DEFAULT_MAX_INPUT_ROUNDS;
+pub use round_trip::{DEFAULT_MAX_INPUT_ROUNDS, input_key};
 #[cfg(feature = "skills")]
 pub use skills::{Skill, SkillReadError};
 pub use tasks::TaskStart;

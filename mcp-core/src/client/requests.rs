@@ -1,5 +1,5 @@
 //! How the client sends a request in either era: in a session (traced when telemetry is on),
-//! or stateless with its questions answered until the result is complete; pages of lists,
+//! or in the 2026-07-28 era with its questions answered until the result is complete; pages of lists,
 //! from the cache when the server's hints allow.
 
 use std::future::Future;
@@ -11,7 +11,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::ClientError;
 use super::connected::Client;
-use super::era::Stateless;
+use super::era::Era2026;
 use super::round_trip::{self, RoundTrip};
 use crate::engine::RequestOptions;
 use crate::protocol::{JsonObject, PaginatedParams};
@@ -29,7 +29,7 @@ impl Client {
     }
 
     /// Sends any request and decodes its result as `R`, with the default timeout. In the
-    /// stateless era the request carries the client's `_meta`, and the server's questions
+    /// 2026-07-28 era the request carries the client's `_meta`, and the server's questions
     /// (`input_required`) are answered by the handlers until the result is complete.
     pub async fn request<P: Serialize + ?Sized, R: DeserializeOwned>(
         &self,
@@ -45,13 +45,13 @@ impl Client {
         params: &P,
         options: RequestOptions,
     ) -> Result<R, ClientError> {
-        match &self.inner.stateless {
+        match &self.inner.era_2026 {
             #[cfg(feature = "otel")]
             None if self.inner.traced.is_some() => self.traced_request(method, params, options).await,
             None => Ok(self.inner.peer.request(method, params, options).await?),
-            Some(stateless) => {
+            Some(era_2026) => {
                 let params = params_object(params)?;
-                let result = self.round_trip(stateless).request(method, params, options).await?;
+                let result = self.round_trip(era_2026).request(method, params, options).await?;
                 if result.get("resultType").and_then(serde_json::Value::as_str) == Some(round_trip::RESULT_TASK) {
                     // Only a request that declared the tasks extension is answered with a task.
                     return Err(ClientError::UnexpectedResultType(round_trip::RESULT_TASK.to_owned()));
@@ -82,11 +82,11 @@ impl Client {
         serde_json::from_str(raw.get()).map_err(|e| ClientError::Codec(format!("invalid `{method}` result: {e}")))
     }
 
-    pub(super) fn round_trip<'a>(&'a self, stateless: &'a Stateless) -> RoundTrip<'a> {
+    pub(super) fn round_trip<'a>(&'a self, era_2026: &'a Era2026) -> RoundTrip<'a> {
         RoundTrip {
             peer: &self.inner.peer,
             shared: &self.inner.shared,
-            stateless,
+            era_2026,
             max_rounds: self.inner.max_input_rounds,
             url_wait: self.inner.url_elicitation_timeout,
             #[cfg(feature = "otel")]
@@ -94,19 +94,19 @@ impl Client {
         }
     }
 
-    /// One page of a list, from the cache when the server's hints allow (stateless era).
+    /// One page of a list, from the cache when the server's hints allow (2026-07-28 era).
     pub(super) async fn list_page<R: DeserializeOwned>(
         &self,
         method: &str,
         cursor: Option<&str>,
     ) -> Result<R, ClientError> {
-        let Some(stateless) = &self.inner.stateless else { return self.request(method, &page(cursor)).await };
-        if let Some(kept) = stateless.cache.get(method, cursor) {
+        let Some(era_2026) = &self.inner.era_2026 else { return self.request(method, &page(cursor)).await };
+        if let Some(kept) = era_2026.cache.get(method, cursor) {
             return decode_result(method, kept);
         }
         let params = params_object(&page(cursor))?;
-        let result = self.round_trip(stateless).request(method, params, self.options(None, None)).await?;
-        stateless.cache.put(method, cursor, &result);
+        let result = self.round_trip(era_2026).request(method, params, self.options(None, None)).await?;
+        era_2026.cache.put(method, cursor, &result);
         decode_result(method, result)
     }
 
@@ -144,7 +144,7 @@ pub(super) fn params_object<P: Serialize + ?Sized>(params: &P) -> Result<JsonObj
     }
 }
 
-/// A stateless-era result read as `R`.
+/// A 2026-07-28 result read as `R`.
 pub(super) fn decode_result<R: DeserializeOwned>(method: &str, result: JsonObject) -> Result<R, ClientError> {
     serde_json::from_value(serde_json::Value::Object(result))
         .map_err(|e| ClientError::Codec(format!("invalid `{method}` result: {e}")))

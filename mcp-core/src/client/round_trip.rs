@@ -1,4 +1,4 @@
-//! A stateless-era request from start to finish: sent with the client's `_meta`, and while the
+//! A 2026-07-28 request from start to finish: sent with the client's `_meta`, and while the
 //! server answers `input_required`, its questions answered by the client's handlers (all the
 //! questions of one round at once) and the request sent again with the answers in
 //! `inputResponses` and the server's `requestState` as it was given.
@@ -15,10 +15,10 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use super::ClientError;
-use super::era::Stateless;
+use super::era::Era2026;
 use super::service::{ClientShared, answer_input};
 use crate::engine::{Peer, PeerError, RequestOptions};
-use crate::protocol::stateless::{
+use crate::protocol::era_2026::{
     InputRequest, InputRequiredResult, RESULT_COMPLETE, RESULT_INPUT_REQUIRED, UNSUPPORTED_PROTOCOL_VERSION,
 };
 use crate::protocol::{ErrorObject, JsonObject};
@@ -34,11 +34,11 @@ const FIRST_PAUSE: Duration = Duration::from_millis(100);
 /// The longest pause between such retries.
 const MAX_PAUSE: Duration = Duration::from_secs(2);
 
-/// What a stateless request needs of its client.
+/// What a 2026-07-28 request needs of its client.
 pub(crate) struct RoundTrip<'a> {
     pub(crate) peer: &'a Peer,
     pub(crate) shared: &'a Arc<ClientShared>,
-    pub(crate) stateless: &'a Stateless,
+    pub(crate) era_2026: &'a Era2026,
     pub(crate) max_rounds: usize,
     pub(crate) url_wait: Duration,
     /// The client's telemetry: the request, all its rounds, is one `CLIENT` span.
@@ -58,7 +58,7 @@ impl RoundTrip<'_> {
         #[cfg(feature = "otel")]
         if let Some(traced) = self.traced {
             use opentelemetry::context::FutureExt;
-            let version = self.stateless.version();
+            let version = self.era_2026.version();
             let operation =
                 traced.telemetry.sending(method, &mut params, Some(&version), traced.transport, traced.server());
             let cx = operation.context().clone();
@@ -112,7 +112,7 @@ impl RoundTrip<'_> {
         let mut pause = FIRST_PAUSE;
         let mut version_retried = false;
         loop {
-            let mut sent = self.stateless.with_meta(params.clone());
+            let mut sent = self.era_2026.with_meta(params.clone());
             if let Some(r) = responses.take() {
                 sent.insert("inputResponses".into(), Value::Object(r));
             }
@@ -124,8 +124,8 @@ impl RoundTrip<'_> {
                 Ok(r) => r,
                 Err(PeerError::Rpc(error)) if error.code == UNSUPPORTED_PROTOCOL_VERSION && !version_retried => {
                     version_retried = true;
-                    if self.stateless.switch_to_supported(&supported_versions(&error), true) {
-                        tracing::debug!(%method, version = %self.stateless.version(), "retrying with a revision the server supports");
+                    if self.era_2026.switch_to_supported(&supported_versions(&error), true) {
+                        tracing::debug!(%method, version = %self.era_2026.version(), "retrying with a revision the server supports");
                         // The same request again, from its first round.
                         state = None;
                         continue;
@@ -181,6 +181,18 @@ fn supported_versions(error: &ErrorObject) -> Vec<String> {
         .unwrap_or_default()
 }
 
+tokio::task_local! {
+    static INPUT_KEY: String;
+}
+
+/// In a handler of the client (elicitation, sampling, roots) answering a question of a
+/// 2026-07-28 `input_required` result or of a task's `inputRequests`: the key the server gave
+/// the question. `None` for a request of a session (2025 era), which has no key. A gateway
+/// passes it on ([`crate::multi_round::keyed`]) so that the question keeps its key.
+pub fn input_key() -> Option<String> {
+    INPUT_KEY.try_with(Clone::clone).ok()
+}
+
 /// Answers one question of an `input_required` result with the client's handlers.
 pub(crate) async fn answer(
     shared: Arc<ClientShared>,
@@ -198,7 +210,7 @@ pub(crate) async fn answer(
     {
         p.insert("elicitationId".into(), Value::String(key.clone()));
     }
-    match answer_input(&shared, &request.method, params).await {
+    match INPUT_KEY.scope(key.clone(), answer_input(&shared, &request.method, params)).await {
         Ok(answer) => Ok((key, answer)),
         Err(error) => Err(ClientError::InputRequest { key, method: request.method, error: Box::new(error) }),
     }

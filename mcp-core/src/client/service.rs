@@ -176,7 +176,7 @@ impl Service for ClientService {
     }
 }
 
-/// Answers one question of a stateless-era `input_required` result (`elicitation/create`,
+/// Answers one question of a 2026-07-28 `input_required` result (`elicitation/create`,
 /// `sampling/createMessage` or `roots/list`) with the handlers that answer the same request in
 /// a session, checks included.
 pub(crate) async fn answer_input(

@@ -7,7 +7,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use super::era::Stateless;
+use super::era::Era2026;
 use super::requests::{decode_result, params_object};
 use super::round_trip::{RESULT_TASK, answer};
 use super::{Client, ClientError};
@@ -58,20 +58,20 @@ impl Client {
     /// at once: the task (to follow with [`get_task`](Self::get_task),
     /// [`update_task`](Self::update_task) and [`cancel_task`](Self::cancel_task)), or the
     /// result. [`call_tool_as_task`](Self::call_tool_as_task) does the following itself. Only in
-    /// the stateless era ([`ClientError::WrongEra`] otherwise).
+    /// the 2026-07-28 era ([`ClientError::WrongEra`] otherwise).
     pub async fn start_tool_task(
         &self,
         name: &str,
         arguments: impl serde::Serialize,
     ) -> Result<TaskStart, ClientError> {
-        let Some(stateless) = &self.inner.stateless else {
+        let Some(era_2026) = &self.inner.era_2026 else {
             return Err(ClientError::WrongEra { what: "tools/call as a task".into(), era: self.era() });
         };
         let arguments = super::tool_call::tool_arguments(arguments).map_err(ClientError::Codec)?;
         let params = CallToolParams { name: name.to_owned(), arguments, meta: None };
         let params = with_tasks_extension(params_object(&params)?);
         let first =
-            self.round_trip(stateless).request(Method::ToolsCall.name(), params, self.options(None, None)).await?;
+            self.round_trip(era_2026).request(Method::ToolsCall.name(), params, self.options(None, None)).await?;
         if first.get("resultType").and_then(Value::as_str) == Some(RESULT_TASK) {
             decode_result(Method::ToolsCall.name(), first).map(TaskStart::Task)
         } else {
@@ -107,13 +107,13 @@ impl Client {
         self.task_request::<JsonObject>("tasks/cancel", serde_json::json!({"taskId": task_id})).await.map(drop)
     }
 
-    /// A request of the tasks extension, which only the stateless era has.
+    /// A request of the tasks extension, which only the 2026-07-28 era has.
     async fn task_request<R: DeserializeOwned>(&self, method: &str, params: Value) -> Result<R, ClientError> {
-        let Some(stateless) = &self.inner.stateless else {
+        let Some(era_2026) = &self.inner.era_2026 else {
             return Err(ClientError::WrongEra { what: method.to_owned(), era: self.era() });
         };
         let params = with_tasks_extension(params_object(&params)?);
-        let result = self.round_trip(stateless).request(method, params, self.options(None, None)).await?;
+        let result = self.round_trip(era_2026).request(method, params, self.options(None, None)).await?;
         decode_result(method, result)
     }
 
@@ -121,7 +121,7 @@ impl Client {
     /// bounds the whole task; `cancel` cancels it.
     pub(crate) async fn call_as_task(
         &self,
-        stateless: &Stateless,
+        era_2026: &Era2026,
         params: &CallToolParams,
         timeout: Option<Duration>,
         cancel: Option<CancellationToken>,
@@ -133,26 +133,26 @@ impl Client {
             use opentelemetry::context::FutureExt;
             use opentelemetry::trace::TraceContextExt;
             let cx = traced.telemetry.task_span(&params.name);
-            let outcome = self.call_as_task_untraced(stateless, params, timeout, cancel).with_context(cx.clone()).await;
+            let outcome = self.call_as_task_untraced(era_2026, params, timeout, cancel).with_context(cx.clone()).await;
             if let Err(e) = &outcome {
                 cx.span().set_status(opentelemetry::trace::Status::error(e.to_string()));
             }
             cx.span().end();
             return outcome;
         }
-        self.call_as_task_untraced(stateless, params, timeout, cancel).await
+        self.call_as_task_untraced(era_2026, params, timeout, cancel).await
     }
 
     async fn call_as_task_untraced(
         &self,
-        stateless: &Stateless,
+        era_2026: &Era2026,
         params: &CallToolParams,
         timeout: Option<Duration>,
         cancel: Option<CancellationToken>,
     ) -> Result<CallToolResult, ClientError> {
         let params = with_tasks_extension(params_object(params)?);
         let first = self
-            .round_trip(stateless)
+            .round_trip(era_2026)
             .request(Method::ToolsCall.name(), params, self.options(None, cancel.clone()))
             .await?;
         if first.get("resultType").and_then(Value::as_str) != Some(RESULT_TASK) {

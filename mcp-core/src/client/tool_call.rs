@@ -177,22 +177,22 @@ impl ToolCallBuilder<'_> {
             None => None,
         };
         let options = client.options(self.timeout, self.cancel);
-        if let Some(stateless) = &client.inner.stateless {
+        if let Some(era_2026) = &client.inner.era_2026 {
             // The tool's `x-mcp-header` marks decide its HTTP headers: learn them first.
-            if stateless.headers.known(&self.name).is_none()
+            if era_2026.headers.known(&self.name).is_none()
                 && let Err(e) = client.list_all_tools().await
             {
                 tracing::debug!(error = %e, "could not list the tools before calling one");
             }
-            if let Some(Err(reason)) = stateless.headers.known(&self.name) {
+            if let Some(Err(reason)) = era_2026.headers.known(&self.name) {
                 return Err(ClientError::ToolRefused { name: self.name, reason });
             }
         }
         let params = CallToolParams { name: self.name, arguments, meta };
         if self.as_task
-            && let Some(stateless) = &client.inner.stateless
+            && let Some(era_2026) = &client.inner.era_2026
         {
-            return client.call_as_task(stateless, &params, self.timeout.flatten(), options.cancel).await;
+            return client.call_as_task(era_2026, &params, self.timeout.flatten(), options.cancel).await;
         }
         client.request_with(Method::ToolsCall.name(), &params, options).await
     }

@@ -2,7 +2,7 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use serde::Serialize;
@@ -68,6 +68,8 @@ pub(crate) struct PeerShared {
     out: mpsc::Sender<Outbound>,
     pending: Mutex<Pending>,
     next_id: AtomicI64,
+    /// When set, request ids are strings: this prefix, then the request's number.
+    prefix: OnceLock<Arc<str>>,
 }
 
 /// Options for one request to the peer.
@@ -112,7 +114,7 @@ impl Drop for SlotGuard<'_> {
             Err(_) => false,
         };
         if abandoned && self.sent.load(Ordering::Relaxed) {
-            self.peer.notify_cancelled(RequestId::Number(self.id), self.reason);
+            self.peer.notify_cancelled(self.peer.id_of(self.id), self.reason);
         }
     }
 }
@@ -124,6 +126,7 @@ impl Peer {
                 out,
                 pending: Mutex::new(Pending { closed: false, slots: HashMap::new() }),
                 next_id: AtomicI64::new(0),
+                prefix: OnceLock::new(),
             }),
             related: None,
         }
@@ -134,6 +137,38 @@ impl Peer {
     #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn number_requests_from(&self, first: i64) {
         self.shared.next_id.fetch_max(first, Ordering::Relaxed);
+    }
+
+    /// Names the requests sent from now on `"<prefix><n>"` (string ids) instead of `n`: the
+    /// prefix says who asked, to whoever must route the answer (a replica names its instance).
+    /// Set once; later calls change nothing.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn number_requests_as(&self, prefix: &str) {
+        let _ = self.shared.prefix.set(prefix.into());
+    }
+
+    /// The id of the request numbered `n`.
+    fn id_of(&self, n: i64) -> RequestId {
+        match self.shared.prefix.get() {
+            Some(prefix) => RequestId::String(format!("{prefix}{n}").into()),
+            None => RequestId::Number(n),
+        }
+    }
+
+    /// The number of the request `id`, if it is one of this peer's ids.
+    fn number_of(&self, id: &RequestId) -> Option<i64> {
+        match (id, self.shared.prefix.get()) {
+            (RequestId::Number(n), None) => Some(*n),
+            (RequestId::String(s), Some(prefix)) => {
+                let digits = s.strip_prefix(&**prefix)?;
+                // Only the form this peer writes: no sign, no leading zero, no spaces.
+                let canonical = !digits.is_empty()
+                    && digits.bytes().all(|b| b.is_ascii_digit())
+                    && (digits == "0" || !digits.starts_with('0'));
+                if canonical { digits.parse().ok() } else { None }
+            }
+            _ => None,
+        }
     }
 
     /// The same peer, with what it sends tied to the request `id`.
@@ -190,8 +225,7 @@ impl Peer {
     /// A new id and the request's frame.
     fn encode_request<P: Serialize + ?Sized>(&self, method: &str, params: &P) -> Result<(i64, String), PeerError> {
         let n = self.shared.next_id.fetch_add(1, Ordering::Relaxed);
-        let frame =
-            encode_request(&RequestId::Number(n), method, params).map_err(|e| PeerError::Codec(e.to_string()))?;
+        let frame = encode_request(&self.id_of(n), method, params).map_err(|e| PeerError::Codec(e.to_string()))?;
         Ok((n, frame))
     }
 
@@ -326,10 +360,10 @@ impl Peer {
     }
 
     fn settle(&self, id: &RequestId, outcome: Result<Box<RawValue>, PeerError>) -> bool {
-        let RequestId::Number(n) = id else {
+        let Some(n) = self.number_of(id) else {
             return false;
         };
-        let slot = self.shared.pending.lock().ok().and_then(|mut p| p.slots.remove(n));
+        let slot = self.shared.pending.lock().ok().and_then(|mut p| p.slots.remove(&n));
         match slot {
             Some(tx) => tx.send(outcome).is_ok(),
             None => false,

@@ -569,3 +569,27 @@ async fn at_most_max_in_flight_handlers_wait_at_once() {
     assert_eq!(h.session.in_flight_count(), 2);
     assert_eq!(h.drain(), Vec::<Value>::new());
 }
+
+#[tokio::test]
+async fn a_peer_numbering_with_a_prefix_sends_string_ids_and_takes_only_its_own_answers() {
+    let mut h = harness();
+    h.session.peer().number_requests_as("instance-a-");
+    let peer = h.session.peer().clone();
+    let wait = tokio::spawn(async move { peer.request_raw("test/q", &json!({}), RequestOptions::default()).await });
+    let id = h.next_json().await["id"].clone();
+    let text = id.as_str().unwrap_or_else(|| panic!("a prefixed id is a string: {id}"));
+    let n = text.strip_prefix("instance-a-").expect("the id starts with the prefix");
+    assert!(n.parse::<i64>().is_ok(), "then the request's number: {text}");
+
+    // The number alone, another prefix, or a number written otherwise answer nothing.
+    for stray in [json!(n.parse::<i64>().unwrap()), json!(format!("instance-b-{n}")), json!(format!("instance-a-0{n}"))]
+    {
+        h.send(json!({"jsonrpc": "2.0", "id": stray, "result": "stray"})).await;
+    }
+    assert_eq!(h.session.peer().pending_count(), 1);
+    assert!(!wait.is_finished());
+
+    h.send(json!({"jsonrpc": "2.0", "id": id, "result": "mine"})).await;
+    assert_eq!(within("the answer", wait).await.unwrap().unwrap().get(), "\"mine\"");
+    assert_eq!(h.session.peer().pending_count(), 0);
+}

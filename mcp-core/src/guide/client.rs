@@ -46,15 +46,15 @@
 //!   `complete_url_elicitations` offers them to the handler and waits for
 //!   `notifications/elicitation/complete`, and `call_tool_with_url_elicitation` does that and
 //!   retries.
-//! - Protocol eras: `.protocol_era(ProtocolEra::Session)` (the default: `initialize`, revisions up
-//!   to 2025-11-25), `ProtocolEra::Stateless` (2026-07-28: no handshake, the revision and
+//! - Protocol eras: `.protocol_era(ProtocolEra::Y2025)` (the default: `initialize`, revisions up
+//!   to 2025-11-25), `ProtocolEra::Y2026` (2026-07-28: no handshake, the revision and
 //!   capabilities in every request's `_meta`) or `ProtocolEra::Auto` (`server/discover`, falling
 //!   back to `initialize` with a server that does not speak it); `client.era()` says which was
-//!   chosen. The handlers and calls are the same in both: a stateless result that asks for input
+//!   chosen. The handlers and calls are the same in both: a 2026-07-28 result that asks for input
 //!   (`input_required`) is answered by the same handlers, every question of a round at once, and
 //!   the request retried with the answers and the server's `requestState` until it completes
 //!   (`max_input_rounds` bounds the rounds; the call's timeout and token cover them all). Over HTTP
-//!   each stateless request carries `Mcp-Method`, `Mcp-Name` and the `Mcp-Param-*` headers of the
+//!   each 2026-07-28 request carries `Mcp-Method`, `Mcp-Name` and the `Mcp-Param-*` headers of the
 //!   arguments its tool marks with `x-mcp-header` (a tool with invalid marks is left out of
 //!   `list_tools` and refused). List results are kept as long as the server's `ttlMs`/`cacheScope`
 //!   allow (`clear_cache()` forgets them), and `client.listen(filter)` opens a

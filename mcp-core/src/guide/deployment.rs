@@ -39,16 +39,21 @@
 //!   result) goes back on the connection the client opened. A question a replica asks carries
 //!   its instance in its id, so the client's answer, POSTed anywhere, reaches it over the bus;
 //!   cancellations reach whichever instance runs the request the same way.
-//! - **What runs on the owner**, one HTTP hop away, and why: the `GET` stream and `Last-Event-ID`
-//!   resumption (the owner numbers and keeps the session's events, and receives its
-//!   announcements); `DELETE` (it ends the session and its record); `logging/setLevel` and
-//!   `resources/subscribe`/`unsubscribe` (they change the record; replicas then start again
-//!   from the new state); the answer to a question the owner's own handler asked (the handler
-//!   awaits it there); and the calls of tools named with `Backplane::on_owner` (tools keeping
-//!   per-session state in their process, keyed by `Context::session_key`). A replica's streams
-//!   carry no event ids: a client whose connection to it drops retries the request. Requests
-//!   landing on their owner cost what they cost in a single process: the owner does not ask
-//!   Redis.
+//! - **What runs on the owner**, one HTTP hop away, and why: the `GET` stream and the
+//!   `Last-Event-ID` resumption of the streams it served (the owner numbers and keeps their
+//!   events, and receives the session's announcements); `DELETE` (it ends the session and its
+//!   record); `logging/setLevel` and `resources/subscribe`/`unsubscribe` (they change the
+//!   record; replicas then start again from the new state); the answer to a question the
+//!   owner's own handler asked (the handler awaits it there); and the calls of tools named with
+//!   `Backplane::on_owner` (tools keeping per-session state in their process, keyed by
+//!   `Context::session_key`). Requests landing on their owner cost what they cost in a single
+//!   process: the owner does not ask Redis.
+//! - **A replica's streams are resumable too.** Their event ids end with `@<instance>`: the
+//!   instance serving the replica keeps their events in its memory (up to 256 per session, for
+//!   as long as it keeps the replica), and a client reconnecting with one of them on any
+//!   instance is sent there in one hop, for the events it missed and then the live ones. An id
+//!   naming an instance that is gone is answered `404` (the client retries the request); so is
+//!   another user's, and a malformed one gets `400`.
 //! - **Takeover in about a second.** When the owner is needed and its connection is refused (or
 //!   not made within a second), the instance that needed it takes the session over on the spot
 //!   and serves the request: the client sees no error. When its lease lapsed (it renews its
@@ -69,6 +74,11 @@
 //!   loses its sessions about six seconds after it stopped, a stopped process after one.
 //!   Measured: an owner whose only worker was blocked for 2.5 s (two and a half leases) kept its
 //!   session, and a request forwarded to it meanwhile was answered by it, once.
+//! - **No session before the first beat.** An instance records a session as its own (opens
+//!   one, takes one over) only while its lease is confirmed: just started, it waits for its
+//!   first beat to reach Redis (up to 5 s, then `503` with `Retry-After`). A session recorded
+//!   earlier would name an owner Redis has no address for, which the next instance it reaches
+//!   takes for gone: it would take the session over while its owner still serves it.
 //! - **An owner taken over while it lives** (its process stopped and resumed, or cut off from
 //!   Redis but not from the other instances) does not serve the sessions it lost. Its next beat that reaches Redis finds the lease lapsed, asks Redis which
 //!   of its sessions are someone else's now, and ends its copy of those (their running requests

@@ -101,6 +101,6 @@
 //!   or -32022). `ToolDef::header_param("region", "Region")` mirrors an argument into the
 //!   `Mcp-Param-Region` header (`x-mcp-header`), which the server checks against the body.
 //!
-//! `tests/tests/modern.rs` shows all of it in raw JSON-RPC; the interop tests run the pinned
+//! `tests/tests/era_2026_wire.rs` shows all of it in raw JSON-RPC; the interop tests run the pinned
 //! Python client against the `elicitation` and `url_elicitation` examples in both eras, over stdio
 //! and HTTP.

@@ -15,12 +15,13 @@
 //! | [`http`] | Streamable HTTP: serving, mounting in axum, HTTPS, limits |
 //! | [`transports`] | a transport of your own: a Unix socket, framed messages, a WebSocket |
 //! | [`authorization`] | a protected server: OAuth 2.1 resource server, token verifiers, scopes per tool |
-//! | [`eras`] | one handler for 2025-11-25 sessions and 2026-07-28 stateless requests |
+//! | [`eras`] | one handler for 2025-11-25 sessions and 2026-07-28 requests |
 //! | [`tasks`] | long-running tools that outlive their request |
 //! | [`apps`] | MCP Apps: tools with an interactive view, its content security policy, hosts without apps |
 //! | `skills` (feature `skills`) | agent skills: serving a folder of skills (checked at build, or compiled in), reading them verified from a host |
 //! | [`client`] | using servers from Rust: transports, handlers of the server's questions, OAuth |
 //! | [`deployment`] | several instances behind a load balancer, sharing sessions through Redis |
+//! | [`gateway`] | the `mcp-gateway` program and library: many servers behind one endpoint, elicitation across eras |
 //! | [`operations`] | OpenTelemetry traces and metrics, middleware and rate limits, `_meta` and headers in handlers |
 //! | [`macros`] | what the macros generate, and how to read it |
 //! | [`examples`] | the example programs, and what each one shows |
@@ -35,6 +36,8 @@ pub mod deployment;
 pub mod elicitation;
 pub mod eras;
 pub mod examples;
+
+pub mod gateway;
 pub mod hosts;
 pub mod http;
 pub mod macros;

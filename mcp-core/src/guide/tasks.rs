@@ -72,7 +72,7 @@
 //!   finished"`) instead of `working` until it expires. `testing::assert_task_store_contract`
 //!   checks a store of your own. See the `typed_mcp::task` docs.
 //!
-//! From the client (stateless era), `call_tool_as_task` (or `client.tool(name).as_task()`)
+//! From the client (2026-07-28 era), `call_tool_as_task` (or `client.tool(name).as_task()`)
 //! declares the extension for that call only, polls at the server's interval, answers the task's
 //! `inputRequests` with the client's elicitation, sampling and roots handlers through
 //! `tasks/update`, and returns the tool's result; a timeout or cancellation of the call cancels

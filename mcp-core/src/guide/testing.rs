@@ -54,7 +54,7 @@
 //! # In both protocol eras
 //!
 //! A tool runs differently in the two eras. In a session (2025-11-25) a question waits for the
-//! answer and the handler runs once. In the stateless era (2026-07-28) the question goes back to
+//! answer and the handler runs once. In the 2026-07-28 era the question goes back to
 //! the client in an `input_required` result, and when the client retries with the answer the
 //! handler runs again **from the start**: code before a question runs once per round.
 //! `testing::connect_in_era(&server, &script, era)` connects in either era, and
@@ -89,7 +89,7 @@
 //! .await
 //! .unwrap_err();
 //! // session:   ["charged 10 EUR"]
-//! // stateless: ["charged 10 EUR", "charged 10 EUR"]
+//! // 2026-07-28: ["charged 10 EUR", "charged 10 EUR"]
 //! assert!(mismatch.to_string().contains("the side effects differ"));
 //! # }
 //! ```

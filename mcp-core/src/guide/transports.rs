@@ -183,5 +183,5 @@
 //!   front (a Unix socket's file permissions or peer credentials, a WebSocket's upgrade
 //!   request), as the HTTP transport does with its resource server
 //!   ([Protecting an HTTP server](super::authorization)).
-//! - The 2026-07-28 era, stateless requests without `initialize`, is served by Streamable HTTP;
+//! - The 2026-07-28 era, requests without `initialize`, is served by Streamable HTTP;
 //!   a session here is always of the 2025-11-25 era.

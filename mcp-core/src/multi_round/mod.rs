@@ -123,8 +123,36 @@
 //!   valid `action`, say) fails the request with -32602 instead of reaching the handler; content
 //!   that does not fit a form still reaches it as `ElicitError::InvalidResponse`.
 //! - [`Context::is_multi_round_trip`](crate::Context::is_multi_round_trip) tells which era a request is in.
+//! - A question's key is its place in call order unless the handler names one:
+//!   [`ElicitRequest::key`](crate::server::ElicitRequest::key) for a typed form, or [`keyed`] around any
+//!   question (an elicitation passed on as it is, a sampling or roots request), which is how a
+//!   gateway keeps the keys of the server it relays. Keys must be unique within a request.
 
 pub mod state;
+
+tokio::task_local! {
+    static KEY: String;
+}
+
+/// Runs `asking` (a question to the client: `ctx.elicit_raw`, `ctx.sample`, `ctx.roots`, …)
+/// so that, in the 2026 era, the question has the key `key` in the `input_required` result
+/// (and in a task's `inputRequests`) instead of its place in call order. In a session, where
+/// questions are requests of their own, the key means nothing. A key named on the request
+/// itself (`ctx.elicit::<T>(…).key(…)`) wins over this one.
+///
+/// ```no_run
+/// # async fn f(ctx: typed_mcp::Context, params: typed_mcp::protocol::ElicitRequestParams) {
+/// let answer = typed_mcp::multi_round::keyed("user_name", ctx.elicit_raw(params, None)).await;
+/// # }
+/// ```
+pub async fn keyed<F: Future>(key: impl Into<String>, asking: F) -> F::Output {
+    KEY.scope(key.into(), asking).await
+}
+
+/// The key [`keyed`] gives the questions asked now, if any.
+pub(crate) fn scoped_key() -> Option<String> {
+    KEY.try_with(Clone::clone).ok()
+}
 
 use std::future::Future;
 use std::pin::pin;

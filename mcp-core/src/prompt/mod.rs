@@ -83,6 +83,29 @@ impl PromptDef {
         }
     }
 
+    /// A prompt exactly as `prompt` describes it (title, arguments, icons, `_meta`), filled
+    /// in by `handler`: for a server that relays another's prompts as that server listed them.
+    ///
+    /// ```
+    /// use typed_mcp::protocol::{Prompt, PromptMessage};
+    /// use typed_mcp::prompt::{PromptCall, PromptDef};
+    /// let wire: Prompt = serde_json::from_value(serde_json::json!({"name": "greet", "title": "Greeting"})).unwrap();
+    /// let prompt = PromptDef::from_prompt(wire, |_: PromptCall| async move {
+    ///     Ok::<_, typed_mcp::ErrorObject>(vec![PromptMessage::user("Hello.")])
+    /// });
+    /// assert_eq!(prompt.prompt().title.as_deref(), Some("Greeting"));
+    /// ```
+    pub fn from_prompt<F, Fut, R>(prompt: Prompt, handler: F) -> Self
+    where
+        F: Fn(PromptCall) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<R, ErrorObject>> + Send + 'static,
+        R: IntoPromptResult,
+    {
+        let mut def = Self::new(prompt.name.clone(), handler);
+        def.prompt = prompt;
+        def
+    }
+
     /// The prompt's name.
     pub fn name(&self) -> &str {
         &self.prompt.name

@@ -3,6 +3,7 @@
 
 pub mod completion;
 pub mod elicitation;
+pub mod era_2026;
 pub mod jsonrpc;
 pub mod logging;
 pub mod methods;
@@ -12,7 +13,6 @@ pub mod resources;
 pub mod sampling;
 pub(crate) mod scan;
 pub mod skills;
-pub mod stateless;
 pub mod subscriptions;
 pub mod tasks;
 pub mod types;
@@ -33,6 +33,10 @@ pub(crate) fn decode_base64_lenient(text: &str) -> Option<Vec<u8>> {
 
 pub use completion::*;
 pub use elicitation::*;
+pub use era_2026::{
+    META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_PROTOCOL_VERSION, META_SERVER_INFO,
+    PROTOCOL_VERSION_2026_07_28, supported_versions,
+};
 pub use jsonrpc::{ErrorObject, Message, MethodName, Notification, Request, RequestId, Response, codes};
 pub use logging::*;
 pub use methods::Method;
@@ -40,10 +44,6 @@ pub use oauth::OAuthError;
 pub use prompts::*;
 pub use resources::*;
 pub use sampling::*;
-pub use stateless::{
-    META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_PROTOCOL_VERSION, META_SERVER_INFO,
-    PROTOCOL_VERSION_2026_07_28, supported_versions,
-};
 pub use subscriptions::*;
 pub use tasks::{TASKS_EXTENSION, Task, TaskStatus, TaskSupport, ToolExecution};
 pub use types::*;

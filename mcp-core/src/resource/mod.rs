@@ -155,6 +155,54 @@ impl ResourceDef {
         }
     }
 
+    /// A resource exactly as `resource` describes it (title, MIME type, annotations, size,
+    /// icons, `_meta`), read by `handler`: for a server that relays another's resources as
+    /// that server listed them.
+    ///
+    /// ```
+    /// use typed_mcp::protocol::Resource;
+    /// use typed_mcp::resource::{ResourceCall, ResourceDef};
+    /// let wire: Resource = serde_json::from_value(serde_json::json!({"uri": "file:///a", "name": "a", "size": 3})).unwrap();
+    /// let def = ResourceDef::from_resource(wire, |_: ResourceCall| async { Ok::<_, typed_mcp::ErrorObject>("abc") });
+    /// assert_eq!(def.resource().and_then(|r| r.size), Some(3));
+    /// ```
+    pub fn from_resource<F, Fut, R>(resource: Resource, handler: F) -> Self
+    where
+        F: Fn(ResourceCall) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<R, ErrorObject>> + Send + 'static,
+        R: IntoResourceContents,
+    {
+        let mut def = Self::new(resource.uri.clone(), resource.name.clone(), handler);
+        def.kind = Kind::Static(resource);
+        def
+    }
+
+    /// A resource template exactly as `template` describes it, read by `handler` (see
+    /// [`from_resource`](Self::from_resource)). An invalid template makes
+    /// [`ServerBuilder::build`](crate::server::ServerBuilder::build) fail.
+    ///
+    /// ```
+    /// use typed_mcp::protocol::ResourceTemplate;
+    /// use typed_mcp::resource::{ResourceCall, ResourceDef};
+    /// let wire: ResourceTemplate =
+    ///     serde_json::from_value(serde_json::json!({"uriTemplate": "users://{id}", "name": "user"})).unwrap();
+    /// let def = ResourceDef::from_template(wire, |call: ResourceCall| async move {
+    ///     Ok::<_, typed_mcp::ErrorObject>(call.variables["id"].clone())
+    /// });
+    /// assert!(def.is_template());
+    /// ```
+    pub fn from_template<F, Fut, R>(template: ResourceTemplate, handler: F) -> Self
+    where
+        F: Fn(ResourceCall) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<R, ErrorObject>> + Send + 'static,
+        R: IntoResourceContents,
+    {
+        let parsed = UriTemplate::parse(&template.uri_template);
+        let mut def = Self::template(template.uri_template.clone(), template.name.clone(), handler);
+        def.kind = Kind::Template(template, parsed);
+        def
+    }
+
     /// The URI, or the URI template.
     pub fn uri(&self) -> &str {
         match &self.kind {

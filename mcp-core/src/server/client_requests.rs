@@ -7,9 +7,8 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use super::Context;
-use super::session_context::session_of;
+use super::state::RequestSide;
 use crate::engine::{PeerError, RequestOptions};
-use crate::multi_round::Rounds;
 use crate::protocol::ErrorObject;
 
 /// The parameters of a request to the client: a value, or JSON text written beforehand (a
@@ -42,12 +41,13 @@ impl serde::Serialize for ClientParams {
 /// Sends a request to the client of `ctx`, or, in the 2026 era, asks for it in the
 /// `input_required` result of the current request (answered on the client's retry).
 pub(crate) async fn request<R: DeserializeOwned>(
+    side: &RequestSide,
     ctx: &Context,
     method: &str,
     params: Value,
     options: RequestOptions,
 ) -> Result<R, PeerError> {
-    request_keyed(ctx, method, ClientParams::Value(params), options, None, false).await
+    request_keyed(side, ctx, method, ClientParams::Value(params), options, None, false).await
 }
 
 /// [`request`], whose input request (2026 era) has the key `key` instead of the next in call
@@ -55,6 +55,7 @@ pub(crate) async fn request<R: DeserializeOwned>(
 /// [`crate::task`]), unless `before_task` asks for it in the call's own round while the task
 /// has not started.
 pub(crate) async fn request_keyed<R: DeserializeOwned>(
+    side: &RequestSide,
     ctx: &Context,
     method: &str,
     params: ClientParams,
@@ -62,14 +63,16 @@ pub(crate) async fn request_keyed<R: DeserializeOwned>(
     key: Option<&str>,
     before_task: bool,
 ) -> Result<R, PeerError> {
-    if let Some(run) = session_of(ctx).task.get().filter(|run| run.started() || !before_task) {
+    let scoped = if key.is_none() { crate::multi_round::scoped_key() } else { None };
+    let key = key.or(scoped.as_deref());
+    if let Some(run) = side.session.task.get().filter(|run| run.started() || !before_task) {
         let key = run.key(key);
         let answer = run.ask(key.clone(), method, params.into_value()?, options.timeout).await?;
         // `tasks/update` checked the answer's shape.
         return R::deserialize(answer)
             .map_err(|e| PeerError::Codec(format!("input response `{key}` is not a valid `{method}` result: {e}")));
     }
-    match &session_of(ctx).rounds {
+    match side.rounds() {
         Some(rounds) => {
             let key = rounds.key(key);
             let params = params.into_value()?;
@@ -97,46 +100,32 @@ pub(crate) async fn request_keyed<R: DeserializeOwned>(
         }
         // The parameters are dropped once encoded, not kept while the client answers.
         #[cfg(feature = "otel")]
-        None if super::session_context::server_of(ctx).telemetry.is_some() => {
-            traced_request(ctx, method, params, options).await
-        }
+        None if side.server.telemetry.is_some() => traced_request(side, ctx, method, params, options).await,
         None => ctx.peer().request_owned(method, params, options).await,
     }
 }
 
-/// Notes that the request of `ctx` needed the client capability at `path` (`sampling`,
+/// Notes that the request of `side` needed the client capability at `path` (`sampling`,
 /// `sampling.tools`, `roots`, `elicitation`…), which the client did not declare. In the 2026
 /// era, a handler that then fails makes the request fail with -32021
 /// (`MissingRequiredClientCapability`) naming it; in the 2025 era nothing changes.
-pub(crate) fn missing_capability(ctx: &Context, path: &str) {
-    if let Some(rounds) = &session_of(ctx).rounds {
+pub(crate) fn missing_capability(side: &RequestSide, path: &str) {
+    if let Some(rounds) = side.rounds() {
         rounds.require(path);
     }
-}
-
-/// Whether the request of `ctx` is a multi round-trip one (see [`Context::is_multi_round_trip`]).
-pub(crate) fn is_multi_round_trip(ctx: &Context) -> bool {
-    session_of(ctx).rounds.is_some()
-}
-
-/// The id of the request of `ctx` that is the same in each of its rounds (see
-/// [`Context::round_trip_id`]).
-pub(crate) fn round_trip_id(ctx: &Context) -> Option<&str> {
-    session_of(ctx).rounds.as_deref().map(Rounds::chain)
 }
 
 /// A request to the client in its `CLIENT` span, with the span's context in its `_meta`.
 #[cfg(feature = "otel")]
 async fn traced_request<R: DeserializeOwned>(
+    side: &RequestSide,
     ctx: &Context,
     method: &str,
     params: ClientParams,
     options: RequestOptions,
 ) -> Result<R, PeerError> {
     use crate::telemetry::{Failure, Transport};
-    let Some(telemetry) = &super::session_context::server_of(ctx).telemetry else {
-        unreachable!("checked by the caller")
-    };
+    let Some(telemetry) = &side.server.telemetry else { unreachable!("checked by the caller") };
     let mut params = match params.into_value()? {
         Value::Object(object) => object,
         _ => crate::protocol::JsonObject::new(),

@@ -1,25 +1,26 @@
-//! Making a request's [`Context`], and the server's side of every context it makes
-//! ([`ServerSide`]): each method a call into the module that holds the logic.
+//! Making a request's [`Context`], and the server's side of every context it makes: a
+//! [`RequestSide`], the server and the session as their own types, each method a call into the
+//! module that holds the logic.
 
-use std::any::TypeId;
 use std::sync::Arc;
 use std::time::Duration;
 
-use serde_json::Value;
 use serde_json::value::RawValue;
 
-use super::state::SessionState;
-use super::{ServerInner, client_requests, elicit, logging, sampling, session_context, url};
+use super::state::{RequestSide, SessionState};
+use super::{ServerInner, elicit, logging, sampling, url};
 use crate::auth::AuthInfo;
 use crate::elicit::{ElicitError, Elicitation, FormSchema};
 use crate::engine::{BoxFuture, PeerError, RequestScope};
 use crate::handler::context::{ClientRequestError, CompleteError, Completed, SessionKey, UrlElicitRequest};
 use crate::handler::{Context, Meta, ServerSide};
+use crate::multi_round::Rounds;
 use crate::protocol::view::ClientState;
 use crate::protocol::{
     CreateMessageParams, CreateMessageResult, ElicitRequestParams, ElicitResult, JsonObject, LoggingLevel,
     ProgressToken, Request, RequestMeta, Root,
 };
+use crate::state_map::StateMap;
 
 /// The request context for `request`, with its `_meta` and the progress token there, if any.
 pub(crate) fn context(
@@ -52,43 +53,59 @@ pub(crate) fn for_request(
     session: Arc<SessionState>,
     server: Arc<ServerInner>,
 ) -> Context {
-    Context::new(scope, progress_token, meta, session, server, &Side)
+    Context::new(scope, progress_token, meta, Arc::new(RequestSide { server, session }))
 }
 
-/// The server's side of every context it makes.
-struct Side;
-
-impl ServerSide for Side {
-    fn session_key(&self, ctx: &Context) -> SessionKey {
-        session_context::session_of(ctx).key()
+impl ServerSide for RequestSide {
+    fn session_key(&self) -> SessionKey {
+        self.session.key()
     }
 
-    fn principal<'c>(&self, ctx: &'c Context) -> Option<&'c str> {
-        session_context::session_of(ctx).principal.as_deref()
+    fn principal(&self) -> Option<&str> {
+        self.session.principal.as_deref()
     }
 
     fn auth(&self, ctx: &Context) -> Option<Arc<AuthInfo>> {
         #[cfg(feature = "http")]
         let http = ctx.http();
         #[cfg(not(feature = "http"))]
-        let http = None;
-        session_context::session_of(ctx).auth_over(http).0
+        let http = {
+            let _ = ctx;
+            None
+        };
+        self.session.auth_over(http).0
     }
 
-    fn client<'c>(&self, ctx: &'c Context) -> Option<&'c ClientState> {
-        session_context::session_of(ctx).client()
+    fn client(&self) -> Option<&ClientState> {
+        self.session.client()
     }
 
-    fn state(&self, ctx: &Context, type_id: TypeId) -> Option<Arc<dyn std::any::Any + Send + Sync>> {
-        session_context::server_of(ctx).state.get(&type_id).cloned()
+    fn states(&self) -> &StateMap {
+        &self.server.state
     }
 
-    fn supports_url_mode(&self, ctx: &Context) -> bool {
-        elicit::supports_url_mode(ctx)
+    fn server_number(&self) -> u64 {
+        self.server.number.get()
+    }
+
+    fn log_threshold(&self) -> Option<LoggingLevel> {
+        logging::threshold(&self.server, &self.session)
+    }
+
+    fn runs_as_task(&self) -> bool {
+        self.session.task.get().is_some()
+    }
+
+    fn is_multi_round_trip(&self) -> bool {
+        self.rounds().is_some()
+    }
+
+    fn round_trip_id(&self) -> Option<&str> {
+        self.rounds().map(Rounds::chain)
     }
 
     fn send_form<'a>(
-        &self,
+        &'a self,
         ctx: &'a Context,
         message: &'a str,
         schema: &'a FormSchema,
@@ -96,79 +113,52 @@ impl ServerSide for Side {
         key: Option<&'a str>,
         before_task: bool,
     ) -> BoxFuture<'a, Result<Elicitation<JsonObject>, ElicitError>> {
-        Box::pin(elicit::send_form(ctx, message, schema, timeout, key, before_task))
+        Box::pin(elicit::send_form(self, ctx, message, schema, timeout, key, before_task))
     }
 
     fn elicit_raw<'a>(
-        &self,
+        &'a self,
         ctx: &'a Context,
         params: ElicitRequestParams,
         timeout: Option<Duration>,
     ) -> BoxFuture<'a, Result<ElicitResult, ElicitError>> {
-        Box::pin(elicit::elicit_raw(ctx, params, timeout, None))
+        Box::pin(elicit::elicit_raw(self, ctx, params, timeout, None))
     }
 
     fn new_url_elicitation_id(&self, ctx: &Context) -> String {
-        url::new_url_elicitation_id(ctx)
+        url::new_url_elicitation_id(self, ctx)
     }
 
-    fn elicit_url<'a>(&self, request: UrlElicitRequest<'a>) -> BoxFuture<'a, Result<Elicitation<String>, ElicitError>> {
-        Box::pin(url::elicit(request))
+    fn elicit_url<'a>(
+        &'a self,
+        request: UrlElicitRequest<'a>,
+    ) -> BoxFuture<'a, Result<Elicitation<String>, ElicitError>> {
+        Box::pin(url::elicit(self, request))
     }
 
     fn complete_url_elicitation<'a>(
-        &self,
-        ctx: &'a Context,
+        &'a self,
         elicitation_id: &'a str,
     ) -> BoxFuture<'a, Result<Completed, CompleteError>> {
-        Box::pin(url::complete(ctx, elicitation_id))
+        Box::pin(url::complete(self, elicitation_id))
     }
 
     fn sample<'a>(
-        &self,
+        &'a self,
         ctx: &'a Context,
         params: CreateMessageParams,
     ) -> BoxFuture<'a, Result<CreateMessageResult, ClientRequestError>> {
-        Box::pin(sampling::sample(ctx, params))
+        Box::pin(sampling::sample(self, ctx, params))
     }
 
-    fn roots<'a>(&self, ctx: &'a Context) -> BoxFuture<'a, Result<Vec<Root>, ClientRequestError>> {
-        Box::pin(sampling::roots(ctx))
+    fn roots<'a>(&'a self, ctx: &'a Context) -> BoxFuture<'a, Result<Vec<Root>, ClientRequestError>> {
+        Box::pin(sampling::roots(self, ctx))
     }
 
-    fn logs(&self, ctx: &Context, level: LoggingLevel) -> bool {
-        logging::logs(ctx, level)
-    }
-
-    fn log<'a>(
-        &self,
-        ctx: &'a Context,
-        level: LoggingLevel,
-        logger: Option<&'a str>,
-        data: Result<Value, serde_json::Error>,
-    ) -> BoxFuture<'a, ()> {
-        Box::pin(logging::log(ctx, level, logger, data))
-    }
-
-    fn wants_progress(&self, ctx: &Context) -> bool {
-        session_context::wants_progress(ctx)
-    }
-
-    fn progress<'a>(
-        &self,
-        ctx: &'a Context,
-        value: f64,
-        total: Option<f64>,
-        message: Option<&'a str>,
-    ) -> BoxFuture<'a, Result<(), PeerError>> {
-        Box::pin(session_context::progress(ctx, value, total, message))
-    }
-
-    fn is_multi_round_trip(&self, ctx: &Context) -> bool {
-        client_requests::is_multi_round_trip(ctx)
-    }
-
-    fn round_trip_id<'c>(&self, ctx: &'c Context) -> Option<&'c str> {
-        client_requests::round_trip_id(ctx)
+    fn task_progress<'a>(&'a self, message: String) -> BoxFuture<'a, Result<(), PeerError>> {
+        Box::pin(async move {
+            let Some(run) = self.session.task.get() else { return Ok(()) };
+            run.progress(message).await.map_err(|e| PeerError::Transport(format!("the task could not be saved: {e}")))
+        })
     }
 }

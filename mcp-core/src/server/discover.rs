@@ -4,7 +4,7 @@
 use super::ServerInner;
 use super::handling::to_raw;
 use crate::engine::HandlerResult;
-use crate::protocol::stateless::DiscoverResult;
+use crate::protocol::era_2026::DiscoverResult;
 use crate::protocol::supported_versions;
 
 /// The `server/discover` result (the server's identity is added to `_meta` with every

@@ -7,7 +7,7 @@ use serde_json::value::RawValue;
 
 use super::Context;
 use super::client_requests::{self, ClientParams};
-use super::session_context::server_of;
+use super::state::RequestSide;
 use crate::elicit::{ElicitError, Elicitation, FormSchema};
 use crate::engine::RequestOptions;
 use crate::protocol::{ElicitAction, ElicitRequestParams, ElicitResult, JsonObject};
@@ -15,19 +15,11 @@ use crate::protocol::{ElicitAction, ElicitRequestParams, ElicitResult, JsonObjec
 /// The default time a human has to answer an elicitation.
 pub const DEFAULT_ELICITATION_TIMEOUT: Duration = Duration::from_secs(10 * 60);
 
-/// The first revision whose `elicitation/create` has a `mode` member.
-const MODE_REVISION: &str = "2025-11-25";
-
-/// Whether the client of `ctx` may be sent a URL-mode request. Before 2025-11-25 `elicitation/create`
-/// has no `mode` and is always a form, so a URL request would reach the client as a form
-/// without a schema; a client on such a session that declares `url` anyway is not asked.
-pub(crate) fn supports_url_mode(ctx: &Context) -> bool {
-    ctx.protocol_version().is_none_or(|v| v >= MODE_REVISION)
-        && ctx.client_capabilities().and_then(|c| c.elicitation.as_ref()).is_some_and(|e| e.supports_url())
-}
+use crate::handler::context::MODE_REVISION;
 
 /// [`Context::elicit_raw`], with the key of its 2026-era input request.
 pub(crate) async fn elicit_raw(
+    side: &RequestSide,
     ctx: &Context,
     params: ElicitRequestParams,
     timeout: Option<Duration>,
@@ -48,22 +40,22 @@ pub(crate) async fn elicit_raw(
                 }
             }
         }
-        send(ctx, params, timeout, key).await
+        send(side, ctx, params, timeout, key).await
     }
 }
 
 /// Checks that the client declared `mode` (`form` or `url`), and
 /// returns the server's default timeout. When the client did not declare it, notes the
 /// missing capability (2026 era) and fails.
-fn ready_for(ctx: &Context, mode: &'static str) -> Result<Duration, ElicitError> {
-    let default_timeout = server_of(ctx).elicitation_timeout;
+fn ready_for(side: &RequestSide, ctx: &Context, mode: &'static str) -> Result<Duration, ElicitError> {
+    let default_timeout = side.server.elicitation_timeout;
     let capabilities = ctx.client_capabilities().ok_or(ElicitError::NoSession)?;
     let supported = match mode {
         "form" => capabilities.elicitation.as_ref().is_some_and(|e| e.supports_form()),
-        _ => supports_url_mode(ctx),
+        _ => ctx.can_elicit_url(),
     };
     if !supported {
-        client_requests::missing_capability(ctx, if mode == "form" { "elicitation" } else { "elicitation.url" });
+        client_requests::missing_capability(side, if mode == "form" { "elicitation" } else { "elicitation.url" });
         return Err(ElicitError::NotSupported { mode });
     }
     Ok(default_timeout)
@@ -81,12 +73,13 @@ fn sends_mode(ctx: &Context) -> bool {
 }
 
 async fn send(
+    side: &RequestSide,
     ctx: &Context,
     params: ElicitRequestParams,
     timeout: Option<Duration>,
     key: Option<&str>,
 ) -> Result<ElicitResult, ElicitError> {
-    let default_timeout = ready_for(ctx, params.mode())?;
+    let default_timeout = ready_for(side, ctx, params.mode())?;
     let mut wire = serde_json::to_value(&params).map_err(|e| ElicitError::InvalidRequest(e.to_string()))?;
     if ctx.is_multi_round_trip() {
         // 2026-07-28 has no completion notifications, and no `elicitationId` to tie them to.
@@ -104,13 +97,14 @@ async fn send(
     // for as long as the user takes to answer.
     drop(params);
     let options = elicit_options(ctx, timeout, default_timeout);
-    client_requests::request_keyed(ctx, "elicitation/create", ClientParams::Value(wire), options, key, false)
+    client_requests::request_keyed(side, ctx, "elicitation/create", ClientParams::Value(wire), options, key, false)
         .await
         .map_err(ElicitError::from_peer)
 }
 
 /// Sends a form and checks the answer against it.
 pub(crate) async fn send_form(
+    side: &RequestSide,
     ctx: &Context,
     message: &str,
     schema: &FormSchema,
@@ -118,7 +112,7 @@ pub(crate) async fn send_form(
     key: Option<&str>,
     before_task: bool,
 ) -> Result<Elicitation<JsonObject>, ElicitError> {
-    let default_timeout = ready_for(ctx, "form")?;
+    let default_timeout = ready_for(side, ctx, "form")?;
     // Written out here rather than through `ElicitRequestParams`: the schema's text is kept
     // in the `FormSchema`, so a question neither copies the schema nor serializes it again.
     #[derive(serde::Serialize)]
@@ -133,10 +127,17 @@ pub(crate) async fn send_form(
     // The schema is written from its text as it is, not parsed again.
     let wire = serde_json::value::to_raw_value(&params).map_err(|e| ElicitError::InvalidRequest(e.to_string()))?;
     let options = elicit_options(ctx, timeout, default_timeout);
-    let result: ElicitResult =
-        client_requests::request_keyed(ctx, "elicitation/create", ClientParams::Raw(wire), options, key, before_task)
-            .await
-            .map_err(ElicitError::from_peer)?;
+    let result: ElicitResult = client_requests::request_keyed(
+        side,
+        ctx,
+        "elicitation/create",
+        ClientParams::Raw(wire),
+        options,
+        key,
+        before_task,
+    )
+    .await
+    .map_err(ElicitError::from_peer)?;
     Ok(match result.action {
         ElicitAction::Accept => {
             let mut content = result.content.unwrap_or_default();

@@ -25,9 +25,9 @@ use crate::engine::{HandlerResult, Handling, RequestScope, ResultText};
 use crate::multi_round::state::{Binding, Carried, digest};
 use crate::multi_round::{Outcome, Rounds, answered, drive, first_run};
 use crate::protocol::codes::UNSUPPORTED_PROTOCOL_VERSION;
+use crate::protocol::era_2026::META_PROTOCOL_VERSION_KEY;
 use crate::protocol::methods::{Direction, Era, Kind, Method, MethodInfo};
 use crate::protocol::scan::{Key, Members};
-use crate::protocol::stateless::META_PROTOCOL_VERSION_KEY;
 use crate::protocol::view::{Meta2026, Meta2026Text, NO_PARAMS, ParamsView};
 use crate::protocol::{
     ErrorObject, JsonObject, META_CLIENT_CAPABILITIES, META_SERVER_INFO, PROTOCOL_VERSION_2026_07_28, Request, codes,

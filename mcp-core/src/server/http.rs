@@ -4,18 +4,15 @@ use std::io;
 use std::net::{Ipv4Addr, SocketAddr};
 use std::sync::Arc;
 
-use axum::http::HeaderMap;
+use serde_json::value::RawValue;
 
-use super::Server;
 use super::session::ServerSession;
+use super::{Server, ServerInner, admission};
 use crate::engine::{Handling, RequestScope, Service, SessionConfig};
-use crate::protocol::codes::HEADER_MISMATCH;
+use crate::protocol::Request;
 use crate::protocol::methods::MethodInfo;
-use crate::protocol::stateless::decode_header_value;
-use crate::protocol::view::{Meta2026, ParamsView};
-use crate::protocol::{ErrorObject, JsonObject, Request};
-
-use crate::transport::http::{HttpConfig, HttpService, Opening, StreamableHttp};
+use crate::protocol::view::{Meta2026, Meta2026Text, NO_PARAMS, ParamsView};
+use crate::transport::http::{Admission, HttpConfig, HttpService, Incoming, Opening, Refusal, Served, StreamableHttp};
 
 impl HttpService for Server {
     fn session_config(&self) -> &SessionConfig {
@@ -32,66 +29,19 @@ impl HttpService for Server {
         Box::new(session.over_http())
     }
 
-    fn required_scopes(&self, method: &MethodInfo, target: Option<&str>) -> Arc<[String]> {
-        super::scopes::required(&self.inner, method, target)
-    }
-
-    fn check_param_headers(&self, tool: &str, arguments: Option<&str>, headers: &HeaderMap) -> Result<(), ErrorObject> {
-        // Read where they were checked, without cloning the tool (a tool the server does not
-        // have fails on its own, later).
-        let Some(params) = self.inner.tools.read(|tools| tools.get(tool).map(|t| t.mirrored_headers())) else {
-            return Ok(());
-        };
-        if params.is_empty() {
-            return Ok(());
-        }
-        let mismatch = |message: String| ErrorObject::new(HEADER_MISMATCH, format!("Header mismatch: {message}"));
-        let arguments: JsonObject = arguments.and_then(|a| serde_json::from_str(a).ok()).unwrap_or_default();
-        for param in params.iter() {
-            let header = format!("mcp-param-{}", param.header);
-            let at = param.path.join(".");
-            match (param.value(&arguments), headers.get(header.as_str())) {
-                (None, None) => {}
-                (None, Some(_)) => {
-                    return Err(mismatch(format!(
-                        "Mcp-Param-{} header given but the arguments have no `{at}`",
-                        param.header
-                    )));
-                }
-                (Some(_), None) => {
-                    return Err(mismatch(format!("missing Mcp-Param-{} header for the argument `{at}`", param.header)));
-                }
-                (Some(body), Some(raw)) => {
-                    let decoded = raw.to_str().ok().and_then(decode_header_value).ok_or_else(|| {
-                        mismatch(format!(
-                            "Mcp-Param-{} header holds invalid characters or invalid Base64",
-                            param.header
-                        ))
-                    })?;
-                    if !param.matches(&decoded, body) {
-                        return Err(mismatch(format!(
-                            "Mcp-Param-{} header value '{decoded}' does not match the argument `{at}` ({body})",
-                            param.header
-                        )));
-                    }
+    fn serve(&self, incoming: Incoming, admission: Admission<'_>) -> Served {
+        match incoming {
+            Incoming::ToSession(request) => match admit_2025(&self.inner, &request, &admission) {
+                Ok(()) => Served::ToSession(request),
+                Err(refusal) => Served::Refused(refusal),
+            },
+            Incoming::Alone { request, method, view, principal, scope } => {
+                match serve_2026(&self.inner, request, method, view, principal, &admission, scope) {
+                    Ok(handling) => Served::Handling(handling),
+                    Err(refusal) => Served::Refused(refusal),
                 }
             }
         }
-        Ok(())
-    }
-
-    fn serve_2026(
-        &self,
-        request: Request,
-        view: ParamsView,
-        meta: Meta2026,
-        principal: Option<String>,
-        auth: (Option<Arc<crate::auth::AuthInfo>>, bool),
-        scope: RequestScope,
-    ) -> Handling {
-        super::observe::observe(&self.inner, request, scope, None, Some(view.clone()), |request, scope, _| {
-            super::era_2026::handle_read(&self.inner, principal, auth, request, view, meta, scope)
-        })
     }
 
     fn join(&self, bus: &Arc<crate::transport::http::deployment::bus::DeploymentBus>) {
@@ -110,6 +60,47 @@ impl HttpService for Server {
     fn telemetry(&self) -> Option<&crate::telemetry::Telemetry> {
         self.inner.telemetry.as_ref()
     }
+}
+
+/// Admits a 2025-era request on its way to its session: a call of something needing scopes
+/// its token lacks is refused.
+fn admit_2025(server: &ServerInner, request: &Request, admission: &Admission<'_>) -> Result<(), Refusal> {
+    if admission.identity.identity.is_none() {
+        return Ok(());
+    }
+    let Some(method) = request.method.info().filter(|m| m.target.is_some()) else { return Ok(()) };
+    let text = request.params.as_deref().map_or(NO_PARAMS, RawValue::get);
+    let view = ParamsView::read(text, Some(method)).unwrap_or_default();
+    admission::scopes(server, admission.identity, admission.endpoint_scopes, method, view.target(text))
+}
+
+/// Admits a 2026-era request (its `_meta`, its token's scopes, its headers, in that order)
+/// and serves it.
+fn serve_2026(
+    server: &Arc<ServerInner>,
+    request: Request,
+    method: Option<&'static MethodInfo>,
+    view: ParamsView,
+    principal: Option<String>,
+    admission: &Admission<'_>,
+    scope: RequestScope,
+) -> Result<Handling, Refusal> {
+    let text = request.params.as_deref().map_or(NO_PARAMS, RawValue::get);
+    let meta_text = ParamsView::text(text, &view.meta)
+        .map_or(Ok(Meta2026Text::default()), Meta2026Text::read)
+        .map_err(Refusal::Malformed)?;
+    if let Some(method) = method {
+        admission::scopes(server, admission.identity, admission.endpoint_scopes, method, view.target(text))?;
+    }
+    if let Some(http) = &scope.http {
+        admission::headers_2026(server, &http.headers, &request, method, text, &view, &meta_text)
+            .map_err(Refusal::Malformed)?;
+    }
+    let meta = Meta2026::read(&meta_text).map_err(Refusal::Malformed)?;
+    let auth = (admission.identity.identity.clone(), admission.identity.hide_unauthorized);
+    Ok(super::observe::observe(server, request, scope, None, Some(view.clone()), |request, scope, _| {
+        super::era_2026::handle_read(server, principal, auth, request, view, meta, scope)
+    }))
 }
 
 impl StreamableHttp {

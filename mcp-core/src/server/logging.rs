@@ -8,9 +8,8 @@
 use serde::Serialize;
 
 use super::handling::{params, to_raw};
-use super::session_context::{server_of, session_of};
 use super::state::SessionState;
-use super::{Context, Server, ServerBuilder, ServerInner};
+use super::{Server, ServerBuilder, ServerInner};
 use crate::engine::HandlerResult;
 use crate::protocol::{EmptyResult, ErrorObject, LoggingLevel, LoggingMessageParams, Request, SetLevelParams};
 
@@ -38,12 +37,19 @@ pub(crate) fn set_level(session: &SessionState, request: &Request) -> HandlerRes
     to_raw(&EmptyResult {})
 }
 
-/// Whether a message at `level` goes to `session`.
-fn wanted(server: &ServerInner, session: &SessionState, level: LoggingLevel) -> bool {
+/// The least severe level of the messages that go to `session` now, if any go.
+pub(crate) fn threshold(server: &ServerInner, session: &SessionState) -> Option<LoggingLevel> {
+    if !server.surface.logging {
+        return None;
+    }
     let set = session.settings.log_level.lock().ok().and_then(|l| *l);
     // A 2026-era request gets log messages only when its `_meta` asks for a level.
-    let threshold = if session.rounds.is_some() { set } else { set.or(server.surface.default_log_level) };
-    server.surface.logging && threshold.is_some_and(|threshold| level >= threshold)
+    if session.rounds.is_some() { set } else { set.or(server.surface.default_log_level) }
+}
+
+/// Whether a message at `level` goes to `session`.
+fn wanted(server: &ServerInner, session: &SessionState, level: LoggingLevel) -> bool {
+    threshold(server, session).is_some_and(|threshold| level >= threshold)
 }
 
 fn message(
@@ -57,24 +63,6 @@ fn message(
             tracing::warn!(error = %e, "a log message could not be serialized; not sent");
             None
         }
-    }
-}
-
-/// Whether a message at `level` would be sent to the client of `ctx` now.
-pub(crate) fn logs(ctx: &Context, level: LoggingLevel) -> bool {
-    wanted(server_of(ctx), session_of(ctx), level)
-}
-
-/// Sends `data` to the client of `ctx` as a `notifications/message` at `level`, once
-/// [`logs`] let it through; delivery failures (the session closed) are ignored.
-pub(crate) async fn log(
-    ctx: &Context,
-    level: LoggingLevel,
-    logger: Option<&str>,
-    data: Result<serde_json::Value, serde_json::Error>,
-) {
-    if let Some(params) = message(level, logger, data) {
-        let _ = ctx.peer().notify("notifications/message", &params).await;
     }
 }
 

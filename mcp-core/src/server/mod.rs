@@ -13,6 +13,8 @@
 //! **Adding a method** takes one row in the method table, its wire types in `protocol/`, one
 //! arm in `router.rs`, and one handler file here.
 
+#[cfg(feature = "http")]
+mod admission;
 mod catalog;
 mod client_requests;
 mod completion;
@@ -27,6 +29,7 @@ mod handling;
 #[cfg(feature = "http")]
 mod http;
 mod listen;
+mod live;
 mod logging;
 mod observe;
 mod prompts;
@@ -36,7 +39,6 @@ mod router;
 mod sampling;
 mod scopes;
 mod session;
-mod session_context;
 #[cfg(feature = "skills")]
 mod skills;
 mod state;
@@ -49,8 +51,6 @@ mod tools;
 mod tracing_bridge;
 mod url;
 
-use std::any::{Any, TypeId};
-use std::collections::HashMap;
 use std::io;
 use std::sync::Arc;
 use std::time::Duration;
@@ -194,7 +194,10 @@ pub(crate) struct ServerInner {
     pub(crate) tools: catalog::Catalog<ToolDef>,
     /// Prompts, resources, logging, completion, sampling, and the live sessions.
     pub(crate) surface: registry::Registry,
-    pub(crate) state: HashMap<TypeId, Arc<dyn Any + Send + Sync>>,
+    /// The application's shared state.
+    pub(crate) state: crate::state_map::StateMap,
+    /// The server's number among the live servers of the process.
+    pub(crate) number: live::LiveNumber,
     /// How long a user has to answer a question, unless the question says otherwise.
     pub(crate) elicitation_timeout: Duration,
     pub(crate) url_elicitations: UrlElicitations,
@@ -239,7 +242,7 @@ impl Server {
             instructions: None,
             tools: Vec::new(),
             surface: registry::RegistryBuilder::default(),
-            state: HashMap::new(),
+            state: Default::default(),
             elicitation_timeout: DEFAULT_ELICITATION_TIMEOUT,
             era_2026: era_2026::Settings2026::default(),
             request_state_key: None,
@@ -315,7 +318,7 @@ pub struct ServerBuilder {
     instructions: Option<String>,
     tools: Vec<ToolDef>,
     surface: registry::RegistryBuilder,
-    state: HashMap<TypeId, Arc<dyn Any + Send + Sync>>,
+    state: crate::state_map::StateMap,
     elicitation_timeout: Duration,
     era_2026: era_2026::Settings2026,
     request_state_key: Option<crate::multi_round::state::StateKey>,
@@ -391,7 +394,7 @@ impl ServerBuilder {
 
     /// Registers shared state the application also keeps a handle to.
     pub fn state_arc<T: Send + Sync + 'static>(mut self, value: Arc<T>) -> Self {
-        self.state.insert(TypeId::of::<T>(), value);
+        self.state.insert(value);
         self
     }
 
@@ -471,7 +474,8 @@ impl ServerBuilder {
             ..self.era_2026
         };
         let server = Server {
-            inner: Arc::new(ServerInner {
+            inner: Arc::new_cyclic(|weak| ServerInner {
+                number: live::LiveNumber::enter(weak.clone()),
                 info: self.info,
                 instructions: self.instructions,
                 capabilities,

@@ -11,9 +11,8 @@ use serde::Serialize;
 use super::catalog::{Catalog, Listed, Refused};
 use super::handling::BROADCAST_PATIENCE;
 use super::sampling::RootsCallback;
-use super::session_context::server_arc;
 use super::state::SessionState;
-use super::{BuildError, Context, Server};
+use super::{BuildError, Server};
 use crate::engine::Peer;
 use crate::handler::context::SessionKey;
 use crate::prompt::PromptDef;
@@ -169,6 +168,8 @@ pub(crate) struct RegistryBuilder {
     pub(crate) sampling_timeout: Duration,
     pub(crate) roots_changed: Option<RootsCallback>,
     pub(crate) page_size: usize,
+    /// Declare `completions` even when no completer is registered at build.
+    pub(crate) completions: bool,
 }
 
 impl Default for RegistryBuilder {
@@ -187,6 +188,7 @@ impl Default for RegistryBuilder {
             sampling_timeout: super::sampling::DEFAULT_SAMPLING_TIMEOUT,
             roots_changed: None,
             page_size: usize::MAX,
+            completions: false,
         }
     }
 }
@@ -255,7 +257,8 @@ impl RegistryBuilder {
                 });
             }
         }
-        let completions = self.prompts.iter().any(|p| !p.completers.is_empty())
+        let completions = self.completions
+            || self.prompts.iter().any(|p| !p.completers.is_empty())
             || templates.iter().any(|t| !t.def.completers.is_empty());
         let page_size = self.page_size;
         Ok(Registry {
@@ -513,16 +516,6 @@ impl Server {
     }
 }
 
-// The one method of `Context` written outside `handler/context/`: it returns the server's own
-// type, which the handler layer, below the server, does not name.
-impl Context {
-    /// A handle to the server serving this request, to change its lists or announce resource
-    /// updates from inside a handler.
-    pub fn server_handle(&self) -> Server {
-        Server { inner: server_arc(self) }
-    }
-}
-
 fn remove<T>(items: &mut Vec<T>, hit: impl Fn(&T) -> bool) -> bool {
     let before = items.len();
     items.retain(|t| !hit(t));
@@ -544,6 +537,15 @@ impl super::ServerBuilder {
     /// `notifications/tools/list_changed` on each change.
     pub fn dynamic_tools(mut self) -> Self {
         self.surface.dynamic_tools = true;
+        self
+    }
+
+    /// Declares the `completions` capability (and so answers `completion/complete`) even when
+    /// no prompt or template registered at build has a completer: for a server whose prompts
+    /// and templates, added while it runs, bring completers of their own. A completion for an
+    /// argument without a completer is answered with no values.
+    pub fn completions(mut self) -> Self {
+        self.surface.completions = true;
         self
     }
 

@@ -8,7 +8,7 @@ use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
 use super::client_requests;
-use super::session_context::server_of;
+use super::state::RequestSide;
 use super::state::SessionState;
 use super::{Context, ServerBuilder, ServerInner};
 use crate::engine::{BoxFuture, Peer, PeerError, RequestOptions};
@@ -107,6 +107,7 @@ pub(crate) fn roots_changed(server: &ServerInner, session: &Arc<SessionState>, p
 /// Asks the client of `ctx` to sample its model, once its capabilities allow the request (see
 /// [`Context::sample`]).
 pub(crate) async fn sample(
+    side: &RequestSide,
     ctx: &Context,
     params: CreateMessageParams,
 ) -> Result<CreateMessageResult, ClientRequestError> {
@@ -119,26 +120,27 @@ pub(crate) async fn sample(
         Some(_) => None,
     };
     if let Some(capability) = missing {
-        client_requests::missing_capability(ctx, capability);
+        client_requests::missing_capability(side, capability);
         return Err(ClientRequestError::NotSupported { capability });
     }
     let options = RequestOptions {
-        timeout: Some(server_of(ctx).surface.sampling_timeout),
+        timeout: Some(side.server.surface.sampling_timeout),
         cancel: Some(ctx.cancellation().clone()),
     };
     let params = serde_json::to_value(&params).map_err(|e| PeerError::Codec(e.to_string()))?;
-    Ok(client_requests::request(ctx, "sampling/createMessage", params, options).await?)
+    Ok(client_requests::request(side, ctx, "sampling/createMessage", params, options).await?)
 }
 
 /// Asks the client of `ctx` for its roots, once it declared the capability (see [`Context::roots`]).
-pub(crate) async fn roots(ctx: &Context) -> Result<Vec<Root>, ClientRequestError> {
+pub(crate) async fn roots(side: &RequestSide, ctx: &Context) -> Result<Vec<Root>, ClientRequestError> {
     let capabilities = ctx.client_capabilities().ok_or(ClientRequestError::NoSession)?;
     if capabilities.roots.is_none() {
-        client_requests::missing_capability(ctx, "roots");
+        client_requests::missing_capability(side, "roots");
         return Err(ClientRequestError::NotSupported { capability: "roots" });
     }
     let options = RequestOptions { timeout: Some(ROOTS_TIMEOUT), cancel: Some(ctx.cancellation().clone()) };
     let result: ListRootsResult =
-        client_requests::request(ctx, "roots/list", serde_json::Value::Object(serde_json::Map::new()), options).await?;
+        client_requests::request(side, ctx, "roots/list", serde_json::Value::Object(serde_json::Map::new()), options)
+            .await?;
     Ok(result.roots)
 }

@@ -9,6 +9,22 @@ use crate::handler::context::SessionKey;
 use crate::protocol::LoggingLevel;
 pub(crate) use crate::protocol::view::ClientState;
 
+/// What a request's [`Context`](crate::Context) reaches of the server (its side, see
+/// `context_side.rs`): the server that made the context, and the session its request came on
+/// (for a 2026-era request, the request's own state, with its rounds; for a call that became
+/// a task, with the task's run).
+pub(crate) struct RequestSide {
+    pub(crate) server: Arc<super::ServerInner>,
+    pub(crate) session: Arc<SessionState>,
+}
+
+impl RequestSide {
+    /// The rounds of a 2026-era request (`None` in the 2025 era).
+    pub(crate) fn rounds(&self) -> Option<&crate::multi_round::Rounds> {
+        self.session.rounds.as_deref()
+    }
+}
+
 /// Per-session state shared by every request of the session.
 #[derive(Debug)]
 pub(crate) struct SessionState {

@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use super::Context;
 use super::client_requests;
-use super::session_context::{server_of, session_of};
+use super::state::RequestSide;
 use crate::elicit::url::new_elicitation_id;
 use crate::elicit::{ElicitError, Elicitation};
 #[cfg(feature = "http")]
@@ -277,23 +277,26 @@ impl UrlElicitations {
 /// Sends a URL-mode elicitation: checks the client's capability, records the id (made here
 /// unless the handler chose one) as the session's, puts it in the URL, and returns it when the
 /// user accepts.
-pub(crate) async fn elicit(request: UrlElicitRequest<'_>) -> Result<Elicitation<String>, ElicitError> {
+pub(crate) async fn elicit(
+    side: &RequestSide,
+    request: UrlElicitRequest<'_>,
+) -> Result<Elicitation<String>, ElicitError> {
     let ctx = request.ctx;
     // Checked before an id is recorded, so a refusal leaves nothing behind.
-    check_url_capability(ctx)?;
+    check_url_capability(side, ctx)?;
     let id = match request.id {
         Some(id) if id.is_empty() => {
             return Err(ElicitError::InvalidRequest("an elicitation id cannot be empty".into()));
         }
         Some(id) => {
-            register_url_id(ctx, id.clone())?;
+            register_url_id(side, ctx, id.clone())?;
             id
         }
-        None => new_url_elicitation_id(ctx),
+        None => new_url_elicitation_id(side, ctx),
     };
     let url = request.url.replace("{elicitationId}", &id);
     let params = ElicitRequestParams::Url { message: request.message, elicitation_id: id.clone(), url };
-    let result = super::elicit::elicit_raw(ctx, params, request.timeout, request.key.as_deref()).await?;
+    let result = super::elicit::elicit_raw(side, ctx, params, request.timeout, request.key.as_deref()).await?;
     Ok(match result.action {
         ElicitAction::Accept => Elicitation::Accept(id),
         ElicitAction::Decline => Elicitation::Decline,
@@ -303,46 +306,46 @@ pub(crate) async fn elicit(request: UrlElicitRequest<'_>) -> Result<Elicitation<
 
 /// Creates an elicitation id owned by the session of `ctx` (see
 /// [`Context::new_url_elicitation_id`]).
-pub(crate) fn new_url_elicitation_id(ctx: &Context) -> String {
-    if let Some(rounds) = &session_of(ctx).rounds {
+pub(crate) fn new_url_elicitation_id(side: &RequestSide, ctx: &Context) -> String {
+    if let Some(rounds) = side.rounds() {
         let id = rounds.url_elicitation_id();
         // Only a replay of this request holds the same id; it is this request's already.
-        let _ = register_url_id(ctx, id.clone());
+        let _ = register_url_id(side, ctx, id.clone());
         return id;
     }
     loop {
         let id = new_elicitation_id();
-        if register_url_id(ctx, id.clone()).is_ok() {
+        if register_url_id(side, ctx, id.clone()).is_ok() {
             return id;
         }
     }
 }
 
-fn register_url_id(ctx: &Context, id: String) -> Result<(), ElicitError> {
-    let server = server_of(ctx);
-    let (peer, expires) = match session_of(ctx).rounds {
+fn register_url_id(side: &RequestSide, ctx: &Context, id: String) -> Result<(), ElicitError> {
+    let server = &side.server;
+    let (peer, expires) = match side.rounds() {
         // Forgotten when the request's state expires: no retry can need it after that.
         Some(_) => (None, Some(Instant::now() + server.request_state.ttl())),
         // A client that did not declare URL mode is never told of flows it cannot show.
-        None => (super::elicit::supports_url_mode(ctx).then(|| ctx.peer().unrelated()), None),
+        None => (ctx.can_elicit_url().then(|| ctx.peer().unrelated()), None),
     };
     server.url_elicitations.register(id, ctx.session_key(), ctx.principal().map(str::to_owned), peer, expires)
 }
 
-fn check_url_capability(ctx: &Context) -> Result<(), ElicitError> {
+fn check_url_capability(side: &RequestSide, ctx: &Context) -> Result<(), ElicitError> {
     ctx.client_capabilities().ok_or(ElicitError::NoSession)?;
-    if super::elicit::supports_url_mode(ctx) {
+    if ctx.can_elicit_url() {
         return Ok(());
     }
-    client_requests::missing_capability(ctx, "elicitation.url");
+    client_requests::missing_capability(side, "elicitation.url");
     Err(ElicitError::NotSupported { mode: "url" })
 }
 
-/// Completes a URL-mode elicitation of the session of `ctx`; an id of another session is
+/// Completes a URL-mode elicitation of the session of `side`; an id of another session is
 /// refused (see [`Context::complete_url_elicitation`]).
-pub(crate) async fn complete(ctx: &Context, elicitation_id: &str) -> Result<Completed, CompleteError> {
-    let session = ctx.session_key();
-    server_of(ctx).url_elicitations.complete_checked(elicitation_id, |e| e.session == session).await
+pub(crate) async fn complete(side: &RequestSide, elicitation_id: &str) -> Result<Completed, CompleteError> {
+    let session = side.session.key();
+    side.server.url_elicitations.complete_checked(elicitation_id, |e| e.session == session).await
 }
 
 #[cfg(test)]

@@ -23,7 +23,7 @@ pub(super) fn method_name(id: Option<Method>, method: &str) -> Cow<'static, str>
 pub(super) fn version_name(version: &str) -> Cow<'static, str> {
     crate::protocol::SUPPORTED_PROTOCOL_VERSIONS
         .iter()
-        .chain([&crate::protocol::stateless::PROTOCOL_VERSION_2026_07_28])
+        .chain([&crate::protocol::era_2026::PROTOCOL_VERSION_2026_07_28])
         .find(|v| **v == version)
         .map_or_else(|| Cow::Owned(version.to_owned()), |v| Cow::Borrowed(*v))
 }

@@ -2,7 +2,7 @@
 //! them.
 //!
 //! In a session (2025-11-25) a handler that asks the user something waits for the answer and
-//! runs once. In the stateless era (2026-07-28) the question goes back in an `input_required`
+//! runs once. In the 2026-07-28 era the question goes back in an `input_required`
 //! result and the handler runs again from the start when the client retries with the answer
 //! (see [`crate::multi_round`]): code before a question runs once per round. A tool whose side effect
 //! comes before a question passes a session-only test and charges the card twice in
@@ -62,28 +62,28 @@ impl Effects {
 pub enum EraDifference {
     /// The test's outcome (what its closure returned), as `Debug` text.
     Output {
-        /// In a session.
-        session: String,
-        /// In the stateless era.
-        stateless: String,
+        /// In the 2025-11-25 era.
+        y2025: String,
+        /// In the 2026-07-28 era.
+        y2026: String,
     },
     /// The side effects recorded in [`Effects`].
     Effects {
-        /// In a session.
-        session: Vec<String>,
-        /// In the stateless era.
-        stateless: Vec<String>,
+        /// In the 2025-11-25 era.
+        y2025: Vec<String>,
+        /// In the 2026-07-28 era.
+        y2026: Vec<String>,
     },
     /// The questions the user was asked (their messages, in order).
     Questions {
-        /// In a session.
-        session: Vec<String>,
-        /// In the stateless era.
-        stateless: Vec<String>,
+        /// In the 2025-11-25 era.
+        y2025: Vec<String>,
+        /// In the 2026-07-28 era.
+        y2026: Vec<String>,
     },
 }
 
-/// The tool behaved differently in a session and in the stateless era; what differed.
+/// The tool behaved differently in the 2025-11-25 era (a session) and in the 2026-07-28 era; what differed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{}", describe(.differences))]
 pub struct EraMismatch {
@@ -92,26 +92,26 @@ pub struct EraMismatch {
 }
 
 fn describe(differences: &[EraDifference]) -> String {
-    let mut text = String::from("the test behaves differently in a session (2025-11-25) and stateless (2026-07-28):");
+    let mut text = String::from("the test behaves differently in the 2025-11-25 and the 2026-07-28 era:");
     for difference in differences {
         match difference {
-            EraDifference::Output { session, stateless } => {
-                let _ = write!(text, "\n- the outcome differs:\n    session:   {session}\n    stateless: {stateless}");
+            EraDifference::Output { y2025, y2026 } => {
+                let _ = write!(text, "\n- the outcome differs:\n    2025-11-25: {y2025}\n    2026-07-28: {y2026}");
             }
-            EraDifference::Effects { session, stateless } => {
+            EraDifference::Effects { y2025, y2026 } => {
                 let _ = write!(
                     text,
-                    "\n- the side effects differ:\n    session:   {session:?}\n    stateless: {stateless:?}\n  \
-                     In the stateless era a handler runs again from the start on every round of questions, so code \
+                    "\n- the side effects differ:\n    2025-11-25: {y2025:?}\n    2026-07-28: {y2026:?}\n  \
+                     In the 2026-07-28 era a handler runs again from the start on every round of questions, so code \
                      before a question runs once per round. Do side effects after the last question, or make them \
                      idempotent (key them by `ctx.round_trip_id()`)."
                 );
             }
-            EraDifference::Questions { session, stateless } => {
+            EraDifference::Questions { y2025, y2026 } => {
                 let _ = write!(
                     text,
-                    "\n- the questions differ:\n    session:   {session:?}\n    stateless: {stateless:?}\n  \
-                     In the stateless era each run of the handler must ask the same questions in the same order (an \
+                    "\n- the questions differ:\n    2025-11-25: {y2025:?}\n    2026-07-28: {y2026:?}\n  \
+                     In the 2026-07-28 era each run of the handler must ask the same questions in the same order (an \
                      answer is matched to its question by its place in that order): base questions on the arguments \
                      and earlier answers only, or give them stable keys with `.key(…)`."
                 );
@@ -144,7 +144,7 @@ where
     Run { output, effects: effects.list(), questions }
 }
 
-/// Runs `test` twice, in a session and in the stateless era, each time against a fresh server
+/// Runs `test` twice, in the 2025-11-25 era (a session) and in the 2026-07-28 era, each time against a fresh server
 /// and script from `setup` (which gets a fresh [`Effects`] log to give the server), and compares
 /// the outcomes, the side effects recorded and the questions asked. The outcome when they
 /// agree; else every difference, with advice.
@@ -184,22 +184,20 @@ where
     F: Fn(TestClient) -> Fut,
     Fut: Future<Output = T>,
 {
-    let session = run_in(ProtocolEra::Session, &setup, &test).await;
-    let stateless = run_in(ProtocolEra::Stateless, &setup, &test).await;
+    let y2025 = run_in(ProtocolEra::Y2025, &setup, &test).await;
+    let y2026 = run_in(ProtocolEra::Y2026, &setup, &test).await;
     let mut differences = Vec::new();
-    if session.output != stateless.output {
-        differences.push(EraDifference::Output {
-            session: format!("{:?}", session.output),
-            stateless: format!("{:?}", stateless.output),
-        });
+    if y2025.output != y2026.output {
+        differences
+            .push(EraDifference::Output { y2025: format!("{:?}", y2025.output), y2026: format!("{:?}", y2026.output) });
     }
-    if session.effects != stateless.effects {
-        differences.push(EraDifference::Effects { session: session.effects, stateless: stateless.effects });
+    if y2025.effects != y2026.effects {
+        differences.push(EraDifference::Effects { y2025: y2025.effects, y2026: y2026.effects });
     }
-    if session.questions != stateless.questions {
-        differences.push(EraDifference::Questions { session: session.questions, stateless: stateless.questions });
+    if y2025.questions != y2026.questions {
+        differences.push(EraDifference::Questions { y2025: y2025.questions, y2026: y2026.questions });
     }
-    if differences.is_empty() { Ok(session.output) } else { Err(EraMismatch { differences }) }
+    if differences.is_empty() { Ok(y2025.output) } else { Err(EraMismatch { differences }) }
 }
 
 /// [`compare_eras`], failing the test (with every difference and advice) when the eras

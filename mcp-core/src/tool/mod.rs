@@ -136,6 +136,32 @@ impl ToolDef {
         })
     }
 
+    /// A tool exactly as `tool` describes it (title, annotations, icons, output schema,
+    /// `_meta`, …), run by `handler`: for a server that relays another's tools and shows them
+    /// as that server listed them. The input and output schemas are taken as given.
+    ///
+    /// ```
+    /// use typed_mcp::protocol::Tool;
+    /// use typed_mcp::tool::{ToolCall, ToolDef};
+    /// let wire: Tool = serde_json::from_value(serde_json::json!({
+    ///     "name": "echo", "inputSchema": {"type": "object"}, "annotations": {"readOnlyHint": true}
+    /// })).unwrap();
+    /// let tool = ToolDef::from_tool(wire, |call: ToolCall| async move {
+    ///     Ok::<_, typed_mcp::ErrorObject>(call.arguments.as_json().to_owned())
+    /// });
+    /// assert_eq!(tool.tool().annotations.as_ref().and_then(|a| a.read_only_hint), Some(true));
+    /// ```
+    pub fn from_tool<F, Fut, R>(tool: Tool, handler: F) -> Self
+    where
+        F: Fn(ToolCall) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<R, ErrorObject>> + Send + 'static,
+        R: IntoToolResult,
+    {
+        let mut def = Self::new(tool.name.clone(), JsonObject::new(), handler);
+        def.tool = tool;
+        def
+    }
+
     fn with_handler<R: IntoToolResult>(
         name: String,
         input_schema: JsonObject,
@@ -352,10 +378,10 @@ struct ErrorAnswers {
 impl ErrorAnswers {
     /// For the request that `ctx` belongs to.
     fn of(ctx: &Context) -> Self {
-        let modern = ctx.is_multi_round_trip();
+        let in_2026 = ctx.is_multi_round_trip();
         // Revision names are dates, so they compare as strings.
-        let input_errors_as_results = modern || ctx.protocol_version().is_some_and(|v| v >= "2025-11-25");
-        ErrorAnswers { input_errors_as_results, url_flows_refused: !modern && !ctx.can_elicit_url() }
+        let input_errors_as_results = in_2026 || ctx.protocol_version().is_some_and(|v| v >= "2025-11-25");
+        ErrorAnswers { input_errors_as_results, url_flows_refused: !in_2026 && !ctx.can_elicit_url() }
     }
 
     /// The answer to a call whose handler returned `outcome`.

@@ -10,12 +10,12 @@
 //! ```
 //!
 //! The suite names the revision under test in `MCP_CONFORMANCE_PROTOCOL_VERSION`: `2026-07-28`
-//! makes the client speak the stateless era, anything else a session (`initialize`). Some
+//! makes the client speak the 2026-07-28 era, anything else a session (`initialize`). Some
 //! scenarios pass more in `MCP_CONFORMANCE_CONTEXT` (JSON), such as the tool calls to make.
 //!
 //! Scenarios: `initialize`, `tools_call`, `elicitation-sep1034-client-defaults` (accepts every
 //! form with nothing filled in, so the schema's defaults are what is sent), `sse-retry`,
-//! `json-schema-2020-12-preservation`, and for the stateless era `request-metadata`,
+//! `json-schema-2020-12-preservation`, and for the 2026-07-28 era `request-metadata`,
 //! `sep-2322-client-request-state` (questions in `input_required` results),
 //! `http-standard-headers`, `http-custom-headers`, `http-invalid-tool-headers` and
 //! `json-schema-ref-no-deref`; the skills extension's `sep-2640-client-no-prefetch` (lists the
@@ -38,15 +38,15 @@ use typed_mcp::client::oauth::{
 };
 use typed_mcp::client::{Client, ClientBuilder, ElicitationModes, ProtocolEra, elicitation_fn, sampling_fn};
 use typed_mcp::protocol::{
-    CreateMessageResult, ElicitResult, Role, Root, SamplingContent, SamplingMessageContent, stateless,
+    CreateMessageResult, ElicitResult, Role, Root, SamplingContent, SamplingMessageContent, era_2026,
 };
 
 /// The client: the era the suite asks for, and every capability (forms are accepted with their
 /// defaults, a boolean `confirmed` set; the model answers "ok"; one root).
 fn client() -> ClientBuilder {
     let era = match std::env::var("MCP_CONFORMANCE_PROTOCOL_VERSION").as_deref() {
-        Ok(stateless::PROTOCOL_VERSION_2026_07_28) => ProtocolEra::Stateless,
-        _ => ProtocolEra::Session,
+        Ok(era_2026::PROTOCOL_VERSION_2026_07_28) => ProtocolEra::Y2026,
+        _ => ProtocolEra::Y2025,
     };
     Client::builder("mcp-sdk-conformance-client", env!("CARGO_PKG_VERSION"))
         .protocol_era(era)

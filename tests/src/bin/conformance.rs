@@ -500,7 +500,7 @@ async fn test_input_required_result_prompt(ctx: Context) -> Result<Vec<PromptMes
     Ok(vec![PromptMessage::user(format!("Answer with this context in mind: {}", accepted(answer)?.context))])
 }
 
-// ---- Diagnostics of the stateless scenarios (2026-07-28) ----
+// ---- Diagnostics of the 2026-07-28 scenarios ----
 
 /// Needs the client's model: a client that did not declare `sampling` gets
 /// `MissingRequiredClientCapability` (-32021) in the 2026 era.

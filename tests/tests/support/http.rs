@@ -171,6 +171,22 @@ impl Session {
         }
     }
 
+    /// The session `id` at `url` (an instance of a shared deployment), as `user` (or none).
+    pub fn join(url: &str, id: &str, user: Option<&str>) -> Session {
+        Session {
+            url: url.to_owned(),
+            client: crate::support::http_client(),
+            id: id.to_owned(),
+            user: user.map(str::to_owned),
+            next_id: AtomicI64::new(1),
+        }
+    }
+
+    /// The same session, as the instance at `url` reaches it.
+    pub fn at(&self, url: &str) -> Session {
+        Session { url: url.to_owned(), ..self.as_user(self.user.as_deref()) }
+    }
+
     /// Adds the session's headers.
     pub fn with_headers(&self, builder: RequestBuilder) -> RequestBuilder {
         let builder = builder.header("mcp-session-id", &self.id).header("mcp-protocol-version", PROTOCOL);

@@ -1,6 +1,7 @@
 //! Helpers shared by the integration tests.
 
 pub mod backplane;
+pub mod gateway;
 pub mod http;
 pub mod inspector;
 pub mod listening;

@@ -66,7 +66,7 @@ impl HttpConnection {
             session: Arc::new(session),
             session_id: RwLock::default(),
             protocol_version: RwLock::default(),
-            stateless: RwLock::default(),
+            era_2026: RwLock::default(),
             open_requests: Mutex::default(),
             stop: CancellationToken::new(),
             ended: CancellationToken::new(),
@@ -87,8 +87,8 @@ impl Connection for HttpConnection {
         }
     }
 
-    fn stateless(&self, headers: Option<Arc<ToolHeaders>>) {
-        if let Ok(mut s) = self.shared.stateless.write() {
+    fn era_2026(&self, headers: Option<Arc<ToolHeaders>>) {
+        if let Ok(mut s) = self.shared.era_2026.write() {
             *s = headers;
         }
     }

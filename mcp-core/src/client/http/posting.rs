@@ -94,8 +94,8 @@ impl Shared {
         if let (Some(token), Some(oauth)) = (token, &self.oauth) {
             request = oauth.authorize_request(request, token, "POST");
         }
-        let stateless = self.stateless.read().ok().and_then(|s| s.clone());
-        if let Some(headers) = stateless {
+        let era_2026 = self.era_2026.read().ok().and_then(|s| s.clone());
+        if let Some(headers) = era_2026 {
             for (name, value) in headers.headers(&body) {
                 request = request.header(name, value);
             }
@@ -197,16 +197,16 @@ impl Shared {
     /// everything after it (other requests, cancellations, answers to the server's own
     /// requests) must not wait for that.
     async fn deliver(self: &Arc<Self>, out: Outbound) {
-        let stateless = self.stateless.read().is_ok_and(|s| s.is_some());
+        let era_2026 = self.era_2026.read().is_ok_and(|s| s.is_some());
         if out.kind == OutboundKind::Request
             && let Some(id) = request_id(&out.frame)
         {
             let shared = self.clone();
-            if !stateless {
+            if !era_2026 {
                 self.tasks.spawn(async move { shared.send_request(id, out.frame).await });
                 return;
             }
-            // A stateless request has no session to cancel it in: closing its stream does.
+            // A 2026-07-28 request has no session to cancel it in: closing its stream does.
             let abort = CancellationToken::new();
             if let Ok(mut open) = self.open_requests.lock() {
                 open.insert(id.clone(), abort.clone());
@@ -222,7 +222,7 @@ impl Shared {
             });
             return;
         }
-        if stateless && out.kind == OutboundKind::Notification {
+        if era_2026 && out.kind == OutboundKind::Notification {
             let cancelled = crate::client::http_headers::cancelled_request(&out.frame);
             let abort = cancelled.and_then(|id| self.open_requests.lock().ok()?.remove(&id));
             if let Some(abort) = abort {

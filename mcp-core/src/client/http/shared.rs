@@ -1,5 +1,5 @@
 //! What the connection's tasks share: the HTTP client and URL, the session id and revision
-//! every request carries, the stateless era's headers, the OAuth flow; and how what the server
+//! every request carries, the 2026-07-28 era's headers, the OAuth flow; and how what the server
 //! sends reaches the session.
 
 use std::collections::HashMap;
@@ -31,8 +31,8 @@ pub(super) struct Shared {
     pub(super) session: Arc<Session<ClientService>>,
     pub(super) session_id: RwLock<Option<String>>,
     pub(super) protocol_version: RwLock<Option<String>>,
-    /// Set in the stateless era: each POST's headers mirror its body.
-    pub(super) stateless: RwLock<Option<Arc<ToolHeaders>>>,
+    /// Set in the 2026-07-28 era: each POST's headers mirror its body.
+    pub(super) era_2026: RwLock<Option<Arc<ToolHeaders>>>,
     /// Stateless era: closes the stream of a request in flight when it is cancelled.
     pub(super) open_requests: Mutex<HashMap<RequestId, CancellationToken>>,
     pub(super) stop: CancellationToken,
@@ -71,7 +71,7 @@ impl Shared {
             request = request.header(SESSION_HEADER, id);
         }
         if let Some(v) = self.protocol_version.read().ok().and_then(|v| v.clone())
-            && self.stateless.read().map(|s| s.is_none()).unwrap_or(true)
+            && self.era_2026.read().map(|s| s.is_none()).unwrap_or(true)
         {
             request = request.header(PROTOCOL_VERSION_HEADER, v);
         }
@@ -85,8 +85,8 @@ impl Shared {
     /// Remembers the session id the server assigned (on the `initialize` response).
     pub(super) fn capture_session_id(&self, response: &Response) {
         let Some(id) = response.headers().get(SESSION_HEADER).and_then(|v| v.to_str().ok()) else { return };
-        if self.stateless.read().is_ok_and(|s| s.is_some()) {
-            // The stateless era has no sessions: an id a server sends anyway is not one.
+        if self.era_2026.read().is_ok_and(|s| s.is_some()) {
+            // The 2026-07-28 era has no sessions: an id a server sends anyway is not one.
             return;
         }
         if let Ok(mut current) = self.session_id.write()

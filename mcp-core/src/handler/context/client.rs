@@ -4,7 +4,7 @@ use serde::Serialize;
 
 use super::Context;
 use crate::engine::PeerError;
-use crate::protocol::{CreateMessageParams, CreateMessageResult, LoggingLevel, Root};
+use crate::protocol::{CreateMessageParams, CreateMessageResult, LoggingLevel, LoggingMessageParams, Root};
 
 /// Why a request to the client produced no result.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -67,7 +67,7 @@ impl Context {
 
     /// Whether a message at `level` would be sent to the client now.
     pub fn logs(&self, level: LoggingLevel) -> bool {
-        self.side().logs(self, level)
+        self.side().log_threshold().is_some_and(|threshold| level >= threshold)
     }
 
     /// Sends `data` (a string or any serializable value) to the client as a
@@ -82,8 +82,15 @@ impl Context {
 
     /// Like [`log`](Self::log), naming the logger.
     pub async fn log_to(&self, level: LoggingLevel, logger: Option<&str>, data: impl Serialize) {
-        if self.logs(level) {
-            self.side().log(self, level, logger, serde_json::to_value(data)).await;
+        if !self.logs(level) {
+            return;
+        }
+        match serde_json::to_value(data) {
+            Ok(data) => {
+                let params = LoggingMessageParams { level, logger: logger.map(str::to_owned), data };
+                let _ = self.peer().notify("notifications/message", &params).await;
+            }
+            Err(e) => tracing::warn!(error = %e, "a log message could not be serialized; not sent"),
         }
     }
 
@@ -131,7 +138,7 @@ impl Context {
     /// request carries a `progressToken`, or the handler runs as a task (progress becomes its
     /// `statusMessage`).
     pub fn wants_progress(&self) -> bool {
-        self.side().wants_progress(self)
+        self.has_progress_token() || self.side().runs_as_task()
     }
 
     /// Reports the handler's progress: `progress` so far, of `total` when known, with an
@@ -149,6 +156,18 @@ impl Context {
     /// interval ends (the latest one), and a report that does not change the message writes
     /// nothing. It fails only when the store does.
     pub async fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) -> Result<(), PeerError> {
-        self.side().progress(self, progress, total, message).await
+        if !self.side().runs_as_task() {
+            return self.notify_progress(progress, total, message).await;
+        }
+        if !progress.is_finite() {
+            tracing::warn!(progress, "progress must be a finite number; not reported");
+            return Ok(());
+        }
+        let message = match (message, total) {
+            (Some(message), _) => message.to_owned(),
+            (None, Some(total)) => format!("{progress}/{total}"),
+            (None, None) => progress.to_string(),
+        };
+        self.side().task_progress(message).await
     }
 }

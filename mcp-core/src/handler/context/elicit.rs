@@ -14,6 +14,9 @@ use crate::elicit::{
 use crate::engine::BoxFuture;
 use crate::protocol::{ElicitRequestParams, ElicitResult, JsonObject};
 
+/// The first revision whose `elicitation/create` has a `mode` member.
+pub(crate) const MODE_REVISION: &str = "2025-11-25";
+
 type Finish<R> = fn(Elicitation<JsonObject>) -> Result<R, ElicitError>;
 
 /// A form elicitation being prepared. Await it to send it; `.timeout(…)` first to override the
@@ -130,7 +133,11 @@ impl Context {
     /// Whether this request may elicit in URL mode: the client declared URL-mode support and
     /// the session's revision has URL mode (2025-11-25 or later).
     pub fn can_elicit_url(&self) -> bool {
-        self.side().supports_url_mode(self)
+        // Before 2025-11-25 `elicitation/create` has no `mode` and is always a form, so a URL
+        // request would reach the client as a form without a schema; a client on such a
+        // session that declares `url` anyway is not asked.
+        self.protocol_version().is_none_or(|v| v >= MODE_REVISION)
+            && self.client_capabilities().and_then(|c| c.elicitation.as_ref()).is_some_and(|e| e.supports_url())
     }
 
     /// Asks the user to fill in the form `T` and returns their answer.

@@ -6,14 +6,15 @@
 //! - elicitation (`elicit.rs`) and URL elicitation (`url.rs`);
 //! - sampling and roots, logging and progress (`client.rs`);
 //! - the server handle: [`Context::server_handle`] returns the server's own type, so it is
-//!   written beside that type (`server/registry.rs`), which this layer does not name.
+//!   written beside that type (`server/live.rs`, the table of live servers it is read from by
+//!   number), which this layer does not name.
 //!
 //! A method that reaches the server or the session the request came on is a short call into
-//! the context's [`ServerSide`]: the server implements that trait, each of its methods a call
-//! into the server module that holds the logic, and hands its implementation to every context
-//! it makes. This layer sits below the server and names nothing of it.
+//! the context's [`ServerSide`]: a value the server makes for each context, holding the
+//! server and the session (or the 2026-era request, or the task run) concretely, each of its
+//! methods a call into the server module that holds the logic. This layer sits below the
+//! server and names nothing of it; nothing is read back by its type.
 
-use std::any::Any;
 use std::sync::{Arc, Mutex};
 
 use tokio_util::sync::CancellationToken;
@@ -30,13 +31,10 @@ mod url;
 
 pub use client::ClientRequestError;
 pub use elicit::ElicitRequest;
+pub(crate) use elicit::MODE_REVISION;
 pub use session::SessionKey;
 pub(crate) use side::ServerSide;
 pub use url::{CompleteError, Completed, UrlElicitRequest};
-
-/// State of the server behind a context, opaque at this layer: the server that made the
-/// context reads it back as the type it put in.
-pub(crate) type Opaque = Arc<dyn Any + Send + Sync>;
 
 /// Everything a handler may use about the request it serves and the session it came on:
 /// cancellation, progress, the client's identity and capabilities, shared state, and the peer
@@ -55,9 +53,7 @@ struct ContextInner {
     meta: Meta,
     #[cfg(feature = "http")]
     http: Option<Arc<crate::engine::HttpRequestParts>>,
-    session: Opaque,
-    server: Opaque,
-    side: &'static dyn ServerSide,
+    side: Arc<dyn ServerSide>,
 }
 
 impl std::fmt::Debug for Context {
@@ -74,9 +70,7 @@ impl Context {
         scope: RequestScope,
         progress_token: Option<ProgressToken>,
         meta: Meta,
-        session: Opaque,
-        server: Opaque,
-        side: &'static dyn ServerSide,
+        side: Arc<dyn ServerSide>,
     ) -> Self {
         Context {
             inner: Arc::new(ContextInner {
@@ -88,26 +82,14 @@ impl Context {
                 meta,
                 #[cfg(feature = "http")]
                 http: scope.http,
-                session,
-                server,
                 side,
             }),
         }
     }
 
     /// What this context reaches of the server and the session (the server's implementation).
-    pub(crate) fn side(&self) -> &'static dyn ServerSide {
-        self.inner.side
-    }
-
-    /// The server state this context was made with.
-    pub(crate) fn server_state(&self) -> &Opaque {
-        &self.inner.server
-    }
-
-    /// The session state this context was made with.
-    pub(crate) fn session_opaque(&self) -> &Opaque {
-        &self.inner.session
+    pub(crate) fn side(&self) -> &dyn ServerSide {
+        &*self.inner.side
     }
 
     // The request.

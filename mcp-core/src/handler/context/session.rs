@@ -1,6 +1,5 @@
 //! `Context`: the session and the client; multi-round trips.
 
-use std::any::TypeId;
 use std::sync::Arc;
 
 use super::Context;
@@ -15,12 +14,12 @@ impl Context {
 
     /// This request's session.
     pub fn session_key(&self) -> SessionKey {
-        self.side().session_key(self)
+        self.side().session_key()
     }
 
     /// The authenticated user behind this request, where the transport knows one.
     pub fn principal(&self) -> Option<&str> {
-        self.side().principal(self)
+        self.side().principal()
     }
 
     /// The verified identity behind this request, on a server with OAuth authorization
@@ -32,22 +31,22 @@ impl Context {
 
     /// The negotiated protocol revision.
     pub fn protocol_version(&self) -> Option<&str> {
-        self.side().client(self).map(|c| c.protocol_version.as_str())
+        self.side().client().map(|c| c.protocol_version.as_str())
     }
 
     /// The client's `clientInfo`.
     pub fn client_info(&self) -> Option<&Implementation> {
-        self.side().client(self).map(|c| &c.info)
+        self.side().client().map(|c| &c.info)
     }
 
     /// The capabilities the client declared.
     pub fn client_capabilities(&self) -> Option<&ClientCapabilities> {
-        self.side().client(self).map(|c| &c.capabilities)
+        self.side().client().map(|c| &c.capabilities)
     }
 
     /// Shared state of type `T` registered with [`ServerBuilder::state`](crate::server::ServerBuilder::state).
     pub fn state<T: Send + Sync + 'static>(&self) -> Option<Arc<T>> {
-        self.side().state(self, TypeId::of::<T>())?.downcast::<T>().ok()
+        self.side().states().get::<T>()
     }
 
     // Multi-round trips.
@@ -55,7 +54,7 @@ impl Context {
     /// Whether this request is a multi round-trip one (revision 2026-07-28): a request that
     /// stands alone, whose handler runs again on each retry (see [`crate::multi_round`]).
     pub fn is_multi_round_trip(&self) -> bool {
-        self.side().is_multi_round_trip(self)
+        self.side().is_multi_round_trip()
     }
 
     /// In the 2026 era, an id of this request that is the same in every round of it (each
@@ -64,6 +63,6 @@ impl Context {
     /// per request even if the handler runs again (a client may resend its last retry). `None`
     /// in the 2025 era, where the handler runs once per request.
     pub fn round_trip_id(&self) -> Option<&str> {
-        self.side().round_trip_id(self)
+        self.side().round_trip_id()
     }
 }

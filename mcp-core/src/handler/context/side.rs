@@ -1,12 +1,9 @@
 //! What a context reaches of the server and the session that made it.
 
-use std::any::TypeId;
 use std::sync::Arc;
 use std::time::Duration;
 
-use serde_json::Value;
-
-use super::{ClientRequestError, CompleteError, Completed, Context, Opaque, SessionKey, UrlElicitRequest};
+use super::{ClientRequestError, CompleteError, Completed, Context, SessionKey, UrlElicitRequest};
 use crate::auth::AuthInfo;
 use crate::elicit::{ElicitError, Elicitation, FormSchema};
 use crate::engine::{BoxFuture, PeerError};
@@ -14,39 +11,55 @@ use crate::protocol::view::ClientState;
 use crate::protocol::{
     CreateMessageParams, CreateMessageResult, ElicitRequestParams, ElicitResult, JsonObject, LoggingLevel, Root,
 };
+use crate::state_map::StateMap;
 
-/// The server's side of a [`Context`]: what a context reaches of the server and the session
-/// its request came on. The server implements it, each method a call into the module that
-/// holds the logic, and hands its implementation to every context it makes; a method of
-/// `Context` that needs the server is a short call into it. The methods follow the topics of
-/// `Context`'s methods.
+/// The server's side of a [`Context`]: what a context reaches of the server and of the
+/// session its request came on (a 2025-era session, a 2026-era request, or the task the call
+/// became). The server makes one for each context it makes, holding the server and the
+/// session as their own types; a method of `Context` that needs them is a short call here,
+/// and what `Context` can work out from these answers alone is written there, not here.
 pub(crate) trait ServerSide: Send + Sync {
-    // The session and the client.
+    // The session and the client: data.
 
     /// The session the request came on.
-    fn session_key(&self, ctx: &Context) -> SessionKey;
+    fn session_key(&self) -> SessionKey;
 
     /// The authenticated user behind the request, where the transport knows one.
-    fn principal<'c>(&self, ctx: &'c Context) -> Option<&'c str>;
+    fn principal(&self) -> Option<&str>;
 
-    /// The verified identity behind the request, on a server with OAuth authorization.
+    /// The verified identity behind the request `ctx`, on a server with OAuth authorization.
     fn auth(&self, ctx: &Context) -> Option<Arc<AuthInfo>>;
 
     /// What the client said of itself: revision, `clientInfo`, capabilities.
-    fn client<'c>(&self, ctx: &'c Context) -> Option<&'c ClientState>;
+    fn client(&self) -> Option<&ClientState>;
 
-    /// The shared state registered for the type `type_id`.
-    fn state(&self, ctx: &Context, type_id: TypeId) -> Option<Opaque>;
+    /// The application's shared state.
+    fn states(&self) -> &StateMap;
 
-    // Elicitation.
+    /// The number of the server that made the context, in the server's table of live servers
+    /// (what [`Context::server_handle`] reads).
+    fn server_number(&self) -> u64;
 
-    /// Whether the client may be sent a URL-mode request.
-    fn supports_url_mode(&self, ctx: &Context) -> bool;
+    /// The least severe level a log message must reach to be sent now, if any is sent.
+    fn log_threshold(&self) -> Option<LoggingLevel>;
+
+    /// Whether the handler runs as a task (its progress becomes the task's status).
+    fn runs_as_task(&self) -> bool;
+
+    /// Whether the request is one of the 2026 era, whose handler runs again on each round
+    /// (cheaper than asking for [`round_trip_id`](Self::round_trip_id), which makes the id).
+    fn is_multi_round_trip(&self) -> bool;
+
+    /// The id of the request that is the same in each of its rounds (2026 era; `None` in the
+    /// 2025 era).
+    fn round_trip_id(&self) -> Option<&str>;
+
+    // Questions to the client, and what goes to it: where they go differs.
 
     /// Sends the form `schema` (with its `message`) and checks the answer against it; `key`
     /// and `before_task` as in [`ElicitRequest`](super::ElicitRequest).
     fn send_form<'a>(
-        &self,
+        &'a self,
         ctx: &'a Context,
         message: &'a str,
         schema: &'a FormSchema,
@@ -57,71 +70,37 @@ pub(crate) trait ServerSide: Send + Sync {
 
     /// Sends `elicitation/create` with parameters built at run time, once checked.
     fn elicit_raw<'a>(
-        &self,
+        &'a self,
         ctx: &'a Context,
         params: ElicitRequestParams,
         timeout: Option<Duration>,
     ) -> BoxFuture<'a, Result<ElicitResult, ElicitError>>;
 
-    // URL elicitation.
-
     /// Creates an elicitation id owned by the session.
     fn new_url_elicitation_id(&self, ctx: &Context) -> String;
 
     /// Sends a URL-mode elicitation.
-    fn elicit_url<'a>(&self, request: UrlElicitRequest<'a>) -> BoxFuture<'a, Result<Elicitation<String>, ElicitError>>;
+    fn elicit_url<'a>(
+        &'a self,
+        request: UrlElicitRequest<'a>,
+    ) -> BoxFuture<'a, Result<Elicitation<String>, ElicitError>>;
 
     /// Completes a URL-mode elicitation of the session.
     fn complete_url_elicitation<'a>(
-        &self,
-        ctx: &'a Context,
+        &'a self,
         elicitation_id: &'a str,
     ) -> BoxFuture<'a, Result<Completed, CompleteError>>;
 
-    // Sampling and roots.
-
     /// Asks the client to sample its model.
     fn sample<'a>(
-        &self,
+        &'a self,
         ctx: &'a Context,
         params: CreateMessageParams,
     ) -> BoxFuture<'a, Result<CreateMessageResult, ClientRequestError>>;
 
     /// Asks the client for its roots.
-    fn roots<'a>(&self, ctx: &'a Context) -> BoxFuture<'a, Result<Vec<Root>, ClientRequestError>>;
+    fn roots<'a>(&'a self, ctx: &'a Context) -> BoxFuture<'a, Result<Vec<Root>, ClientRequestError>>;
 
-    // Logging and progress.
-
-    /// Whether a message at `level` would be sent to the client now.
-    fn logs(&self, ctx: &Context, level: LoggingLevel) -> bool;
-
-    /// Sends `data` (its serialization) as a `notifications/message` at `level`, after
-    /// [`logs`](Self::logs) let it through.
-    fn log<'a>(
-        &self,
-        ctx: &'a Context,
-        level: LoggingLevel,
-        logger: Option<&'a str>,
-        data: Result<Value, serde_json::Error>,
-    ) -> BoxFuture<'a, ()>;
-
-    /// Whether progress reports reach the client.
-    fn wants_progress(&self, ctx: &Context) -> bool;
-
-    /// Reports the handler's progress.
-    fn progress<'a>(
-        &self,
-        ctx: &'a Context,
-        progress: f64,
-        total: Option<f64>,
-        message: Option<&'a str>,
-    ) -> BoxFuture<'a, Result<(), PeerError>>;
-
-    // Multi-round trips.
-
-    /// Whether the request is a multi round-trip one (revision 2026-07-28).
-    fn is_multi_round_trip(&self, ctx: &Context) -> bool;
-
-    /// The id of the request that is the same in each of its rounds (2026 era).
-    fn round_trip_id<'c>(&self, ctx: &'c Context) -> Option<&'c str>;
+    /// Reports the progress of a handler that runs as a task (see [`runs_as_task`](Self::runs_as_task)).
+    fn task_progress<'a>(&'a self, message: String) -> BoxFuture<'a, Result<(), PeerError>>;
 }

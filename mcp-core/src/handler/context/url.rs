@@ -133,6 +133,6 @@ impl Context {
     /// Completes a URL-mode elicitation of this session: sends
     /// `notifications/elicitation/complete`. An id of another session is refused.
     pub async fn complete_url_elicitation(&self, elicitation_id: &str) -> Result<Completed, CompleteError> {
-        self.side().complete_url_elicitation(self, elicitation_id).await
+        self.side().complete_url_elicitation(elicitation_id).await
     }
 }

@@ -293,19 +293,16 @@ impl Guard {
         r
     }
 
-    /// Whether `auth` may make a request needing `required`; if not, the 403 `insufficient_scope`
-    /// answer, whose `scope` lists what the token has and what it lacks, so that a client that
-    /// asks for exactly that keeps what it could already do.
-    pub(crate) fn check_scopes(&self, auth: &AuthInfo, required: &[String]) -> Result<(), Response> {
-        let mut needed = self.settings.required_scopes.clone();
-        needed.extend(required.iter().cloned());
-        let missing = auth.missing(&needed);
-        if missing.is_empty() {
-            return Ok(());
-        }
-        let resource = self.resource()?;
+    /// The 403 `insufficient_scope` answer to a request of `auth` that needs `needed` and
+    /// lacks `missing` of them: its `scope` lists what the token has and what it lacks, so that
+    /// a client that asks for exactly that keeps what it could already do.
+    pub(crate) fn insufficient_scope(&self, auth: &AuthInfo, needed: &[String], missing: &[String]) -> Response {
+        let resource = match self.resource() {
+            Ok(resource) => resource,
+            Err(response) => return response,
+        };
         let mut scopes: Vec<String> = auth.scopes().map(str::to_owned).collect();
-        for s in &needed {
+        for s in needed {
             if !scopes.contains(s) {
                 scopes.push(s.clone());
             }
@@ -324,7 +321,7 @@ impl Guard {
         if let Ok(v) = HeaderValue::from_str(&challenge) {
             r.headers_mut().insert(header::WWW_AUTHENTICATE, v);
         }
-        Err(r)
+        r
     }
 }
 

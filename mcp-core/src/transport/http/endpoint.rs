@@ -7,7 +7,6 @@ use std::sync::Arc;
 use axum::extract::{Request as HttpRequest, State};
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use serde_json::value::RawValue;
 
 use super::deployment::forwarder::{self, changes_record, record_of};
 use super::deployment::hop;
@@ -18,15 +17,16 @@ use super::events::EventId;
 use super::lifecycle::{lookup, make_room};
 use super::responses::{accepts, header_str, json_rpc_error_for, plain, read_message, request_id, session_not_found};
 use super::session::{self, Delivery, HttpSession, OpenError};
-use super::{Opening, PROTOCOL_VERSION_HEADER, Principal, SESSION_HEADER, Shared, auth, era_2026, security};
+use super::{
+    Incoming, Opening, PROTOCOL_VERSION_HEADER, Principal, SESSION_HEADER, Served, Shared, auth, era_2026, security,
+};
 use crate::auth::RequestIdentity;
 use crate::engine::HttpRequestParts;
 use crate::engine::Service;
 use crate::protocol::codes::UNSUPPORTED_PROTOCOL_VERSION;
 use crate::protocol::jsonrpc::encode_error;
-use crate::protocol::view::{NO_PARAMS, ParamsView};
 use crate::protocol::{
-    ErrorObject, Message, PROTOCOL_VERSION_2026_07_28, Request, SUPPORTED_PROTOCOL_VERSIONS, supported_versions,
+    ErrorObject, Message, PROTOCOL_VERSION_2026_07_28, SUPPORTED_PROTOCOL_VERSIONS, supported_versions,
 };
 
 pub(crate) async fn endpoint(State(shared): State<Arc<Shared>>, request: HttpRequest) -> Response {
@@ -240,14 +240,16 @@ pub(crate) async fn post(
     let message = match message {
         Message::Request(request) => match era_2026::read(request, headers, version) {
             Ok(request) => return era_2026::post(shared, &http, principal, auth, request).await,
-            Err(request) => {
-                // A call of something that needs scopes the token lacks: 403, so the client can
-                // step up.
-                if let Err(response) = check_scopes(shared, &auth, &request) {
-                    return response;
+            // A call of something that needs scopes the token lacks is refused (403, so the
+            // client can step up); anything else goes to its session.
+            Err(request) => match shared.server.serve(Incoming::ToSession(request), shared.admission(&auth)) {
+                Served::ToSession(request) => Message::Request(request),
+                Served::Refused(refusal) => return shared.refused(&auth, None, refusal),
+                Served::Handling(_) => {
+                    let error = ErrorObject::internal("a 2025-era request was served outside its session");
+                    return json_rpc_error_for(StatusCode::INTERNAL_SERVER_ERROR, None, &error);
                 }
-                Message::Request(request)
-            }
+            },
         },
         // Nothing to do with a 2026-era notification or response over HTTP.
         _ if version == Some(PROTOCOL_VERSION_2026_07_28) => return StatusCode::ACCEPTED.into_response(),
@@ -259,16 +261,6 @@ pub(crate) async fn post(
     } else {
         post_to_session(shared, &http, principal, message).await
     }
-}
-
-/// Whether the token of a 2025-era request has the scopes of what it calls.
-#[allow(clippy::result_large_err)] // an error response is built once per refused request
-fn check_scopes(shared: &Shared, auth: &RequestIdentity, request: &Request) -> Result<(), Response> {
-    let (Some(guard), Some(info)) = (&shared.guard, &auth.identity) else { return Ok(()) };
-    let Some(method) = request.method.info().filter(|m| m.target.is_some()) else { return Ok(()) };
-    let text = request.params.as_deref().map_or(NO_PARAMS, RawValue::get);
-    let view = ParamsView::read(text, Some(method)).unwrap_or_default();
-    guard.check_scopes(info, &shared.server.required_scopes(method, view.target(text)))
 }
 
 /// A 2025-era message in sessionless mode: served by a fresh session, initialized by the
@@ -298,7 +290,7 @@ pub(crate) async fn serve_alone(
     message: Message,
     http: Option<Arc<HttpRequestParts>>,
 ) -> Response {
-    let session = HttpSession::start(String::new(), service, principal, shared, false);
+    let session = HttpSession::start(String::new(), service, principal, shared, None);
     let response = hand_over(&session, message, None, http).await;
     session.close_when_idle();
     response
@@ -319,12 +311,21 @@ pub(crate) async fn post_to_session(
             if shared.draining.load(std::sync::atomic::Ordering::Relaxed) {
                 return forwarder::unavailable("this instance is shutting down; retry later");
             }
+            // Recorded as this instance's only once the store knows where this instance is.
+            if let Some(forwarder) = &shared.forwarder
+                && !forwarder.may_own().await
+            {
+                return forwarder::unavailable(
+                    "this instance is not announced in the shared session store; retry later",
+                );
+            }
             if let Err(response) = make_room(shared, principal.as_deref()) {
                 return response;
             }
             let id = crate::engine::random_id();
             let service = shared.server.open(Opening::Initialize, principal.clone());
-            let session = HttpSession::start(id.clone(), service, principal, shared, true);
+            let session =
+                HttpSession::start(id.clone(), service, principal, shared, Some(shared.config.event_store.clone()));
             (session, true)
         }
         // A session owned here, else one served here for its owner.
@@ -440,12 +441,29 @@ pub(crate) async fn get(shared: &Arc<Shared>, headers: &HeaderMap, principal: Op
     if !accepts(headers, "text/event-stream") {
         return plain(StatusCode::NOT_ACCEPTABLE, "GET needs `Accept: text/event-stream`");
     }
-    let session = match lookup(shared, headers, &principal) {
-        Ok(s) => s,
-        Err(r) => return r,
+    let last = header_str(headers, "last-event-id");
+    // `<stream>-<seq>@<instance>`: an event of a stream a replica served, kept by that instance
+    // (a client resuming it elsewhere was sent here), and resumed on the replica, for its user.
+    let keeper = last.and_then(|last| last.split_once('@'));
+    let session = match keeper {
+        Some((_, keeper)) if shared.forwarder.as_ref().is_some_and(|f| *f.backplane.instance == *keeper) => {
+            match replica(shared, headers, &principal) {
+                Some(session) => session,
+                None => return session_not_found(),
+            }
+        }
+        Some(_) => return plain(StatusCode::NOT_FOUND, "those events are no longer available"),
+        None => match lookup(shared, headers, &principal) {
+            Ok(s) => s,
+            Err(r) => return r,
+        },
     };
-    let attached = match header_str(headers, "last-event-id") {
+    let attached = match keeper.map_or(last, |(id, _)| Some(id)) {
         Some(last) => match EventId::decode(last) {
+            // A replica has no GET stream of its own.
+            Some(after) if keeper.is_some() && after.stream == 0 => {
+                return plain(StatusCode::NOT_FOUND, "those events are no longer available");
+            }
             Some(after) => session.resume(after),
             None => return plain(StatusCode::BAD_REQUEST, "malformed Last-Event-ID"),
         },

@@ -1,8 +1,9 @@
-//! 2026-era requests over HTTP: no session; each POST is one request, checked against the
-//! era's header rules and answered on its own.
+//! 2026-era requests over HTTP: no session; each POST is one request, answered on its own.
 //!
-//! The request's parameters are read once ([`ParamsView`]), here, for the headers, and handed
-//! to the server with it. The handler runs on the POST's own task: one that answers without
+//! The request's parameters are read once ([`ParamsView`]), here, to tell its era, and handed
+//! to the server with it; the server admits it (its `_meta`, its token's scopes, the era's
+//! header rules) and serves it, and a refusal comes back typed, to be answered here. The
+//! handler runs on the POST's own task: one that answers without
 //! sending anything else is answered with plain JSON, whose HTTP status follows from the
 //! result it already has in hand; one that sends notifications first (progress, log messages,
 //! a `subscriptions/listen` stream) gets an SSE stream, which drives it from then on. No
@@ -22,15 +23,14 @@ use tokio::sync::mpsc;
 
 use super::responses::{header_str, json_rpc_error_for, status_of_2026_error};
 use super::sse::{KEEP_ALIVE, format_event};
-use super::{PROTOCOL_VERSION_HEADER, SESSION_HEADER, Shared};
+use super::{Incoming, SESSION_HEADER, Served, Shared};
 use crate::auth::RequestIdentity;
 use crate::engine::HttpRequestParts;
 use crate::engine::{Cancellation, HandlerResult, Handling, Outbound, Peer, RequestScope, panic_message};
-use crate::protocol::codes::HEADER_MISMATCH;
+use crate::protocol::era_2026::META_PROTOCOL_VERSION_KEY;
 use crate::protocol::jsonrpc::encode_error;
-use crate::protocol::methods::{Era, Method, MethodInfo};
-use crate::protocol::stateless::{MCP_METHOD_HEADER, MCP_NAME_HEADER, META_PROTOCOL_VERSION_KEY, decode_header_value};
-use crate::protocol::view::{Meta2026, Meta2026Text, NO_PARAMS, ParamsView};
+use crate::protocol::methods::MethodInfo;
+use crate::protocol::view::{Meta2026Text, NO_PARAMS, ParamsView};
 use crate::protocol::{ErrorObject, PROTOCOL_VERSION_2026_07_28, Request, RequestId};
 
 /// How many messages a handler may send ahead of the stream that carries them.
@@ -75,34 +75,15 @@ pub(crate) async fn post(
     request: Request2026,
 ) -> Response {
     let Request2026 { request, method, view } = request;
-    let headers = &http.headers;
-    let id = request.id.clone();
-    let refuse = |status: StatusCode, error: &ErrorObject| json_rpc_error_for(status, Some(&id), error);
-    let text = request.params.as_deref().map_or(NO_PARAMS, RawValue::get);
     let view = match view {
         Ok(view) => view,
         Err(e) => {
             let error = ErrorObject::invalid_params(format!("invalid `{}` parameters: {e}", request.method));
-            return refuse(StatusCode::BAD_REQUEST, &error);
+            return json_rpc_error_for(StatusCode::BAD_REQUEST, Some(&request.id), &error);
         }
     };
-    let meta_text = match ParamsView::text(text, &view.meta).map_or(Ok(Meta2026Text::default()), Meta2026Text::read) {
-        Ok(meta) => meta,
-        Err(error) => return refuse(StatusCode::BAD_REQUEST, &error),
-    };
-    // A call of something that needs scopes the token lacks: 403, so the client can step up.
-    if let (Some(guard), Some(info), Some(method)) = (&shared.guard, &auth.identity, method)
-        && let Err(response) = guard.check_scopes(info, &shared.server.required_scopes(method, view.target(text)))
-    {
-        return response;
-    }
-    if let Err(error) = check_headers(headers, &request, method, text, &view, &meta_text, shared) {
-        return refuse(StatusCode::BAD_REQUEST, &error);
-    }
-    let meta = match Meta2026::read(&meta_text) {
-        Ok(meta) => meta,
-        Err(error) => return refuse(StatusCode::BAD_REQUEST, &error),
-    };
+    // The rest of its admission (its `_meta`, its headers, its token's scopes) is the
+    // server's, when it is served.
     // Alone, a request is answered at once: nothing is quicker. When others are being
     // answered too, it lets them go first (one turn of the runtime, so that the requests that
     // arrived with it are read too), then is answered on the POST's own task: the answers
@@ -110,7 +91,7 @@ pub(crate) async fn post(
     // two reads. Measured with 32 connections, that serves about 1.3x the calls per second of
     // answering at once, and about 1.15x of answering on a task of its own (see the
     // `http-stateless` scenario of the benchmarks).
-    let args = Box::new(Args { principal, auth, request, view, meta, http: http.clone() });
+    let args = Box::new(Args { principal, auth, request, method, view, http: http.clone() });
     let busy = Busy::enter(&shared.answering_2026);
     if busy.with_others {
         tokio::task::yield_now().await;
@@ -137,58 +118,13 @@ impl Drop for Busy<'_> {
     }
 }
 
-/// The header rules of the era: `Mcp-Method` (and `Mcp-Name` where the method has a target)
-/// must be present and agree with the body, as must `MCP-Protocol-Version` with `_meta`, and
-/// the `Mcp-Param-*` headers of a tool call with the arguments they mirror.
-fn check_headers(
-    headers: &HeaderMap,
-    request: &Request,
-    method: Option<&MethodInfo>,
-    text: &str,
-    view: &ParamsView,
-    meta: &Meta2026Text<'_>,
-    shared: &Shared,
-) -> Result<(), ErrorObject> {
-    let mismatch = |message: String| ErrorObject::new(HEADER_MISMATCH, format!("Header mismatch: {message}"));
-    match (header_str(headers, PROTOCOL_VERSION_HEADER), meta.version()) {
-        (Some(h), Some(b)) if h != b => {
-            return Err(mismatch(format!("MCP-Protocol-Version header `{h}` does not match `_meta` version `{b}`")));
-        }
-        (None, Some(_)) => return Err(mismatch("missing MCP-Protocol-Version header".into())),
-        _ => {}
-    }
-    match header_str(headers, MCP_METHOD_HEADER).and_then(decode_header_value) {
-        None => return Err(mismatch("missing Mcp-Method header".into())),
-        Some(m) if m != request.method.as_str() => {
-            return Err(mismatch(format!("Mcp-Method header `{m}` does not match body method `{}`", request.method)));
-        }
-        Some(_) => {}
-    }
-    let Some(method) = method.filter(|m| m.target.is_some() && m.valid_in(Era::Y2026)) else { return Ok(()) };
-    let name = view.target(text);
-    match (header_str(headers, MCP_NAME_HEADER).and_then(decode_header_value), name) {
-        (None, _) => return Err(mismatch("missing Mcp-Name header".into())),
-        (Some(h), Some(b)) if h != b => {
-            return Err(mismatch(format!("Mcp-Name header value '{h}' does not match body value '{b}'")));
-        }
-        (Some(_), None) => return Err(mismatch("Mcp-Name header given but the body names nothing".into())),
-        _ => {}
-    }
-    match (method.id, name) {
-        (Method::ToolsCall, Some(tool)) => {
-            shared.server.check_param_headers(tool, ParamsView::text(text, &view.arguments), headers)
-        }
-        _ => Ok(()),
-    }
-}
-
 /// A request ready to be answered (boxed: the futures that carry it stay small).
 struct Args {
     principal: Option<String>,
     auth: RequestIdentity,
     request: Request,
+    method: Option<&'static MethodInfo>,
     view: ParamsView,
-    meta: Meta2026,
     http: Arc<HttpRequestParts>,
 }
 
@@ -220,7 +156,7 @@ struct Waiting {
 
 /// Runs the handler as far as it goes without waiting.
 fn begin(shared: &Shared, args: Box<Args>) -> Begun {
-    let Args { principal, auth, request, view, meta, http } = *args;
+    let Args { principal, auth, request, method: row, view, http } = *args;
     let id = request.id.clone();
     let method = request.method.clone();
     let (out, queue) = Queue::take();
@@ -231,17 +167,27 @@ fn begin(shared: &Shared, args: Box<Args>) -> Begun {
     // is told, as a session's handlers are when it closes.
     let cancelled_on_drop = CancelOnDrop(Some(cancel));
     let server = &shared.server;
-    let handling = std::panic::catch_unwind(AssertUnwindSafe(|| {
-        server.serve_2026(request, view, meta, principal, (auth.identity, auth.hide_unauthorized), scope)
+    let served = std::panic::catch_unwind(AssertUnwindSafe(|| {
+        let incoming = Incoming::Alone { request, method: row, view, principal, scope };
+        server.serve(incoming, shared.admission(&auth))
     }));
-    let handler = match handling {
-        Ok(Handling::Ready(result)) if queue.is_empty() => {
+    let handler = match served {
+        Ok(Served::Handling(Handling::Ready(result))) if queue.is_empty() => {
             cancelled_on_drop.answered();
             Queue::give_back(out, queue);
             return Begun::Answered(json(&id, result));
         }
-        Ok(Handling::Ready(result)) => std::future::ready(Ok(result)).boxed(),
-        Ok(Handling::Future(future)) => AssertUnwindSafe(future).catch_unwind().boxed(),
+        Ok(Served::Handling(Handling::Ready(result))) => std::future::ready(Ok(result)).boxed(),
+        Ok(Served::Handling(Handling::Future(future))) => AssertUnwindSafe(future).catch_unwind().boxed(),
+        Ok(Served::Refused(refusal)) => {
+            cancelled_on_drop.answered();
+            Queue::give_back(out, queue);
+            return Begun::Answered(shared.refused(&auth, Some(&id), refusal));
+        }
+        Ok(Served::ToSession(_)) => {
+            let error = ErrorObject::internal("a 2026-era request was sent to a session");
+            return Begun::Answered(json(&id, Err(error)));
+        }
         Err(panic) => return Begun::Answered(json(&id, panicked(&method, &*panic))),
     };
     Begun::Waiting(Waiting { id, method, handler, queue, cancelled_on_drop })

@@ -42,20 +42,20 @@ use std::collections::HashMap;
 use std::io;
 use std::sync::{Arc, RwLock};
 
-use axum::http::HeaderMap;
 use tokio_util::sync::CancellationToken;
 
 pub use config::{DEFAULT_MAX_SESSIONS, DEFAULT_MAX_SESSIONS_PER_SUBJECT, HttpConfig};
 pub use deployment::{
-    Backplane, BackplaneError, DEFAULT_HEARTBEAT, FORWARDED_HEADER, HOP_HEADER, MIN_SECRET, MessageBus, Owner,
-    RECORDS_RENEWAL, RUNTIME_STALL_LIMIT, SessionRegistry,
+    Backplane, BackplaneError, DEFAULT_HEARTBEAT, FORWARDED_HEADER, HOP_HEADER, MAX_INSTANCE_ID, MIN_SECRET,
+    MessageBus, Owner, RECORDS_RENEWAL, RUNTIME_STALL_LIMIT, SessionRegistry,
 };
 pub use events::{EventId, EventStore, MemoryEventStore};
 use session::HttpSession;
 
+use crate::auth::RequestIdentity;
 use crate::engine::{Handling, RequestScope, Service, SessionConfig};
 use crate::protocol::methods::MethodInfo;
-use crate::protocol::view::{Meta2026, ParamsView};
+use crate::protocol::view::ParamsView;
 use crate::protocol::{ErrorObject, Request};
 
 /// The header carrying the session id.
@@ -70,8 +70,11 @@ pub const PROTOCOL_VERSION_HEADER: &str = "mcp-protocol-version";
 pub struct Principal(pub String);
 
 /// What the Streamable HTTP transport serves: 2025-era sessions it opens on demand, and
-/// 2026-era requests one by one. The server implements it; the transport knows nothing of
-/// tools or elicitation.
+/// requests it has let in (origin, authentication, size, JSON checked), which the server
+/// admits and serves. Of each request the transport asks one of two things: open a session
+/// ([`open`](Self::open)), or serve an admitted request ([`serve`](Self::serve)), whose
+/// outcome is typed and mapped to HTTP here. The server implements it; the transport knows
+/// nothing of tools, scopes or elicitation.
 pub(crate) trait HttpService: Send + Sync + 'static {
     /// The engine settings of every session.
     fn session_config(&self) -> &SessionConfig;
@@ -80,24 +83,9 @@ pub(crate) trait HttpService: Send + Sync + 'static {
     /// its own verified identity, in its HTTP parts.
     fn open(&self, opening: Opening<'_>, principal: Option<String>) -> Box<dyn Service>;
 
-    /// The OAuth scopes a request of `method` about `target` (the tool or prompt name, the
-    /// resource URI) needs.
-    fn required_scopes(&self, method: &MethodInfo, target: Option<&str>) -> Arc<[String]>;
-
-    /// Whether the `Mcp-Param-*` headers of a 2026-era call of `tool` agree with its
-    /// `arguments` (JSON text), as the tool's `x-mcp-header` annotations say.
-    fn check_param_headers(&self, tool: &str, arguments: Option<&str>, headers: &HeaderMap) -> Result<(), ErrorObject>;
-
-    /// Serves a 2026-era request, its parameters and `_meta` read already.
-    fn serve_2026(
-        &self,
-        request: Request,
-        view: ParamsView,
-        meta: Meta2026,
-        principal: Option<String>,
-        auth: (Option<Arc<crate::auth::AuthInfo>>, bool),
-        scope: RequestScope,
-    ) -> Handling;
+    /// Admits `incoming`, as `admission` lets it: a 2026-era request is then served, a
+    /// 2025-era one handed back to go to its session.
+    fn serve(&self, incoming: Incoming, admission: Admission<'_>) -> Served;
 
     /// The endpoint is one instance of a shared deployment whose instances talk over `bus`:
     /// the server hears its announcements and questions there, and sends its own.
@@ -112,6 +100,86 @@ pub(crate) trait HttpService: Send + Sync + 'static {
     /// The server's telemetry, if it has one.
     #[cfg(feature = "otel")]
     fn telemetry(&self) -> Option<&crate::telemetry::Telemetry>;
+}
+
+/// A request the transport let in, for the server to admit.
+#[allow(clippy::large_enum_variant)] // moved once, into the server, never kept
+pub(crate) enum Incoming {
+    /// A 2025-era request, on its way to its session.
+    ToSession(Request),
+    /// A 2026-era request, to be served on its own.
+    Alone {
+        /// The request.
+        request: Request,
+        /// Its method's row, if the method is known.
+        method: Option<&'static MethodInfo>,
+        /// Its parameters, read once.
+        view: ParamsView,
+        /// The authenticated user, where the transport knows one.
+        principal: Option<String>,
+        /// Its id, cancellation, peer and HTTP parts.
+        scope: RequestScope,
+    },
+}
+
+/// What the transport verified of a request's caller, for its admission.
+pub(crate) struct Admission<'a> {
+    /// The verified identity (none on an endpoint without authorization).
+    pub(crate) identity: &'a RequestIdentity,
+    /// The scopes the endpoint asks of every request.
+    pub(crate) endpoint_scopes: &'a [String],
+}
+
+/// What the server made of a request: the transport maps it to HTTP.
+pub(crate) enum Served {
+    /// A 2025-era request admitted: it goes to its session.
+    ToSession(Request),
+    /// A 2026-era request admitted and being served.
+    Handling(Handling),
+    /// Not admitted.
+    Refused(Refusal),
+}
+
+/// Why a request was not admitted.
+#[derive(Debug)]
+pub(crate) enum Refusal {
+    /// Its token lacks scopes of what it calls: `403 insufficient_scope`, so that the client
+    /// can step up. `needed` is every scope the request needs, `missing` those the token lacks.
+    InsufficientScope {
+        /// Every scope the request needs.
+        needed: Vec<String>,
+        /// The ones its token lacks.
+        missing: Vec<String>,
+    },
+    /// It breaks a rule of the request's form (a header that disagrees with the body, a
+    /// malformed `_meta`): `400` with this JSON-RPC error.
+    Malformed(ErrorObject),
+}
+
+impl Shared {
+    /// What the server admits a request of `identity` by.
+    pub(crate) fn admission<'a>(&'a self, identity: &'a RequestIdentity) -> Admission<'a> {
+        let endpoint_scopes = self.guard.as_ref().map_or(&[][..], |g| &g.settings.required_scopes[..]);
+        Admission { identity, endpoint_scopes }
+    }
+
+    /// The HTTP answer to the request `id` of `identity` the server refused.
+    pub(crate) fn refused(
+        &self,
+        identity: &RequestIdentity,
+        id: Option<&crate::protocol::RequestId>,
+        refusal: Refusal,
+    ) -> axum::response::Response {
+        use axum::http::StatusCode;
+        match refusal {
+            Refusal::InsufficientScope { needed, missing } => match (&self.guard, &identity.identity) {
+                (Some(guard), Some(info)) => guard.insufficient_scope(info, &needed, &missing),
+                // Only a verified identity is refused for its scopes.
+                _ => responses::plain(StatusCode::FORBIDDEN, "insufficient scope"),
+            },
+            Refusal::Malformed(error) => responses::json_rpc_error_for(StatusCode::BAD_REQUEST, id, &error),
+        }
+    }
 }
 
 /// How a session the transport opens starts.

@@ -333,6 +333,8 @@ pub(crate) struct HttpSession {
     /// Set on a replica of a session another instance owns: where what the session sends
     /// outside any request of this instance goes (to the owner's GET stream).
     to_owner: std::sync::OnceLock<Box<dyn Fn(String) + Send + Sync>>,
+    /// What follows the event ids on the wire (`@<instance>` on a replica).
+    id_suffix: std::sync::OnceLock<String>,
 }
 
 /// Streams waiting for a reader to come back, each with the time its request is cancelled
@@ -344,13 +346,13 @@ struct Detached {
 }
 
 impl HttpSession {
-    /// Starts a session; `resumable` keeps its events for `Last-Event-ID`.
+    /// Starts a session; `store` (when resumable) keeps its events for `Last-Event-ID`.
     pub(crate) fn start(
         id: String,
         service: Box<dyn Service>,
         principal: Option<String>,
         shared: &Arc<Shared>,
-        resumable: bool,
+        store: Option<Arc<dyn EventStore>>,
     ) -> Arc<Self> {
         let (unanswered, unanswered_rx) = mpsc::unbounded_channel();
         let (engine, outbound) =
@@ -361,7 +363,8 @@ impl HttpSession {
             routes: Mutex::new(Routes { next_stream: STANDALONE + 1, ..Routes::default() }),
             last_active: Mutex::new(Instant::now()),
             principal,
-            store: resumable.then(|| shared.config.event_store.clone()),
+            store,
+            id_suffix: std::sync::OnceLock::new(),
             keep_alive: shared.config.keep_alive,
             resume_window: shared.config.resume_window,
             detached: Mutex::default(),
@@ -371,6 +374,16 @@ impl HttpSession {
         });
         tokio::spawn(pump(Arc::downgrade(&session), outbound, unanswered_rx));
         session
+    }
+
+    /// Ends the ids of this session's events with `@<instance>`: they are kept by `instance`
+    /// alone (a replica's), where a client resuming from one of them is sent.
+    pub(crate) fn keep_events_on(&self, instance: &str) {
+        let _ = self.id_suffix.set(format!("@{instance}"));
+    }
+
+    fn id_suffix(&self) -> &str {
+        self.id_suffix.get().map_or("", String::as_str)
     }
 
     pub(crate) fn id(&self) -> &str {
@@ -670,8 +683,8 @@ async fn pump(
     }
 }
 
-fn format_event(event: &SseEvent) -> Bytes {
-    super::sse::format_event(&event.frame, event.id)
+fn format_event(event: &SseEvent, suffix: &str) -> Bytes {
+    super::sse::format_event(&event.frame, event.id.map(|id| (id, suffix)))
 }
 
 /// An SSE response delivering `delivery`, with keep-alive comments, ending when the stream's
@@ -697,7 +710,7 @@ pub(crate) fn sse_response(delivery: Delivery, session: Arc<HttpSession>) -> Res
         }
         if let Some(event) = st.delivery.ready.pop_front() {
             st.finished = event.is_response;
-            return Some((Ok::<_, Infallible>(format_event(&event)), st));
+            return Some((Ok::<_, Infallible>(format_event(&event, st._session.id_suffix())), st));
         }
         let live = st.delivery.live.as_mut()?;
         tokio::select! {
@@ -707,7 +720,7 @@ pub(crate) fn sse_response(delivery: Delivery, session: Arc<HttpSession>) -> Res
             event = live.recv() => {
                 let event = event?;
                 st.finished = event.is_response;
-                Some((Ok(format_event(&event)), st))
+                Some((Ok(format_event(&event, st._session.id_suffix())), st))
             }
             _ = st.tick.tick() => Some((Ok(Bytes::from_static(super::sse::KEEP_ALIVE)), st)),
             () = st.closing.cancelled() => None,
@@ -743,7 +756,8 @@ mod tests {
         let store = Arc::new(Recorder::default());
         let http = StreamableHttp::new(&server, HttpConfig::default().event_store(store.clone()));
         let service = http.shared.server.open(super::super::Opening::Initialize, None);
-        let session = HttpSession::start("s1".into(), service, None, &http.shared, true);
+        let session =
+            HttpSession::start("s1".into(), service, None, &http.shared, Some(http.shared.config.event_store.clone()));
         let note = || Outbound { frame: "{}".into(), related: None, kind: OutboundKind::Notification };
         assert!(!session.route(note()));
         assert_eq!(*store.0.lock().unwrap(), ["s1"]);
@@ -757,10 +771,10 @@ mod tests {
     #[test]
     fn an_event_is_framed_with_one_data_line_per_line() {
         let one = SseEvent { id: Some(EventId { stream: 3, seq: 1 }), frame: r#"{"a":1}"#.into(), is_response: false };
-        assert_eq!(&format_event(&one)[..], b"id: 3-1\nevent: message\ndata: {\"a\":1}\n\n");
+        assert_eq!(&format_event(&one, "")[..], b"id: 3-1\nevent: message\ndata: {\"a\":1}\n\n");
         let split = SseEvent { id: None, frame: "{\n\"a\":\r\n1\r}".into(), is_response: true };
         assert_eq!(
-            &format_event(&split)[..],
+            &format_event(&split, "")[..],
             b"event: message\ndata: {\ndata: \"a\":\ndata: \ndata: 1\ndata: }\n\n".as_slice()
         );
     }

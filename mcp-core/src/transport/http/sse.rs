@@ -10,12 +10,14 @@ use super::events::EventId;
 /// A comment that keeps an idle stream (and the proxies on its way) from timing out.
 pub(crate) const KEEP_ALIVE: &[u8] = b": keep-alive\n\n";
 
-/// One message as an SSE event, with its id when the stream can be resumed.
-pub(crate) fn format_event(frame: &str, id: Option<EventId>) -> Bytes {
+/// One message as an SSE event, with its id (and what follows it on the wire) when the stream
+/// can be resumed.
+pub(crate) fn format_event(frame: &str, id: Option<(EventId, &str)>) -> Bytes {
     let mut text = String::with_capacity(frame.len() + 32);
-    if let Some(id) = id {
+    if let Some((id, suffix)) = id {
         text.push_str("id: ");
         text.push_str(&id.encode());
+        text.push_str(suffix);
         text.push('\n');
     }
     text.push_str("event: message\n");

@@ -27,16 +27,19 @@ pub const LEAVING_HEADER: &str = "mcp-instance-leaving";
 /// owns is served by the instance it reached, on a *replica* of the session built from its
 /// recorded state (protocol version, client capabilities, log level, user), kept while it is
 /// used. What such a request sends before its answer (progress, logs, elicitation and sampling
-/// requests) goes on its own POST's SSE stream, as on the owner; the client's answer to one of
-/// those questions may be POSTed to any instance: the question's id names the instance asking
-/// it, and the answer reaches that instance over the [`MessageBus`]. So do cancellations (to
+/// requests) goes on its own POST's SSE stream, as on the owner, under event ids naming the
+/// instance (`<stream>-<seq>@<instance>`), which keeps those events: a client resuming from one
+/// of them on any instance is sent there (see [`SessionRegistry::address_of`]). The client's
+/// answer to one of those questions may be POSTed to any instance: the question's id names the
+/// instance asking it, and the answer reaches that instance over the [`MessageBus`]. So do cancellations (to
 /// whichever instance runs the request), and what a replica sends outside any request (the
 /// completion of a URL-mode flow), which reaches the owner's GET stream.
 ///
 /// **What goes to the owner**, forwarded in one HTTP hop (the owner's answer streams back
 /// through the instance the client reached), is what only the owner can do:
-/// - the session's `GET` stream and its `Last-Event-ID` resumption: the owner is where
-///   announcements for the session arrive and where its events are numbered and kept;
+/// - the session's `GET` stream and the `Last-Event-ID` resumption of the streams the owner
+///   served: the owner is where announcements for the session arrive and where those events
+///   are numbered and kept;
 /// - `DELETE`: the owner ends the session and its record;
 /// - requests that change what is recorded of the session (`logging/setLevel`,
 ///   `resources/subscribe`, `resources/unsubscribe`): the owner applies them to the session
@@ -114,6 +117,9 @@ impl std::fmt::Debug for Backplane {
     }
 }
 
+/// The longest id [`Backplane::instance_id`] takes, in bytes.
+pub const MAX_INSTANCE_ID: usize = 64;
+
 /// The shortest deployment secret [`Backplane::secret`] takes, in bytes.
 pub const MIN_SECRET: usize = 32;
 
@@ -143,6 +149,23 @@ impl Backplane {
             on_owner: Arc::new([]),
             keys: Keys::default(),
         }
+    }
+
+    /// Names this instance `id` instead of a random id: what its logs, its records in the
+    /// registry and the ids of the questions its replicas ask the clients (`"<id>-<n>"`) show.
+    /// Every instance of a deployment needs its own id, and an instance started again takes a
+    /// new one (the old one's sessions are taken over from it). An id is 1 to
+    /// [`MAX_INSTANCE_ID`] letters, digits, `-`, `_`, `.` or `:`; another is refused with a
+    /// warning and the random id kept.
+    pub fn instance_id(mut self, id: impl Into<String>) -> Self {
+        let id = id.into();
+        let allowed = |c: char| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | ':');
+        if id.is_empty() || id.len() > MAX_INSTANCE_ID || !id.chars().all(allowed) {
+            tracing::warn!(id, "an unusable instance id is refused: the instance keeps its random id");
+            return self;
+        }
+        self.instance = id.into();
+        self
     }
 
     /// Runs the calls of `tool` on the instance owning their session, wherever they land (one

@@ -168,11 +168,12 @@ impl DeploymentBus {
         }
     }
 
-    /// Publishes `message` for every instance (`tag: None`) or the instances tagged `tag`, now,
-    /// and says how many subscribers received it when the bus can tell.
-    pub(crate) async fn send_now(&self, tag: Option<u64>, message: Message) -> Result<Option<usize>, BackplaneError> {
-        let channel = tag.map_or_else(|| EVERYONE.to_owned(), to_instance);
-        let Some(payload) = self.seal(None, message) else { return Ok(None) };
+    /// Publishes `message` for the instance `to` (for every instance when `None`), now, and
+    /// says how many subscribers received it when the bus can tell (on `to`'s channel, those of
+    /// any instance sharing its tag, which ignore it).
+    pub(crate) async fn send_now(&self, to: Option<&str>, message: Message) -> Result<Option<usize>, BackplaneError> {
+        let channel = to.map_or_else(|| EVERYONE.to_owned(), |to| to_instance(tag_of(to)));
+        let Some(payload) = self.seal(to, message) else { return Ok(None) };
         self.bus.publish_counted(&channel, payload).await
     }
 

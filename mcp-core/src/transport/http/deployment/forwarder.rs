@@ -13,7 +13,6 @@ use tokio_util::sync::CancellationToken;
 use super::backplane::{Backplane, FORWARDED_HEADER, LEAVING_HEADER};
 use super::bus::DeploymentBus;
 use super::hop;
-use super::messages::tag_of;
 use super::store::Owner;
 use crate::engine::Service as _;
 use crate::transport::http::session::HttpSession;
@@ -42,15 +41,15 @@ pub(crate) struct Forwarder {
     owners: std::sync::Mutex<Owners>,
     /// Sessions other instances own, served here (see [`Backplane`]).
     pub(crate) replicas: std::sync::RwLock<std::collections::HashMap<String, Replica>>,
-    /// This instance's tag: what the ids of the questions its replicas ask carry.
-    pub(crate) tag: u64,
     /// When this forwarder was made: the origin of [`confirmed`](Self::confirmed).
     epoch: std::time::Instant,
-    /// When (milliseconds after `epoch`) the last beat that found this instance's lease
-    /// unbroken was sent: its lease runs from then.
+    /// When (milliseconds after `epoch`, plus one) the last beat that found this instance's
+    /// lease unbroken was sent: its lease runs from then. 0 until a beat reached the store.
     confirmed: std::sync::atomic::AtomicU64,
     /// Told when a beat got its answer (or failed).
     beaten: tokio::sync::Notify,
+    /// The events of the streams of the replicas served here (their ids name this instance).
+    pub(crate) replica_events: Arc<crate::transport::http::MemoryEventStore>,
 }
 
 /// A session another instance owns, as served here.
@@ -67,21 +66,29 @@ type Owners = std::collections::HashMap<Box<str>, (Arc<str>, Arc<str>, std::time
 /// How many owners [`Forwarder`] remembers at most (then it forgets them all).
 const OWNER_CACHE: usize = 10_000;
 
+/// How long a request that would record a session as this instance's waits for its lease to
+/// be confirmed (the first beat of an instance just started, on a busy host) before `503`.
+const ANNOUNCE_PATIENCE: Duration = Duration::from_secs(5);
+
 /// How long an owner is given to accept a connection before it counts as gone.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(1);
 
-/// The ids of the requests a replica sends the client start here: the bits below name the
-/// replica's instance (its tag, 20 bits) and count its requests (32 bits). An owner's ids stay
-/// below (they count from 0, or, after a takeover, from the time in milliseconds × 1000), and
-/// every id stays below 2^53, which JavaScript clients read exactly.
-pub(crate) const REPLICA_IDS: i64 = 1 << 52;
+/// The prefix of the ids of the questions (elicitations, sampling…) a replica on `instance`
+/// asks the client: such an id is the string `"<instance>-<n>"`, naming the asking instance in
+/// full, so the client's answer, wherever it lands, goes to that instance and no other. An
+/// owner numbers its own questions (JSON numbers, which JavaScript clients read exactly).
+pub(crate) fn question_prefix(instance: &str) -> String {
+    format!("{instance}-")
+}
 
-/// The tag of the instance that asked the question `id`, if a replica asked it.
-pub(crate) fn asker_of(id: &crate::protocol::RequestId) -> Option<u64> {
-    match id {
-        crate::protocol::RequestId::Number(n) if *n >= REPLICA_IDS => Some((*n as u64 >> 32) & 0xF_FFFF),
-        _ => None,
-    }
+/// The instance that asked the question `id`, if a replica asked it: the part of a string id
+/// before its last `-`, when digits follow it.
+pub(crate) fn asker_of(id: &crate::protocol::RequestId) -> Option<&str> {
+    let crate::protocol::RequestId::String(id) = id else { return None };
+    let (instance, n) = id.rsplit_once('-')?;
+    let numbered = !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit());
+    let named = !instance.is_empty() && instance.len() <= super::backplane::MAX_INSTANCE_ID;
+    (numbered && named).then_some(instance)
 }
 
 /// The owner could not be reached at all (nothing was sent): ask the registry again.
@@ -115,7 +122,6 @@ impl Forwarder {
             );
         }
         let me = HeaderValue::from_str(&backplane.instance).ok();
-        let tag = tag_of(&backplane.instance);
         let bus = backplane
             .bus
             .clone()
@@ -127,39 +133,42 @@ impl Forwarder {
             me,
             owners: std::sync::Mutex::default(),
             replicas: std::sync::RwLock::default(),
-            tag,
             epoch: std::time::Instant::now(),
             confirmed: std::sync::atomic::AtomicU64::new(0),
             beaten: tokio::sync::Notify::new(),
+            replica_events: Arc::default(),
         }
     }
 
     /// Records that this instance's lease, as renewed by a beat sent at `sent`, is unbroken.
     pub(crate) fn confirm(&self, sent: std::time::Instant) {
-        let at = u64::try_from(sent.saturating_duration_since(self.epoch).as_millis()).unwrap_or(u64::MAX);
-        self.confirmed.fetch_max(at, std::sync::atomic::Ordering::Relaxed);
+        let at = u64::try_from(sent.saturating_duration_since(self.epoch).as_millis()).unwrap_or(u64::MAX - 1);
+        self.confirmed.fetch_max(at + 1, std::sync::atomic::Ordering::Relaxed);
     }
 
-    /// Wakes the requests waiting for a beat's answer ([`may_serve_forwarded`](Self::may_serve_forwarded)).
+    /// Wakes the requests waiting for a beat's answer ([`lease_confirmed`](Self::lease_confirmed)).
     pub(crate) fn beat_answered(&self) {
         self.beaten.notify_waiters();
     }
 
-    /// Whether this instance's lease, as it last renewed it, still runs.
+    /// Whether this instance's lease, as it last renewed it, still runs (never before its
+    /// first beat reached the store).
     fn holds_lease(&self) -> bool {
-        let confirmed = Duration::from_millis(self.confirmed.load(std::sync::atomic::Ordering::Relaxed));
-        self.epoch.elapsed().saturating_sub(confirmed) < self.backplane.lease
+        match self.confirmed.load(std::sync::atomic::Ordering::Relaxed) {
+            0 => false,
+            confirmed => {
+                self.epoch.elapsed().saturating_sub(Duration::from_millis(confirmed - 1)) < self.backplane.lease
+            }
+        }
     }
 
-    /// Whether this instance may serve a request another instance forwarded to it as to the
-    /// owner: it holds its lease, or the next beat finds it unbroken. When the lease lapsed in
-    /// the store (this process was stopped, or its beats did not reach the store), the other
-    /// instances may have taken its sessions over and given up waiting for this request: the
-    /// beat then ends here the sessions another instance took over before it confirms the lease,
-    /// so what is served after it is only what is still this instance's. A beat that is merely
-    /// late (a busy host) costs the request that wait, not a refusal.
-    pub(crate) async fn may_serve_forwarded(&self) -> bool {
-        let patience = self.backplane.lease.max(Duration::from_secs(1));
+    /// Whether this instance holds its lease now, or within `patience` (once a beat confirms
+    /// it). What needs it: recording a session as this instance's (opening one, taking one
+    /// over), and serving a request forwarded here as to the owner. Until its first beat reached
+    /// the store, the store has no address for this instance: a session recorded as its own
+    /// then looks orphaned to the other instances, which would take it over while it is served
+    /// here (two owners, each losing answers meant for the other).
+    async fn lease_confirmed(&self, patience: Duration) -> bool {
         let waited = tokio::time::timeout(patience, async {
             loop {
                 let beaten = self.beaten.notified();
@@ -170,6 +179,24 @@ impl Forwarder {
             }
         });
         waited.await.is_ok()
+    }
+
+    /// Whether this instance may serve a request another instance forwarded to it as to the
+    /// owner: it holds its lease, or the next beat finds it unbroken. When the lease lapsed in
+    /// the store (this process was stopped, or its beats did not reach the store), the other
+    /// instances may have taken its sessions over and given up waiting for this request: the
+    /// beat then ends here the sessions another instance took over before it confirms the lease,
+    /// so what is served after it is only what is still this instance's. A beat that is merely
+    /// late (a busy host) costs the request that wait, not a refusal.
+    pub(crate) async fn may_serve_forwarded(&self) -> bool {
+        self.lease_confirmed(self.backplane.lease.max(Duration::from_secs(1))).await
+    }
+
+    /// Whether this instance may record a session as its own (open one, take one over): it
+    /// holds its lease, or gets it within [`ANNOUNCE_PATIENCE`] (an instance just started
+    /// waits for its first beat; one whose beats fail refuses).
+    pub(crate) async fn may_own(&self) -> bool {
+        self.lease_confirmed(ANNOUNCE_PATIENCE.max(self.backplane.lease)).await
     }
 
     /// Whether requests for sessions owned elsewhere may be served here: the instances can
@@ -429,4 +456,27 @@ pub(crate) fn record_of(session: &HttpSession) -> Option<String> {
 /// Whether a request changes what the shared registry records of its session.
 pub(crate) fn changes_record(method: &crate::protocol::MethodName) -> bool {
     method.info().is_some_and(|m| m.changes_session)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{asker_of, question_prefix};
+    use crate::protocol::RequestId;
+
+    #[test]
+    fn a_replicas_question_id_names_its_instance_in_full() {
+        let id = RequestId::String(format!("{}7", question_prefix("eu-west-1.node-3")).into());
+        assert_eq!(asker_of(&id), Some("eu-west-1.node-3"));
+        // The owner's own questions, and ids of other shapes, name no asker.
+        for other in [
+            RequestId::Number(7),
+            RequestId::String("7".into()),
+            RequestId::String("node-".into()),
+            RequestId::String("-7".into()),
+            RequestId::String("node-7a".into()),
+            RequestId::String(format!("{}-7", "n".repeat(65)).into()),
+        ] {
+            assert_eq!(asker_of(&other), None, "{other:?}");
+        }
+    }
 }

@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use axum::http::Method;
+use axum::http::{Method, StatusCode};
 use axum::response::{IntoResponse as _, Response};
 
 use super::backplane::FORWARDED_HEADER;
@@ -15,7 +15,7 @@ use super::replicas::{Replicated, replicate};
 use super::takeover::{hand_over, take_over};
 use crate::protocol::MethodName;
 use crate::protocol::methods::Method as McpMethod;
-use crate::transport::http::responses::header_str;
+use crate::transport::http::responses::{header_str, plain, session_not_found};
 use crate::transport::http::{SESSION_HEADER, Shared};
 
 /// Serves or forwards a request for a session this instance does not own: a request nothing
@@ -48,6 +48,15 @@ pub(crate) async fn forward_if_elsewhere(
         }
         return None;
     }
+    if parts.method == Method::GET
+        && let Some((_, keeper)) = header_str(&parts.headers, "last-event-id").and_then(|last| last.split_once('@'))
+    {
+        // Resuming a stream a replica served: its events are kept by that replica's instance.
+        if *keeper == *forwarder.backplane.instance {
+            return None;
+        }
+        return Some(resume_where_kept(forwarder, &parts.headers, id, keeper, (principal, identity)).await);
+    }
     if shared.sessions.read().ok()?.contains_key(id) {
         // Owned here. Only an answer to a replica's question, or a cancellation (of a request
         // that may run on a replica), goes elsewhere: told apart without reading the message
@@ -57,10 +66,10 @@ pub(crate) async fn forward_if_elsewhere(
             return None;
         }
         return match Landing::of(&bytes) {
-            Landing::Answer(asker) if asker != forwarder.tag => {
-                Some(over_the_bus(forwarder, &parts.headers, &bytes, id, principal, Some(asker)).await)
+            Landing::Answer(asker) if *asker != *forwarder.backplane.instance => {
+                Some(over_the_bus(shared, forwarder, &parts.headers, &bytes, id, principal, Some(&asker)).await)
             }
-            Landing::Cancel => Some(over_the_bus(forwarder, &parts.headers, &bytes, id, principal, None).await),
+            Landing::Cancel => Some(over_the_bus(shared, forwarder, &parts.headers, &bytes, id, principal, None).await),
             _ => None,
         };
     }
@@ -78,13 +87,15 @@ pub(crate) async fn forward_if_elsewhere(
                 }
             }
             Landing::Answer(asker) => {
-                if asker == forwarder.tag && forwarder.replica(id).is_some() {
+                if *asker == *forwarder.backplane.instance && forwarder.replica(id).is_some() {
                     return None;
                 }
-                return Some(over_the_bus(forwarder, &parts.headers, &bytes, id, principal, Some(asker)).await);
+                return Some(
+                    over_the_bus(shared, forwarder, &parts.headers, &bytes, id, principal, Some(&asker)).await,
+                );
             }
             Landing::Cancel => {
-                return Some(over_the_bus(forwarder, &parts.headers, &bytes, id, principal, None).await);
+                return Some(over_the_bus(shared, forwarder, &parts.headers, &bytes, id, principal, None).await);
             }
             Landing::Owner => {}
         }
@@ -178,6 +189,33 @@ fn until_closed(response: Response, closing: tokio_util::sync::CancellationToken
     })
 }
 
+/// Forwards a `GET` resuming a stream a replica served to `keeper`, the instance that served
+/// it (and keeps its events), which replays what the client missed and goes on with the live
+/// stream. An id naming no instance announced now is answered as events no longer available.
+async fn resume_where_kept(
+    forwarder: &Forwarder,
+    headers: &axum::http::HeaderMap,
+    session: &str,
+    keeper: &str,
+    vouched: (Option<&str>, Option<&crate::auth::AuthInfo>),
+) -> Response {
+    let allowed = |c: char| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | ':');
+    if keeper.is_empty() || keeper.len() > super::backplane::MAX_INSTANCE_ID || !keeper.chars().all(allowed) {
+        return plain(StatusCode::BAD_REQUEST, "malformed Last-Event-ID");
+    }
+    let gone = || plain(StatusCode::NOT_FOUND, "those events are no longer available");
+    let address = match forwarder.backplane.registry.address_of(keeper).await {
+        Ok(Some(address)) => address,
+        Ok(None) => return gone(),
+        Err(e) => {
+            tracing::warn!(error = %e, "cannot read an instance's address");
+            return unavailable("the shared session store is unavailable; retry later");
+        }
+    };
+    let forwarded = forwarder.forward(session, (keeper, &address), Method::GET, headers, Default::default(), vouched);
+    forwarded.await.unwrap_or_else(|_| gone())
+}
+
 /// The spans of a request forwarded to the owner at `address`, when the server has telemetry and
 /// the request is a POSTed JSON-RPC request; with the body to forward instead (its `_meta`
 /// carrying the hop's context).
@@ -238,8 +276,8 @@ enum Landing {
     Request,
     /// A call of this tool: served here unless the tool runs on the owner.
     Call(String),
-    /// The client's answer to a question a replica asked (the tag of its instance).
-    Answer(u64),
+    /// The client's answer to a question a replica asked (the id of its instance).
+    Answer(String),
     /// A cancellation: for whichever instance runs the request.
     Cancel,
     /// Anything else: for the owner.
@@ -274,8 +312,27 @@ impl Landing {
             (Some(Some(method)), Some(_)) if method.info().changes_session => Landing::Owner,
             (Some(_), Some(_)) => Landing::Request,
             (Some(Some(McpMethod::Cancelled)), None) => Landing::Cancel,
-            (None, Some(id)) => forwarder::asker_of(&id).map_or(Landing::Owner, Landing::Answer),
+            (None, Some(id)) => {
+                forwarder::asker_of(&id).map_or(Landing::Owner, |asker| Landing::Answer(asker.to_owned()))
+            }
             _ => Landing::Owner,
+        }
+    }
+}
+
+/// The user of `session` (`Ok(None)`: no such session), as held here or recorded.
+async fn whose(shared: &Shared, forwarder: &Forwarder, session: &str) -> Result<Option<Option<String>>, ()> {
+    let owned = shared.sessions.read().ok().and_then(|s| s.get(session).cloned());
+    let held = owned.or_else(|| forwarder.replica(session).map(|r| r.session));
+    if let Some(held) = held {
+        return Ok(Some(held.principal().map(str::to_owned)));
+    }
+    match forwarder.backplane.registry.state(session).await {
+        Ok(Some(state)) => Ok(serde_json::from_str::<forwarder::Recorded>(&state).ok().map(|r| r.principal)),
+        Ok(None) => Ok(None),
+        Err(e) => {
+            tracing::warn!(error = %e, session, "cannot read a session's state");
+            Err(())
         }
     }
 }
@@ -283,12 +340,13 @@ impl Landing {
 /// Sends a client's answer (to the instance `asker`, or, without one, a cancellation to every
 /// instance) over the bus, to whoever holds the session and waits for it.
 async fn over_the_bus(
+    shared: &Shared,
     forwarder: &Forwarder,
     headers: &axum::http::HeaderMap,
     bytes: &[u8],
     session: &str,
     principal: Option<&str>,
-    asker: Option<u64>,
+    asker: Option<&str>,
 ) -> Response {
     // Checked as it would be where it is delivered; a malformed one is refused here.
     if let Err(refused) = crate::transport::http::responses::read_message(headers, bytes) {
@@ -297,6 +355,12 @@ async fn over_the_bus(
     let Some(bus) = &forwarder.bus else {
         return unavailable("the instances cannot reach each other; retry later");
     };
+    // Another user's session is unknown to this one, here as where it is delivered.
+    match whose(shared, forwarder, session).await {
+        Ok(Some(user)) if user.as_deref() == principal => {}
+        Ok(_) => return session_not_found(),
+        Err(()) => return unavailable("the shared session store is unavailable; retry later"),
+    }
     let frame = String::from_utf8_lossy(bytes).into_owned();
     let message = Message::Deliver { session: session.to_owned(), principal: principal.map(str::to_owned), frame };
     match bus.send_now(asker, message).await {

@@ -4,7 +4,8 @@
 //!
 //! Two channels per instance: [`EVERYONE`], which every instance reads, and
 //! [`to_instance`]`(tag)`, which the instances with that tag read (a tag is 20 bits of the id;
-//! the envelope's `to` says which of the instances sharing it is meant).
+//! the envelope's `to` names the instance meant, in full, and the others sharing the tag ignore
+//! the message).
 
 use serde::{Deserialize, Serialize};
 
@@ -23,8 +24,8 @@ pub(crate) fn to_instance(tag: u64) -> String {
     format!("deployment:{tag}")
 }
 
-/// The tag of `instance`: 20 bits of a hash of its id. Two instances with one tag both receive
-/// the answers meant for either, and each ignores those it did not ask for.
+/// The tag of `instance`: 20 bits of a hash of its id, which picks its channel. Two instances
+/// with one tag both receive what is meant for either; the envelope's `to` tells them apart.
 pub(crate) fn tag_of(instance: &str) -> u64 {
     // FNV-1a: stable across processes and versions, unlike the standard library's hasher.
     let hash =
@@ -105,4 +106,17 @@ pub(crate) enum Reply {
     FlowDone,
     /// What became of a task's `op`.
     Task { outcome: Result<(), ErrorObject> },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::tag_of;
+
+    #[test]
+    fn the_instances_of_the_tests_on_colliding_tags_share_one_tag() {
+        // `backplane_sharing` serves one session on two instances with these ids: they share a
+        // channel, and only the envelope's `to` tells their messages apart.
+        assert_eq!(tag_of("instance-559"), tag_of("instance-14222"));
+        assert_ne!(tag_of("instance-559"), tag_of("instance-560"));
+    }
 }

@@ -28,7 +28,7 @@ pub(crate) mod seal;
 mod store;
 pub(crate) mod takeover;
 
-pub use backplane::{Backplane, DEFAULT_HEARTBEAT, FORWARDED_HEADER, MIN_SECRET, RECORDS_RENEWAL};
+pub use backplane::{Backplane, DEFAULT_HEARTBEAT, FORWARDED_HEADER, MAX_INSTANCE_ID, MIN_SECRET, RECORDS_RENEWAL};
 pub use heartbeat::RUNTIME_STALL_LIMIT;
 pub use hop::HOP_HEADER;
 pub use store::{BackplaneError, MessageBus, Owner, SessionRegistry};

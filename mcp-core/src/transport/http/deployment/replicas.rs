@@ -63,10 +63,14 @@ pub(crate) async fn replicate(shared: &Arc<Shared>, forwarder: &Forwarder, id: &
         return Replicated::Forward;
     };
     let service = shared.server.open(Opening::Restore(&recorded.session), recorded.principal.clone());
-    // Not resumable: its streams carry no event ids (the owner numbers and keeps the session's
-    // events); a client whose connection drops retries the request.
-    let session = HttpSession::start(id.to_owned(), service, recorded.principal, shared, false);
-    session.engine().peer().number_requests_from(forwarder::REPLICA_IDS | (forwarder.tag << 32) as i64);
+    // Its events are kept here, in this instance's own store (the owner numbers and keeps the
+    // session's other events): their ids name this instance, where a client resuming from one
+    // of them is sent, whichever instance it reconnects to.
+    let events: Arc<dyn crate::transport::http::EventStore> = forwarder.replica_events.clone();
+    let session = HttpSession::start(id.to_owned(), service, recorded.principal, shared, Some(events));
+    session.keep_events_on(&bp.instance);
+    // Its questions name this instance, for the client's answers to come back here.
+    session.engine().peer().number_requests_as(&forwarder::question_prefix(&bp.instance));
     if let Some(bus) = forwarder.bus.clone() {
         let session_id = id.to_owned();
         let to = owner.clone();

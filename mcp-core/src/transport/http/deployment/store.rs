@@ -121,6 +121,15 @@ pub trait SessionRegistry: Send + Sync + 'static {
         Box::pin(std::future::ready(Ok(None)))
     }
 
+    /// The address `instance` announced with its last [`heartbeat`](Self::heartbeat), while
+    /// its lease lasts; `None` when it is not announced (gone, or never was). Used to send a
+    /// client resuming a stream a replica served to the instance holding it. The default answers
+    /// `None`: such a client is then told the events are no longer available.
+    fn address_of<'a>(&'a self, instance: &'a str) -> BoxFuture<'a, Result<Option<String>, BackplaneError>> {
+        let _ = instance;
+        Box::pin(std::future::ready(Ok(None)))
+    }
+
     /// Forgets `session`, if `instance` still owns it.
     fn release<'a>(&'a self, session: &'a str, instance: &'a str) -> BoxFuture<'a, Result<(), BackplaneError>>;
 

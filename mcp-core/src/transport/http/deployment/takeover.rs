@@ -49,6 +49,12 @@ pub(crate) async fn take_over(
 ) -> Result<bool, Option<Response>> {
     let bp = &forwarder.backplane;
     let ttl = bp.session_ttl(shared.config.idle_timeout);
+    // Recorded as this instance's only while the store knows where this instance is: else the
+    // session would look orphaned again, to the next instance.
+    if !forwarder.may_own().await {
+        tracing::warn!(session = id, "cannot take over a session: this instance's lease is not confirmed");
+        return Err(None);
+    }
     // A session taken over counts against this instance's caps like one it opened: room is
     // made first (so that, when none can be, the session stays for another instance).
     make_room(shared, None).map_err(Some)?;
@@ -73,7 +79,8 @@ pub(crate) async fn take_over(
     // What the lost instance stored of the session's streams becomes replayable here.
     shared.config.event_store.restore(id).await;
     let service = shared.server.open(Opening::Restore(&recorded.session), recorded.principal.clone());
-    let session = HttpSession::start(id.to_owned(), service, recorded.principal, shared, true);
+    let session =
+        HttpSession::start(id.to_owned(), service, recorded.principal, shared, Some(shared.config.event_store.clone()));
     // The client may still hold requests of the lost instance (numbered from 0): ours start
     // past any of those, and past those of an earlier takeover (ids stay below 2^53, which
     // JavaScript clients read exactly). So do the ids of our SSE streams and events, which

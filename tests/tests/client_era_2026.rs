@@ -1,10 +1,10 @@
-//! Our client in the stateless era (2026-07-28) against the `elicitation` and
+//! Our client in the 2026-07-28 era against the `elicitation` and
 //! `url_elicitation` examples over stdio, and the `combined` test server (the same tools in one
 //! server) over Streamable HTTP: the questions come back as `input_required` results, the
 //! client's handlers (the same as in a session) answer them, and the client retries until the
 //! tool completes: a form (`create_project`), a confirmation asked only for large data
 //! (`process_data`), and a URL flow the user completes in the browser (`protected_action`).
-//! Also: `ProtocolEra::Auto` chooses the stateless era with a server that speaks it, the
+//! Also: `ProtocolEra::Auto` chooses the 2026-07-28 era with a server that speaks it, the
 //! limits on rounds, `subscriptions/listen`, list results kept under caching hints, and the
 //! `tasks` example's `deploy` run as a task (the tasks extension) over HTTP.
 
@@ -72,13 +72,13 @@ impl ElicitationHandler for User {
     }
 }
 
-fn stateless_client(user: &User) -> ClientBuilder {
-    Client::builder("stateless-test", "1").protocol_era(ProtocolEra::Stateless).elicitation(user.clone())
+fn client_2026(user: &User) -> ClientBuilder {
+    Client::builder("client-2026-test", "1").protocol_era(ProtocolEra::Y2026).elicitation(user.clone())
 }
 
 /// The form flows, checked: each question is asked once, however many rounds.
 async fn drive_forms(client: &Client, user: &User) {
-    assert_eq!(client.era(), ProtocolEra::Stateless);
+    assert_eq!(client.era(), ProtocolEra::Y2026);
     assert_eq!(client.protocol_version(), "2026-07-28");
     assert_eq!(client.server_info().name, "elicitation");
 
@@ -106,28 +106,28 @@ async fn drive_url_flow(client: &Client, user: &User) {
 }
 
 #[tokio::test]
-async fn elicitation_examples_stateless_over_stdio() {
+async fn elicitation_examples_in_2026_over_stdio() {
     let user = User::default();
     let mut command = Command::new(example_binary("elicitation"));
     command.env("RUST_LOG", "warn");
-    let client = within("connecting", stateless_client(&user).connect_stdio(command)).await.unwrap();
+    let client = within("connecting", client_2026(&user).connect_stdio(command)).await.unwrap();
     drive_forms(&client, &user).await;
     within("closing", client.close()).await;
 
     let user = User::default();
     let mut command = Command::new(example_binary("url_elicitation"));
     command.args(["--url-port", "0"]).env("RUST_LOG", "warn");
-    let client = within("connecting", stateless_client(&user).connect_stdio(command)).await.unwrap();
+    let client = within("connecting", client_2026(&user).connect_stdio(command)).await.unwrap();
     assert_eq!(client.server_info().name, "url_elicitation");
     drive_url_flow(&client, &user).await;
     within("closing", client.close()).await;
 }
 
 #[tokio::test]
-async fn elicitation_stateless_over_http() {
+async fn elicitation_in_2026_over_http() {
     let server = combined_server().await;
     let user = User::default();
-    let client = within("connecting", stateless_client(&user).connect_http(&server.url)).await.unwrap();
+    let client = within("connecting", client_2026(&user).connect_http(&server.url)).await.unwrap();
     drive_forms(&client, &user).await;
     drive_url_flow(&client, &user).await;
     within("closing", client.close()).await;
@@ -137,7 +137,7 @@ async fn elicitation_stateless_over_http() {
 async fn the_tasks_examples_deploy_runs_as_a_task_over_http() {
     let example = http_server(&example_binary("tasks"), &[]).await;
     let user = User::default();
-    let client = within("connecting", stateless_client(&user).connect_http(&example.url)).await.unwrap();
+    let client = within("connecting", client_2026(&user).connect_http(&example.url)).await.unwrap();
     assert!(client.server_capabilities().has_extension(typed_mcp::protocol::TASKS_EXTENSION));
     // As a task: the confirmation waits in the task, answered through `tasks/update`.
     let TaskStart::Task(task) = client.start_tool_task("deploy", json!({"service": "api"})).await.unwrap() else {
@@ -168,7 +168,7 @@ async fn the_tasks_examples_deploy_runs_as_a_task_over_http() {
 }
 
 #[tokio::test]
-async fn auto_chooses_the_stateless_era_when_the_server_speaks_it() {
+async fn auto_chooses_the_2026_era_when_the_server_speaks_it() {
     let example = combined_server().await;
     let user = User::default();
     let client = Client::builder("auto-test", "1")
@@ -177,7 +177,7 @@ async fn auto_chooses_the_stateless_era_when_the_server_speaks_it() {
         .connect_http(&example.url)
         .await
         .unwrap();
-    assert_eq!(client.era(), ProtocolEra::Stateless);
+    assert_eq!(client.era(), ProtocolEra::Y2026);
     let created = client.call_tool("create_project", ()).await.unwrap();
     assert_eq!(created.text(), "Created project 'stateless' with framework: vue");
     client.close().await;
@@ -189,7 +189,7 @@ struct Step {
     value: String,
 }
 
-/// Asks `n` questions one after the other (a round each in the stateless era).
+/// Asks `n` questions one after the other (a round each in the 2026-07-28 era).
 #[tool]
 async fn many_steps(ctx: Context, n: u32) -> Result<String, String> {
     let mut answers = Vec::new();
@@ -211,7 +211,7 @@ async fn rounds_are_bounded_and_timeouts_apply_to_the_whole_call() {
         ElicitResult::accept(json!({"value": n}).as_object().unwrap().clone())
     });
     let client = Client::builder("rounds", "1")
-        .protocol_era(ProtocolEra::Stateless)
+        .protocol_era(ProtocolEra::Y2026)
         .max_input_rounds(3)
         .elicitation(answering)
         .connect_in_process(&server)
@@ -226,7 +226,7 @@ async fn rounds_are_bounded_and_timeouts_apply_to_the_whole_call() {
         ElicitResult::decline()
     });
     let client = Client::builder("slow", "1")
-        .protocol_era(ProtocolEra::Stateless)
+        .protocol_era(ProtocolEra::Y2026)
         .elicitation(slow)
         .connect_in_process(&server)
         .await
@@ -314,7 +314,7 @@ async fn listen_and_cache(server: &Server, client: &Client) {
 async fn listen_and_list_caching_in_process() {
     let server = changing_server();
     let client =
-        Client::builder("listen", "1").protocol_era(ProtocolEra::Stateless).connect_in_process(&server).await.unwrap();
+        Client::builder("listen", "1").protocol_era(ProtocolEra::Y2026).connect_in_process(&server).await.unwrap();
     listen_and_cache(&server, &client).await;
     within("closing", client.close()).await;
 }
@@ -332,7 +332,7 @@ async fn listen_and_list_caching_over_http() {
         })
         .await
     });
-    let client = Client::builder("listen", "1").protocol_era(ProtocolEra::Stateless).connect_http(&url).await.unwrap();
+    let client = Client::builder("listen", "1").protocol_era(ProtocolEra::Y2026).connect_http(&url).await.unwrap();
     // Ending the subscription closes its stream: the server lets it go.
     listen_and_cache(&server, &client).await;
     within("closing", client.close()).await;
@@ -340,7 +340,7 @@ async fn listen_and_list_caching_over_http() {
 }
 
 #[tokio::test]
-async fn listen_needs_the_stateless_era() {
+async fn listen_needs_the_2026_era() {
     let server = changing_server();
     let client = Client::builder("listen", "1").connect_in_process(&server).await.unwrap();
     let refused = client.listen(SubscriptionFilter { tools_list_changed: Some(true), ..Default::default() }).await;
@@ -372,7 +372,7 @@ async fn sampling_roots_and_a_form_are_answered_in_one_round_concurrently() {
     let started = Arc::new(tokio::sync::Barrier::new(3));
     let (for_model, for_user, for_roots) = (started.clone(), started.clone(), started);
     let client = Client::builder("all", "1")
-        .protocol_era(ProtocolEra::Stateless)
+        .protocol_era(ProtocolEra::Y2026)
         .sampling(typed_mcp::client::sampling_fn(move |_| {
             let started = for_model.clone();
             async move {
@@ -411,9 +411,9 @@ async fn sampling_roots_and_a_form_are_answered_in_one_round_concurrently() {
     }
 }
 
-/// A stateless server that sends an `Mcp-Session-Id` anyway, recording what it is sent.
+/// A 2026-07-28 server that sends an `Mcp-Session-Id` anyway, recording what it is sent.
 #[tokio::test]
-async fn a_stateless_connection_keeps_no_session_and_mirrors_the_body_in_headers() {
+async fn a_2026_connection_keeps_no_session_and_mirrors_the_body_in_headers() {
     use axum::http::{HeaderMap, Method, StatusCode};
 
     type Seen = Arc<Mutex<Vec<(String, Vec<(String, String)>)>>>;
@@ -449,7 +449,7 @@ async fn a_stateless_connection_keeps_no_session_and_mirrors_the_body_in_headers
         }),
     );
     let (url, _stop) = crate::support::http::serve_router(app).await;
-    let client = Client::builder("mock", "1").protocol_era(ProtocolEra::Stateless).connect_http(&url).await.unwrap();
+    let client = Client::builder("mock", "1").protocol_era(ProtocolEra::Y2026).connect_http(&url).await.unwrap();
     assert_eq!(client.server_info().name, "mock");
     client.call_tool("t", json!({"n": 3})).await.unwrap();
     client.close().await;
@@ -467,4 +467,114 @@ async fn a_stateless_connection_keeps_no_session_and_mirrors_the_body_in_headers
     assert_eq!(header(2, "mcp-method").as_deref(), Some("tools/call"));
     assert_eq!(header(2, "mcp-name").as_deref(), Some("t"));
     assert_eq!(header(2, "mcp-param-n").as_deref(), Some("3"));
+}
+
+/// Logs two lines, one at debug and one at warning.
+#[tool]
+async fn chatty(ctx: Context) -> &'static str {
+    ctx.debug("a detail").await;
+    ctx.warning("a concern").await;
+    "done"
+}
+
+/// `set_log_level` in the 2026-07-28 era (which has no `logging/setLevel`) asks for log
+/// messages in each request's `_meta`: before it, a call brings none; after it, the messages at
+/// that level and above come with the call.
+#[tokio::test]
+async fn set_log_level_asks_each_request_for_log_messages() {
+    let server = Server::builder("chatty", "1").tools(tools![chatty]).build().unwrap();
+    let client =
+        Client::builder("logs", "1").protocol_era(ProtocolEra::Y2026).connect_in_process(&server).await.unwrap();
+    let mut events = client.notifications();
+    let logged = |events: &mut tokio::sync::broadcast::Receiver<ServerNotification>| {
+        let mut lines = Vec::new();
+        while let Ok(event) = events.try_recv() {
+            if let ServerNotification::Log(params) = event {
+                lines.push((params.level, params.data));
+            }
+        }
+        lines
+    };
+    assert_eq!(client.call_tool("chatty", json!({})).await.unwrap().text(), "done");
+    assert_eq!(logged(&mut events), vec![], "no level asked for: no log messages");
+
+    client.set_log_level(LoggingLevel::Warning).await.unwrap();
+    assert_eq!(client.call_tool("chatty", json!({})).await.unwrap().text(), "done");
+    assert_eq!(logged(&mut events), vec![(LoggingLevel::Warning, json!("a concern"))]);
+
+    client.set_log_level(LoggingLevel::Debug).await.unwrap();
+    assert_eq!(client.call_tool("chatty", json!({})).await.unwrap().text(), "done");
+    assert_eq!(
+        logged(&mut events),
+        vec![(LoggingLevel::Debug, json!("a detail")), (LoggingLevel::Warning, json!("a concern"))]
+    );
+    within("closing", client.close()).await;
+}
+
+/// A form of one string field `field`.
+fn one_field_form(message: &str, field: &str) -> typed_mcp::protocol::ElicitRequestParams {
+    let schema = json!({"type": "object", "properties": {field: {"type": "string"}}});
+    typed_mcp::protocol::ElicitRequestParams::Form {
+        message: message.into(),
+        requested_schema: schema.as_object().cloned().unwrap_or_default(),
+    }
+}
+
+/// Asks for a name under the key `user_name` and a city under its place in call order, both
+/// in one round.
+#[tool]
+async fn named_questions(ctx: Context) -> Result<String, String> {
+    let name = typed_mcp::multi_round::keyed("user_name", ctx.elicit_raw(one_field_form("Your name?", "name"), None));
+    let city = ctx.elicit_raw(one_field_form("Your city?", "city"), None);
+    let (name, city) = tokio::join!(name, city);
+    let value = |r: Result<ElicitResult, typed_mcp::ElicitError>, field: &str| {
+        r.map_err(|e| e.to_string()).map(|r| {
+            r.content.and_then(|c| c.get(field).and_then(|v| v.as_str().map(str::to_owned))).unwrap_or_default()
+        })
+    };
+    Ok(format!("{} from {}", value(name, "name")?, value(city, "city")?))
+}
+
+/// `multi_round::keyed` names a question's key in the `input_required` result, and the
+/// client's handler reads it with `client::input_key()`; a question asked without it keeps its
+/// place in call order. In a session the handler sees no key.
+#[tokio::test]
+async fn a_question_keyed_by_the_handler_reaches_the_clients_handler_with_its_key() {
+    let server = Server::builder("keys", "1").tools(tools![named_questions]).build().unwrap();
+    for (era, expected) in [
+        (
+            ProtocolEra::Y2026,
+            vec![
+                ("Your city?".to_owned(), Some("input-0".to_owned())),
+                ("Your name?".to_owned(), Some("user_name".to_owned())),
+            ],
+        ),
+        (ProtocolEra::Y2025, vec![("Your city?".to_owned(), None), ("Your name?".to_owned(), None)]),
+    ] {
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let record = seen.clone();
+        let handler = typed_mcp::client::elicitation_fn(ElicitationModes::FORM, move |request: ElicitationRequest| {
+            record.lock().unwrap().push((request.message().to_owned(), typed_mcp::client::input_key()));
+            let field = if request.message() == "Your name?" { "name" } else { "city" };
+            let value = if field == "name" { "Ada" } else { "London" };
+            let answer = request.as_form().map(|form| {
+                let mut content = form.defaults();
+                content.insert(field.into(), json!(value));
+                form.accept(content).unwrap_or_else(|_| ElicitResult::cancel())
+            });
+            async move { answer.unwrap_or_else(ElicitResult::decline) }
+        });
+        let client = Client::builder("keys", "1")
+            .protocol_era(era)
+            .elicitation(handler)
+            .connect_in_process(&server)
+            .await
+            .unwrap();
+        let result = within("the call", client.call_tool("named_questions", json!({}))).await.unwrap();
+        assert_eq!(result.text(), "Ada from London", "{era:?}");
+        let mut seen = seen.lock().unwrap().clone();
+        seen.sort();
+        assert_eq!(seen, expected, "{era:?}");
+        within("closing", client.close()).await;
+    }
 }

@@ -1,4 +1,4 @@
-//! Wire types of the stateless revision (2026-07-28): what each request carries in `_meta`,
+//! Wire types of the 2026-07-28 revision: what each request carries in `_meta`,
 //! `server/discover`, `resultType` and `input_required` results, and the HTTP headers that
 //! mirror a request's body. Shared by the server and the client.
 
@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use super::{Implementation, JsonObject, SUPPORTED_PROTOCOL_VERSIONS, ServerCapabilities};
 
-/// The stateless revision: no `initialize`, every request says which revision it speaks.
+/// The 2026-07-28 revision: no `initialize`, every request says which revision it speaks.
 pub const PROTOCOL_VERSION_2026_07_28: &str = "2026-07-28";
 
 /// `_meta` key: the request's protocol revision.

@@ -238,7 +238,7 @@ impl Fixture {
 fn fixture_with(configure: impl FnOnce(ServerBuilder) -> ServerBuilder) -> Fixture {
     let runs = Arc::new(Runs::default());
     let authorized = Arc::new(Authorized::default());
-    let builder = Server::builder("modern-tests", "2.0.0")
+    let builder = Server::builder("tests-2026", "2.0.0")
         .state_arc(runs.clone())
         .state_arc(authorized.clone())
         .state(Ledger::default())
@@ -278,18 +278,18 @@ fn meta(capabilities: Value) -> Value {
     json!({
         META_VERSION: VERSION,
         META_CAPABILITIES: capabilities,
-        "io.modelcontextprotocol/clientInfo": {"name": "modern-tests", "version": "0"},
+        "io.modelcontextprotocol/clientInfo": {"name": "tests-2026", "version": "0"},
     })
 }
 
 /// `params` with the 2026 `_meta` added.
-fn modern(mut params: Value, capabilities: Value) -> Value {
+fn with_meta(mut params: Value, capabilities: Value) -> Value {
     params["_meta"] = meta(capabilities);
     params
 }
 
 fn call_params(name: &str, arguments: Value, capabilities: Value) -> Value {
-    modern(json!({"name": name, "arguments": arguments}), capabilities)
+    with_meta(json!({"name": name, "arguments": arguments}), capabilities)
 }
 
 /// The parameters of a retry of `first` with `responses` and the state of `previous`.
@@ -317,7 +317,7 @@ fn input_required(response: &Value) -> Value {
 fn complete(response: &Value) -> Value {
     let result = response.get("result").unwrap_or_else(|| panic!("expected a result, got {response}"));
     assert_eq!(result["resultType"], "complete", "{response}");
-    assert_eq!(result["_meta"][META_SERVER_INFO]["name"], "modern-tests", "{response}");
+    assert_eq!(result["_meta"][META_SERVER_INFO]["name"], "tests-2026", "{response}");
     assert_eq!(result["_meta"][META_SERVER_INFO]["version"], "2.0.0", "{response}");
     result.clone()
 }
@@ -332,13 +332,13 @@ fn keys(result: &Value) -> Vec<String> {
 }
 
 /// A client of a server served in process; nothing is initialized.
-struct Modern {
+struct Era2026 {
     client: LineClient,
 }
 
-impl Modern {
+impl Era2026 {
     fn new(server: &Server) -> Self {
-        Modern { client: serve(server) }
+        Era2026 { client: serve(server) }
     }
 
     /// Sends a request; nothing else may arrive before its response.
@@ -357,7 +357,7 @@ impl Modern {
 
 #[tokio::test]
 async fn discover_names_versions_capabilities_and_the_server() {
-    let mut c = Modern::new(&fixture().server);
+    let mut c = Era2026::new(&fixture().server);
     let response = c.request("server/discover", json!({"_meta": meta(json!({}))})).await;
     let result = complete(&response);
     let versions = result["supportedVersions"].as_array().expect("supportedVersions");
@@ -367,7 +367,7 @@ async fn discover_names_versions_capabilities_and_the_server() {
     assert!(result["capabilities"]["prompts"].is_object(), "{result}");
     assert!(result["capabilities"]["resources"].is_object(), "{result}");
     assert!(result["capabilities"].get("elicitation").is_none(), "server capabilities only: {result}");
-    assert_eq!(result["_meta"][META_SERVER_INFO]["name"], "modern-tests");
+    assert_eq!(result["_meta"][META_SERVER_INFO]["name"], "tests-2026");
     assert_eq!(result["ttlMs"], 60_000, "{result}");
     assert_eq!(result["cacheScope"], "private", "{result}");
     // Capabilities are required on discovery too, as on every 2026-era request.
@@ -378,7 +378,7 @@ async fn discover_names_versions_capabilities_and_the_server() {
 
 #[tokio::test]
 async fn missing_capabilities_are_invalid_params() {
-    let mut c = Modern::new(&fixture().server);
+    let mut c = Era2026::new(&fixture().server);
     let response = c
         .request("tools/call", json!({"name": "add", "arguments": {"a": 1, "b": 2}, "_meta": {META_VERSION: VERSION}}))
         .await;
@@ -390,9 +390,9 @@ async fn missing_capabilities_are_invalid_params() {
 
 #[tokio::test]
 async fn an_unsupported_version_is_refused_with_what_is_supported() {
-    let mut c = Modern::new(&fixture().server);
+    let mut c = Era2026::new(&fixture().server);
     for requested in ["2099-01-01", "2025-11-25"] {
-        let mut params = modern(json!({}), json!({}));
+        let mut params = with_meta(json!({}), json!({}));
         params["_meta"][META_VERSION] = json!(requested);
         let response = c.request("tools/list", params).await;
         assert_eq!(error_code(&response), -32022, "{response}");
@@ -404,30 +404,30 @@ async fn an_unsupported_version_is_refused_with_what_is_supported() {
 
 #[tokio::test]
 async fn methods_removed_in_2026_are_not_found() {
-    let mut c = Modern::new(&fixture().server);
+    let mut c = Era2026::new(&fixture().server);
     for (method, params) in [
         ("ping", json!({})),
         ("logging/setLevel", json!({"level": "debug"})),
         ("resources/subscribe", json!({"uri": "notes://secret"})),
         ("initialize", json!({})),
     ] {
-        let response = c.request(method, modern(params, json!({}))).await;
+        let response = c.request(method, with_meta(params, json!({}))).await;
         assert_eq!(error_code(&response), -32601, "{method}: {response}");
     }
 }
 
 #[tokio::test]
 async fn results_say_complete_and_name_the_server() {
-    let mut c = Modern::new(&fixture().server);
+    let mut c = Era2026::new(&fixture().server);
     let result = complete(&c.call(&call_params("add", json!({"a": 2, "b": 40}), json!({}))).await);
     assert_eq!(text(&result), "42");
     assert!(result.get("ttlMs").is_none() && result.get("cacheScope").is_none(), "a tool call is not cached: {result}");
     for method in ["tools/list", "prompts/list", "resources/list", "resources/templates/list"] {
-        let result = complete(&c.request(method, modern(json!({}), json!({}))).await);
+        let result = complete(&c.request(method, with_meta(json!({}), json!({}))).await);
         assert_eq!(result["ttlMs"], 60_000, "{method}: {result}");
         assert_eq!(result["cacheScope"], "private", "{method}: {result}");
     }
-    let read = complete(&c.request("resources/read", modern(json!({"uri": "notes://1"}), json!({}))).await);
+    let read = complete(&c.request("resources/read", with_meta(json!({"uri": "notes://1"}), json!({}))).await);
     assert_eq!(read["contents"][0]["text"], "note one");
     assert_eq!(read["ttlMs"], 60_000, "{read}");
 }
@@ -438,16 +438,16 @@ async fn cache_hints_follow_the_builder() {
         b.cache_hint("*", CacheHint { ttl_ms: 0, scope: CacheScope::Private })
             .cache_hint("tools/list", CacheHint { ttl_ms: 3_600_000, scope: CacheScope::Public })
     });
-    let mut c = Modern::new(&f.server);
-    let tools = complete(&c.request("tools/list", modern(json!({}), json!({}))).await);
+    let mut c = Era2026::new(&f.server);
+    let tools = complete(&c.request("tools/list", with_meta(json!({}), json!({}))).await);
     assert_eq!((tools["ttlMs"].clone(), tools["cacheScope"].clone()), (json!(3_600_000), json!("public")));
-    let prompts = complete(&c.request("prompts/list", modern(json!({}), json!({}))).await);
+    let prompts = complete(&c.request("prompts/list", with_meta(json!({}), json!({}))).await);
     assert_eq!((prompts["ttlMs"].clone(), prompts["cacheScope"].clone()), (json!(0), json!("private")));
 }
 
 #[tokio::test]
 async fn log_messages_only_at_the_level_the_request_asks_for() {
-    let mut c = Modern::new(&fixture().server);
+    let mut c = Era2026::new(&fixture().server);
     let quiet = c.call(&call_params("chatty", json!({}), json!({}))).await;
     assert_eq!(text(&complete(&quiet)), "done");
 
@@ -462,9 +462,9 @@ async fn log_messages_only_at_the_level_the_request_asks_for() {
 
 #[tokio::test]
 async fn an_unknown_resource_is_invalid_params() {
-    let mut c = Modern::new(&fixture().server);
+    let mut c = Era2026::new(&fixture().server);
     for uri in ["notes://2", "nothing://here"] {
-        let response = c.request("resources/read", modern(json!({"uri": uri}), json!({}))).await;
+        let response = c.request("resources/read", with_meta(json!({"uri": uri}), json!({}))).await;
         assert_eq!(error_code(&response), -32602, "{uri}: {response}");
     }
 }
@@ -477,7 +477,7 @@ async fn an_unknown_resource_is_invalid_params() {
 async fn an_elicitation_becomes_input_required_and_the_retry_completes() {
     let f = fixture();
     let server = &f.server;
-    let mut c = Modern::new(server);
+    let mut c = Era2026::new(server);
     let first = call_params("greet", json!({"greeting": "Hi"}), caps(FORM));
     let round = input_required(&c.call(&first).await);
     assert_eq!(keys(&round), ["input-0"]);
@@ -487,7 +487,7 @@ async fn an_elicitation_becomes_input_required_and_the_retry_completes() {
     assert_eq!(request["params"]["message"], "What is your name?", "{round}");
     assert_eq!(request["params"]["requestedSchema"]["properties"]["name"]["type"], "string", "{round}");
     assert!(round.get("ttlMs").is_none(), "input_required is never cached: {round}");
-    assert_eq!(round["_meta"][META_SERVER_INFO]["name"], "modern-tests");
+    assert_eq!(round["_meta"][META_SERVER_INFO]["name"], "tests-2026");
 
     let done =
         complete(&c.call(&retry_params(&first, &round, json!({"input-0": accept(json!({"name": "Ada"}))}))).await);
@@ -504,7 +504,7 @@ async fn an_elicitation_becomes_input_required_and_the_retry_completes() {
 async fn requests_made_together_share_a_round() {
     let f = fixture();
     let server = &f.server;
-    let mut c = Modern::new(server);
+    let mut c = Era2026::new(server);
     let first = call_params("pair", json!({}), caps(FORM));
     let round = input_required(&c.call(&first).await);
     assert_eq!(keys(&round), ["input-0", "input-1"]);
@@ -525,7 +525,7 @@ async fn requests_made_together_share_a_round() {
 async fn sequential_questions_take_a_round_each_and_earlier_code_runs_again() {
     let f = fixture();
     let server = &f.server;
-    let mut c = Modern::new(server);
+    let mut c = Era2026::new(server);
     let first = call_params("steps", json!({}), caps(FORM));
     let one = input_required(&c.call(&first).await);
     assert_eq!(keys(&one), ["input-0"]);
@@ -549,7 +549,7 @@ async fn sequential_questions_take_a_round_each_and_earlier_code_runs_again() {
 async fn a_retry_without_the_answer_is_asked_again_and_unknown_answers_are_ignored() {
     let f = fixture();
     let server = &f.server;
-    let mut c = Modern::new(server);
+    let mut c = Era2026::new(server);
     let first = call_params("greet", json!({}), caps(FORM));
     let round = input_required(&c.call(&first).await);
     let again = input_required(&c.call(&retry_params(&first, &round, json!({}))).await);
@@ -564,7 +564,7 @@ async fn a_retry_without_the_answer_is_asked_again_and_unknown_answers_are_ignor
 async fn invalid_input_responses_are_invalid_params() {
     let f = fixture();
     let server = &f.server;
-    let mut c = Modern::new(server);
+    let mut c = Era2026::new(server);
     let first = call_params("greet", json!({}), caps(FORM));
     let round = input_required(&c.call(&first).await);
     let before = f.runs("greet");
@@ -580,7 +580,7 @@ async fn invalid_input_responses_are_invalid_params() {
 
 #[tokio::test]
 async fn an_answer_that_does_not_fit_the_form_is_an_error_in_the_tool() {
-    let mut c = Modern::new(&fixture().server);
+    let mut c = Era2026::new(&fixture().server);
     let first = call_params("greet", json!({}), caps(FORM));
     let round = input_required(&c.call(&first).await);
     let wrong = complete(&c.call(&retry_params(&first, &round, json!({"input-0": accept(json!({"name": 7}))}))).await);
@@ -592,7 +592,7 @@ async fn an_answer_that_does_not_fit_the_form_is_an_error_in_the_tool() {
 async fn an_earlier_rounds_answer_cannot_be_replaced() {
     let f = fixture();
     let server = &f.server;
-    let mut c = Modern::new(server);
+    let mut c = Era2026::new(server);
     let first = call_params("steps", json!({}), caps(FORM));
     let one = input_required(&c.call(&first).await);
     let two = input_required(
@@ -604,7 +604,7 @@ async fn an_earlier_rounds_answer_cannot_be_replaced() {
     assert_eq!(text(&complete(&done)), "2 items");
 }
 
-async fn refused(c: &mut Modern, f: &Fixture, params: Value, what: &str) -> Value {
+async fn refused(c: &mut Era2026, f: &Fixture, params: Value, what: &str) -> Value {
     let before = f.runs("greet");
     let response = c.call(&params).await;
     assert_eq!(error_code(&response), -32602, "{what}: {response}");
@@ -617,7 +617,7 @@ async fn refused(c: &mut Modern, f: &Fixture, params: Value, what: &str) -> Valu
 async fn altered_or_misplaced_state_is_refused_before_the_handler_runs() {
     let f = fixture();
     let server = &f.server;
-    let mut c = Modern::new(server);
+    let mut c = Era2026::new(server);
     let first = call_params("greet", json!({"greeting": "Hi"}), caps(FORM));
     let round = input_required(&c.call(&first).await);
     let answer = json!({"input-0": accept(json!({"name": "Ada"}))});
@@ -647,7 +647,7 @@ async fn altered_or_misplaced_state_is_refused_before_the_handler_runs() {
     assert!(error_message(&response).contains("name"), "{response}");
 
     // Another method.
-    let mut as_prompt = retry_params(&modern(json!({"name": "greet"}), caps(FORM)), &round, answer.clone());
+    let mut as_prompt = retry_params(&with_meta(json!({"name": "greet"}), caps(FORM)), &round, answer.clone());
     as_prompt["name"] = json!("welcome");
     let response = c.request("prompts/get", as_prompt).await;
     assert_eq!(error_code(&response), -32602, "{response}");
@@ -659,7 +659,7 @@ async fn altered_or_misplaced_state_is_refused_before_the_handler_runs() {
 #[tokio::test]
 async fn expired_state_is_refused() {
     let f = fixture_with(|b| b.request_state_ttl(Duration::from_millis(50)));
-    let mut c = Modern::new(&f.server);
+    let mut c = Era2026::new(&f.server);
     let first = call_params("greet", json!({}), caps(FORM));
     let round = input_required(&c.call(&first).await);
     tokio::time::sleep(Duration::from_millis(120)).await;
@@ -677,19 +677,20 @@ async fn a_retry_completes_on_another_instance_that_shares_the_key() {
     let stranger = fixture();
 
     let first = call_params("steps", json!({}), caps(FORM));
-    let one = input_required(&Modern::new(&a.server).call(&first).await);
+    let one = input_required(&Era2026::new(&a.server).call(&first).await);
     let two = input_required(
-        &Modern::new(&b.server)
+        &Era2026::new(&b.server)
             .call(&retry_params(&first, &one, json!({"input-0": accept(json!({"confirm": true}))})))
             .await,
     );
-    let done =
-        Modern::new(&a.server).call(&retry_params(&first, &two, json!({"input-1": accept(json!({"value": 5}))}))).await;
+    let done = Era2026::new(&a.server)
+        .call(&retry_params(&first, &two, json!({"input-1": accept(json!({"value": 5}))})))
+        .await;
     assert_eq!(text(&complete(&done)), "5 items");
     assert_eq!((a.runs("steps: start"), b.runs("steps: start")), (2, 1));
 
     // An instance with a key of its own refuses the state, clearly, without running anything.
-    let response = Modern::new(&stranger.server)
+    let response = Era2026::new(&stranger.server)
         .call(&retry_params(&first, &two, json!({"input-1": accept(json!({"value": 5}))})))
         .await;
     assert_eq!(error_code(&response), -32602, "{response}");
@@ -701,7 +702,7 @@ async fn a_retry_completes_on_another_instance_that_shares_the_key() {
 async fn a_client_without_elicitation_is_not_asked() {
     let f = fixture();
     let server = &f.server;
-    let mut c = Modern::new(server);
+    let mut c = Era2026::new(server);
     let result = complete(&c.call(&call_params("greet", json!({}), json!({}))).await);
     assert_eq!(text(&result), "not supported: form");
     // A client declaring only forms is not sent the URL flow either: the tool fails for want of
@@ -715,7 +716,7 @@ async fn a_client_without_elicitation_is_not_asked() {
 
 #[tokio::test]
 async fn a_handler_failing_for_want_of_a_capability_names_it() {
-    let mut c = Modern::new(&fixture().server);
+    let mut c = Era2026::new(&fixture().server);
     // `roots` fails when it cannot ask: -32021, naming what the client must declare.
     let response = c.call(&call_params("roots", json!({}), json!({}))).await;
     assert_eq!(error_code(&response), -32021, "{response}");
@@ -732,7 +733,7 @@ async fn a_handler_failing_for_want_of_a_capability_names_it() {
 #[tokio::test]
 async fn an_answer_of_the_wrong_shape_is_invalid_params() {
     let f = fixture();
-    let mut c = Modern::new(&f.server);
+    let mut c = Era2026::new(&f.server);
     let first = call_params("greet", json!({}), caps(FORM));
     let round = input_required(&c.call(&first).await);
     // Not an `ElicitResult`: the client's mistake, reported as such rather than handed to the tool.
@@ -754,7 +755,7 @@ async fn an_answer_of_the_wrong_shape_is_invalid_params() {
 
 #[tokio::test]
 async fn stable_keys_do_not_move_with_the_questions_before_them() {
-    let mut c = Modern::new(&fixture().server);
+    let mut c = Era2026::new(&fixture().server);
     let plain = input_required(&c.call(&call_params("keyed", json!({"extra": false}), caps(FORM))).await);
     assert_eq!(keys(&plain), ["input-0"]);
     let first = call_params("keyed", json!({"extra": true}), caps(FORM));
@@ -769,7 +770,7 @@ async fn stable_keys_do_not_move_with_the_questions_before_them() {
 
 #[tokio::test]
 async fn the_round_trip_id_guards_a_side_effect_against_replays() {
-    let mut c = Modern::new(&fixture().server);
+    let mut c = Era2026::new(&fixture().server);
     let first = call_params("pay", json!({"amount": 5}), caps(FORM));
     let round = input_required(&c.call(&first).await);
     assert_eq!(keys(&round), ["confirm"]);
@@ -786,7 +787,7 @@ async fn the_round_trip_id_guards_a_side_effect_against_replays() {
 #[tokio::test]
 async fn a_question_from_a_spawned_task_ends_the_round_too() {
     let f = fixture();
-    let mut c = Modern::new(&f.server);
+    let mut c = Era2026::new(&f.server);
     let first = call_params("delegate", json!({}), caps(FORM));
     // The handler waits on its task, not on the question: the round must end all the same.
     let round = input_required(&c.call(&first).await);
@@ -804,20 +805,20 @@ async fn a_question_from_a_spawned_task_ends_the_round_too() {
 
 #[tokio::test]
 async fn roots_and_prompts_and_resources_ask_too() {
-    let mut c = Modern::new(&fixture().server);
+    let mut c = Era2026::new(&fixture().server);
     let first = call_params("roots", json!({}), json!({"roots": {}}));
     let round = input_required(&c.call(&first).await);
     assert_eq!(round["inputRequests"]["input-0"]["method"], "roots/list", "{round}");
     let roots = json!({"input-0": {"roots": [{"uri": "file:///a"}, {"uri": "file:///b"}]}});
     assert_eq!(text(&complete(&c.call(&retry_params(&first, &round, roots)).await)), "file:///a,file:///b");
 
-    let first = modern(json!({"name": "welcome"}), caps(FORM));
+    let first = with_meta(json!({"name": "welcome"}), caps(FORM));
     let round = input_required(&c.request("prompts/get", first.clone()).await);
     let answer = json!({"input-0": accept(json!({"value": "Ada"}))});
     let done = complete(&c.request("prompts/get", retry_params(&first, &round, answer)).await);
     assert_eq!(done["messages"][0]["content"]["text"], "Welcome Ada", "{done}");
 
-    let first = modern(json!({"uri": "notes://secret"}), caps(FORM));
+    let first = with_meta(json!({"uri": "notes://secret"}), caps(FORM));
     let round = input_required(&c.request("resources/read", first.clone()).await);
     assert!(round.get("ttlMs").is_none() && round.get("cacheScope").is_none(), "never cached: {round}");
     let answer = json!({"input-0": accept(json!({"confirm": true}))});
@@ -828,8 +829,8 @@ async fn roots_and_prompts_and_resources_ask_too() {
 
 #[tokio::test]
 async fn input_required_only_on_the_methods_that_may_carry_it() {
-    let mut c = Modern::new(&fixture().server);
-    let params = modern(
+    let mut c = Era2026::new(&fixture().server);
+    let params = with_meta(
         json!({"ref": {"type": "ref/prompt", "name": "welcome"}, "argument": {"name": "topic", "value": ""}}),
         caps(FORM),
     );
@@ -850,7 +851,7 @@ fn id_in(url: &Value) -> String {
 
 #[tokio::test]
 async fn a_url_request_has_no_id_on_the_wire_and_keeps_its_id_across_rounds() {
-    let mut c = Modern::new(&fixture().server);
+    let mut c = Era2026::new(&fixture().server);
     let first = call_params("url_flow", json!({}), caps(FORM_AND_URL));
     let round = input_required(&c.call(&first).await);
     let params = &round["inputRequests"]["input-0"]["params"];
@@ -867,7 +868,7 @@ async fn a_url_request_has_no_id_on_the_wire_and_keeps_its_id_across_rounds() {
 async fn url_elicitation_required_becomes_a_url_input_request() {
     let f = fixture();
     let server = &f.server;
-    let mut c = Modern::new(server);
+    let mut c = Era2026::new(server);
     let first = call_params("protected", json!({}), caps(FORM_AND_URL));
     let round = input_required(&c.call(&first).await);
     let keys = keys(&round);
@@ -900,7 +901,7 @@ async fn url_elicitation_required_becomes_a_url_input_request() {
 async fn a_declined_url_flow_ends_the_request() {
     let f = fixture();
     let server = &f.server;
-    let mut c = Modern::new(server);
+    let mut c = Era2026::new(server);
     let first = call_params("protected", json!({}), caps(FORM_AND_URL));
     let round = input_required(&c.call(&first).await);
     let key = keys(&round).remove(0);
@@ -917,7 +918,7 @@ async fn a_declined_url_flow_ends_the_request() {
 
 #[tokio::test]
 async fn url_elicitation_required_needs_url_mode() {
-    let mut c = Modern::new(&fixture().server);
+    let mut c = Era2026::new(&fixture().server);
     let response = c.call(&call_params("protected", json!({}), caps(FORM))).await;
     assert_eq!(error_code(&response), -32021, "{response}");
 }
@@ -930,7 +931,7 @@ async fn url_elicitation_required_needs_url_mode() {
 async fn one_connection_serves_a_2025_session_and_2026_requests_at_once() {
     let f = fixture();
     let server = &f.server;
-    let mut c = Modern::new(server);
+    let mut c = Era2026::new(server);
     let init = c
         .client
         .result(
@@ -1074,7 +1075,7 @@ async fn http_serves_2026_requests_without_sessions() {
     assert_eq!(discover.session, None, "no Mcp-Session-Id in 2026-07-28");
     assert_eq!(complete(&discover.body)["supportedVersions"][0], VERSION);
 
-    let listed = h.post("tools/list", &modern(json!({}), json!({})), None).await;
+    let listed = h.post("tools/list", &with_meta(json!({}), json!({})), None).await;
     assert_eq!((listed.status, listed.session), (StatusCode::OK, None));
     assert_eq!(complete(&listed.body)["ttlMs"], 60_000);
 
@@ -1118,7 +1119,7 @@ async fn http_headers_must_match_the_body() {
     assert_eq!(reply.status, StatusCode::OK, "{}", reply.body);
     assert_eq!(text(&complete(&reply.body)), "3");
     // Methods without a name need no Mcp-Name.
-    let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": modern(json!({}), json!({}))});
+    let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": with_meta(json!({}), json!({}))});
     let reply = h.post_raw(&list, &[base[0], ("mcp-method", "tools/list")]).await;
     assert_eq!(reply.status, StatusCode::OK, "{}", reply.body);
 }
@@ -1151,8 +1152,8 @@ async fn http_serves_a_2025_session_and_2026_requests_side_by_side() {
     let ack = h.post_raw(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}), &headers).await;
     assert_eq!(ack.status, StatusCode::ACCEPTED);
 
-    let modern_call = h.post("tools/call", &call_params("add", json!({"a": 1, "b": 1}), json!({})), None).await;
-    assert_eq!(text(&complete(&modern_call.body)), "2");
+    let call_2026 = h.post("tools/call", &call_params("add", json!({"a": 1, "b": 1}), json!({})), None).await;
+    assert_eq!(text(&complete(&call_2026.body)), "2");
     let add = json!({"name": "add", "arguments": {"a": 2, "b": 2}});
     let old_call = json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": add});
     let reply = h.post_raw(&old_call, &headers).await;
@@ -1166,7 +1167,7 @@ async fn http_statuses_follow_the_error_and_errors_name_the_request() {
     let post = |id: u64, method: &'static str, params: Value| h.post_with_id(id, method, params);
     // A method the server does not have, or that 2026-07-28 removed: 404.
     for (id, method) in [(11, "unknown/method"), (12, "initialize"), (13, "ping"), (14, "resources/subscribe")] {
-        let reply = post(id, method, modern(json!({}), json!({}))).await;
+        let reply = post(id, method, with_meta(json!({}), json!({}))).await;
         assert_eq!(
             (reply.status, error_code(&reply.body)),
             (StatusCode::NOT_FOUND, -32601),
@@ -1194,7 +1195,7 @@ async fn http_statuses_follow_the_error_and_errors_name_the_request() {
     assert_eq!(reply.status, StatusCode::OK, "{}", reply.body);
 
     // Refused before the body is served, the request is still named: an unsupported revision…
-    let mut params = modern(json!({}), json!({}));
+    let mut params = with_meta(json!({}), json!({}));
     params["_meta"][META_VERSION] = json!("1999-01-01");
     let body = json!({"jsonrpc": "2.0", "id": 61, "method": "tools/list", "params": params});
     let reply = h.post_raw(&body, &[("mcp-protocol-version", "1999-01-01"), ("mcp-method", "tools/list")]).await;
@@ -1202,7 +1203,7 @@ async fn http_statuses_follow_the_error_and_errors_name_the_request() {
     assert_eq!(reply.body["id"], 61, "{}", reply.body);
     assert_eq!(reply.body["error"]["data"]["requested"], "1999-01-01", "{}", reply.body);
     // …and headers that disagree with the body.
-    let body = json!({"jsonrpc": "2.0", "id": 62, "method": "tools/list", "params": modern(json!({}), json!({}))});
+    let body = json!({"jsonrpc": "2.0", "id": 62, "method": "tools/list", "params": with_meta(json!({}), json!({}))});
     let reply = h.post_raw(&body, &[("mcp-protocol-version", VERSION), ("mcp-method", "tools/call")]).await;
     assert_eq!((reply.status, error_code(&reply.body)), (StatusCode::BAD_REQUEST, -32020), "{}", reply.body);
     assert_eq!(reply.body["id"], 62, "{}", reply.body);

@@ -1,0 +1,126 @@
+//! `mcp-gateway`: one MCP endpoint in front of the servers a configuration file names.
+//!
+//! ```text
+//! mcp-gateway --config gateway.toml                 # serves stdio
+//! mcp-gateway --config gateway.toml --port 8080     # serves http://127.0.0.1:8080/mcp
+//! mcp-gateway --config gateway.toml --port 0 --host 0.0.0.0
+//! ```
+//!
+//! Over HTTP, the first line on stdout is `LISTENING <url>` (with the port chosen when `--port
+//! 0`). Logs go to stderr, filtered by `RUST_LOG` (default `info`).
+
+use std::io::{IsTerminal, Write};
+use std::net::IpAddr;
+use std::process::ExitCode;
+
+use typed_mcp::transport::http::HttpConfig;
+use typed_mcp_gateway::{Config, Gateway};
+
+const USAGE: &str = "usage: mcp-gateway --config FILE [--port N [--host H]]";
+
+struct Options {
+    config: String,
+    port: Option<u16>,
+    host: IpAddr,
+}
+
+fn options() -> Result<Options, String> {
+    let mut config = None;
+    let mut port = None;
+    let mut host = None;
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        let (flag, inline) = match arg.split_once('=') {
+            Some((f, v)) if f.starts_with("--") => (f.to_owned(), Some(v.to_owned())),
+            _ => (arg.clone(), None),
+        };
+        let mut value = || inline.clone().or_else(|| args.next()).ok_or_else(|| format!("{flag} needs a value"));
+        match flag.as_str() {
+            "--config" => config = Some(value()?),
+            "--port" => {
+                let v = value()?;
+                port = Some(v.parse().map_err(|_| format!("--port: `{v}` is not a port number"))?);
+            }
+            "--host" => {
+                let v = value()?;
+                host = Some(v.parse().map_err(|_| format!("--host: `{v}` is not an IP address"))?);
+            }
+            "--help" | "-h" => return Err(USAGE.to_owned()),
+            other => return Err(format!("unknown argument `{other}`\n{USAGE}")),
+        }
+    }
+    let config = config.ok_or_else(|| format!("--config is required\n{USAGE}"))?;
+    Ok(Options { config, port, host: host.unwrap_or(IpAddr::from([127, 0, 0, 1])) })
+}
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_env_filter(filter)
+        .with_target(false)
+        .with_ansi(std::io::stderr().is_terminal())
+        .init();
+    match run().await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("mcp-gateway: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run() -> Result<(), String> {
+    let options = options()?;
+    let config = Config::from_file(&options.config).map_err(|e| e.to_string())?;
+    let gateway = Gateway::from_config(config).map_err(|e| format!("{}: {e}", options.config))?;
+    let server = gateway.start(gateway.server_builder()).await.map_err(|e| format!("{}: {e}", options.config))?;
+    let served = match options.port {
+        None => tokio::select! {
+            served = server.serve_stdio() => served,
+            () = interrupted() => Ok(()),
+        },
+        Some(port) => {
+            let listener = tokio::net::TcpListener::bind((options.host, port))
+                .await
+                .map_err(|e| format!("cannot listen on {}:{port} (--port, --host): {e}", options.host))?;
+            let address = listener.local_addr().map_err(|e| e.to_string())?;
+            let mut stdout = std::io::stdout();
+            let _ = writeln!(stdout, "LISTENING http://{address}/mcp");
+            let _ = stdout.flush();
+            tracing::info!(%address, "serving MCP over Streamable HTTP at /mcp");
+            let config = if options.host.is_loopback() {
+                HttpConfig::default()
+            } else {
+                HttpConfig::default().disable_host_checks()
+            };
+            server.streamable_http(config).serve(listener, interrupted()).await
+        }
+    };
+    gateway.shutdown().await;
+    served.map_err(|e| e.to_string())
+}
+
+/// Ctrl-C, or (on Unix) SIGTERM: the gateway then stops its upstreams before it exits.
+async fn interrupted() {
+    #[cfg(unix)]
+    {
+        let mut term = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(term) => term,
+            Err(_) => {
+                let _ = tokio::signal::ctrl_c().await;
+                return;
+            }
+        };
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => {}
+            _ = term.recv() => {}
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
+}
