@@ -21,6 +21,7 @@ use crate::support::backplane::{
     Instance, SoakNode, add, add_call, assert_owned_by, in_process_with, initialize, open_get_stream, post, set_level,
     started_redis, two_instances,
 };
+use crate::support::registry::{Hooked, Hooks};
 
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -518,96 +519,6 @@ async fn a_stream_resumes_on_another_instance_after_its_owner_was_killed() {
     assert_eq!(events_of(&after).len(), 1, "{after}");
 }
 
-/// The Redis registry, whose first beat reaches the store `delay` late (a busy host connecting
-/// to a TLS Redis at start).
-struct LateFirstBeat {
-    inner: std::sync::Arc<dyn SessionRegistry>,
-    delay: Duration,
-    beaten: std::sync::Arc<std::sync::atomic::AtomicBool>,
-}
-
-impl SessionRegistry for LateFirstBeat {
-    fn heartbeat<'a>(
-        &'a self,
-        instance: &'a str,
-        address: &'a str,
-        lease: Duration,
-        active: &'a [String],
-        session_ttl: Duration,
-    ) -> typed_mcp::engine::BoxFuture<'a, Result<bool, typed_mcp::transport::http::BackplaneError>> {
-        Box::pin(async move {
-            if !self.beaten.swap(true, std::sync::atomic::Ordering::SeqCst) {
-                tokio::time::sleep(self.delay).await;
-            }
-            self.inner.heartbeat(instance, address, lease, active, session_ttl).await
-        })
-    }
-    fn reclaim<'a>(
-        &'a self,
-        session: &'a str,
-        instance: &'a str,
-        state: &'a str,
-        session_ttl: Duration,
-    ) -> typed_mcp::engine::BoxFuture<'a, Result<bool, typed_mcp::transport::http::BackplaneError>> {
-        self.inner.reclaim(session, instance, state, session_ttl)
-    }
-    fn claim<'a>(
-        &'a self,
-        session: &'a str,
-        instance: &'a str,
-        state: &'a str,
-        session_ttl: Duration,
-    ) -> typed_mcp::engine::BoxFuture<'a, Result<(), typed_mcp::transport::http::BackplaneError>> {
-        self.inner.claim(session, instance, state, session_ttl)
-    }
-    fn save_state<'a>(
-        &'a self,
-        session: &'a str,
-        state: &'a str,
-        session_ttl: Duration,
-    ) -> typed_mcp::engine::BoxFuture<'a, Result<(), typed_mcp::transport::http::BackplaneError>> {
-        self.inner.save_state(session, state, session_ttl)
-    }
-    fn take_over<'a>(
-        &'a self,
-        session: &'a str,
-        gone: &'a str,
-        instance: &'a str,
-        session_ttl: Duration,
-    ) -> typed_mcp::engine::BoxFuture<'a, Result<Option<String>, typed_mcp::transport::http::BackplaneError>> {
-        self.inner.take_over(session, gone, instance, session_ttl)
-    }
-    fn owner<'a>(
-        &'a self,
-        session: &'a str,
-    ) -> typed_mcp::engine::BoxFuture<
-        'a,
-        Result<Option<typed_mcp::transport::http::Owner>, typed_mcp::transport::http::BackplaneError>,
-    > {
-        self.inner.owner(session)
-    }
-    fn state<'a>(
-        &'a self,
-        session: &'a str,
-    ) -> typed_mcp::engine::BoxFuture<'a, Result<Option<String>, typed_mcp::transport::http::BackplaneError>> {
-        self.inner.state(session)
-    }
-    fn release<'a>(
-        &'a self,
-        session: &'a str,
-        instance: &'a str,
-    ) -> typed_mcp::engine::BoxFuture<'a, Result<(), typed_mcp::transport::http::BackplaneError>> {
-        self.inner.release(session, instance)
-    }
-    fn for_heartbeat(&self) -> Option<std::sync::Arc<dyn SessionRegistry>> {
-        Some(std::sync::Arc::new(LateFirstBeat {
-            inner: self.inner.for_heartbeat().unwrap_or_else(|| self.inner.clone()),
-            delay: self.delay,
-            beaten: self.beaten.clone(),
-        }))
-    }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_session_opened_before_its_instances_first_beat_is_not_taken_for_an_orphan() {
     let (_redis_server, redis) = started_redis();
@@ -615,11 +526,8 @@ async fn a_session_opened_before_its_instances_first_beat_is_not_taken_for_an_or
     // no address for A. B is an ordinary instance.
     let listener = tokio::net::TcpListener::bind((std::net::Ipv4Addr::LOCALHOST, 0)).await.unwrap();
     let a = format!("http://{}/mcp", listener.local_addr().unwrap());
-    let registry = LateFirstBeat {
-        inner: std::sync::Arc::new(redis.sessions()),
-        delay: Duration::from_millis(1500),
-        beaten: std::sync::Arc::default(),
-    };
+    let registry =
+        Hooked::new(redis.sessions(), Hooks { first_beat_late: Some(Duration::from_millis(1500)), ..Hooks::default() });
     let backplane = typed_mcp::transport::http::Backplane::new(std::sync::Arc::new(registry), a.clone())
         .bus(std::sync::Arc::new(redis.bus()))
         .heartbeat(Duration::from_millis(100))

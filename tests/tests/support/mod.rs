@@ -7,6 +7,7 @@ pub mod inspector;
 pub mod listening;
 pub mod pki;
 pub mod processes;
+pub mod registry;
 pub mod tasks;
 
 /// The test servers of this package (`tests/src/bin/`), built by cargo with the test binary.

@@ -238,9 +238,10 @@ async fn reclaim(
     };
     tracing::info!(sessions = records.len(), "this instance's lease lapsed: recording its sessions again");
     let mut lost = Vec::new();
+    let mut kept = Vec::new();
     for (session, record) in &records {
         match registry.reclaim(session, &bp.instance, record, session_ttl).await {
-            Ok(true) => {}
+            Ok(true) => kept.push(session),
             Ok(false) => lost.push(session.clone()),
             Err(e) => {
                 tracing::warn!(error = %e, session, "cannot record a session again");
@@ -249,6 +250,17 @@ async fn reclaim(
         }
     }
     let Some(s) = shared.upgrade() else { return };
+    // A session ended while its record was being written again (its release may have run just
+    // before): released once more, or its record would outlive it until it expired.
+    let ended_meanwhile: Vec<&String> = match s.sessions.read() {
+        Ok(sessions) => kept.into_iter().filter(|id| !sessions.contains_key(id.as_str())).collect(),
+        Err(_) => Vec::new(),
+    };
+    for session in ended_meanwhile {
+        if let Err(e) = registry.release(session, &bp.instance).await {
+            tracing::debug!(error = %e, session, "cannot forget a session ended while it was recorded again");
+        }
+    }
     let ended: Vec<Arc<HttpSession>> = match s.sessions.write() {
         Ok(mut sessions) => lost.iter().filter_map(|id| sessions.remove(id)).collect(),
         Err(_) => Vec::new(),

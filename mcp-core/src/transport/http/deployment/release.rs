@@ -6,17 +6,24 @@ use crate::transport::http::Shared;
 
 /// Forgets a session the client ended (`DELETE`) in the shared registry, and tells the other
 /// instances (which drop their replicas of it), before the client is answered: its next request,
-/// wherever it lands, then finds the session gone. A second at most (the store may be down: the
-/// record expires anyway).
+/// wherever it lands, then finds the session gone. The client waits a second at most (the store
+/// may be down); a slower store still gets the release, in the background, rather than keeping
+/// the record until it expires.
 pub(crate) async fn release_now(shared: &Shared, session: &str) {
     let Some(forwarder) = &shared.forwarder else { return };
-    let bp = &forwarder.backplane;
-    let told = async {
-        if let Err(e) = bp.registry.release(session, &bp.instance).await {
-            tracing::debug!(error = %e, session, "cannot forget an ended session in the shared session store");
+    let bp = forwarder.backplane.clone();
+    let bus = forwarder.bus.clone();
+    let ended = session.to_owned();
+    let told = tokio::spawn(async move {
+        if let Err(e) = bp.registry.release(&ended, &bp.instance).await {
+            tracing::debug!(error = %e, session = ended, "cannot forget an ended session in the shared session store");
         }
-        announce_changed_now(shared, session).await;
-    };
+        if let Some(bus) = bus
+            && let Err(e) = bus.send_now(None, Message::SessionChanged { session: ended }).await
+        {
+            tracing::debug!(error = %e, "cannot tell the other instances that a session changed");
+        }
+    });
     if tokio::time::timeout(std::time::Duration::from_secs(1), told).await.is_err() {
         tracing::debug!(session, "the shared session store did not take the end of a session within a second");
     }
@@ -42,15 +49,6 @@ pub(crate) fn release(shared: &Shared, session: &str) {
 pub(crate) fn announce_changed(shared: &Shared, session: &str) {
     let Some(bus) = shared.forwarder.as_ref().and_then(|f| f.bus.as_ref()) else { return };
     bus.tell_everyone(Message::SessionChanged { session: session.to_owned() });
-}
-
-/// Tells the other instances that the record of `session` changed or is gone, and returns once
-/// the bus took the message.
-pub(crate) async fn announce_changed_now(shared: &Shared, session: &str) {
-    let Some(bus) = shared.forwarder.as_ref().and_then(|f| f.bus.as_ref()) else { return };
-    if let Err(e) = bus.send_now(None, Message::SessionChanged { session: session.to_owned() }).await {
-        tracing::debug!(error = %e, "cannot tell the other instances that a session changed");
-    }
 }
 
 /// Whether a POSTed body is an answer to a server's question, or a cancellation: what an

@@ -1,0 +1,95 @@
+//! A session the client ends leaves nothing in the shared store, however late the store answers
+//! and whatever the heartbeat is doing at that moment.
+
+use std::net::Ipv4Addr;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+use tests::stdio::within;
+use typed_mcp::prelude::*;
+use typed_mcp::transport::http::{Backplane, HttpConfig};
+
+use crate::support::backplane::{SECRET, add, initialize, post, started_redis};
+use crate::support::registry::{Hooked, Hooks};
+
+/// One instance of a deployment on `redis` whose registry is `registry`; its URL.
+async fn instance(redis: &typed_mcp_redis::Redis, registry: Hooked) -> (String, tokio::task::JoinHandle<()>) {
+    let listener = tokio::net::TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let backplane = Backplane::new(Arc::new(registry), url.clone())
+        .bus(Arc::new(redis.bus()))
+        .heartbeat(Duration::from_millis(100))
+        .secret(SECRET);
+    let server = Server::builder("t", "1").tools(tools![add]).build().unwrap();
+    let http = server.streamable_http(HttpConfig::default().backplane(backplane));
+    let task = tokio::spawn(async move {
+        let _ = http.serve(listener, std::future::pending()).await;
+    });
+    (url, task)
+}
+
+/// Ends `session` with a `DELETE`, which must succeed.
+async fn delete(url: &str, session: &str) {
+    let ended = crate::support::http_client()
+        .delete(url)
+        .header("mcp-protocol-version", "2025-11-25")
+        .header("mcp-session-id", session)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(ended.status(), 200);
+}
+
+/// Waits up to five seconds for the store to hold no record of `session`.
+async fn until_forgotten(redis_url: &str, session: &str, why: &str) {
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let left = typed_mcp_redis::testing::keys(redis_url, &format!("*{session}*")).await;
+        if left.is_empty() {
+            return;
+        }
+        assert!(Instant::now() < deadline, "{why}: left in Redis {left:?}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_release_the_store_takes_late_still_forgets_the_session() {
+    let (redis_server, redis) = started_redis();
+    // The store takes each release 1.5 s late: longer than a DELETE waits for it.
+    let hooks = Hooks { release_late: Some(Duration::from_millis(1500)), ..Hooks::default() };
+    let (url, task) = instance(&redis, Hooked::new(redis.sessions(), hooks)).await;
+    let (status, session, body) = post(&url, None, initialize()).await;
+    assert_eq!(status, 200, "{body}");
+    let session = session.expect("a session id");
+    let asked = Instant::now();
+    delete(&url, &session).await;
+    assert!(asked.elapsed() < Duration::from_millis(1400), "the client waited for the slow store");
+    until_forgotten(&redis_server.url(), &session, "a release the store took late was dropped").await;
+    task.abort();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_ended_while_the_heartbeat_records_it_again_is_forgotten() {
+    let (redis_server, redis) = started_redis();
+    let registry = Hooked::new(redis.sessions(), Hooks::default());
+    let hooks = registry.hooks.clone();
+    let (url, task) = instance(&redis, registry).await;
+    let (status, session, body) = post(&url, None, initialize()).await;
+    assert_eq!(status, 200, "{body}");
+    let session = session.expect("a session id");
+    // The instance's announcement lapses (a loaded host): it records its sessions again, and
+    // the client ends the session after the instance listed it and before its record is
+    // written back.
+    hooks.hold_reclaim.store(true, Ordering::SeqCst);
+    hooks.lapse_next_beat.store(true, Ordering::SeqCst);
+    within("the heartbeat to record the session again", hooks.reclaiming.notified()).await;
+    delete(&url, &session).await;
+    until_forgotten(&redis_server.url(), &session, "the DELETE forgot the session").await;
+    hooks.go_on.notify_one();
+    // Written back by the heartbeat, then forgotten again.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    until_forgotten(&redis_server.url(), &session, "the heartbeat wrote an ended session back").await;
+    task.abort();
+}
