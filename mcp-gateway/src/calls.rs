@@ -219,7 +219,8 @@ impl<T: Clone + Send + 'static> HeldCalls<T> {
             None => (Arc::new(Held::new()), true),
         };
         if fresh {
-            let run = start(held.clone());
+            // Boxed: the upstream request's future is large, and a task moves what it is given.
+            let run = Box::pin(start(held.clone()));
             let task_held = held.clone();
             tokio::spawn(async move {
                 let outcome = run.await;

@@ -313,7 +313,10 @@ impl Upstream {
                 () = client.closed() => Err(ClientError::Closed),
             }
         };
-        match self.run_for(target.clone(), until_closed(client.clone(), make(client.clone()))).await {
+        // Boxed: a client request's future is large, and each future that holds it by value
+        // moves it again.
+        match self.run_for(target.clone(), Box::pin(until_closed(client.clone(), Box::pin(make(client.clone()))))).await
+        {
             // The transport fails the request, then closes the connection.
             Err(ClientError::Transport(why))
                 if matches!(self.config.transport(), Transport::Http(_))
@@ -321,7 +324,7 @@ impl Upstream {
             {
                 tracing::info!(upstream = %self.config.name, %why, "upstream session lost; opening a new one");
                 let client = self.client().await?;
-                self.run_for(target, make(client)).await.map_err(|e| self.error(e))
+                self.run_for(target, Box::pin(make(client))).await.map_err(|e| self.error(e))
             }
             other => other.map_err(|e| self.error(e)),
         }
