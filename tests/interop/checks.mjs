@@ -41,3 +41,29 @@ export async function runSession(session, scenario) {
     await session.client.close();
   }
 }
+
+// Counts the client's `notifications/elicitation/complete` by elicitation id; `waitForCompletion(id)`
+// resolves once the one for `id` has arrived, and fails after `waitMs`.
+export function watchCompletions(client, waitMs) {
+  const completed = new Map();
+  const waiting = new Map();
+  client.setNotificationHandler("notifications/elicitation/complete", (notification) => {
+    const id = notification.params.elicitationId;
+    completed.set(id, (completed.get(id) ?? 0) + 1);
+    waiting.get(id)?.();
+  });
+  const waitForCompletion = (id) =>
+    new Promise((resolve, reject) => {
+      if (completed.has(id)) return resolve();
+      const timer = setTimeout(() => {
+        waiting.delete(id);
+        reject(new CheckFailed(`no notifications/elicitation/complete for ${id} within ${waitMs} ms`));
+      }, waitMs);
+      waiting.set(id, () => {
+        clearTimeout(timer);
+        waiting.delete(id);
+        resolve();
+      });
+    });
+  return { completed, waitForCompletion };
+}

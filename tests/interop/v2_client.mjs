@@ -29,7 +29,7 @@
 import { readFileSync } from "node:fs";
 import { Client, ProtocolError, StreamableHTTPClientTransport, UrlElicitationRequiredError } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { CheckFailed, check, errorText, okText, runSession, sameJson, sameMembers, textOf } from "./checks.mjs";
+import { CheckFailed, check, watchCompletions, errorText, okText, runSession, sameJson, sameMembers, textOf } from "./checks.mjs";
 import { seedTools } from "./seed.mjs";
 
 const PARTS = ["quickstart", "forms", "combined", "url"];
@@ -84,26 +84,7 @@ async function connect(era, target, elicitation, name) {
     });
   }
 
-  const completed = new Map();
-  const waiting = new Map();
-  client.setNotificationHandler("notifications/elicitation/complete", (notification) => {
-    const id = notification.params.elicitationId;
-    completed.set(id, (completed.get(id) ?? 0) + 1);
-    waiting.get(id)?.();
-  });
-  const waitForCompletion = (id) =>
-    new Promise((resolve, reject) => {
-      if (completed.has(id)) return resolve();
-      const timer = setTimeout(() => {
-        waiting.delete(id);
-        reject(new CheckFailed(`no notifications/elicitation/complete for ${id} within ${NOTIFICATION_WAIT_MS} ms`));
-      }, NOTIFICATION_WAIT_MS);
-      waiting.set(id, () => {
-        clearTimeout(timer);
-        waiting.delete(id);
-        resolve();
-      });
-    });
+  const { completed, waitForCompletion } = watchCompletions(client, NOTIFICATION_WAIT_MS);
 
   const clientErrors = [];
   client.onerror = (error) => clientErrors.push(String(error?.stack ?? error));
