@@ -404,8 +404,7 @@ impl ClientBuilder {
         };
         let options = RequestOptions { timeout, cancel: None };
         let result = round_trip.request("server/discover", JsonObject::new(), options).await?;
-        let discovered: DiscoverResult = serde_json::from_value(serde_json::Value::Object(result))
-            .map_err(|e| ClientError::Codec(format!("invalid `server/discover` result: {e}")))?;
+        let discovered: DiscoverResult = result.decode("server/discover")?;
         if !era_2026.switch_to_supported(&discovered.supported_versions, false)
             && !discovered.supported_versions.contains(&era_2026.version())
         {

@@ -52,11 +52,11 @@ impl Client {
             Some(era_2026) => {
                 let params = params_object(params)?;
                 let result = self.round_trip(era_2026).request(method, params, options).await?;
-                if result.get("resultType").and_then(serde_json::Value::as_str) == Some(round_trip::RESULT_TASK) {
+                if result.task {
                     // Only a request that declared the tasks extension is answered with a task.
                     return Err(ClientError::UnexpectedResultType(round_trip::RESULT_TASK.to_owned()));
                 }
-                decode_result(method, result)
+                result.decode(method)
             }
         }
     }
@@ -106,6 +106,7 @@ impl Client {
         }
         let params = params_object(&page(cursor))?;
         let result = self.round_trip(era_2026).request(method, params, self.options(None, None)).await?;
+        let result: JsonObject = result.decode(method)?;
         era_2026.cache.put(method, cursor, &result);
         decode_result(method, result)
     }

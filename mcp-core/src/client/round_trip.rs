@@ -8,14 +8,18 @@
 //! ask something are bounded by the client's `max_input_rounds`. The whole exchange shares
 //! one timeout and one cancellation token, as a session-era call does.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 use std::time::Duration;
 
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
 use serde_json::Value;
+use serde_json::value::RawValue;
 use tokio_util::sync::CancellationToken;
 
 use super::ClientError;
-use super::era::Era2026;
+use super::era::{Era2026, Sent};
 use super::service::{ClientShared, answer_input};
 use crate::engine::{Peer, PeerError, RequestOptions};
 use crate::protocol::era_2026::{
@@ -33,6 +37,27 @@ pub const DEFAULT_MAX_INPUT_ROUNDS: usize = 16;
 const FIRST_PAUSE: Duration = Duration::from_millis(100);
 /// The longest pause between such retries.
 const MAX_PAUSE: Duration = Duration::from_secs(2);
+
+/// A 2026-07-28 request's complete result, as the server wrote it.
+pub(crate) struct Completed {
+    pub(crate) raw: Box<RawValue>,
+    /// Whether it is a task (the tasks extension), not the request's result.
+    pub(crate) task: bool,
+}
+
+impl Completed {
+    /// The result read as `R`.
+    pub(crate) fn decode<R: DeserializeOwned>(&self, method: &str) -> Result<R, ClientError> {
+        serde_json::from_str(self.raw.get()).map_err(|e| ClientError::Codec(format!("invalid `{method}` result: {e}")))
+    }
+}
+
+/// The member of a result that says what it is.
+#[derive(Deserialize)]
+struct ResultKind<'a> {
+    #[serde(rename = "resultType", borrow, default)]
+    result_type: Option<Cow<'a, str>>,
+}
 
 /// What a 2026-07-28 request needs of its client.
 pub(crate) struct RoundTrip<'a> {
@@ -54,7 +79,7 @@ impl RoundTrip<'_> {
         method: &str,
         #[cfg_attr(not(feature = "otel"), allow(unused_mut))] mut params: JsonObject,
         options: RequestOptions,
-    ) -> Result<JsonObject, ClientError> {
+    ) -> Result<Completed, ClientError> {
         #[cfg(feature = "otel")]
         if let Some(traced) = self.traced {
             use opentelemetry::context::FutureExt;
@@ -63,9 +88,8 @@ impl RoundTrip<'_> {
                 traced.telemetry.sending(method, &mut params, Some(&version), traced.transport, traced.server());
             let cx = operation.context().clone();
             let outcome = self.untraced(method, params, options).with_context(cx).await;
-            let result_text = outcome.as_ref().ok().map(|r| serde_json::Value::Object(r.clone()).to_string());
             operation.end(match &outcome {
-                Ok(_) => Ok(result_text.as_deref()),
+                Ok(completed) => Ok(Some(completed.raw.get())),
                 Err(e) => Err(failure(e)),
             });
             return outcome;
@@ -78,24 +102,30 @@ impl RoundTrip<'_> {
         method: &str,
         params: JsonObject,
         options: RequestOptions,
-    ) -> Result<JsonObject, ClientError> {
+    ) -> Result<Completed, ClientError> {
         let cancel = options.cancel.clone();
-        let rounds = self.rounds(method, params, cancel.clone());
-        let cancellable = async {
+        // One select over the exchange, the token and the deadline: the exchange's future is
+        // held once, not once inside each wrapper.
+        let cancelled = async {
             match &cancel {
-                Some(token) => tokio::select! {
-                    biased;
-                    () = token.cancelled() => Err(ClientError::Cancelled),
-                    r = rounds => r,
-                },
-                None => rounds.await,
+                Some(token) => token.cancelled().await,
+                None => std::future::pending().await,
             }
         };
-        match options.timeout {
-            Some(timeout) => tokio::time::timeout(timeout, cancellable)
-                .await
-                .unwrap_or_else(|_| Err(ClientError::Timeout { method: method.to_owned(), timeout })),
-            None => cancellable.await,
+        let expired = async {
+            match options.timeout {
+                Some(timeout) => tokio::time::sleep(timeout).await,
+                None => std::future::pending().await,
+            }
+        };
+        tokio::select! {
+            biased;
+            () = cancelled => Err(ClientError::Cancelled),
+            r = self.rounds(method, params, cancel.clone()) => r,
+            () = expired => Err(ClientError::Timeout {
+                method: method.to_owned(),
+                timeout: options.timeout.unwrap_or_default(),
+            }),
         }
     }
 
@@ -104,24 +134,26 @@ impl RoundTrip<'_> {
         method: &str,
         params: JsonObject,
         cancel: Option<CancellationToken>,
-    ) -> Result<JsonObject, ClientError> {
+    ) -> Result<Completed, ClientError> {
         let mut state: Option<String> = None;
-        let mut responses: Option<JsonObject> = None;
+        let mut responses: Option<JsonObject>;
+        let mut answers: Option<JsonObject> = None;
         let mut asked_rounds = 0;
         let mut waited = Duration::ZERO;
         let mut pause = FIRST_PAUSE;
         let mut version_retried = false;
         loop {
-            let mut sent = self.era_2026.with_meta(params.clone());
-            if let Some(r) = responses.take() {
-                sent.insert("inputResponses".into(), Value::Object(r));
-            }
-            if let Some(s) = &state {
-                sent.insert("requestState".into(), Value::String(s.clone()));
-            }
+            // The answers of the last round go with this one only.
+            responses = answers.take();
+            let sent = Sent {
+                era: self.era_2026,
+                params: &params,
+                input_responses: responses.as_ref(),
+                request_state: state.as_deref(),
+            };
             let options = RequestOptions { timeout: None, cancel: cancel.clone() };
-            let result: JsonObject = match self.peer.request(method, &sent, options).await {
-                Ok(r) => r,
+            let raw = match self.peer.request_raw(method, &sent, options).await {
+                Ok(raw) => raw,
                 Err(PeerError::Rpc(error)) if error.code == UNSUPPORTED_PROTOCOL_VERSION && !version_retried => {
                     version_retried = true;
                     if self.era_2026.switch_to_supported(&supported_versions(&error), true) {
@@ -134,13 +166,16 @@ impl RoundTrip<'_> {
                 }
                 Err(e) => return Err(e.into()),
             };
-            match result.get("resultType").and_then(Value::as_str) {
+            let kind: ResultKind<'_> = serde_json::from_str(raw.get())
+                .map_err(|e| ClientError::Codec(format!("invalid `{method}` result: {e}")))?;
+            match kind.result_type.as_deref() {
                 // A task (the tasks extension): the caller, which asked for one, polls it.
-                None | Some(RESULT_COMPLETE | RESULT_TASK) => return Ok(result),
+                None | Some(RESULT_COMPLETE) => return Ok(Completed { raw, task: false }),
+                Some(RESULT_TASK) => return Ok(Completed { raw, task: true }),
                 Some(RESULT_INPUT_REQUIRED) => {}
                 Some(other) => return Err(ClientError::UnexpectedResultType(other.to_owned())),
             }
-            let input: InputRequiredResult = serde_json::from_value(Value::Object(result))
+            let input: InputRequiredResult = serde_json::from_str(raw.get())
                 .map_err(|e| ClientError::Codec(format!("invalid `input_required` result of `{method}`: {e}")))?;
             state = input.request_state;
             match input.input_requests.filter(|r| !r.is_empty()) {
@@ -150,11 +185,11 @@ impl RoundTrip<'_> {
                         return Err(ClientError::TooManyRounds(self.max_rounds));
                     }
                     tracing::debug!(%method, round = asked_rounds, questions = requests.len(), "answering the server's questions");
-                    let answers = futures_util::future::try_join_all(
+                    let asked = futures_util::future::try_join_all(
                         requests.into_iter().map(|(key, request)| answer(self.shared.clone(), key, request)),
                     )
                     .await?;
-                    responses = Some(answers.into_iter().collect());
+                    answers = Some(asked.into_iter().collect());
                 }
                 None => {
                     // Nothing to ask: something the user is doing elsewhere is under way.

@@ -8,8 +8,8 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use super::era::Era2026;
-use super::requests::{decode_result, params_object};
-use super::round_trip::{RESULT_TASK, answer};
+use super::requests::params_object;
+use super::round_trip::answer;
 use super::{Client, ClientError};
 use crate::protocol::Method;
 use crate::protocol::{
@@ -72,10 +72,10 @@ impl Client {
         let params = with_tasks_extension(params_object(&params)?);
         let first =
             self.round_trip(era_2026).request(Method::ToolsCall.name(), params, self.options(None, None)).await?;
-        if first.get("resultType").and_then(Value::as_str) == Some(RESULT_TASK) {
-            decode_result(Method::ToolsCall.name(), first).map(TaskStart::Task)
+        if first.task {
+            first.decode(Method::ToolsCall.name()).map(TaskStart::Task)
         } else {
-            decode_result(Method::ToolsCall.name(), first).map(TaskStart::Done)
+            first.decode(Method::ToolsCall.name()).map(TaskStart::Done)
         }
     }
 
@@ -113,8 +113,7 @@ impl Client {
             return Err(ClientError::WrongEra { what: method.to_owned(), era: self.era() });
         };
         let params = with_tasks_extension(params_object(&params)?);
-        let result = self.round_trip(era_2026).request(method, params, self.options(None, None)).await?;
-        decode_result(method, result)
+        self.round_trip(era_2026).request(method, params, self.options(None, None)).await?.decode(method)
     }
 
     /// A `tools/call` the server may answer with a task, polled until it ends. `timeout`
@@ -155,10 +154,10 @@ impl Client {
             .round_trip(era_2026)
             .request(Method::ToolsCall.name(), params, self.options(None, cancel.clone()))
             .await?;
-        if first.get("resultType").and_then(Value::as_str) != Some(RESULT_TASK) {
-            return decode_result(Method::ToolsCall.name(), first);
+        if !first.task {
+            return first.decode(Method::ToolsCall.name());
         }
-        let task: Task = decode_result(Method::ToolsCall.name(), first)?;
+        let task: Task = first.decode(Method::ToolsCall.name())?;
         let id = task.task_id.clone();
         tracing::debug!(task = %id, "the call runs as a task");
         let follow = self.follow(task);

@@ -179,8 +179,9 @@ impl ToolCallBuilder<'_> {
         let options = client.options(self.timeout, self.cancel);
         if let Some(era_2026) = &client.inner.era_2026 {
             // The tool's `x-mcp-header` marks decide its HTTP headers: learn them first.
+            // Boxed, as the task below: taken once, they would make every call's future larger.
             if era_2026.headers.known(&self.name).is_none()
-                && let Err(e) = client.list_all_tools().await
+                && let Err(e) = Box::pin(client.list_all_tools()).await
             {
                 tracing::debug!(error = %e, "could not list the tools before calling one");
             }
@@ -192,7 +193,7 @@ impl ToolCallBuilder<'_> {
         if self.as_task
             && let Some(era_2026) = &client.inner.era_2026
         {
-            return client.call_as_task(era_2026, &params, self.timeout.flatten(), options.cancel).await;
+            return Box::pin(client.call_as_task(era_2026, &params, self.timeout.flatten(), options.cancel)).await;
         }
         client.request_with(Method::ToolsCall.name(), &params, options).await
     }
