@@ -133,6 +133,13 @@ impl Upstream {
         if let Some(client) = read(&self.client).as_ref().filter(|c| !c.is_closed()) {
             return Ok(client.clone());
         }
+        // Boxed: connecting is a large future, which every call's future would carry (and
+        // copy) otherwise.
+        Box::pin(self.connect_now()).await
+    }
+
+    /// The slow path of [`client`](Self::client): connects unless another call just did.
+    async fn connect_now(&self) -> Result<Client, ErrorObject> {
         if self.stopped.is_cancelled() {
             return Err(self.unavailable("the gateway is stopping"));
         }
