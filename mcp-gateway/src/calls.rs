@@ -239,7 +239,8 @@ impl<T: Clone + Send + 'static> HeldCalls<T> {
                     }
                     return outcome;
                 }
-                Next::Note(note) => tell(ctx, note).await,
+                // Boxed: most calls tell nothing, and every call's future would carry it.
+                Next::Note(note) => Box::pin(tell(ctx, note)).await,
                 Next::Asks(asks) => {
                     // Asked of the client together (in a 2026-era request, one round asks them
                     // all), in order, so that each keeps its place on every replay. The

@@ -49,16 +49,24 @@ impl Client {
             #[cfg(feature = "otel")]
             None if self.inner.traced.is_some() => self.traced_request(method, params, options).await,
             None => Ok(self.inner.peer.request(method, params, options).await?),
-            Some(era_2026) => {
-                let params = params_object(params)?;
-                let result = self.round_trip(era_2026).request(method, params, options).await?;
-                if result.task {
-                    // Only a request that declared the tasks extension is answered with a task.
-                    return Err(ClientError::UnexpectedResultType(round_trip::RESULT_TASK.to_owned()));
-                }
-                result.decode(method)
-            }
+            Some(era_2026) => self.request_object(era_2026, method, params_object(params)?, options).await,
         }
+    }
+
+    /// A 2026-07-28 request whose parameters are an object already.
+    pub(super) async fn request_object<R: DeserializeOwned>(
+        &self,
+        era_2026: &Era2026,
+        method: &str,
+        params: JsonObject,
+        options: RequestOptions,
+    ) -> Result<R, ClientError> {
+        let result = self.round_trip(era_2026).request(method, params, options).await?;
+        if result.task {
+            // Only a request that declared the tasks extension is answered with a task.
+            return Err(ClientError::UnexpectedResultType(round_trip::RESULT_TASK.to_owned()));
+        }
+        result.decode(method)
     }
 
     /// A 2025-era request in its `CLIENT` span, with the span's context in its `_meta`.

@@ -7,6 +7,7 @@ use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use serde::Serialize;
+use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use super::ClientError;
@@ -190,13 +191,38 @@ impl ToolCallBuilder<'_> {
             }
         }
         let params = CallToolParams { name: self.name, arguments, meta };
-        if self.as_task
-            && let Some(era_2026) = &client.inner.era_2026
-        {
-            return Box::pin(client.call_as_task(era_2026, &params, self.timeout.flatten(), options.cancel)).await;
+        match &client.inner.era_2026 {
+            Some(era_2026) if self.as_task => {
+                Box::pin(client.call_as_task(era_2026, &params, self.timeout.flatten(), options.cancel)).await
+            }
+            // The parameters made an object by moving their parts, not by encoding them.
+            Some(era_2026) => {
+                client.request_object(era_2026, Method::ToolsCall.name(), params_object(params), options).await
+            }
+            None => client.request_with(Method::ToolsCall.name(), &params, options).await,
         }
-        client.request_with(Method::ToolsCall.name(), &params, options).await
     }
+}
+
+/// `params` as the JSON object they encode to, made without encoding.
+fn params_object(params: CallToolParams) -> JsonObject {
+    let mut object = JsonObject::new();
+    object.insert("name".into(), Value::String(params.name));
+    if let Some(arguments) = params.arguments {
+        object.insert("arguments".into(), Value::Object(arguments));
+    }
+    if let Some(meta) = params.meta {
+        let mut members = meta.other;
+        if let Some(token) = meta.progress_token {
+            let token = match token {
+                ProgressToken::String(s) => Value::String(s),
+                ProgressToken::Number(n) => Value::from(n),
+            };
+            members.insert("progressToken".into(), token);
+        }
+        object.insert("_meta".into(), Value::Object(members));
+    }
+    object
 }
 
 impl<'a> IntoFuture for ToolCallBuilder<'a> {
@@ -205,5 +231,35 @@ impl<'a> IntoFuture for ToolCallBuilder<'a> {
 
     fn into_future(self) -> Self::IntoFuture {
         Box::pin(self.send())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn parameters_made_an_object_by_hand_are_what_they_encode_to() {
+        let mut other = JsonObject::new();
+        other.insert("traceparent".into(), json!("00-abc-def-01"));
+        let cases = [
+            CallToolParams { name: "bare".into(), arguments: None, meta: None },
+            CallToolParams {
+                name: "echo".into(),
+                arguments: Some(json!({"text": "hi", "n": [1, 2]}).as_object().cloned().unwrap()),
+                meta: Some(RequestMeta { progress_token: Some(ProgressToken::String("p-1".into())), other }),
+            },
+            CallToolParams {
+                name: "count".into(),
+                arguments: Some(JsonObject::new()),
+                meta: Some(RequestMeta { progress_token: Some(ProgressToken::Number(7)), other: JsonObject::new() }),
+            },
+        ];
+        for params in cases {
+            let encoded = serde_json::to_value(&params).unwrap();
+            assert_eq!(Value::Object(params_object(params)), encoded);
+        }
     }
 }

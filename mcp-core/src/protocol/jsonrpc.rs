@@ -570,7 +570,12 @@ pub fn encode_request<P: Serialize + ?Sized>(id: &RequestId, method: &str, param
         method: &'a str,
         params: &'a P,
     }
-    serde_json::to_string(&Out { jsonrpc: JSONRPC_VERSION, id, method, params })
+    // Room for a request with its `_meta` (a 2026-07-28 request's is a few hundred bytes), so
+    // that most are written without growing the buffer.
+    let mut out = Vec::with_capacity(512);
+    serde_json::to_writer(&mut out, &Out { jsonrpc: JSONRPC_VERSION, id, method, params })?;
+    // serde_json writes UTF-8 only.
+    Ok(String::from_utf8(out).unwrap_or_default())
 }
 
 /// Encodes a notification.

@@ -92,14 +92,14 @@ impl ToolDef {
             let label = label.clone();
             // The one box of a call: the server polls it as the request's handler. A tool
             // that panics failed, like one that returned an error: its caller (a model, as
-            // a rule) is told so in the result, and the session goes on.
-            Handling::future(async move {
-                let run = async move { answers.answer(fut.await) };
-                match AssertUnwindSafe(run).catch_unwind().await {
-                    Ok(result) => result,
-                    Err(panic) => panicked(&label, &*panic),
-                }
-            })
+            // a rule) is told so in the result, and the session goes on. Combinators, not
+            // `async` blocks: a block awaiting the handler's future would hold it twice (as
+            // what it captured and as what it awaits), and each copy is moved with the call.
+            let run = fut.map(move |outcome| answers.answer(outcome));
+            Handling::future(AssertUnwindSafe(run).catch_unwind().map(move |outcome| match outcome {
+                Ok(result) => result,
+                Err(panic) => panicked(&label, &*panic),
+            }))
         })
     }
 
