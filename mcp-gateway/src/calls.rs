@@ -15,6 +15,7 @@ use std::future::Future;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use opentelemetry::context::FutureExt;
 use tokio::sync::{Notify, oneshot};
 use tokio_util::sync::CancellationToken;
 use typed_mcp::protocol::{
@@ -222,10 +223,16 @@ impl<T: Clone + Send + 'static> HeldCalls<T> {
             // Boxed: the upstream request's future is large, and a task moves what it is given.
             let run = Box::pin(start(held.clone()));
             let task_held = held.clone();
-            tokio::spawn(async move {
-                let outcome = run.await;
-                task_held.finish(outcome);
-            });
+            // In the trace of the request that started it (the span of the client's request,
+            // with telemetry): the upstream request's span is that span's child.
+            let trace = opentelemetry::Context::current();
+            tokio::spawn(
+                async move {
+                    let outcome = run.await;
+                    task_held.finish(outcome);
+                }
+                .with_context(trace),
+            );
         }
         // A 2025-era call ends with its handler: dropping the handler (the client cancelled, or
         // the session closed) cancels the upstream request.

@@ -6,11 +6,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use typed_mcp::protocol::{Prompt, Resource, ResourceTemplate, Tool};
+use typed_mcp::telemetry::Telemetry;
 use typed_mcp::{ErrorObject, Server, ServerBuilder};
 
 use crate::config::{Config, ConfigError};
 use crate::relay::{self, InFlight};
-use crate::upstream::{Event, Upstream};
+use crate::upstream::{Event, Shared, Upstream};
 
 /// Why the gateway could not start.
 #[derive(Debug, thiserror::Error)]
@@ -78,6 +79,7 @@ struct Inner {
     syncing: tokio::sync::Mutex<()>,
     lazy_started: AtomicBool,
     lazy_gate: tokio::sync::Mutex<()>,
+    telemetry: Shared<Option<Telemetry>>,
 }
 
 /// One endpoint in front of the upstreams of a [`Config`].
@@ -116,8 +118,12 @@ impl Gateway {
     /// [`GatewayError::Invalid`] when the configuration breaks a rule.
     pub fn from_config(config: Config) -> Result<Gateway, GatewayError> {
         config.check().map_err(|(index, reason)| GatewayError::Invalid { index, reason })?;
-        let upstreams =
-            config.upstreams.iter().map(|u| Upstream::new(u.clone(), config.gateway.clone())).collect::<Vec<_>>();
+        let telemetry = Shared::default();
+        let upstreams = config
+            .upstreams
+            .iter()
+            .map(|u| Upstream::new(u.clone(), config.gateway.clone(), Arc::clone(&telemetry)))
+            .collect::<Vec<_>>();
         let inner = Arc::new(Inner {
             config,
             upstreams,
@@ -127,6 +133,7 @@ impl Gateway {
             syncing: tokio::sync::Mutex::new(()),
             lazy_started: AtomicBool::new(false),
             lazy_gate: tokio::sync::Mutex::new(()),
+            telemetry,
         });
         let weak = Arc::downgrade(&inner);
         for upstream in &inner.upstreams {
@@ -138,6 +145,18 @@ impl Gateway {
             }));
         }
         Ok(Gateway { inner })
+    }
+
+    /// Traces and measures the gateway with `telemetry`, by the OpenTelemetry MCP conventions:
+    /// [`server_builder`](Self::server_builder) serves with it (a `SERVER` span for each
+    /// client request, continuing the client's trace), and each request to an upstream is a
+    /// `CLIENT` span under it that passes the trace on in the request's `_meta`
+    /// (`traceparent`), so that an upstream with telemetry of its own continues the same
+    /// trace. Set it before [`start`](Self::start): an upstream takes it when it connects.
+    #[must_use]
+    pub fn telemetry(self, telemetry: Telemetry) -> Self {
+        *self.inner.telemetry.write().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(telemetry);
+        self
     }
 
     /// The configuration.
@@ -167,6 +186,10 @@ impl Gateway {
             .task_store(typed_mcp::task::MemoryTaskStore::new());
         if let Some(instructions) = &settings.instructions {
             builder = builder.instructions(instructions.clone());
+        }
+        if let Some(telemetry) = self.inner.telemetry.read().unwrap_or_else(std::sync::PoisonError::into_inner).clone()
+        {
+            builder = builder.telemetry(telemetry);
         }
         if self.inner.upstreams.iter().any(|u| !u.config().is_eager()) {
             let gateway = self.clone();

@@ -7,7 +7,9 @@
 //! ```
 //!
 //! Over HTTP, the first line on stdout is `LISTENING <url>` (with the port chosen when `--port
-//! 0`). Logs go to stderr, filtered by `RUST_LOG` (default `info`).
+//! 0`). Logs go to stderr, filtered by `RUST_LOG` (default `info`). Traces and metrics go over
+//! OTLP when `OTEL_EXPORTER_OTLP_ENDPOINT` names a collector (the other standard `OTEL_*`
+//! variables apply).
 
 use std::io::{IsTerminal, Write};
 use std::net::IpAddr;
@@ -80,7 +82,16 @@ async fn main() -> ExitCode {
 async fn run() -> Result<(), String> {
     let options = options()?;
     let config = Config::from_file(&options.config).map_err(|e| e.to_string())?;
-    let gateway = Gateway::from_config(config).map_err(|e| format!("{}: {e}", options.config))?;
+    #[cfg_attr(not(feature = "otlp"), allow(unused_mut))]
+    let mut gateway = Gateway::from_config(config).map_err(|e| format!("{}: {e}", options.config))?;
+    // Traces and metrics go over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT (or the traces' or
+    // metrics' own) is set, and are flushed when the gateway stops.
+    #[cfg(feature = "otlp")]
+    let otlp = typed_mcp::telemetry::otlp_from_env().map_err(|e| e.to_string())?;
+    #[cfg(feature = "otlp")]
+    if let Some(otlp) = &otlp {
+        gateway = gateway.telemetry(otlp.telemetry());
+    }
     let server = gateway.start(gateway.server_builder()).await.map_err(|e| format!("{}: {e}", options.config))?;
     let served = match options.port {
         None => tokio::select! {
@@ -105,6 +116,8 @@ async fn run() -> Result<(), String> {
         }
     };
     gateway.shutdown().await;
+    #[cfg(feature = "otlp")]
+    drop(otlp);
     served.map_err(|e| e.to_string())
 }
 

@@ -18,6 +18,7 @@ use typed_mcp::client::{
 use typed_mcp::protocol::{
     CreateMessageParams, CreateMessageResult, ElicitRequestParams, ElicitResult, Root, SubscriptionFilter,
 };
+use typed_mcp::telemetry::Telemetry;
 
 use crate::calls::{Answer, Ask};
 use crate::config::{Era, GatewaySettings, Transport, UpstreamConfig};
@@ -73,8 +74,13 @@ pub struct Upstream {
     next_call: AtomicU64,
     listener: OnceLock<Listener>,
     stopped: CancellationToken,
+    /// The gateway's telemetry, which the client traces its requests with (when set).
+    telemetry: Shared<Option<Telemetry>>,
     me: Weak<Upstream>,
 }
+
+/// A setting of the gateway's that its upstreams read when they connect.
+pub(crate) type Shared<T> = Arc<RwLock<T>>;
 
 impl std::fmt::Debug for Upstream {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -83,10 +89,15 @@ impl std::fmt::Debug for Upstream {
 }
 
 impl Upstream {
-    pub(crate) fn new(config: UpstreamConfig, settings: GatewaySettings) -> Arc<Self> {
+    pub(crate) fn new(
+        config: UpstreamConfig,
+        settings: GatewaySettings,
+        telemetry: Shared<Option<Telemetry>>,
+    ) -> Arc<Self> {
         Arc::new_cyclic(|me| Upstream {
             config,
             settings,
+            telemetry,
             client: RwLock::new(None),
             connecting: tokio::sync::Mutex::new(Backoff {
                 failures: 0,
@@ -216,7 +227,7 @@ impl Upstream {
     async fn connect(&self) -> Result<Client, ClientError> {
         let router = Router(self.me.clone());
         let me = self.me.clone();
-        let builder = Client::builder(self.settings.name.clone(), self.settings.version.clone())
+        let mut builder = Client::builder(self.settings.name.clone(), self.settings.version.clone())
             .elicitation(router.clone())
             .sampling(router.clone())
             .roots(router)
@@ -231,6 +242,11 @@ impl Upstream {
                     upstream.notified(n);
                 }
             });
+        // Each request upstream is a CLIENT span under the SERVER span of the client's request,
+        // and carries the trace on (`traceparent` in its `_meta`).
+        if let Some(telemetry) = read(&self.telemetry).clone() {
+            builder = builder.telemetry(telemetry);
+        }
         match self.config.transport() {
             Transport::Stdio(command) => {
                 let Some((program, args)) = command.split_first() else {

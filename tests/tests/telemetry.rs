@@ -455,8 +455,12 @@ async fn collector() -> (String, Received, tokio::sync::oneshot::Sender<()>) {
 /// stdin, once the histogram arrived (or 10 s passed): a test of `key` in the bodies sent to
 /// `path`.
 async fn export_one_call(env: &[(&str, &str)]) -> impl Fn(&str, &str) -> bool {
+    export_one_call_of(tokio::process::Command::new(tests::interop::example_binary("quickstart")), env).await
+}
+
+/// The same as [`export_one_call`] for the stdio server `command` (which has an `echo` tool).
+async fn export_one_call_of(mut command: tokio::process::Command, env: &[(&str, &str)]) -> impl Fn(&str, &str) -> bool {
     let (endpoint, received, stop) = collector().await;
-    let mut command = tokio::process::Command::new(tests::interop::example_binary("quickstart"));
     command
         .env("OTEL_EXPORTER_OTLP_ENDPOINT", &endpoint)
         // Longer than the test: only the flush at exit can deliver them.
@@ -506,6 +510,80 @@ async fn the_standard_sampler_variables_thin_the_traces_and_the_histograms_still
         export_one_call(&[("OTEL_TRACES_SAMPLER", "parentbased_traceidratio"), ("OTEL_TRACES_SAMPLER_ARG", "0")]).await;
     assert!(contains("/v1/metrics", "mcp.server.operation.duration"), "the histogram reached the collector");
     assert!(!contains("/v1/traces", "tools/call echo"), "a ratio of 0 samples no trace");
+}
+
+/// The `mcp-gateway` program in front of the `quickstart` example (mounted without a prefix)
+/// exports its own spans and metrics over OTLP, under its own service name, and flushes them
+/// when it stops; the upstream, told the same collector, exports under its name.
+#[tokio::test]
+async fn the_gateway_program_exports_over_otlp_when_the_standard_variables_say_so() {
+    let config = tests::gateway::write_config(
+        "otlp",
+        &format!(
+            "[[upstream]]\nname = \"quick\"\nprefix = \"\"\ncommand = [{}]\nenv = {{ OTEL_SERVICE_NAME = \"upstream-under-test\" }}\n",
+            tests::gateway::toml_string(&tests::interop::example_binary("quickstart").display().to_string()),
+        ),
+    );
+    let mut command = tokio::process::Command::new(tests::gateway::gateway_binary());
+    command.arg("--config").arg(&config);
+    let contains = export_one_call_of(command, &[("OTEL_SERVICE_NAME", "gateway-under-test")]).await;
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while std::time::Instant::now() < deadline
+        && !(contains("/v1/traces", "gateway-under-test") && contains("/v1/traces", "upstream-under-test"))
+    {
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert!(contains("/v1/traces", "gateway-under-test"), "the gateway's spans reached the collector");
+    assert!(contains("/v1/traces", "upstream-under-test"), "the upstream's spans reached the collector");
+    assert!(contains("/v1/metrics", "mcp.client.operation.duration"), "the gateway's client histogram");
+}
+
+/// A call through the gateway is one trace: our client's `CLIENT` span, the gateway's `SERVER`
+/// span under it, the gateway's `CLIENT` span of the request upstream under that, and the
+/// upstream's `SERVER` span under the hop, in either era of the client.
+#[tokio::test]
+async fn a_call_through_the_gateway_is_one_trace() {
+    let (c, g, u) = (Recorder::new(), Recorder::new(), Recorder::new());
+    let upstream = Endpoint::serve(&server(&u), HttpConfig::default()).await;
+    let config = typed_mcp_gateway::Config::parse(
+        &format!("[[upstream]]\nname = \"up\"\nurl = \"{}\"\n", upstream.url),
+        "gateway.toml",
+    )
+    .unwrap();
+    let gateway = typed_mcp_gateway::Gateway::from_config(config).unwrap().telemetry(g.telemetry());
+    let front = within("the gateway starts", gateway.start(gateway.server_builder())).await.unwrap();
+    for era in [ProtocolEra::Y2025, ProtocolEra::Y2026] {
+        let client = Client::builder("traced-client", "1")
+            .protocol_era(era)
+            .telemetry(c.telemetry())
+            .connect_in_process(&front)
+            .await
+            .unwrap();
+        let result = within("a call", client.call_tool("up_echo", json!({"text": "through"}))).await.unwrap();
+        assert_eq!(result.content[0].as_text(), Some("through"));
+        client.close().await;
+    }
+    let one = |recorder: &Recorder, name: &str, kind: SpanKind| -> Vec<SpanData> {
+        recorder.spans().into_iter().filter(|s| s.name == name && s.span_kind == kind).collect()
+    };
+    let calls = one(&c, "tools/call up_echo", SpanKind::Client);
+    assert_eq!(calls.len(), 2, "{:?}", names(&c.spans()));
+    let fronts = one(&g, "tools/call up_echo", SpanKind::Server);
+    let hops = one(&g, "tools/call echo", SpanKind::Client);
+    let served = one(&u, "tools/call echo", SpanKind::Server);
+    for call in &calls {
+        let trace = call.span_context.trace_id();
+        let child_of = |spans: &[SpanData], parent: &SpanData| -> SpanData {
+            let children: Vec<_> = spans.iter().filter(|s| s.parent_span_id == parent.span_context.span_id()).collect();
+            assert_eq!(children.len(), 1, "one child of {} ({:?})", parent.name, parent.span_kind);
+            assert_eq!(children[0].span_context.trace_id(), trace, "in the same trace");
+            children[0].clone()
+        };
+        let front = child_of(&fronts, call);
+        let hop = child_of(&hops, &front);
+        child_of(&served, &hop);
+    }
+    gateway.shutdown().await;
 }
 
 /// The trace and span its background work saw (see `slow_job`).

@@ -26,6 +26,15 @@
 //! applies to every upstream's tools, then `Gateway::start(builder)` builds it and mounts the
 //! upstreams.
 //!
+//! **Telemetry across the hop.** `Gateway::telemetry(telemetry)` (before `server_builder`)
+//! serves with that [`Telemetry`](crate::telemetry::Telemetry) and gives it to the gateway's
+//! clients of its upstreams: a client's request is a `SERVER` span continuing the client's
+//! trace (`traceparent` in `_meta` or the HTTP headers), the request upstream a `CLIENT` span
+//! under it that passes `traceparent` on, and an upstream with telemetry of its own continues
+//! the same trace. The program does this when `OTEL_EXPORTER_OTLP_ENDPOINT` names a collector
+//! (the other standard `OTEL_*` variables apply; an upstream started over stdio inherits them
+//! unless its `env` says otherwise).
+//!
 //! ## Elicitation across eras
 //!
 //! What an upstream asks during a call (a form, a URL flow, a sampling or roots request)
@@ -65,4 +74,7 @@
 //!
 //! Over stdio, a 2025-era upstream's request names no call, so with several calls in flight on
 //! one upstream its question goes to the oldest. All clients share one upstream connection
-//! (what the upstream keeps per session is shared). Tasks are not relayed as tasks yet.
+//! (what the upstream keeps per session is shared). A client's task is the gateway's task: a
+//! call made as a task runs as a task of the gateway's, which calls the upstream plainly (or,
+//! for a tool its upstream runs only as a task, follows the upstream's task to its end); the
+//! upstream's own task ids are not shown to the client.
