@@ -22,6 +22,7 @@ use typed_mcp::protocol::{
     CreateMessageParams, CreateMessageResult, ElicitRequestParams, ElicitResult, LoggingMessageParams, ProgressParams,
     Root,
 };
+use typed_mcp::task::TaskStartHold;
 use typed_mcp::{Context, Elicitation, ErrorObject};
 
 /// What an upstream asks during a call.
@@ -71,6 +72,8 @@ struct HeldState<T> {
     asks: Vec<Pending>,
     notes: VecDeque<Note>,
     outcome: Option<T>,
+    /// Whether the upstream answered the call with a task (which its client follows).
+    tasked: bool,
 }
 
 /// One upstream request in flight, with what it asked so far and its outcome once it has one.
@@ -85,7 +88,7 @@ pub(crate) struct Held<T> {
 impl<T> Held<T> {
     fn new() -> Self {
         Held {
-            state: Mutex::new(HeldState { asks: Vec::new(), notes: VecDeque::new(), outcome: None }),
+            state: Mutex::new(HeldState { asks: Vec::new(), notes: VecDeque::new(), outcome: None, tasked: false }),
             changed: Notify::new(),
             cancel: CancellationToken::new(),
             started: Instant::now(),
@@ -120,14 +123,21 @@ impl<T> Held<T> {
         rx
     }
 
+    /// Records that the upstream answered the call with a task.
+    pub(crate) fn tasked(&self) {
+        lock(&self.state).tasked = true;
+        self.changed.notify_waiters();
+    }
+
     fn finish(&self, outcome: T) {
         lock(&self.state).outcome = Some(outcome);
         self.changed.notify_waiters();
     }
 
-    /// Waits for a note not passed on yet, the questions from the `index`-th on, or the
-    /// outcome, in that order of preference (so that every note precedes the outcome).
-    async fn next(&self, index: usize) -> Next<T>
+    /// Waits for a note not passed on yet, the questions from the `index`-th on, the upstream's
+    /// task (when `for_task`), or the outcome, in that order of preference (so that every note
+    /// precedes the outcome).
+    async fn next(&self, index: usize, for_task: bool) -> Next<T>
     where
         T: Clone,
     {
@@ -142,6 +152,9 @@ impl<T> Held<T> {
                 }
                 if state.asks.len() > index {
                     return Next::Asks(state.asks[index..].iter().map(|p| (p.ask.clone(), p.key.clone())).collect());
+                }
+                if for_task && state.tasked {
+                    return Next::Tasked;
                 }
                 if let Some(outcome) = &state.outcome {
                     return Next::Done(outcome.clone());
@@ -181,6 +194,8 @@ enum Next<T> {
     /// The questions from the one waited for on, asked together (one round of a 2026
     /// upstream may ask several at once).
     Asks(Vec<(Ask, Option<String>)>),
+    /// The upstream answered the call with a task.
+    Tasked,
     Done(T),
 }
 
@@ -208,8 +223,10 @@ impl<T> Default for HeldCalls<T> {
 impl<T: Clone + Send + 'static> HeldCalls<T> {
     /// Serves one run of a downstream handler for a call that `start` makes upstream: starts
     /// the call (or, on a later round of the same 2026-era request, finds it still waiting),
-    /// answers what it asks through `ctx`, and returns its outcome.
-    pub(crate) async fn serve<F, Fut>(self: &Arc<Self>, ctx: &Context, start: F) -> T
+    /// answers what it asks through `ctx`, and returns its outcome. With `hold`, the
+    /// downstream call becomes a task of the gateway's only once the upstream answered with a
+    /// task: what the upstream asks before goes in the call's own round.
+    pub(crate) async fn serve<F, Fut>(self: &Arc<Self>, ctx: &Context, mut hold: Option<TaskStartHold>, start: F) -> T
     where
         F: FnOnce(Arc<Held<T>>) -> Fut,
         Fut: Future<Output = T> + Send + 'static,
@@ -239,7 +256,8 @@ impl<T: Clone + Send + 'static> HeldCalls<T> {
         let _guard = key.is_none().then(|| held.cancel.clone().drop_guard());
         let mut index = 0;
         loop {
-            match held.next(index).await {
+            match held.next(index, hold.is_some()).await {
+                Next::Tasked => hold = None,
                 Next::Done(outcome) => {
                     if let Some(key) = &key {
                         lock(&self.calls).remove(key);

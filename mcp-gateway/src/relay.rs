@@ -257,9 +257,13 @@ pub(crate) fn tool(in_flight: &Arc<InFlight>, upstream: &Arc<Upstream>, mut tool
         async move {
             let ctx = call.ctx;
             let arguments = call.arguments.to_object();
+            // A call its upstream runs as a task becomes the gateway's task when the upstream's
+            // does: the questions the upstream asks before go in the client's own round.
+            let hold = if as_task { typed_mcp::task::hold_start(&ctx) } else { None };
             let outcome = minding_url_flows(&in_flight, &ctx, || {
-                held_calls.serve(&ctx, move |held| async move {
+                held_calls.serve(&ctx, hold, move |held| async move {
                     let progress_to = held.clone();
+                    let tasked = held.clone();
                     let progress = Arc::new(move |p: ProgressParams| progress_to.note(Note::Progress(p)));
                     let cancel = held.cancel.clone();
                     upstream
@@ -268,13 +272,18 @@ pub(crate) fn tool(in_flight: &Arc<InFlight>, upstream: &Arc<Upstream>, mut tool
                             let name = name.clone();
                             let arguments = arguments.clone();
                             let cancel = cancel.clone();
+                            let tasked = tasked.clone();
                             async move {
                                 let call = client
                                     .tool(&*name)
                                     .arguments(arguments)
                                     .cancel_on(cancel)
                                     .on_progress(move |p| progress(p));
-                                if as_task { call.as_task().send().await } else { call.send().await }
+                                if as_task {
+                                    call.as_task().on_task(move |_| tasked.tasked()).send().await
+                                } else {
+                                    call.send().await
+                                }
                             }
                         })
                         .await
@@ -334,7 +343,7 @@ pub(crate) fn prompt(
             let ctx = call.ctx;
             let arguments = call.arguments;
             minding_url_flows(&in_flight, &ctx, || {
-                held_calls.serve(&ctx, move |held| async move {
+                held_calls.serve(&ctx, None, move |held| async move {
                     let arguments = &arguments;
                     let name = &name;
                     upstream
@@ -388,7 +397,7 @@ fn reader(
             let ctx = call.ctx;
             let uri = call.uri;
             minding_url_flows(&in_flight, &ctx, || {
-                held_calls.serve(&ctx, move |held| async move {
+                held_calls.serve(&ctx, None, move |held| async move {
                     let uri = &uri;
                     upstream.request(held, |client| async move { client.read_resource(uri).await }).await
                 })

@@ -56,6 +56,21 @@ async fn batch() -> &'static str {
     "batch done"
 }
 
+/// Holds the call from becoming a task while it asks, then works on as one.
+#[tool(task = "required")]
+async fn held(ctx: Context) -> Result<String, ElicitError> {
+    let hold = typed_mcp::task::hold_start(&ctx);
+    let could_hold = hold.is_some();
+    // A first wait: without the hold, the call would become a task here.
+    tokio::time::sleep(Duration::from_millis(30)).await;
+    let go = ctx.confirm("Start?").await?;
+    drop(hold);
+    tokio::time::sleep(Duration::from_millis(30)).await;
+    // A call that is a task already cannot be held.
+    let task_now = typed_mcp::task::hold_start(&ctx).is_none();
+    Ok(format!("held: {could_hold}, go: {go}, a task by then: {task_now}"))
+}
+
 /// Never a task.
 #[tool]
 fn quick() -> &'static str {
@@ -66,7 +81,7 @@ fn server(dropped: Arc<Dropped>) -> Server {
     Server::builder("tasks", "1.0.0")
         .task_poll_interval(Duration::from_millis(20))
         .state_arc(dropped)
-        .tools(tools![deploy, reindex, stoppable, batch, quick])
+        .tools(tools![deploy, reindex, stoppable, batch, quick, held])
         .build()
         .unwrap()
 }
@@ -87,6 +102,37 @@ async fn a_task_asks_half_way_and_completes_with_our_client() {
     let asked = script.requests();
     assert_eq!(asked.len(), 1, "one question, asked once: the handler is not replayed");
     assert_eq!(asked[0].message(), "Deploy api to production?");
+    script.assert_done();
+}
+
+#[tokio::test]
+async fn a_held_call_asks_in_its_own_round_and_becomes_a_task_once_let_go() {
+    let server = server(Arc::default());
+    let script = ElicitationScript::new().accept(json!({"confirm": true})).accept(json!({"confirm": true}));
+    let client = client_2026(&server, &script).await;
+    // The raw start: the question is answered in the call's own round (`input_required`),
+    // before the call is a task; a question asked by a task waits in its `inputRequests`.
+    let TaskStart::Task(task) = within("the start", client.start_tool_task("held", json!({}))).await.unwrap() else {
+        panic!("the call becomes a task once the hold is dropped");
+    };
+    assert_eq!(script.requests().len(), 1, "asked before the task existed");
+    assert_eq!(script.requests()[0].message(), "Start?");
+    let done = poll_until(&client, &task.task_id, PATIENCE, |t| t.status.is_terminal()).await;
+    assert_eq!(done.status, TaskStatus::Completed);
+    assert_eq!(done.result.unwrap()["content"][0]["text"], "held: true, go: true, a task by then: true");
+
+    // Followed by the client: `on_task` is told the task once, after the question.
+    let told = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let record = told.clone();
+    let asked_then = script.clone();
+    let call = client.tool("held").as_task().on_task(move |task| {
+        record.lock().unwrap().push((task.task_id.clone(), asked_then.requests().len()));
+    });
+    let result = within("the held call", call.send()).await.unwrap();
+    assert_eq!(result.text(), "held: true, go: true, a task by then: true");
+    let told = told.lock().unwrap().clone();
+    assert_eq!(told.len(), 1, "{told:?}");
+    assert_eq!(told[0].1, 2, "the second question was asked before the task was made");
     script.assert_done();
 }
 

@@ -10,6 +10,7 @@ use tokio_util::sync::CancellationToken;
 use super::era::Era2026;
 use super::requests::params_object;
 use super::round_trip::answer;
+use super::tool_call::TaskCallback;
 use super::{Client, ClientError};
 use crate::protocol::Method;
 use crate::protocol::{
@@ -124,6 +125,7 @@ impl Client {
         params: &CallToolParams,
         timeout: Option<Duration>,
         cancel: Option<CancellationToken>,
+        on_task: Option<TaskCallback>,
     ) -> Result<CallToolResult, ClientError> {
         // With telemetry, the call and every request following its task are one trace, under
         // a span of the whole task.
@@ -132,14 +134,15 @@ impl Client {
             use opentelemetry::context::FutureExt;
             use opentelemetry::trace::TraceContextExt;
             let cx = traced.telemetry.task_span(&params.name);
-            let outcome = self.call_as_task_untraced(era_2026, params, timeout, cancel).with_context(cx.clone()).await;
+            let outcome =
+                self.call_as_task_untraced(era_2026, params, timeout, cancel, on_task).with_context(cx.clone()).await;
             if let Err(e) = &outcome {
                 cx.span().set_status(opentelemetry::trace::Status::error(e.to_string()));
             }
             cx.span().end();
             return outcome;
         }
-        self.call_as_task_untraced(era_2026, params, timeout, cancel).await
+        self.call_as_task_untraced(era_2026, params, timeout, cancel, on_task).await
     }
 
     async fn call_as_task_untraced(
@@ -148,6 +151,7 @@ impl Client {
         params: &CallToolParams,
         timeout: Option<Duration>,
         cancel: Option<CancellationToken>,
+        on_task: Option<TaskCallback>,
     ) -> Result<CallToolResult, ClientError> {
         let params = with_tasks_extension(params_object(params)?);
         let first = self
@@ -158,6 +162,9 @@ impl Client {
             return first.decode(Method::ToolsCall.name());
         }
         let task: Task = first.decode(Method::ToolsCall.name())?;
+        if let Some(on_task) = &on_task {
+            on_task(&task);
+        }
         let id = task.task_id.clone();
         tracing::debug!(task = %id, "the call runs as a task");
         let follow = self.follow(task);

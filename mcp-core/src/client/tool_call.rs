@@ -14,7 +14,9 @@ use super::ClientError;
 use super::connected::Client;
 use super::service::{ClientShared, ProgressCallback};
 use crate::engine::BoxFuture;
-use crate::protocol::{CallToolParams, CallToolResult, JsonObject, Method, ProgressParams, ProgressToken, RequestMeta};
+use crate::protocol::{
+    CallToolParams, CallToolResult, JsonObject, Method, ProgressParams, ProgressToken, RequestMeta, Task,
+};
 
 /// How many times [`Client::call_tool_with_url_elicitation`] completes flows and retries.
 const URL_ELICITATION_ROUNDS: usize = 3;
@@ -35,6 +37,7 @@ impl Client {
             cancel: None,
             progress: None,
             as_task: false,
+            on_task: None,
         }
     }
 
@@ -85,7 +88,11 @@ pub struct ToolCallBuilder<'a> {
     progress: Option<ProgressCallback>,
     /// Whether the server may run the call as a task (see [`as_task`](Self::as_task)).
     as_task: bool,
+    on_task: Option<TaskCallback>,
 }
+
+/// Told the task a call became (see [`ToolCallBuilder::on_task`]).
+pub(crate) type TaskCallback = Arc<dyn Fn(&Task) + Send + Sync>;
 
 impl std::fmt::Debug for ToolCallBuilder<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -159,6 +166,15 @@ impl ToolCallBuilder<'_> {
         self
     }
 
+    /// With [`as_task`](Self::as_task): `callback` is told the task when the server answers
+    /// the call with one (after any questions the call's own rounds asked), before the client
+    /// follows it. For a caller that shows the task, or, relaying the call, becomes a task
+    /// itself only then.
+    pub fn on_task(mut self, callback: impl Fn(&Task) + Send + Sync + 'static) -> Self {
+        self.on_task = Some(Arc::new(callback));
+        self
+    }
+
     /// Makes the call.
     pub async fn send(self) -> Result<CallToolResult, ClientError> {
         let client = self.client;
@@ -193,7 +209,8 @@ impl ToolCallBuilder<'_> {
         let params = CallToolParams { name: self.name, arguments, meta };
         match &client.inner.era_2026 {
             Some(era_2026) if self.as_task => {
-                Box::pin(client.call_as_task(era_2026, &params, self.timeout.flatten(), options.cancel)).await
+                Box::pin(client.call_as_task(era_2026, &params, self.timeout.flatten(), options.cancel, self.on_task))
+                    .await
             }
             // The parameters made an object by moving their parts, not by encoding them.
             Some(era_2026) => {

@@ -75,6 +75,9 @@
 //! Over stdio, a 2025-era upstream's request names no call, so with several calls in flight on
 //! one upstream its question goes to the oldest. All clients share one upstream connection
 //! (what the upstream keeps per session is shared). A client's task is the gateway's task: a
-//! call made as a task runs as a task of the gateway's, which calls the upstream plainly (or,
-//! for a tool its upstream runs only as a task, follows the upstream's task to its end); the
-//! upstream's own task ids are not shown to the client.
+//! call made as a task runs as a task of the gateway's, which calls the upstream plainly, or,
+//! for a tool its upstream runs only as a task, follows the upstream's task to its end. Such a
+//! call becomes the gateway's task when the upstream's call becomes one
+//! ([`task::hold_start`](crate::task::hold_start)), so that what the upstream asks before (its
+//! `input_required` rounds) reaches the client in the call's own rounds, as it would direct.
+//! The upstream's own task ids are not shown to the client.

@@ -156,8 +156,8 @@ pub(crate) fn scoped_key() -> Option<String> {
 
 use std::future::Future;
 use std::pin::pin;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Mutex};
 use std::task::{Poll, Waker};
 
 use serde_json::Value;
@@ -188,6 +188,9 @@ pub(crate) struct Rounds {
     required: Mutex<JsonObject>,
     /// An answer that is not what its question asks for: the request fails with this error.
     rejected: Mutex<Option<ErrorObject>>,
+    /// Holds on making the call a task (see [`crate::task::hold_start`]): while any is kept,
+    /// a handler that waits is waited for, and its questions go in this round.
+    holds: std::sync::atomic::AtomicUsize,
 }
 
 impl Rounds {
@@ -218,7 +221,19 @@ impl Rounds {
             ended: Cancellation::new(),
             required: Mutex::default(),
             rejected: Mutex::default(),
+            holds: std::sync::atomic::AtomicUsize::new(0),
         }
+    }
+
+    /// Keeps the call from becoming a task until the returned hold is dropped.
+    pub(crate) fn hold(self: &Arc<Self>) -> Hold {
+        self.holds.fetch_add(1, Ordering::AcqRel);
+        Hold(self.clone())
+    }
+
+    /// Whether something holds the call from becoming a task.
+    pub(crate) fn held(&self) -> bool {
+        self.holds.load(Ordering::Acquire) > 0
     }
 
     /// What stays the same across the rounds of this request.
@@ -423,6 +438,8 @@ pub(crate) async fn first_run<T>(
             Poll::Pending => match rounds.take_rejection() {
                 Some(error) => Some(Outcome::Rejected(error)),
                 None if rounds.has_asked() => Some(Outcome::InputRequired(rounds.take_asked())),
+                // Held: the handler is waited for (dropping the hold wakes this).
+                None if rounds.held() => return Poll::Pending,
                 None => None,
             },
         })
@@ -434,6 +451,19 @@ pub(crate) async fn first_run<T>(
             Ok(outcome)
         }
         None => Err(handler),
+    }
+}
+
+/// A hold on making a call a task, on the round it was taken in; dropping it lets the call
+/// become one (see [`crate::task::hold_start`]).
+pub(crate) struct Hold(Arc<Rounds>);
+
+impl Drop for Hold {
+    fn drop(&mut self) {
+        self.0.holds.fetch_sub(1, Ordering::AcqRel);
+        if let Some(waker) = self.0.waker.lock().ok().and_then(|w| w.clone()) {
+            waker.wake();
+        }
     }
 }
 

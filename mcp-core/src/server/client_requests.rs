@@ -65,6 +65,8 @@ pub(crate) async fn request_keyed<R: DeserializeOwned>(
 ) -> Result<R, PeerError> {
     let scoped = if key.is_none() { crate::multi_round::scoped_key() } else { None };
     let key = key.or(scoped.as_deref());
+    // While the call is held from becoming a task, every question is asked as `before_task`.
+    let before_task = before_task || side.rounds().is_some_and(crate::multi_round::Rounds::held);
     if let Some(run) = side.session.task.get().filter(|run| run.started() || !before_task) {
         let key = run.key(key);
         let answer = run.ask(key.clone(), method, params.into_value()?, options.timeout).await?;

@@ -96,6 +96,13 @@ impl ServerSide for RequestSide {
         self.session.task.get().is_some()
     }
 
+    fn hold_task_start(&self) -> Option<crate::multi_round::Hold> {
+        if self.session.task.get()?.started() {
+            return None;
+        }
+        self.session.rounds.as_ref().map(crate::multi_round::Rounds::hold)
+    }
+
     fn is_multi_round_trip(&self) -> bool {
         self.rounds().is_some()
     }

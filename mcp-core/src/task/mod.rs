@@ -38,6 +38,10 @@
 //!   before the handler first waits goes in the call's own `input_required` result instead
 //!   (a multi round-trip request): the task is created on the retry that answers it, once the
 //!   handler waits on something else. For input a tool needs before it is worth starting.
+//! - [`hold_start`] keeps the call from becoming a task while the handler waits, whatever it
+//!   waits on, until the hold is dropped; every question asked meanwhile goes in the call's own
+//!   round. For a handler that learns late whether it will ask first (a gateway relaying a
+//!   call to a server that may answer `input_required` before it answers with a task).
 //!
 //! A client that did not negotiate the extension gets an ordinary answer from an `optional`
 //! tool, and -32021 (`MissingRequiredClientCapability`, with
@@ -76,6 +80,42 @@ pub(crate) mod run;
 mod store;
 
 pub use store::{MemoryTaskStore, TaskRecord, TaskStore, TaskStoreError, iso8601, now_ms};
+
+/// A hold on making a call a task, from [`hold_start`]; the call may become one once it is
+/// dropped.
+#[must_use = "the call may become a task as soon as the hold is dropped"]
+pub struct TaskStartHold {
+    _hold: crate::multi_round::Hold,
+}
+
+impl std::fmt::Debug for TaskStartHold {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("TaskStartHold")
+    }
+}
+
+/// Keeps the call `ctx` serves from becoming a task until the returned hold is dropped: for a
+/// handler that cannot tell at its first wait whether it will ask for input first, such as one
+/// relaying a call to another server, which may answer with questions (`input_required`)
+/// before it answers with a task.
+///
+/// While the hold is kept, the handler is waited for in the call's own round, and what it
+/// asks goes in that round's `input_required` result (as a question asked with
+/// [`ElicitRequest::before_task`](crate::server::ElicitRequest::before_task) does). Once it
+/// is dropped, a handler that waits makes the call a task, as usual. `None` when the call
+/// cannot become a task (the tool does not allow it, the client did not negotiate the
+/// extension, the 2025 era) or already is one.
+///
+/// ```no_run
+/// # async fn f(ctx: typed_mcp::Context, relayed: impl std::future::Future<Output = ()>) {
+/// let hold = typed_mcp::task::hold_start(&ctx);
+/// relayed.await; // questions asked here go in the call's own round
+/// drop(hold); // from here on, waiting makes the call a task
+/// # }
+/// ```
+pub fn hold_start(ctx: &crate::Context) -> Option<TaskStartHold> {
+    ctx.side().hold_task_start().map(|hold| TaskStartHold { _hold: hold })
+}
 
 /// What an instance of a shared deployment asks of the instance running a task.
 #[derive(Debug, serde::Serialize, serde::Deserialize)]

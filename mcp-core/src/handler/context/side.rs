@@ -46,6 +46,12 @@ pub(crate) trait ServerSide: Send + Sync {
     /// Whether the handler runs as a task (its progress becomes the task's status).
     fn runs_as_task(&self) -> bool;
 
+    /// A hold on making the call a task, when it may become one and has not yet (see
+    /// [`crate::task::hold_start`]).
+    fn hold_task_start(&self) -> Option<crate::multi_round::Hold> {
+        None
+    }
+
     /// Whether the request is one of the 2026 era, whose handler runs again on each round
     /// (cheaper than asking for [`round_trip_id`](Self::round_trip_id), which makes the id).
     fn is_multi_round_trip(&self) -> bool;
