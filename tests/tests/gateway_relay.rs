@@ -2,7 +2,8 @@
 //! prompts under its prefix, to clients of both eras; the `mcp-gateway` program serves a
 //! configuration file over stdio and Streamable HTTP. The upstreams are our own servers: the
 //! `elicitation` server (`src/bin/combined.rs`) over stdio, the conformance server
-//! (`src/bin/conformance.rs`) over HTTP.
+//! (`src/bin/conformance.rs`) over HTTP. What stands in front (the resource server, a rate
+//! limit) applies to every upstream.
 
 use serde_json::json;
 use tests::gateway::{gateway_binary, toml_string, write_config};
@@ -154,4 +155,72 @@ async fn the_program_refuses_a_bad_file_naming_its_line() {
     assert!(stderr.contains(&expected), "{stderr}");
     assert!(stderr.contains("comand"), "{stderr}");
     let _ = std::fs::remove_file(path);
+}
+
+/// What the server builder puts in front applies to every upstream: the resource server
+/// (a JWT access token for each request, verified against the issuer's keys) and a rate limit
+/// of `tools/call` per user, across the gateway's tools of any upstream.
+#[tokio::test]
+async fn the_resource_server_and_a_rate_limit_stand_in_front_of_the_upstreams() {
+    use std::time::Duration;
+
+    use typed_mcp::client::http::HttpClientConfig;
+    use typed_mcp::middleware::{RATE_LIMITED, RateLimit};
+    use typed_mcp::protocol::Method;
+    use typed_mcp::transport::http::HttpConfig;
+
+    use crate::authorization::{Issuer, authorization, good};
+    use crate::support::http::Endpoint;
+
+    const LIMIT: u32 = 3;
+    let issuer = Issuer::start().await;
+    let gateway = Gateway::from_config(stdio_config("")).unwrap();
+    let limit = RateLimit::new(LIMIT, Duration::from_secs(3600)).only_methods([Method::ToolsCall]);
+    let server = within("gateway start", gateway.start(gateway.server_builder().middleware(limit))).await.unwrap();
+    let endpoint = Endpoint::serve(&server, HttpConfig::default().authorization(authorization(&issuer))).await;
+
+    // No token, or a token the issuer did not sign: refused before any upstream is asked.
+    for token in [None, Some("not-a-jwt")] {
+        let mut request = endpoint.client.post(&endpoint.url).header("accept", "application/json, text/event-stream");
+        if let Some(token) = token {
+            request = request.bearer_auth(token);
+        }
+        let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}});
+        let response = request.header("content-type", "application/json").body(body.to_string()).send().await.unwrap();
+        assert_eq!(response.status(), reqwest::StatusCode::UNAUTHORIZED, "token {token:?}");
+        let challenge = response.headers().get("www-authenticate").map(|v| v.to_str().unwrap().to_owned());
+        assert!(challenge.is_some_and(|c| c.starts_with("Bearer")), "a Bearer challenge");
+    }
+
+    let connect = |user: &str| {
+        let token = good(&issuer.url, user, "notes:read");
+        let url = endpoint.url.clone();
+        async move {
+            let http = HttpClientConfig::default().bearer_token(&token).unwrap();
+            Client::builder("gateway-test", "1").connect_http_with(&url, http).await.unwrap()
+        }
+    };
+    let alice = within("alice connects", connect("alice")).await;
+    let tools = alice.list_all_tools().await.unwrap();
+    assert!(tools.iter().any(|t| t.name == "ex_create_project_from"), "an authorized user sees the upstream's tools");
+    let call = || alice.call_tool("ex_create_project_from", json!({"projectName": "gw", "framework": "vue"}));
+    for _ in 0..LIMIT {
+        assert_eq!(within("call", call()).await.unwrap().text(), "Created project 'gw' with framework: vue");
+    }
+    let spent = within("call", call()).await.unwrap_err();
+    assert_eq!(spent.code(), Some(RATE_LIMITED), "{spent}");
+    // Another tool of the same upstream draws on the same budget: the limit is in front.
+    let other = within("call", alice.call_tool("ex_process_data", json!({}))).await.unwrap_err();
+    assert_eq!(other.code(), Some(RATE_LIMITED), "{other}");
+    // A new connection of the same user does not reset it; another user has a budget of his own.
+    let alice_again = within("alice again", connect("alice")).await;
+    let again = alice_again.call_tool("ex_create_project_from", json!({"projectName": "gw", "framework": "vue"}));
+    assert_eq!(within("call", again).await.unwrap_err().code(), Some(RATE_LIMITED));
+    let bob = within("bob connects", connect("bob")).await;
+    let bobs = bob.call_tool("ex_create_project_from", json!({"projectName": "b", "framework": "vue"}));
+    assert_eq!(within("call", bobs).await.unwrap().text(), "Created project 'b' with framework: vue");
+    for client in [alice, alice_again, bob] {
+        client.close().await;
+    }
+    gateway.shutdown().await;
 }
