@@ -283,7 +283,13 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             }
             if let Some(url) = args.iter().position(|a| a == "--redis").and_then(|i| args.get(i + 1)) {
                 let redis = typed_mcp_redis::Redis::connect(url)?;
-                config = config.backplane(redis.backplane(format!("http://{address}/mcp")));
+                let mut backplane = redis.backplane(format!("http://{address}/mcp"));
+                // `--on-owner TOOL`: that tool runs on its session's owner, so that a call
+                // landing elsewhere is forwarded there.
+                if let Some(tool) = args.iter().position(|a| a == "--on-owner").and_then(|i| args.get(i + 1)) {
+                    backplane = backplane.on_owner(tool.clone());
+                }
+                config = config.backplane(backplane);
             }
             server.streamable_http(config).serve(listener, std::future::pending()).await?;
         }
@@ -296,7 +302,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
         None => {
             return Err(
-                "usage: ours-server [--otel [--otel-ratio R] [--otel-any-provider]] [--rate-limit] [--http PORT [--jwt [--dpop FILE N]] [--redis URL]] | --otel-floor N".into(),
+                "usage: ours-server [--otel [--otel-ratio R] [--otel-any-provider]] [--rate-limit] [--http PORT [--jwt [--dpop FILE N]] [--redis URL [--on-owner TOOL]]] | --otel-floor N".into(),
             );
         }
     }
