@@ -27,8 +27,8 @@
 //! upstreams.
 //!
 //! **Telemetry across the hop.** `Gateway::telemetry(telemetry)` (before `server_builder`)
-//! serves with that [`Telemetry`](crate::telemetry::Telemetry) and gives it to the gateway's
-//! clients of its upstreams: a client's request is a `SERVER` span continuing the client's
+//! serves with that `Telemetry` (`typed_mcp::telemetry`, feature `otel`) and gives it to the
+//! gateway's clients of its upstreams: a client's request is a `SERVER` span continuing the client's
 //! trace (`traceparent` in `_meta` or the HTTP headers), the request upstream a `CLIENT` span
 //! under it that passes `traceparent` on, and an upstream with telemetry of its own continues
 //! the same trace. The program does this when `OTEL_EXPORTER_OTLP_ENDPOINT` names a collector
