@@ -1,5 +1,6 @@
 //! A session the client ends leaves nothing in the shared store, however late the store answers
-//! and whatever the heartbeat is doing at that moment.
+//! and whatever the heartbeat is doing at that moment; and no instance serves it afterwards,
+//! however late that instance hears of the end.
 
 use std::net::Ipv4Addr;
 use std::sync::Arc;
@@ -7,20 +8,26 @@ use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use tests::stdio::within;
+use tokio_util::sync::CancellationToken;
+use typed_mcp::engine::BoxFuture;
 use typed_mcp::prelude::*;
-use typed_mcp::transport::http::{Backplane, HttpConfig};
+use typed_mcp::transport::http::{Backplane, BackplaneError, HttpConfig, MessageBus};
+use typed_mcp_redis::RedisBus;
 
-use crate::support::backplane::{SECRET, add, initialize, post, started_redis};
+use crate::support::backplane::{SECRET, add, add_call, initialize, post, started_redis};
 use crate::support::registry::{Hooked, Hooks};
 
 /// One instance of a deployment on `redis` whose registry is `registry`; its URL.
 async fn instance(redis: &typed_mcp_redis::Redis, registry: Hooked) -> (String, tokio::task::JoinHandle<()>) {
+    instance_on(Arc::new(redis.bus()), registry).await
+}
+
+/// One instance of a deployment whose bus is `bus` and registry `registry`; its URL.
+async fn instance_on(bus: Arc<dyn MessageBus>, registry: Hooked) -> (String, tokio::task::JoinHandle<()>) {
     let listener = tokio::net::TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).await.unwrap();
     let url = format!("http://{}/mcp", listener.local_addr().unwrap());
-    let backplane = Backplane::new(Arc::new(registry), url.clone())
-        .bus(Arc::new(redis.bus()))
-        .heartbeat(Duration::from_millis(100))
-        .secret(SECRET);
+    let backplane =
+        Backplane::new(Arc::new(registry), url.clone()).bus(bus).heartbeat(Duration::from_millis(100)).secret(SECRET);
     let server = Server::builder("t", "1").tools(tools![add]).build().unwrap();
     let http = server.streamable_http(HttpConfig::default().backplane(backplane));
     let task = tokio::spawn(async move {
@@ -92,4 +99,60 @@ async fn a_session_ended_while_the_heartbeat_records_it_again_is_forgotten() {
     tokio::time::sleep(Duration::from_millis(500)).await;
     until_forgotten(&redis_server.url(), &session, "the heartbeat wrote an ended session back").await;
     task.abort();
+}
+
+/// A bus that hands this instance what it hears `late` after it arrived: an instance busy or
+/// slow to read its subscription.
+struct HearsLate {
+    bus: RedisBus,
+    late: Duration,
+}
+
+impl MessageBus for HearsLate {
+    fn publish<'a>(&'a self, channel: &'a str, payload: String) -> BoxFuture<'a, Result<(), BackplaneError>> {
+        self.bus.publish(channel, payload)
+    }
+
+    fn publish_counted<'a>(
+        &'a self,
+        channel: &'a str,
+        payload: String,
+    ) -> BoxFuture<'a, Result<Option<usize>, BackplaneError>> {
+        self.bus.publish_counted(channel, payload)
+    }
+
+    fn subscribe(&self, channel: String, deliver: Box<dyn Fn(String) + Send + Sync>, stop: CancellationToken) {
+        let deliver: Arc<dyn Fn(String) + Send + Sync> = Arc::from(deliver);
+        let late = self.late;
+        let later = move |payload: String| {
+            let deliver = deliver.clone();
+            tokio::spawn(async move {
+                tokio::time::sleep(late).await;
+                deliver(payload);
+            });
+        };
+        self.bus.subscribe(channel, Box::new(later), stop);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_ended_is_not_served_by_an_instance_that_hears_of_it_late() {
+    let (_redis_server, redis) = started_redis();
+    let (owner, owner_task) = instance(&redis, Hooked::new(redis.sessions(), Hooks::default())).await;
+    // The other instance hears the bus 300 ms late.
+    let late = Arc::new(HearsLate { bus: redis.bus(), late: Duration::from_millis(300) });
+    let (other, other_task) = instance_on(late, Hooked::new(redis.sessions(), Hooks::default())).await;
+    let (status, session, body) = post(&owner, None, initialize()).await;
+    assert_eq!(status, 200, "{body}");
+    let session = session.expect("a session id");
+    // Served on the other instance: it keeps a replica of the session.
+    let (status, _, body) = within("a call on the other instance", post(&other, Some(&session), add_call(2))).await;
+    assert_eq!(status, 200, "{body}");
+    assert!(body.contains("\"result\""), "{body}");
+    delete(&owner, &session).await;
+    // Right after the DELETE, wherever the next request lands, the session is gone.
+    let (status, _, body) = within("a call after the end", post(&other, Some(&session), add_call(3))).await;
+    assert_eq!(status, 404, "the other instance still served the ended session: {body}");
+    owner_task.abort();
+    other_task.abort();
 }

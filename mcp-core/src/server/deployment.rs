@@ -108,6 +108,8 @@ impl Member for ServerMember {
                     let outcome = super::tasks::serve_relayed(&server, &task_id, principal.as_deref(), op).await;
                     Some(Reply::Task { outcome })
                 }
+                // The transport's to answer (the bus gives it to the transport).
+                Question::SessionEnded { .. } => None,
             }
         })
     }

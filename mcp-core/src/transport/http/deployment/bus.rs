@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::messages::{EVERYONE, Envelope, Message, Question, Reply, VERSION, tag_of, to_instance};
@@ -41,7 +41,8 @@ pub(crate) struct DeploymentBus {
     sessions: OnceLock<Arc<dyn Member>>,
     /// The server: announcements, and questions.
     server: OnceLock<Arc<dyn Member>>,
-    waiting: Mutex<HashMap<u64, oneshot::Sender<Reply>>>,
+    /// The questions asked and not done with, by token: where their replies go.
+    waiting: Mutex<HashMap<u64, mpsc::UnboundedSender<Reply>>>,
     next: AtomicU64,
     queue: mpsc::Sender<(String, String)>,
     /// Messages dropped on arrival: unreadable, or of another version.
@@ -181,12 +182,12 @@ impl DeploymentBus {
     /// or `None` when none came within [`ASK_PATIENCE`].
     pub(crate) async fn ask(&self, to: Option<&str>, question: Question) -> Option<Reply> {
         let token = self.next.fetch_add(1, Ordering::Relaxed);
-        let (tx, rx) = oneshot::channel();
+        let (tx, mut rx) = mpsc::unbounded_channel();
         self.waiting.lock().ok()?.insert(token, tx);
         let channel = to.map_or_else(|| EVERYONE.to_owned(), |to| to_instance(tag_of(to)));
         let reply = match self.seal(to, Message::Ask { token, question }) {
             Some(payload) => match self.bus.publish(&channel, payload).await {
-                Ok(()) => tokio::time::timeout(ASK_PATIENCE, rx).await.ok().and_then(Result::ok),
+                Ok(()) => tokio::time::timeout(ASK_PATIENCE, rx.recv()).await.ok().flatten(),
                 Err(e) => {
                     tracing::warn!(error = %e, "cannot ask the other instances");
                     None
@@ -198,6 +199,42 @@ impl DeploymentBus {
             waiting.remove(&token);
         }
         reply
+    }
+
+    /// Asks `question` of every instance and waits, at most `patience`, for a reply from each
+    /// one the bus delivered it to (this one included); how many replied, of how many. When
+    /// the bus cannot count its subscribers, no reply is waited for.
+    pub(crate) async fn ask_everyone_all(&self, question: Question, patience: Duration) -> (usize, Option<usize>) {
+        let token = self.next.fetch_add(1, Ordering::Relaxed);
+        let (tx, mut rx) = mpsc::unbounded_channel();
+        match self.waiting.lock() {
+            Ok(mut waiting) => waiting.insert(token, tx),
+            Err(_) => return (0, None),
+        };
+        let mut replied = 0;
+        let reached = match self.seal(None, Message::Ask { token, question }) {
+            Some(payload) => match self.bus.publish_counted(EVERYONE, payload).await {
+                Ok(Some(reached)) => {
+                    let gathered = async {
+                        while replied < reached && rx.recv().await.is_some() {
+                            replied += 1;
+                        }
+                    };
+                    let _ = tokio::time::timeout(patience, gathered).await;
+                    Some(reached)
+                }
+                Ok(None) => None,
+                Err(e) => {
+                    tracing::warn!(error = %e, "cannot ask the other instances");
+                    None
+                }
+            },
+            None => None,
+        };
+        if let Ok(mut waiting) = self.waiting.lock() {
+            waiting.remove(&token);
+        }
+        (replied, reached)
     }
 
     /// Acts on one payload from the bus.
@@ -254,8 +291,13 @@ impl DeploymentBus {
                 }
             }
             Message::Ask { token, question } => {
-                let Some(server) = member(&self.server) else { return };
-                let answering = server.answer(question);
+                // Questions about sessions go to the transport, the others to the server.
+                let answerer = match question {
+                    Question::SessionEnded { .. } => &self.sessions,
+                    _ => &self.server,
+                };
+                let Some(answerer) = member(answerer) else { return };
+                let answering = answerer.answer(question);
                 let this = self.clone();
                 tokio::spawn(async move {
                     if let Some(reply) = answering.await {
@@ -264,7 +306,8 @@ impl DeploymentBus {
                 });
             }
             Message::Reply { token, reply } => {
-                let waiter = self.waiting.lock().ok().and_then(|mut w| w.remove(&token));
+                // The asker takes its question out of `waiting` once it has what it needs.
+                let waiter = self.waiting.lock().ok().and_then(|w| w.get(&token).cloned());
                 if let Some(waiter) = waiter {
                     let _ = waiter.send(reply);
                 }

@@ -86,6 +86,9 @@ pub(crate) enum Question {
     FlowState { id: String },
     /// Do `op` to the task `task_id` you run, for `principal`.
     Task { task_id: String, principal: Option<String>, op: RelayOp },
+    /// The client ended `session`: drop any replica of it (asked of everyone; each instance
+    /// answers once it has, so that the client's next request finds it gone wherever it lands).
+    SessionEnded { session: String },
 }
 
 /// An answer to a [`Question`].
@@ -106,6 +109,8 @@ pub(crate) enum Reply {
     FlowDone,
     /// What became of a task's `op`.
     Task { outcome: Result<(), ErrorObject> },
+    /// No replica of the ended session is left on the instance replying.
+    SessionDropped,
 }
 
 #[cfg(test)]

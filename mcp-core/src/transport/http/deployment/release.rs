@@ -1,12 +1,16 @@
 //! A session ending here, told to the deployment: its record forgotten in the shared registry,
 //! and the other instances told (they drop their replicas of it).
 
-use super::messages::Message;
+use super::messages::{Message, Question};
 use crate::transport::http::Shared;
 
-/// Forgets a session the client ended (`DELETE`) in the shared registry, and tells the other
-/// instances (which drop their replicas of it), before the client is answered: its next request,
-/// wherever it lands, then finds the session gone. The client waits a second at most (the store
+/// How long the end of a session waits for the other instances to drop their replicas (within
+/// the second the client waits in all).
+const ACK_PATIENCE: std::time::Duration = std::time::Duration::from_millis(700);
+
+/// Forgets a session the client ended (`DELETE`) in the shared registry, and has the other
+/// instances drop their replicas of it (each says when it has), before the client is answered:
+/// its next request, wherever it lands, then finds the session gone. The client waits a second at most (the store
 /// may be down); a slower store still gets the release, in the background, rather than keeping
 /// the record until it expires.
 pub(crate) async fn release_now(shared: &Shared, session: &str) {
@@ -18,10 +22,14 @@ pub(crate) async fn release_now(shared: &Shared, session: &str) {
         if let Err(e) = bp.registry.release(&ended, &bp.instance).await {
             tracing::debug!(error = %e, session = ended, "cannot forget an ended session in the shared session store");
         }
-        if let Some(bus) = bus
-            && let Err(e) = bus.send_now(None, Message::SessionChanged { session: ended }).await
-        {
-            tracing::debug!(error = %e, "cannot tell the other instances that a session changed");
+        // Every instance drops its replica and says so, so that the client's next request
+        // finds the session gone wherever it lands (a replica still holding it would serve it).
+        if let Some(bus) = bus {
+            let (replied, reached) =
+                bus.ask_everyone_all(Question::SessionEnded { session: ended }, ACK_PATIENCE).await;
+            if reached.is_some_and(|reached| replied < reached) {
+                tracing::debug!(replied, ?reached, "not every instance said it dropped an ended session in time");
+            }
         }
     });
     if tokio::time::timeout(std::time::Duration::from_secs(1), told).await.is_err() {

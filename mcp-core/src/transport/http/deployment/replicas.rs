@@ -166,8 +166,19 @@ impl Member for SessionsMember {
         }
     }
 
-    fn answer(&self, _question: Question) -> BoxFuture<'static, Option<Reply>> {
-        Box::pin(std::future::ready(None))
+    fn answer(&self, question: Question) -> BoxFuture<'static, Option<Reply>> {
+        let reply = match question {
+            Question::SessionEnded { session } => {
+                if let Some(shared) = self.0.upgrade()
+                    && let Some(forwarder) = &shared.forwarder
+                {
+                    forwarder.drop_replica(&session);
+                }
+                Some(Reply::SessionDropped)
+            }
+            _ => None,
+        };
+        Box::pin(std::future::ready(reply))
     }
 }
 
