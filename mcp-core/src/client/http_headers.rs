@@ -8,13 +8,16 @@
 //! client (feature `http-client`) writes the headers.
 #![cfg_attr(not(feature = "http-client"), allow(dead_code))]
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::RwLock;
 
+use serde::Deserialize;
 use serde_json::Value;
+use serde_json::value::RawValue;
 
-use crate::protocol::era_2026::{MCP_METHOD_HEADER, MCP_NAME_HEADER, MCP_PARAM_HEADER_PREFIX, META_PROTOCOL_VERSION};
-use crate::protocol::methods::{self, Era, Method};
+use crate::protocol::era_2026::{MCP_METHOD_HEADER, MCP_NAME_HEADER, MCP_PARAM_HEADER_PREFIX};
+use crate::protocol::methods::{self, Era, Method, Target};
 use crate::protocol::{CancelledParams, JsonObject, Message, RequestId, Tool};
 use crate::tool::{HeaderKind, HeaderParam, header_params};
 
@@ -61,34 +64,43 @@ impl ToolHeaders {
             Ok(Message::Notification(n)) => (n.method.as_str().to_owned(), n.params),
             _ => return self.version_only(),
         };
-        let params: JsonObject = params.and_then(|p| serde_json::from_str(p.get()).ok()).unwrap_or_default();
+        // Only the members the headers need are read (the rest, `_meta`'s capabilities say,
+        // are skipped, not built into values).
+        let params: Peek<'_> = params.as_deref().and_then(|p| serde_json::from_str(p.get()).ok()).unwrap_or_default();
+        let text = |raw: Option<&RawValue>| raw.and_then(|r| serde_json::from_str::<Cow<'_, str>>(r.get()).ok());
         let version = params
-            .get("_meta")
-            .and_then(|m| m.get(META_PROTOCOL_VERSION))
-            .and_then(Value::as_str)
-            .map(str::to_owned)
+            .meta
+            .and_then(|m| text(m.version))
+            .map(Cow::into_owned)
             .unwrap_or_else(|| self.version.read().map(|v| v.clone()).unwrap_or_default());
         let mut headers =
             vec![("mcp-protocol-version".to_owned(), version), (MCP_METHOD_HEADER.to_owned(), encode_value(&method))];
         // The method's target, as the method table names it (in this era's methods).
         let row = methods::find(&method);
-        let name =
-            row.filter(|m| m.valid_in(Era::Y2026)).and_then(|m| m.target).and_then(|target| params.get(target.param()));
-        if let Some(name) = name.and_then(Value::as_str) {
+        let name = row.filter(|m| m.valid_in(Era::Y2026)).and_then(|m| m.target).and_then(|target| {
+            text(match target {
+                Target::Name => params.name,
+                Target::Uri => params.uri,
+                Target::TaskId => params.task_id,
+            })
+        });
+        if let Some(name) = &name {
             headers.push((MCP_NAME_HEADER.to_owned(), encode_value(name)));
         }
         if row.is_some_and(|m| m.id == Method::ToolsCall) {
             let declared = name
-                .and_then(Value::as_str)
+                .as_deref()
                 .and_then(|n| self.tools.read().ok()?.get(n).cloned())
                 .and_then(Result::ok)
                 .unwrap_or_default();
-            let empty = JsonObject::new();
-            let arguments = params.get("arguments").and_then(Value::as_object).unwrap_or(&empty);
-            for param in declared {
-                if let Some(value) = param.value(arguments) {
-                    let name = format!("{MCP_PARAM_HEADER_PREFIX}{}", param.header.to_ascii_lowercase());
-                    headers.push((name, param_value(param.kind, value)));
+            if !declared.is_empty() {
+                let arguments: JsonObject =
+                    params.arguments.and_then(|a| serde_json::from_str(a.get()).ok()).unwrap_or_default();
+                for param in declared {
+                    if let Some(value) = param.value(&arguments) {
+                        let name = format!("{MCP_PARAM_HEADER_PREFIX}{}", param.header.to_ascii_lowercase());
+                        headers.push((name, param_value(param.kind, value)));
+                    }
                 }
             }
         }
@@ -98,6 +110,28 @@ impl ToolHeaders {
     fn version_only(&self) -> Vec<(String, String)> {
         vec![("mcp-protocol-version".to_owned(), self.version.read().map(|v| v.clone()).unwrap_or_default())]
     }
+}
+
+/// The members of a message's parameters its headers are made from, each as its JSON text.
+#[derive(Default, Deserialize)]
+struct Peek<'a> {
+    #[serde(rename = "_meta", borrow, default)]
+    meta: Option<MetaPeek<'a>>,
+    #[serde(borrow, default)]
+    name: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    uri: Option<&'a RawValue>,
+    #[serde(rename = "taskId", borrow, default)]
+    task_id: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    arguments: Option<&'a RawValue>,
+}
+
+/// The member of `_meta` the headers are made from.
+#[derive(Deserialize)]
+struct MetaPeek<'a> {
+    #[serde(rename = "io.modelcontextprotocol/protocolVersion", borrow, default)]
+    version: Option<&'a RawValue>,
 }
 
 /// The request a `notifications/cancelled` frame withdraws.
@@ -143,6 +177,7 @@ pub(crate) fn encode_value(value: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::protocol::era_2026::META_PROTOCOL_VERSION;
     use serde_json::json;
 
     fn tool(name: &str, schema: Value) -> Tool {
@@ -187,6 +222,32 @@ mod tests {
         .map(|(a, b)| ((*a).to_owned(), (*b).to_owned()))
         .collect();
         assert_eq!(got, want);
+    }
+
+    #[test]
+    fn headers_come_from_the_members_they_name_and_a_member_of_the_wrong_type_is_left_out() {
+        let headers = ToolHeaders::new("2026-07-28");
+        let of = |params: Value| -> Vec<(String, String)> {
+            let frame = json!({"jsonrpc": "2.0", "id": 1, "method": "resources/read", "params": params});
+            headers.headers(&frame.to_string())
+        };
+        let pair = |a: &str, b: &str| (a.to_owned(), b.to_owned());
+        // The URI, with the revision of `_meta` (and large members skipped, not read).
+        let read = of(json!({"uri": "notes://1", "_meta": {
+            META_PROTOCOL_VERSION: "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {"extensions": {"x": {"deep": [1, 2, {"a": "b"}]}}}
+        }}));
+        assert_eq!(
+            read,
+            [
+                pair("mcp-protocol-version", "2026-07-28"),
+                pair("mcp-method", "resources/read"),
+                pair("mcp-name", "notes://1")
+            ]
+        );
+        // A URI that is not a string names nothing; no `_meta` takes the client's revision.
+        let odd = of(json!({"uri": 7}));
+        assert_eq!(odd, [pair("mcp-protocol-version", "2026-07-28"), pair("mcp-method", "resources/read")]);
     }
 
     #[test]
