@@ -43,11 +43,12 @@ export async function runSession(session, scenario) {
 }
 
 // Counts the client's `notifications/elicitation/complete` by elicitation id; `waitForCompletion(id)`
-// resolves once the one for `id` has arrived, and fails after `waitMs`.
-export function watchCompletions(client, waitMs) {
+// resolves once the one for `id` has arrived, and fails after `waitMs`. `on` is what the SDK
+// registers the handler for: the method name (SDK v2), or the notification's schema (SDK v1).
+export function watchCompletions(client, waitMs, on = "notifications/elicitation/complete") {
   const completed = new Map();
   const waiting = new Map();
-  client.setNotificationHandler("notifications/elicitation/complete", (notification) => {
+  client.setNotificationHandler(on, (notification) => {
     const id = notification.params.elicitationId;
     completed.set(id, (completed.get(id) ?? 0) + 1);
     waiting.get(id)?.();

@@ -32,7 +32,7 @@ import {
   McpError,
   UrlElicitationRequiredError,
 } from "@modelcontextprotocol/sdk/types.js";
-import { CheckFailed, check, errorText, okText, runSession } from "./checks.mjs";
+import { CheckFailed, check, errorText, okText, runSession, watchCompletions } from "./checks.mjs";
 import { seedTools } from "./seed.mjs";
 
 const EXPECTED_PROTOCOL = "2025-11-25";
@@ -77,29 +77,7 @@ async function connect(command, args, elicitation, name) {
   });
 
   // Completion notifications by id; `waitForCompletion` resolves when one arrives (or already has).
-  const completed = new Map();
-  const waiting = new Map();
-  client.setNotificationHandler(ElicitationCompleteNotificationSchema, (notification) => {
-    const id = notification.params.elicitationId;
-    completed.set(id, (completed.get(id) ?? 0) + 1);
-    waiting.get(id)?.();
-  });
-  const waitForCompletion = (id) =>
-    new Promise((resolve, reject) => {
-      if (completed.has(id)) {
-        resolve();
-        return;
-      }
-      const timer = setTimeout(() => {
-        waiting.delete(id);
-        reject(new CheckFailed(`no notifications/elicitation/complete for ${id} within ${NOTIFICATION_WAIT_MS} ms`));
-      }, NOTIFICATION_WAIT_MS);
-      waiting.set(id, () => {
-        clearTimeout(timer);
-        waiting.delete(id);
-        resolve();
-      });
-    });
+  const { completed, waitForCompletion } = watchCompletions(client, NOTIFICATION_WAIT_MS, ElicitationCompleteNotificationSchema);
 
   // Anything the client could not parse or route (a malformed frame, a notification that fails
   // its schema) lands here; the run fails if something does.
