@@ -11,7 +11,7 @@ use typed_mcp::{ErrorObject, Server, ServerBuilder};
 
 use crate::config::{Config, ConfigError};
 use crate::relay::{self, InFlight};
-use crate::upstream::{Event, Shared, Upstream};
+use crate::upstream::{Event, Shared, Upstream, read, write};
 
 /// Why the gateway could not start.
 #[derive(Debug, thiserror::Error)]
@@ -155,7 +155,7 @@ impl Gateway {
     /// trace. Set it before [`start`](Self::start): an upstream takes it when it connects.
     #[must_use]
     pub fn telemetry(self, telemetry: Telemetry) -> Self {
-        *self.inner.telemetry.write().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(telemetry);
+        *write(&self.inner.telemetry) = Some(telemetry);
         self
     }
 
@@ -187,8 +187,7 @@ impl Gateway {
         if let Some(instructions) = &settings.instructions {
             builder = builder.instructions(instructions.clone());
         }
-        if let Some(telemetry) = self.inner.telemetry.read().unwrap_or_else(std::sync::PoisonError::into_inner).clone()
-        {
+        if let Some(telemetry) = read(&self.inner.telemetry).clone() {
             builder = builder.telemetry(telemetry);
         }
         if self.inner.upstreams.iter().any(|u| !u.config().is_eager()) {

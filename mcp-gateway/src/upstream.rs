@@ -449,11 +449,13 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
-fn read<T>(m: &RwLock<T>) -> std::sync::RwLockReadGuard<'_, T> {
+/// `m` read, whether or not a writer panicked.
+pub(crate) fn read<T>(m: &RwLock<T>) -> std::sync::RwLockReadGuard<'_, T> {
     m.read().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
-fn write<T>(m: &RwLock<T>) -> std::sync::RwLockWriteGuard<'_, T> {
+/// `m` written, whether or not a writer panicked.
+pub(crate) fn write<T>(m: &RwLock<T>) -> std::sync::RwLockWriteGuard<'_, T> {
     m.write().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 

@@ -136,7 +136,6 @@ impl RoundTrip<'_> {
         cancel: Option<CancellationToken>,
     ) -> Result<Completed, ClientError> {
         let mut state: Option<String> = None;
-        let mut responses: Option<JsonObject>;
         let mut answers: Option<JsonObject> = None;
         let mut asked_rounds = 0;
         let mut waited = Duration::ZERO;
@@ -144,7 +143,7 @@ impl RoundTrip<'_> {
         let mut version_retried = false;
         loop {
             // The answers of the last round go with this one only.
-            responses = answers.take();
+            let responses = answers.take();
             let sent = Sent {
                 era: self.era_2026,
                 params: &params,

@@ -49,6 +49,21 @@ pub(crate) struct DeploymentBus {
     dropped: AtomicU64,
 }
 
+/// A question waiting for its replies; it stops waiting when dropped.
+struct Asked<'a> {
+    bus: &'a DeploymentBus,
+    token: u64,
+    replies: mpsc::UnboundedReceiver<Reply>,
+}
+
+impl Drop for Asked<'_> {
+    fn drop(&mut self) {
+        if let Ok(mut waiting) = self.bus.waiting.lock() {
+            waiting.remove(&self.token);
+        }
+    }
+}
+
 impl std::fmt::Debug for DeploymentBus {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("DeploymentBus").field("instance", &self.instance).finish_non_exhaustive()
@@ -181,60 +196,42 @@ impl DeploymentBus {
     /// Asks `question` of the instance `to` (of every instance when `None`): the first reply,
     /// or `None` when none came within [`ASK_PATIENCE`].
     pub(crate) async fn ask(&self, to: Option<&str>, question: Question) -> Option<Reply> {
-        let token = self.next.fetch_add(1, Ordering::Relaxed);
-        let (tx, mut rx) = mpsc::unbounded_channel();
-        self.waiting.lock().ok()?.insert(token, tx);
-        let channel = to.map_or_else(|| EVERYONE.to_owned(), |to| to_instance(tag_of(to)));
-        let reply = match self.seal(to, Message::Ask { token, question }) {
-            Some(payload) => match self.bus.publish(&channel, payload).await {
-                Ok(()) => tokio::time::timeout(ASK_PATIENCE, rx.recv()).await.ok().flatten(),
-                Err(e) => {
-                    tracing::warn!(error = %e, "cannot ask the other instances");
-                    None
-                }
-            },
-            None => None,
-        };
-        if let Ok(mut waiting) = self.waiting.lock() {
-            waiting.remove(&token);
-        }
-        reply
+        let (mut asked, _) = self.put(to, question).await?;
+        tokio::time::timeout(ASK_PATIENCE, asked.replies.recv()).await.ok().flatten()
     }
 
     /// Asks `question` of every instance and waits, at most `patience`, for a reply from each
     /// one the bus delivered it to (this one included); how many replied, of how many. When
     /// the bus cannot count its subscribers, no reply is waited for.
     pub(crate) async fn ask_everyone_all(&self, question: Question, patience: Duration) -> (usize, Option<usize>) {
-        let token = self.next.fetch_add(1, Ordering::Relaxed);
-        let (tx, mut rx) = mpsc::unbounded_channel();
-        match self.waiting.lock() {
-            Ok(mut waiting) => waiting.insert(token, tx),
-            Err(_) => return (0, None),
-        };
+        let Some((mut asked, Some(reached))) = self.put(None, question).await else { return (0, None) };
         let mut replied = 0;
-        let reached = match self.seal(None, Message::Ask { token, question }) {
-            Some(payload) => match self.bus.publish_counted(EVERYONE, payload).await {
-                Ok(Some(reached)) => {
-                    let gathered = async {
-                        while replied < reached && rx.recv().await.is_some() {
-                            replied += 1;
-                        }
-                    };
-                    let _ = tokio::time::timeout(patience, gathered).await;
-                    Some(reached)
-                }
-                Ok(None) => None,
-                Err(e) => {
-                    tracing::warn!(error = %e, "cannot ask the other instances");
-                    None
-                }
-            },
-            None => None,
+        let gathered = async {
+            while replied < reached && asked.replies.recv().await.is_some() {
+                replied += 1;
+            }
         };
-        if let Ok(mut waiting) = self.waiting.lock() {
-            waiting.remove(&token);
+        let _ = tokio::time::timeout(patience, gathered).await;
+        (replied, Some(reached))
+    }
+
+    /// Publishes `question` for `to` (every instance when `None`) under a new token: where its
+    /// replies arrive, and how many subscribers it reached when the bus can tell. `None` when
+    /// it could not be sent.
+    async fn put(&self, to: Option<&str>, question: Question) -> Option<(Asked<'_>, Option<usize>)> {
+        let token = self.next.fetch_add(1, Ordering::Relaxed);
+        let (tx, replies) = mpsc::unbounded_channel();
+        self.waiting.lock().ok()?.insert(token, tx);
+        let asked = Asked { bus: self, token, replies };
+        let channel = to.map_or_else(|| EVERYONE.to_owned(), |to| to_instance(tag_of(to)));
+        let payload = self.seal(to, Message::Ask { token, question })?;
+        match self.bus.publish_counted(&channel, payload).await {
+            Ok(reached) => Some((asked, reached)),
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot ask the other instances");
+                None
+            }
         }
-        (replied, reached)
     }
 
     /// Acts on one payload from the bus.
