@@ -450,6 +450,15 @@ async fn collector() -> (String, Received, tokio::sync::oneshot::Sender<()>) {
     (url.trim_end_matches("/mcp").to_owned(), received, stop)
 }
 
+/// Waits until `arrived` is true, or ten seconds have passed (the caller's assertions then say
+/// what is missing).
+async fn within_ten_seconds(arrived: impl Fn() -> bool) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while std::time::Instant::now() < deadline && !arrived() {
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+}
+
 /// What the stand-in collector received from the `quickstart` example run with `env` (besides
 /// the endpoint and a batch delay longer than the test) for one `echo` call and the end of its
 /// stdin, once the histogram arrived (or 10 s passed): a test of `key` in the bodies sent to
@@ -483,10 +492,7 @@ async fn export_one_call_of(mut command: tokio::process::Command, env: &[(&str, 
             .iter()
             .any(|(p, body)| p == path && body.windows(needle.len()).any(|w| w == needle.as_bytes()))
     };
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-    while std::time::Instant::now() < deadline && !contains("/v1/metrics", "mcp.server.operation.duration") {
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    }
+    within_ten_seconds(|| contains("/v1/metrics", "mcp.server.operation.duration")).await;
     // Spans are flushed before metrics at exit; a moment more for any that are late.
     tokio::time::sleep(std::time::Duration::from_millis(300)).await;
     contains
@@ -495,10 +501,7 @@ async fn export_one_call_of(mut command: tokio::process::Command, env: &[(&str, 
 #[tokio::test]
 async fn the_examples_export_over_otlp_when_the_standard_variables_say_so_and_flush_on_exit() {
     let contains = export_one_call(&[("OTEL_SERVICE_NAME", "quickstart-under-test")]).await;
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-    while std::time::Instant::now() < deadline && !contains("/v1/traces", "tools/call echo") {
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    }
+    within_ten_seconds(|| contains("/v1/traces", "tools/call echo")).await;
     assert!(contains("/v1/traces", "tools/call echo"), "the span reached the collector");
     assert!(contains("/v1/traces", "quickstart-under-test"), "OTEL_SERVICE_NAME names the service");
     assert!(contains("/v1/metrics", "mcp.server.operation.duration"), "the histogram reached the collector");
@@ -527,12 +530,10 @@ async fn the_gateway_program_exports_over_otlp_when_the_standard_variables_say_s
     let mut command = tokio::process::Command::new(tests::gateway::gateway_binary());
     command.arg("--config").arg(&config);
     let contains = export_one_call_of(command, &[("OTEL_SERVICE_NAME", "gateway-under-test")]).await;
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-    while std::time::Instant::now() < deadline
-        && !(contains("/v1/traces", "gateway-under-test") && contains("/v1/traces", "upstream-under-test"))
-    {
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    }
+    within_ten_seconds(|| {
+        contains("/v1/traces", "gateway-under-test") && contains("/v1/traces", "upstream-under-test")
+    })
+    .await;
     assert!(contains("/v1/traces", "gateway-under-test"), "the gateway's spans reached the collector");
     assert!(contains("/v1/traces", "upstream-under-test"), "the upstream's spans reached the collector");
     assert!(contains("/v1/metrics", "mcp.client.operation.duration"), "the gateway's client histogram");

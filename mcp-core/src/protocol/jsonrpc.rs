@@ -574,8 +574,8 @@ pub fn encode_request<P: Serialize + ?Sized>(id: &RequestId, method: &str, param
     // that most are written without growing the buffer.
     let mut out = Vec::with_capacity(512);
     serde_json::to_writer(&mut out, &Out { jsonrpc: JSONRPC_VERSION, id, method, params })?;
-    // serde_json writes UTF-8 only.
-    Ok(String::from_utf8(out).unwrap_or_default())
+    // serde_json writes UTF-8 only; were it not to, the frame is refused rather than sent empty.
+    String::from_utf8(out).map_err(|e| serde_json::Error::io(std::io::Error::new(std::io::ErrorKind::InvalidData, e)))
 }
 
 /// Encodes a notification.
