@@ -95,29 +95,30 @@ fn certificates(pem: &[u8]) -> Result<Vec<CertificateDer<'static>>, TlsError> {
 ///
 /// Give them to `HttpClientConfig::root_certificates` (the MCP connection and, unless it has its
 /// own, its OAuth flow), `OAuth::root_certificates` (the OAuth flow alone),
-/// `JwtVerifier::root_certificates` or `IntrospectionVerifier::root_certificates`.
-#[cfg(any(feature = "http-client", feature = "auth"))]
+/// `JwtVerifier::root_certificates`, `IntrospectionVerifier::root_certificates`, or
+/// `Backplane::hop_roots` (the hop between the instances of a shared deployment, feature
+/// `http-tls`).
+#[cfg(any(feature = "http-client", feature = "auth", feature = "http-tls"))]
 #[derive(Clone)]
 pub struct RootCertificates {
-    certs: Arc<[reqwest::Certificate]>,
+    certs: Arc<[CertificateDer<'static>]>,
 }
 
-#[cfg(any(feature = "http-client", feature = "auth"))]
+#[cfg(any(feature = "http-client", feature = "auth", feature = "http-tls"))]
 impl std::fmt::Debug for RootCertificates {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("RootCertificates").field("len", &self.certs.len()).finish()
     }
 }
 
-#[cfg(any(feature = "http-client", feature = "auth"))]
+#[cfg(any(feature = "http-client", feature = "auth", feature = "http-tls"))]
 impl RootCertificates {
     /// The `CERTIFICATE` blocks of `pem` (one CA, or a bundle of several). Each must parse as
     /// an X.509 certificate usable as a trust anchor.
     pub fn from_pem(pem: &[u8]) -> Result<Self, TlsError> {
-        let mut certs = Vec::new();
-        for der in certificates(pem)? {
+        let certs = certificates(pem)?;
+        for der in &certs {
             rustls::RootCertStore::empty().add(der.clone()).map_err(|e| TlsError::Invalid(e.to_string()))?;
-            certs.push(reqwest::Certificate::from_der(&der).map_err(|e| TlsError::Invalid(e.to_string()))?);
         }
         Ok(RootCertificates { certs: Arc::from(certs) })
     }
@@ -143,9 +144,38 @@ impl RootCertificates {
     }
 
     /// `builder`, trusting these roots besides the platform's.
+    #[cfg(any(feature = "http-client", feature = "auth"))]
     pub(crate) fn apply(&self, builder: reqwest::ClientBuilder) -> reqwest::ClientBuilder {
-        builder.tls_certs_merge(self.certs.iter().cloned())
+        // Each was parsed as a trust anchor in `from_pem`, so none is left out here.
+        let certs = self.certs.iter().filter_map(|der| reqwest::Certificate::from_der(der).ok());
+        builder.tls_certs_merge(certs.collect::<Vec<_>>())
     }
+
+    /// The certificates, DER-encoded.
+    #[cfg(feature = "http-tls")]
+    pub(crate) fn der(&self) -> &[CertificateDer<'static>] {
+        &self.certs
+    }
+}
+
+/// The TLS settings of an `https://` client that trusts the platform's roots and `roots`
+/// (the hop between the instances of a deployment).
+#[cfg(feature = "http-tls")]
+pub(crate) fn client_config(roots: Option<&RootCertificates>) -> Result<rustls::ClientConfig, TlsError> {
+    let provider = rustls::crypto::CryptoProvider::get_default()
+        .cloned()
+        .unwrap_or_else(|| Arc::new(rustls::crypto::aws_lc_rs::default_provider()));
+    let extra = roots.map(|r| r.der().to_vec()).unwrap_or_default();
+    let verifier = rustls_platform_verifier::Verifier::new_with_extra_roots(extra, provider.clone())
+        .map_err(|e| TlsError::Invalid(e.to_string()))?;
+    // No ALPN here: the HTTP client names the protocols it speaks.
+    let config = rustls::ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .map_err(|e| TlsError::Invalid(e.to_string()))?
+        .dangerous()
+        .with_custom_certificate_verifier(Arc::new(verifier))
+        .with_no_client_auth();
+    Ok(config)
 }
 
 #[cfg(any(feature = "http-client", feature = "auth"))]
@@ -153,10 +183,20 @@ impl RootCertificates {
 /// unknown issuer, a name that does not match, an expired certificate…): the TLS error found in
 /// `error`'s chain of sources.
 pub(crate) fn untrusted_certificate(error: &(dyn std::error::Error + 'static)) -> Option<String> {
+    match tls_error(error)? {
+        rustls::Error::InvalidCertificate(why) => Some(describe(why)),
+        _ => None,
+    }
+}
+
+/// The TLS error in `error`'s chain of sources, if the request failed in TLS (a certificate
+/// refused, a handshake with something that does not speak TLS…).
+#[cfg(any(feature = "http-client", feature = "auth", feature = "http-tls"))]
+pub(crate) fn tls_error<'a>(error: &'a (dyn std::error::Error + 'static)) -> Option<&'a rustls::Error> {
     let mut next = Some(error);
     while let Some(e) = next {
-        if let Some(rustls::Error::InvalidCertificate(why)) = e.downcast_ref::<rustls::Error>() {
-            return Some(describe(why));
+        if let Some(tls) = e.downcast_ref::<rustls::Error>() {
+            return Some(tls);
         }
         // `io::Error::source` skips the error it wraps: step into it instead.
         next = match e.downcast_ref::<std::io::Error>().and_then(|io| io.get_ref()) {
@@ -167,7 +207,16 @@ pub(crate) fn untrusted_certificate(error: &(dyn std::error::Error + 'static)) -
     None
 }
 
-#[cfg(any(feature = "http-client", feature = "auth"))]
+/// Why a TLS connection failed, in words.
+#[cfg(feature = "http-tls")]
+pub(crate) fn tls_failure(error: &(dyn std::error::Error + 'static)) -> Option<String> {
+    match tls_error(error)? {
+        rustls::Error::InvalidCertificate(why) => Some(describe(why)),
+        other => Some(other.to_string()),
+    }
+}
+
+#[cfg(any(feature = "http-client", feature = "auth", feature = "http-tls"))]
 fn describe(error: &rustls::CertificateError) -> String {
     use rustls::CertificateError as E;
     match error {
@@ -255,7 +304,7 @@ mod tests {
         assert_eq!(untrusted_certificate(&unrelated), None);
     }
 
-    #[cfg(any(feature = "http-client", feature = "auth"))]
+    #[cfg(any(feature = "http-client", feature = "auth", feature = "http-tls"))]
     #[test]
     fn a_block_that_is_no_certificate_is_refused() {
         // Valid base64, but not DER of a certificate.

@@ -273,7 +273,8 @@ async fn with_dpop_and_a_shared_replay_cache_a_get_stream_a_call_and_delete_land
 #[tokio::test]
 async fn an_owner_whose_address_the_hop_cannot_speak_is_not_taken_for_gone() {
     let (_server, redis) = started_redis();
-    // The owner announces an https:// address; the hop speaks plain HTTP.
+    // The owner announces an https:// address but serves plain HTTP: the hop's TLS handshake
+    // fails, and the owner, alive, is not taken for gone.
     let server = Server::builder("t", "1").tools(tools![add]).build().unwrap();
     let listener = tokio::net::TcpListener::bind((std::net::Ipv4Addr::LOCALHOST, 0)).await.unwrap();
     let url = format!("http://{}/mcp", listener.local_addr().unwrap());

@@ -17,7 +17,7 @@
 //! | transports, server side | `http_transport`, `http_param_headers`, `http_session_limits`, `http_tls`, `authorization` (bearer tokens), `stdio_server` |
 //! | our client | `client_in_process`, `client_stdio`, `client_http`, `client_get_stream`, `client_protocol`, `client_era_2026`, `oauth_client` |
 //! | robustness | `bad_input`, `faults`, `isolation`, `load` |
-//! | shared deployment (Redis) | `backplane_redis`, `backplane_release`, `backplane_resume`, `backplane_sharing`, `backplane_trust`, `backplane_takeover`, `backplane_failover`, `backplane_load`, `backplane_interop`, `backplane_isolation` |
+//! | shared deployment (Redis) | `backplane_redis`, `backplane_release`, `backplane_resume`, `backplane_sharing`, `backplane_tls`, `backplane_trust`, `backplane_takeover`, `backplane_failover`, `backplane_load`, `backplane_interop`, `backplane_isolation` |
 //! | official SDKs and tools | `interop_stdio`, `interop_http`, `interop_elicitation`, `interop_surface`, `interop_oauth`, `interop_client` (our client, their server), `interop_v2_client`, `interop_v2_server`, `interop_skills` (the skills extension with the TypeScript v2 SDK, both ways), `interop_inspector` |
 //! | the gateway (`mcp-gateway`) | `gateway_peers` (our client; the TypeScript v1 and v2 and Python SDK servers behind it), `gateway_clients` (the TypeScript v2 and Python SDK clients and the Inspector, to the same servers), `gateway_conformance` (the suite's server scenarios through the gateway) |
 //! | conformance suite | `conformance` (server scenarios), `conformance_client`, `conformance_skills` (the skills extension's scenarios, run by name) |
@@ -40,6 +40,7 @@ mod backplane_release;
 mod backplane_resume;
 mod backplane_sharing;
 mod backplane_takeover;
+mod backplane_tls;
 mod backplane_trust;
 mod bad_input;
 mod client_era_2026;

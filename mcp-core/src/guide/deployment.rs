@@ -211,6 +211,15 @@
 //! claiming to be forwarded is never served on a replica, and a draining instance hands over
 //! only the claimant's own session.
 //!
+//! **The hop over TLS**: a forwarded request carries the client's headers, its access token
+//! included. Where the network between the instances is not private, serve each instance over
+//! TLS (`HttpConfig::tls`, feature `http-tls`) and announce its `https://` address in
+//! `Backplane::new`: the others then reach it over TLS, checking its certificate against the
+//! platform's roots and those given with `Backplane::hop_roots` (a deployment's own CA). An
+//! owner whose certificate is not trusted (or that does not speak TLS at its `https://`
+//! address) is answered `503` and logged, and its session is not taken over: it is alive.
+//! `tests/tests/backplane_tls.rs` runs two instances this way with a CA of the test's own.
+//!
 //! **Rotating the secret**: deploy the new secret with the old one as
 //! `Backplane::previous_secret` to every instance (each seals with the new one, and accepts
 //! both); once every instance runs with both, deploy again without the old one.

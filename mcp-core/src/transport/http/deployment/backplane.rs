@@ -104,6 +104,9 @@ pub struct Backplane {
     pub(crate) on_owner: Arc<[String]>,
     /// The deployment secret(s): what seals the messages between the instances.
     pub(crate) keys: Keys,
+    /// Roots the hop trusts, besides the platform's, for owners at `https://` addresses.
+    #[cfg(feature = "http-tls")]
+    pub(crate) hop_roots: Option<crate::tls::RootCertificates>,
 }
 
 impl std::fmt::Debug for Backplane {
@@ -132,10 +135,15 @@ pub const RECORDS_RENEWAL: Duration = Duration::from_secs(2);
 impl Backplane {
     /// This instance's part in a deployment whose sessions `registry` records; `address` is the
     /// URL of this instance's MCP endpoint as the other instances reach it (for example
-    /// `http://10.0.0.7:8080/mcp`). The hop between instances speaks plain HTTP: give the
-    /// address inside the deployment's network, where the deployment secret
-    /// ([`secret`](Self::secret)) seals what it carries; an owner whose address is another
-    /// scheme is answered `503` (it is not taken for gone). The instance gets a random id.
+    /// `http://10.0.0.7:8080/mcp`, or `https://mcp-3.internal:8443/mcp`). The hop between
+    /// instances carries the clients' requests, their tokens included: on plain `http://`, give
+    /// an address inside the deployment's network; with feature `http-tls`, an instance serving
+    /// `https://` ([`HttpConfig::tls`](crate::transport::http::HttpConfig)) announces its
+    /// `https://` address and the others reach it over TLS, trusting the platform's roots and
+    /// `hop_roots`. Either way the deployment secret
+    /// ([`secret`](Self::secret)) seals what the hop vouches for. An owner whose address the hop
+    /// cannot speak (`https://` without `http-tls`), or whose certificate is not trusted, is
+    /// answered `503`, never taken for gone. The instance gets a random id.
     pub fn new(registry: Arc<dyn SessionRegistry>, address: impl Into<String>) -> Self {
         Backplane {
             registry,
@@ -148,6 +156,8 @@ impl Backplane {
             events: None,
             on_owner: Arc::new([]),
             keys: Keys::default(),
+            #[cfg(feature = "http-tls")]
+            hop_roots: None,
         }
     }
 
@@ -212,6 +222,16 @@ impl Backplane {
     /// to the new one (see [`secret`](Self::secret)).
     pub fn previous_secret(mut self, secret: impl AsRef<[u8]>) -> Self {
         self.keys.accept(secret.as_ref().to_vec());
+        self
+    }
+
+    /// Trusts `roots` (the deployment's private CA, say), besides the platform's roots, for the
+    /// certificates of the instances the hop reaches at `https://` addresses (feature
+    /// `http-tls`). An owner whose certificate is not trusted is answered `503` and the
+    /// reason logged; its session is not taken over.
+    #[cfg(feature = "http-tls")]
+    pub fn hop_roots(mut self, roots: crate::tls::RootCertificates) -> Self {
+        self.hop_roots = Some(roots);
         self
     }
 

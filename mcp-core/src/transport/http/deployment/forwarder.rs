@@ -17,8 +17,6 @@ use super::store::Owner;
 use crate::engine::Service as _;
 use crate::transport::http::session::HttpSession;
 
-type Client = hyper_util::client::legacy::Client<hyper_util::client::legacy::connect::HttpConnector, Body>;
-
 /// How many looks at a late owner may find its session recorded no more before it is taken
 /// for gone (the owner ended the session and is answering; at a quarter lease each, about five
 /// seconds by default).
@@ -33,7 +31,7 @@ pub(crate) struct Forwarder {
     pub(crate) backplane: Backplane,
     /// This instance's end of the bus between the instances, if the deployment has one.
     pub(crate) bus: Option<Arc<DeploymentBus>>,
-    client: Client,
+    client: super::connector::Hop,
     /// This instance's id as the value of [`FORWARDED_HEADER`].
     me: Option<HeaderValue>,
     /// Owners looked up lately, with when: a session's requests come in runs, and its owner
@@ -70,9 +68,6 @@ const OWNER_CACHE: usize = 10_000;
 /// be confirmed (the first beat of an instance just started, on a busy host) before `503`.
 const ANNOUNCE_PATIENCE: Duration = Duration::from_secs(5);
 
-/// How long an owner is given to accept a connection before it counts as gone.
-const CONNECT_TIMEOUT: Duration = Duration::from_secs(1);
-
 /// The prefix of the ids of the questions (elicitations, sampling…) a replica on `instance`
 /// asks the client: such an id is the string `"<instance>-<n>"`, naming the asking instance in
 /// full, so the client's answer, wherever it lands, goes to that instance and no other. An
@@ -108,16 +103,12 @@ pub(crate) enum Whereabouts {
 
 impl Forwarder {
     pub(crate) fn new(backplane: Backplane, closing: &CancellationToken) -> Self {
-        let mut connector = hyper_util::client::legacy::connect::HttpConnector::new();
-        connector.set_nodelay(true);
-        connector.set_connect_timeout(Some(CONNECT_TIMEOUT));
-        let client = hyper_util::client::legacy::Client::builder(hyper_util::rt::TokioExecutor::new())
-            .pool_idle_timeout(Duration::from_secs(30))
-            .build(connector);
-        if !backplane.address.starts_with("http://") {
+        let client = super::connector::Hop::new(&backplane);
+        if !backplane.address.parse::<Uri>().is_ok_and(|uri| client.speaks(&uri)) {
             tracing::error!(
                 address = &*backplane.address,
-                "this instance's backplane address is not a plain http:// URL: the other instances cannot forward \
+                speaks = super::connector::SCHEMES,
+                "this instance's backplane address is not one the hop speaks: the other instances cannot forward \
                  requests to it (give the address the instances reach each other at, inside the deployment)"
             );
         }
@@ -291,13 +282,14 @@ impl Forwarder {
         vouched: (Option<&str>, Option<&crate::auth::AuthInfo>),
     ) -> Result<Response, Unreachable> {
         let uri: Uri = match address.parse::<Uri>() {
-            Ok(uri) if uri.scheme_str() == Some("http") => uri,
+            Ok(uri) if self.client.speaks(&uri) => uri,
             // Not "gone": an owner this instance cannot speak to may well be alive, and taking
             // its session over would make two instances serve it.
             Ok(_) => {
                 tracing::error!(
                     address,
-                    "a session's owner has an address the hop does not speak (plain http:// only)"
+                    speaks = super::connector::SCHEMES,
+                    "a session's owner has an address the hop does not speak"
                 );
                 return Ok(unavailable("the session's owner cannot be reached from this instance; retry later"));
             }
@@ -331,8 +323,10 @@ impl Forwarder {
         }
         // The owner's lease is looked at only while its answer is late: an owner whose
         // process hangs still accepts connections (its kernel does), but renews nothing.
-        let mut sent = self.client.request(request);
-        let patience = (self.backplane.lease / 4).clamp(Duration::from_millis(20), CONNECT_TIMEOUT);
+        let Ok(mut sent) = self.client.request(request) else {
+            return Ok(unavailable("the session's owner cannot be reached from this instance; retry later"));
+        };
+        let patience = (self.backplane.lease / 4).clamp(Duration::from_millis(20), super::connector::CONNECT_TIMEOUT);
         let mut ended = 0;
         let answer = loop {
             match tokio::time::timeout(patience, &mut sent).await {
@@ -388,10 +382,22 @@ impl Forwarder {
                 };
                 Ok(Response::from_parts(parts, body))
             }
-            Err(e) if e.is_connect() => {
-                tracing::debug!(error = %e, address, "cannot connect to the owner of a session");
-                Err(Unreachable)
-            }
+            Err(e) if e.is_connect() => match super::connector::tls_failure(&e) {
+                // The owner's host answered but TLS failed: it is not gone.
+                Some(why) => {
+                    tracing::error!(
+                        address,
+                        reason = why,
+                        "cannot speak TLS with a session's owner (its certificate is trusted through the platform's \
+                         roots or Backplane::hop_roots)"
+                    );
+                    Ok(unavailable("the session's owner cannot be reached from this instance; retry later"))
+                }
+                None => {
+                    tracing::debug!(error = %e, address, "cannot connect to the owner of a session");
+                    Err(Unreachable)
+                }
+            },
             Err(e) => {
                 tracing::warn!(error = %e, address, "the owner of a session failed to answer");
                 Ok(unavailable("the session's owner did not answer; retry later"))

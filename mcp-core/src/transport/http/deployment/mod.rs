@@ -7,6 +7,7 @@
 //! - `messages`: the one vocabulary of the bus, in an envelope naming sender, time and version;
 //! - `bus`: one subscriber per instance, the questions waiting for replies, one ordered queue;
 //! - `forwarder`: the hop to a session's owner, the owners looked up, this instance's lease;
+//! - `connector`: the hop's HTTP clients, plain and TLS;
 //! - `hop`: what a forwarded request carries, sealed, from where it landed to the owner;
 //! - `landing`: where a request for a session owned elsewhere is served;
 //! - `replicas`: sessions owned elsewhere served here, and what the bus says about sessions;
@@ -17,6 +18,7 @@
 
 mod backplane;
 pub(crate) mod bus;
+mod connector;
 pub(crate) mod forwarder;
 pub(crate) mod heartbeat;
 pub(crate) mod hop;
