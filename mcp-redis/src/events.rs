@@ -114,6 +114,10 @@ impl EventStore for RedisEvents {
         self.send(Write::Forget(session.to_owned()));
     }
 
+    fn evict(&self, session: &str) {
+        self.memory.forget(session);
+    }
+
     fn flush(&self) -> typed_mcp::engine::BoxFuture<'_, ()> {
         Box::pin(async move {
             let (done, written) = tokio::sync::oneshot::channel();

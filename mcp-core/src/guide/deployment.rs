@@ -49,11 +49,15 @@
 //!   `Context::session_key`). Requests landing on their owner cost what they cost in a single
 //!   process: the owner does not ask Redis.
 //! - **A replica's streams are resumable too.** Their event ids end with `@<instance>`: the
-//!   instance serving the replica keeps their events in its memory (up to 256 per session, for
-//!   as long as it keeps the replica), and a client reconnecting with one of them on any
-//!   instance is sent there in one hop, for the events it missed and then the live ones. An id
-//!   naming an instance that is gone is answered `404` (the client retries the request); so is
-//!   another user's, and a malformed one gets `400`.
+//!   instance serving the replica keeps their events (up to 256 per session, for as long as
+//!   it keeps the replica), in its memory and, with `Redis::backplane`, written behind to Redis
+//!   under the session and its own name. A client reconnecting with one of them on any instance
+//!   is sent there in one hop, for the events it missed and then the live ones. Once that
+//!   instance has left (a rolling restart, a crash), the instance the client reconnects to
+//!   replays what it missed from Redis, and the stream ends there (the request ran on the
+//!   instance that left; one still running then was cancelled, and its client retries it).
+//!   Another user's id, an event no longer kept, or a session that ended is answered `404`; a
+//!   malformed id `400`.
 //! - **Takeover in about a second.** When the owner is needed and its connection is refused (or
 //!   not made within a second), the instance that needed it takes the session over on the spot
 //!   and serves the request: the client sees no error. When its lease lapsed (it renews its

@@ -45,6 +45,15 @@ pub trait EventStore: Send + Sync + 'static {
         Box::pin(std::future::ready(()))
     }
 
+    /// Drops what this instance holds of `session` in its own memory, leaving what is kept where
+    /// the other instances read it: called after replaying the events that an instance which
+    /// left the deployment kept (read once, through [`restore`](Self::restore)), so that they
+    /// are not held here too. The default does nothing (a store in one process keeps nothing of
+    /// other instances).
+    fn evict(&self, session: &str) {
+        let _ = session;
+    }
+
     /// Completes once what was stored so far is kept where the other instances of a deployment
     /// read it (a store writing behind has written it): called by a graceful shutdown
     /// ([`StreamableHttp::drain`](super::StreamableHttp::drain)) before the instance leaves. The

@@ -346,7 +346,8 @@ impl StreamableHttp {
             _ => Vec::new(),
         };
         for replica in replicas {
-            replica.close().await;
+            // Their events stay in the deployment's store, for a client resuming elsewhere.
+            replica.close_keeping_events(handing_over).await;
         }
     }
 

@@ -28,8 +28,10 @@ pub const LEAVING_HEADER: &str = "mcp-instance-leaving";
 /// recorded state (protocol version, client capabilities, log level, user), kept while it is
 /// used. What such a request sends before its answer (progress, logs, elicitation and sampling
 /// requests) goes on its own POST's SSE stream, as on the owner, under event ids naming the
-/// instance (`<stream>-<seq>@<instance>`), which keeps those events: a client resuming from one
-/// of them on any instance is sent there (see [`SessionRegistry::address_of`]). The client's
+/// instance (`<stream>-<seq>@<instance>`), which keeps those events (in the shared
+/// [`events`](Self::events) store too, under its name): a client resuming from one of them on
+/// any instance is sent there (see [`SessionRegistry::address_of`]), or, once that instance is
+/// gone, served what it missed from the shared store. The client's
 /// answer to one of those questions may be POSTed to any instance: the question's id names the
 /// instance asking it, and the answer reaches that instance over the [`MessageBus`]. So do cancellations (to
 /// whichever instance runs the request), and what a replica sends outside any request (the
@@ -276,8 +278,10 @@ impl Backplane {
     /// Keeps the sessions' SSE events in `store`, shared by the instances, so that a client can
     /// resume a stream with `Last-Event-ID` after its session was taken over from an instance
     /// that is gone (see [`EventStore::restore`](crate::transport::http::EventStore::restore)); it replaces
-    /// [`HttpConfig::event_store`](crate::transport::http::HttpConfig::event_store). Without one, events are
-    /// kept by the owner alone, and resumption works only while it lives.
+    /// [`HttpConfig::event_store`](crate::transport::http::HttpConfig::event_store). The events of the streams
+    /// replicas serve are kept there too, under the serving instance's name, and replayed by any
+    /// instance once that one is gone. Without one, events are kept by the instance that served
+    /// them alone, and resumption works only while it lives.
     pub fn events(mut self, store: Arc<dyn crate::transport::http::EventStore>) -> Self {
         self.events = Some(store);
         self

@@ -46,8 +46,9 @@ pub(crate) struct Forwarder {
     confirmed: std::sync::atomic::AtomicU64,
     /// Told when a beat got its answer (or failed).
     beaten: tokio::sync::Notify,
-    /// The events of the streams of the replicas served here (their ids name this instance).
-    pub(crate) replica_events: Arc<crate::transport::http::MemoryEventStore>,
+    /// The events of the streams of the replicas served here (their ids name this instance):
+    /// in the deployment's shared store if it has one (see `kept_events`).
+    pub(crate) replica_events: Arc<dyn crate::transport::http::EventStore>,
 }
 
 /// A session another instance owns, as served here.
@@ -117,6 +118,7 @@ impl Forwarder {
             .bus
             .clone()
             .map(|bus| DeploymentBus::start(bus, backplane.instance.clone(), backplane.keys.clone(), closing));
+        let replica_events = super::kept_events::store(backplane.events.as_ref(), &backplane.instance);
         Forwarder {
             backplane,
             bus,
@@ -127,7 +129,7 @@ impl Forwarder {
             epoch: std::time::Instant::now(),
             confirmed: std::sync::atomic::AtomicU64::new(0),
             beaten: tokio::sync::Notify::new(),
-            replica_events: Arc::default(),
+            replica_events,
         }
     }
 

@@ -191,7 +191,9 @@ fn until_closed(response: Response, closing: tokio_util::sync::CancellationToken
 
 /// Forwards a `GET` resuming a stream a replica served to `keeper`, the instance that served
 /// it (and keeps its events), which replays what the client missed and goes on with the live
-/// stream. An id naming no instance announced now is answered as events no longer available.
+/// stream. Once `keeper` is gone (it names no instance announced now), what the client missed
+/// is replayed here from the deployment's shared event store, if it has one; otherwise it is
+/// answered as events no longer available.
 async fn resume_where_kept(
     forwarder: &Forwarder,
     headers: &axum::http::HeaderMap,
@@ -206,7 +208,15 @@ async fn resume_where_kept(
     let gone = || plain(StatusCode::NOT_FOUND, "those events are no longer available");
     let address = match forwarder.backplane.registry.address_of(keeper).await {
         Ok(Some(address)) => address,
-        Ok(None) => return gone(),
+        Ok(None) => {
+            let position = header_str(headers, "last-event-id").and_then(|last| last.split_once('@')).map(|p| p.0);
+            return match position.and_then(crate::transport::http::EventId::decode) {
+                Some(after) => {
+                    super::kept_events::replay_left_behind(forwarder, session, keeper, after, vouched.0).await
+                }
+                None => plain(StatusCode::BAD_REQUEST, "malformed Last-Event-ID"),
+            };
+        }
         Err(e) => {
             tracing::warn!(error = %e, "cannot read an instance's address");
             return unavailable("the shared session store is unavailable; retry later");

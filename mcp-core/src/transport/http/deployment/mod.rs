@@ -11,6 +11,8 @@
 //! - `hop`: what a forwarded request carries, sealed, from where it landed to the owner;
 //! - `landing`: where a request for a session owned elsewhere is served;
 //! - `replicas`: sessions owned elsewhere served here, and what the bus says about sessions;
+//! - `kept_events`: the events of the streams replicas serve, and their replay once the
+//!   instance that served them is gone;
 //! - `takeover`: sessions changing hands (an owner gone, an instance draining);
 //! - `heartbeat`: this instance's presence, and the renewal of its sessions' records;
 //! - `release`: a session ending here, told to the others;
@@ -22,6 +24,7 @@ mod connector;
 pub(crate) mod forwarder;
 pub(crate) mod heartbeat;
 pub(crate) mod hop;
+mod kept_events;
 pub(crate) mod landing;
 pub(crate) mod messages;
 pub(crate) mod release;

@@ -66,7 +66,7 @@ pub(crate) async fn replicate(shared: &Arc<Shared>, forwarder: &Forwarder, id: &
     // Its events are kept here, in this instance's own store (the owner numbers and keeps the
     // session's other events): their ids name this instance, where a client resuming from one
     // of them is sent, whichever instance it reconnects to.
-    let events: Arc<dyn crate::transport::http::EventStore> = forwarder.replica_events.clone();
+    let events = forwarder.replica_events.clone();
     let session = HttpSession::start(id.to_owned(), service, recorded.principal, shared, Some(events));
     session.keep_events_on(&bp.instance);
     // Its questions name this instance, for the client's answers to come back here.
