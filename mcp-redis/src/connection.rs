@@ -16,6 +16,54 @@ use crate::ConnectError;
 pub(crate) const RESPONSE_TIMEOUT: Duration = Duration::from_secs(2);
 /// How long making a connection may take.
 pub(crate) const CONNECTION_TIMEOUT: Duration = Duration::from_secs(1);
+/// How long a command on a Cluster is tried again while its slot changes hands: a master failing
+/// over (its replica is promoted within a few seconds, and every node, the one the client reads
+/// the slots from included, learns of it a moment later). Only what ran nowhere is tried again
+/// (see [`ran_nowhere`]), so nothing runs twice.
+const FAILOVER_PATIENCE: Duration = Duration::from_secs(3);
+/// How long a command waits before it is tried again during a failover.
+const FAILOVER_PAUSE: Duration = Duration::from_millis(150);
+
+/// Whether `commands` commands that began at `started` and got `answer` are to be tried again
+/// after [`FAILOVER_PAUSE`]: they [ran nowhere](ran_nowhere), and [`FAILOVER_PATIENCE`] has not
+/// run out.
+fn again_after_failover<T>(answer: &redis::RedisResult<T>, commands: usize, started: tokio::time::Instant) -> bool {
+    matches!(answer, Err(e) if ran_nowhere(e, commands) && started.elapsed() + FAILOVER_PAUSE < FAILOVER_PATIENCE)
+}
+
+/// Whether `error` says that the command ran on no node because its slot is changing hands: the
+/// node the client knew refused the connection (it died), a node answered that another serves
+/// the slot (`MOVED`: the client's map of the slots is out of date), that it is a replica now
+/// (`READONLY`: a write refused before it ran), or that the cluster cannot serve it yet
+/// (`CLUSTERDOWN`, `TRYAGAIN`, `MASTERDOWN`); for a transaction or a pipeline of `commands`,
+/// when every one failed for those reasons (the client follows none of them there).
+fn ran_nowhere(error: &redis::RedisError, commands: usize) -> bool {
+    use redis::ServerErrorKind as S;
+    if error.is_connection_refusal() {
+        return true;
+    }
+    let moving =
+        |kind: Option<S>| matches!(kind, Some(S::Moved | S::ClusterDown | S::TryAgain | S::MasterDown | S::ReadOnly));
+    let aborted = matches!(error.kind(), redis::ErrorKind::Server(S::ExecAbort));
+    match error.clone().into_server_errors() {
+        // An aborted transaction ran nothing: its errors say why.
+        Some(errors) if aborted => errors.iter().all(|(_, e)| moving(e.kind())),
+        // Otherwise each command that failed says why, and those not named ran.
+        Some(errors) => errors.len() == commands && errors.iter().all(|(_, e)| moving(e.kind())),
+        None => false,
+    }
+}
+
+/// A command that makes the cluster client learn where `pipeline`'s slot is now (`EXISTS` of its
+/// first key): unlike a transaction, a plain command follows a `MOVED` answer, and the client
+/// then reads the slots again.
+fn locate(pipeline: &Pipeline) -> Option<Cmd> {
+    let key = pipeline.cmd_iter().next()?.args_iter().nth(1)?;
+    let redis::Arg::Simple(key) = key else { return None };
+    let mut exists = redis::cmd("EXISTS");
+    exists.arg(key);
+    Some(exists)
+}
 
 /// The shape of a deployment's Redis, as [`Redis::connect`](crate::Redis::connect) reads it from
 /// one connection string:
@@ -356,8 +404,9 @@ pub(crate) fn cluster_client(
     let mut builder = redis::cluster::ClusterClientBuilder::new(nodes.iter().map(String::as_str))
         .connection_timeout(CONNECTION_TIMEOUT)
         .response_timeout(RESPONSE_TIMEOUT)
-        // A master's failover is retried through (MOVED, then the replica promoted) for about a
-        // second and a half, then the command fails and the request gets a retryable `503`.
+        // A master's failover is retried through (MOVED, then the replica promoted), the client
+        // trying again for up to FAILOVER_PATIENCE while the node refuses connections; then the
+        // command fails and the request gets a retryable `503`.
         .retries(4)
         .min_retry_wait(100)
         .max_retry_wait(500);
@@ -431,7 +480,16 @@ impl ConnectionLike for Connection {
     fn req_packed_command<'a>(&'a mut self, cmd: &'a Cmd) -> RedisFuture<'a, Value> {
         match self {
             Connection::Single(c) => c.req_packed_command(cmd),
-            Connection::Cluster(lazy) => Box::pin(async move { lazy.get().await?.req_packed_command(cmd).await }),
+            Connection::Cluster(lazy) => Box::pin(async move {
+                let started = tokio::time::Instant::now();
+                loop {
+                    let answer = lazy.get().await?.req_packed_command(cmd).await;
+                    if !again_after_failover(&answer, 1, started) {
+                        return answer;
+                    }
+                    tokio::time::sleep(FAILOVER_PAUSE).await;
+                }
+            }),
             Connection::Sentinel(primary) => Box::pin(async move {
                 let answer = primary.get().await?.req_packed_command(cmd).await;
                 if let Err(e) = &answer {
@@ -450,9 +508,20 @@ impl ConnectionLike for Connection {
     ) -> RedisFuture<'a, Vec<Value>> {
         match self {
             Connection::Single(c) => c.req_packed_commands(cmd, offset, count),
-            Connection::Cluster(lazy) => {
-                Box::pin(async move { lazy.get().await?.req_packed_commands(cmd, offset, count).await })
-            }
+            Connection::Cluster(lazy) => Box::pin(async move {
+                let started = tokio::time::Instant::now();
+                loop {
+                    let mut connection = lazy.get().await?;
+                    let answer = connection.req_packed_commands(cmd, offset, count).await;
+                    if !again_after_failover(&answer, cmd.cmd_iter().count(), started) {
+                        return answer;
+                    }
+                    tokio::time::sleep(FAILOVER_PAUSE).await;
+                    if let Some(exists) = locate(cmd) {
+                        let _ = connection.req_packed_command(&exists).await;
+                    }
+                }
+            }),
             Connection::Sentinel(primary) => Box::pin(async move {
                 let answer = primary.get().await?.req_packed_commands(cmd, offset, count).await;
                 if let Err(e) = &answer {
@@ -474,6 +543,32 @@ impl ConnectionLike for Connection {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The error a node answers with `line` (RESP, `-CODE detail`).
+    fn answered(line: &str) -> redis::RedisError {
+        let value = redis::parse_redis_value(format!("-{line}\r\n").as_bytes()).unwrap();
+        value.extract_error().unwrap_err()
+    }
+
+    #[test]
+    fn only_what_ran_nowhere_is_tried_again_through_a_failover() {
+        let refused = redis::RedisError::from(std::io::Error::from(std::io::ErrorKind::ConnectionRefused));
+        assert!(ran_nowhere(&refused, 1));
+        for line in [
+            "MOVED 5670 127.0.0.1:7001",
+            "READONLY You can't write against a read only replica.",
+            "CLUSTERDOWN The cluster is down",
+            "TRYAGAIN",
+            "MASTERDOWN Link with MASTER is down",
+        ] {
+            assert!(ran_nowhere(&answered(line), 1), "{line}");
+        }
+        // What may have run, or failed for good, is not.
+        let dropped = redis::RedisError::from(std::io::Error::from(std::io::ErrorKind::ConnectionReset));
+        assert!(!ran_nowhere(&dropped, 1));
+        assert!(!ran_nowhere(&answered("ERR unknown command"), 1));
+        assert!(!ran_nowhere(&answered("NOSCRIPT No matching script"), 1));
+    }
 
     #[test]
     fn one_url_is_one_node_and_several_are_a_cluster() {

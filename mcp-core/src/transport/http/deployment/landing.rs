@@ -372,18 +372,41 @@ async fn over_the_bus(
         Err(()) => return unavailable("the shared session store is unavailable; retry later"),
     }
     let frame = String::from_utf8_lossy(bytes).into_owned();
-    let message = Message::Deliver { session: session.to_owned(), principal: principal.map(str::to_owned), frame };
-    match bus.send_now(asker, message).await {
-        // An answer nobody heard: the instance that asked is not listening yet (or for a
-        // moment no more); the client sends it again.
-        Ok(Some(0)) if asker.is_some() => {
-            tracing::debug!(session, "no instance heard a client's answer; refused for the client to send it again");
-            unavailable("the instance waiting for this answer is not listening yet; retry")
+    let started = tokio::time::Instant::now();
+    loop {
+        let message = Message::Deliver {
+            session: session.to_owned(),
+            principal: principal.map(str::to_owned),
+            frame: frame.clone(),
+        };
+        let sent = bus.send_now(asker, message).await;
+        // Nobody heard an answer, or the bus failed: the instance that asked is not listening
+        // for a moment (its subscription is being made again, the bus's Redis failing over), and
+        // many clients never send an answer twice. Sent again for a while; only then refused,
+        // for a client that does to send it again.
+        let unheard = matches!(sent, Ok(Some(0))) && asker.is_some();
+        if (unheard || sent.is_err()) && started.elapsed() + DELIVERY_PAUSE < DELIVERY_PATIENCE {
+            tokio::time::sleep(DELIVERY_PAUSE).await;
+            continue;
         }
-        Ok(_) => axum::http::StatusCode::ACCEPTED.into_response(),
-        Err(e) => {
-            tracing::warn!(error = %e, "cannot pass a client's message to the instance waiting for it");
-            unavailable("the instances cannot reach each other; retry later")
-        }
+        return match sent {
+            Ok(Some(0)) if asker.is_some() => {
+                tracing::debug!(
+                    session,
+                    "no instance heard a client's answer; refused for the client to send it again"
+                );
+                unavailable("the instance waiting for this answer is not listening yet; retry")
+            }
+            Ok(_) => axum::http::StatusCode::ACCEPTED.into_response(),
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot pass a client's message to the instance waiting for it");
+                unavailable("the instances cannot reach each other; retry later")
+            }
+        };
     }
 }
+
+/// How long a client's answer is sent again while no instance hears it (or the bus fails).
+const DELIVERY_PATIENCE: std::time::Duration = std::time::Duration::from_secs(3);
+/// How long between two sendings of an answer nobody heard.
+const DELIVERY_PAUSE: std::time::Duration = std::time::Duration::from_millis(100);
