@@ -81,6 +81,7 @@ impl MessageBus for RedisBus {
         let channel = self.redis.key("bus", &channel);
         tokio::spawn(async move {
             let mut failing = false;
+            let mut subscribed_before = false;
             while !stop.is_cancelled() {
                 let subscribed = tokio::select! {
                     r = tokio::time::timeout(CONNECTION_TIMEOUT * 4, subscription(&redis, &channel)) => r,
@@ -90,6 +91,11 @@ impl MessageBus for RedisBus {
                     Ok(Ok(mut messages)) => {
                         if std::mem::replace(&mut failing, false) {
                             tracing::info!(channel, "subscribed again to the deployment's bus");
+                        }
+                        // What was published while the subscription was broken is lost: the
+                        // empty message says so (see `MessageBus::subscribe`).
+                        if std::mem::replace(&mut subscribed_before, true) {
+                            deliver(String::new());
                         }
                         loop {
                             let message = tokio::select! {

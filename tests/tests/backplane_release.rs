@@ -156,3 +156,71 @@ async fn a_session_ended_is_not_served_by_an_instance_that_hears_of_it_late() {
     owner_task.abort();
     other_task.abort();
 }
+
+/// A bus that hears nothing while `deaf` is set (messages published meanwhile are lost to it,
+/// as to an instance whose subscription broke), and otherwise everything.
+struct Deaf {
+    bus: RedisBus,
+    deaf: Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl MessageBus for Deaf {
+    fn publish<'a>(&'a self, channel: &'a str, payload: String) -> BoxFuture<'a, Result<(), BackplaneError>> {
+        self.bus.publish(channel, payload)
+    }
+
+    fn publish_counted<'a>(
+        &'a self,
+        channel: &'a str,
+        payload: String,
+    ) -> BoxFuture<'a, Result<Option<usize>, BackplaneError>> {
+        self.bus.publish_counted(channel, payload)
+    }
+
+    fn subscribe(&self, channel: String, deliver: Box<dyn Fn(String) + Send + Sync>, stop: CancellationToken) {
+        let deaf = self.deaf.clone();
+        let heard = move |payload: String| {
+            if payload.is_empty() || !deaf.load(Ordering::SeqCst) {
+                deliver(payload);
+            }
+        };
+        self.bus.subscribe(channel, Box::new(heard), stop);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_instance_whose_bus_subscription_broke_serves_no_stale_replica() {
+    let (redis_server, redis) = started_redis();
+    let (owner, owner_task) = instance(&redis, Hooked::new(redis.sessions(), Hooks::default())).await;
+    let deaf = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let bus = Arc::new(Deaf { bus: redis.bus(), deaf: deaf.clone() });
+    let (other, other_task) = instance_on(bus, Hooked::new(redis.sessions(), Hooks::default())).await;
+    let (status, session, body) = post(&owner, None, initialize()).await;
+    assert_eq!(status, 200, "{body}");
+    let session = session.expect("a session id");
+    // Served on the other instance: it keeps a replica of the session.
+    let (status, _, body) = within("a call on the other instance", post(&other, Some(&session), add_call(2))).await;
+    assert_eq!(status, 200, "{body}");
+    // The other instance misses the end of the session (its subscription is broken)...
+    deaf.store(true, Ordering::SeqCst);
+    delete(&owner, &session).await;
+    deaf.store(false, Ordering::SeqCst);
+    // ...and subscribes again: Redis drops every subscriber's connection.
+    let killed = std::process::Command::new("redis-cli")
+        .args(["-u", &redis_server.url(), "CLIENT", "KILL", "TYPE", "pubsub"])
+        .output()
+        .expect("redis-cli runs (install redis-tools, or Debian's redis-server package, which brings it)");
+    assert!(killed.status.success(), "{}", String::from_utf8_lossy(&killed.stderr));
+    // Once subscribed again, it knows it may have missed messages and drops its replicas.
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let (status, _, body) = within("a call after the end", post(&other, Some(&session), add_call(3))).await;
+        if status == 404 {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the other instance still served the ended session: {status} {body}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    owner_task.abort();
+    other_task.abort();
+}

@@ -30,6 +30,9 @@ pub(crate) trait Member: Send + Sync + 'static {
 
     /// The reply to `question`, or `None` when this instance cannot answer it (another may).
     fn answer(&self, question: Question) -> BoxFuture<'static, Option<Reply>>;
+
+    /// Messages may have been lost: the subscription to the bus broke and was made again.
+    fn missed(&self) {}
 }
 
 /// This instance's end of the deployment's bus.
@@ -236,6 +239,16 @@ impl DeploymentBus {
 
     /// Acts on one payload from the bus.
     fn arrived(self: &Arc<Self>, payload: &str) {
+        if payload.is_empty() {
+            // The subscription was made again after a break (see `MessageBus::subscribe`).
+            tracing::info!(
+                "this instance may have missed messages of the deployment's bus while it was not subscribed"
+            );
+            if let Some(sessions) = self.sessions.get() {
+                sessions.missed();
+            }
+            return;
+        }
         let Some((seal, json)) = payload.split_once('.') else {
             self.drop_unread("an unreadable message from another instance is dropped", "no seal");
             return;

@@ -180,6 +180,18 @@ impl Member for SessionsMember {
         };
         Box::pin(std::future::ready(reply))
     }
+
+    /// A replica may be stale after what this instance did not hear (its session ended, or its
+    /// recorded state changed): every replica is dropped, and made again from the session's
+    /// record by the next request needing it.
+    fn missed(&self) {
+        let Some(shared) = self.0.upgrade() else { return };
+        let Some(forwarder) = &shared.forwarder else { return };
+        let ids: Vec<String> = forwarder.replicas.read().map(|r| r.keys().cloned().collect()).unwrap_or_default();
+        for id in ids {
+            forwarder.drop_replica(&id);
+        }
+    }
 }
 
 /// The replica a POST names, if this instance serves one for the request's user.

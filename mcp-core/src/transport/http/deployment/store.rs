@@ -167,6 +167,8 @@ pub trait MessageBus: Send + Sync + 'static {
 
     /// Hands every message published on `channel` from now on to `deliver`, until `stop` is
     /// cancelled. The subscription outlives trouble with the store: it is made again once the
-    /// store is back (what was published meanwhile is lost).
+    /// store is back (what was published meanwhile is lost), and `deliver` is then handed an
+    /// empty message first, which says so: the instance drops what a missed message may have
+    /// made stale (its replicas of other instances' sessions). No message is otherwise empty.
     fn subscribe(&self, channel: String, deliver: Box<dyn Fn(String) + Send + Sync>, stop: CancellationToken);
 }
