@@ -455,3 +455,33 @@ async fn two_replicas_sharing_a_bus_channel_each_get_the_answers_to_their_own_qu
     b_task.abort();
     c_task.abort();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_question_asked_on_a_replica_dropped_meanwhile_still_gets_its_answer() {
+    let (_redis_server, redis) = started_redis();
+    let (a, a_task) = asking_instance(&redis, None).await;
+    let (b, b_task) = asking_instance(&redis, Some("asker")).await;
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {"elicitation": {"form": {}}},
+        "clientInfo": {"name": "t", "version": "1"}}});
+    let (status, session, body) = post(&a, None, init).await;
+    assert_eq!(status, 200, "{body}");
+    let session = session.expect("a session id");
+    let on_b = crate::support::http::Session::join(&b, &session, None);
+    let on_a = on_b.at(&a);
+    let (_, mut call) = on_b.start("tools/call", json!({"name": "ask_name", "arguments": {}})).await;
+    let question = call.message().await;
+    assert_eq!(question["method"], "elicitation/create", "{question}");
+    // While the question waits, the session's recorded state changes on its owner, which tells
+    // the replicas to start again from it: B drops its replica, whose call still runs.
+    let level = json!({"jsonrpc": "2.0", "id": 9, "method": "logging/setLevel", "params": {"level": "error"}});
+    let (status, _, body) = post(&a, Some(&session), level).await;
+    assert_eq!(status, 200, "{body}");
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    // The answer, wherever it lands, still reaches the question.
+    on_a.answer(&question, json!({"action": "accept", "content": {"name": "still asked"}})).await;
+    let done = within("the call's answer", call.message()).await;
+    assert_eq!(crate::support::http::text_of(&done["result"]), "still asked", "{done}");
+    a_task.abort();
+    b_task.abort();
+}

@@ -18,8 +18,8 @@
 //!   instance gets what the client missed (from Redis), then the session's new events.
 
 use crate::support::backplane::{
-    Instance, SoakNode, add, add_call, assert_owned_by, in_process_with, initialize, open_get_stream, post, set_level,
-    started_redis, two_instances,
+    Instance, SoakNode, add, add_call, assert_owned_by, hold, in_process_with, initialize, open_get_stream, post,
+    set_level, started_redis, two_instances,
 };
 use crate::support::registry::{Hooked, Hooks};
 
@@ -554,4 +554,95 @@ async fn a_session_opened_before_its_instances_first_beat_is_not_taken_for_an_or
     assert_owned_by(&redis, &session, &a, "A, alive, keeps its session").await;
     a_task.abort();
     b_task.abort();
+}
+
+/// An in-process instance named `id` on `redis`, beating every `heartbeat`, its registry
+/// `registry`: its URL and endpoint.
+async fn named_instance(
+    redis: &typed_mcp_redis::Redis,
+    id: &str,
+    heartbeat: Duration,
+    registry: Hooked,
+) -> (String, typed_mcp::transport::http::StreamableHttp) {
+    let listener = tokio::net::TcpListener::bind((std::net::Ipv4Addr::LOCALHOST, 0)).await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let backplane = typed_mcp::transport::http::Backplane::new(std::sync::Arc::new(registry), url.clone())
+        .bus(std::sync::Arc::new(redis.bus()))
+        .instance_id(id)
+        .heartbeat(heartbeat)
+        .secret(crate::support::backplane::SECRET);
+    let server = Server::builder("t", "1").tools(tools![add, hold, progress_then_hold]).build().unwrap();
+    let http = server.streamable_http(HttpConfig::default().backplane(backplane));
+    let serving = http.clone();
+    tokio::spawn(async move {
+        let _ = serving.serve(listener, std::future::pending()).await;
+    });
+    (url, http)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn after_the_store_was_out_of_reach_a_lapsed_owner_is_waited_for_not_taken_over() {
+    let (redis_server, redis) = started_redis();
+    let (owner, owner_http) =
+        named_instance(&redis, "owner", Duration::from_millis(400), Hooked::new(redis.sessions(), Hooks::default()))
+            .await;
+    let registry = Hooked::new(redis.sessions(), Hooks::default());
+    let hooks = registry.hooks.clone();
+    let (other, _other_http) = named_instance(&redis, "other", Duration::from_millis(100), registry).await;
+    let (status, session, body) = post(&owner, None, initialize()).await;
+    assert_eq!(status, 200, "{body}");
+    let session = session.expect("a session id");
+    // The store was out of reach for longer than a lease: the other instance finds its own
+    // announcement lapsed when it reaches the store again, and so is the owner's, which its
+    // next beat (within 400 ms) renews.
+    hooks.lapse_next_beat.store(true, std::sync::atomic::Ordering::SeqCst);
+    while hooks.lapse_next_beat.load(std::sync::atomic::Ordering::SeqCst) {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let deleted = Command::new("redis-cli")
+        .args(["-u", &redis_server.url(), "DEL", "mcp:instance:owner"])
+        .output()
+        .expect("redis-cli runs (install redis-tools, or Debian's redis-server package, which brings it)");
+    assert_eq!(String::from_utf8_lossy(&deleted.stdout).trim(), "1", "the owner's announcement was there to lapse");
+    // What only the owner serves lands on the other instance: it waits for the owner to
+    // announce itself again, and forwards it there, instead of taking a live owner's session.
+    let (status, _, body) = within("setLevel on the other instance", post(&other, Some(&session), set_level(2))).await;
+    assert_eq!(status, 200, "{body}");
+    assert_owned_by(&redis, &session, &owner, "a live owner keeps its session").await;
+    assert_eq!(owner_http.session_count(), 1);
+}
+
+/// Reports progress once (its answer then streams as SSE), then holds its instance busy for
+/// five seconds.
+#[tool]
+async fn progress_then_hold(ctx: Context) -> String {
+    let _ = ctx.progress(1.0, Some(2.0), None).await;
+    tokio::time::sleep(Duration::from_secs(5)).await;
+    "held".into()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_cut_short_by_its_session_moving_elsewhere_ends_with_an_error() {
+    let (_redis_server, redis) = started_redis();
+    let (owner, owner_http) =
+        named_instance(&redis, "owner", Duration::from_millis(100), Hooked::new(redis.sessions(), Hooks::default()))
+            .await;
+    let (status, session, body) = post(&owner, None, initialize()).await;
+    assert_eq!(status, 200, "{body}");
+    let session = session.expect("a session id");
+    let call = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+        "params": {"name": "progress_then_hold", "arguments": {}, "_meta": {"progressToken": "p"}}});
+    let running = tokio::spawn({
+        let (owner, session) = (owner.clone(), session.clone());
+        async move { post(&owner, Some(&session), call).await }
+    });
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    // The instance leaves the deployment: its sessions live on elsewhere, what runs here ends.
+    within("close_all", owner_http.close_all()).await;
+    let (status, _, body) = within("the cut request's answer", running).await.unwrap();
+    assert_eq!(status, 200);
+    assert!(
+        body.contains(r#""id":7"#) && body.contains("moved to another instance"),
+        "no answer to the cut request: {body}"
+    );
 }

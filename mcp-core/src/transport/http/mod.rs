@@ -320,8 +320,12 @@ impl StreamableHttp {
     /// each taken over (with its stored events) by the next instance that receives a request
     /// for it, at once rather than when the lease would have lapsed.
     pub async fn close_all(&self) {
-        self.shared.closing.cancel();
         let handing_over = self.shared.forwarder.is_some();
+        if handing_over && let Ok(sessions) = self.shared.sessions.read() {
+            // Answered before the streams close: the sessions live on elsewhere.
+            sessions.values().for_each(|s| s.cut_running());
+        }
+        self.shared.closing.cancel();
         if let Some(forwarder) = &self.shared.forwarder {
             // Stopped first, so that no beat announces the instance again after it left (the
             // store serves one instance's commands in order).

@@ -628,9 +628,27 @@ impl HttpSession {
         self.close_keeping_events(false).await;
     }
 
+    /// Answers every request still running here with an error, before the session moves to
+    /// another instance of the deployment (its client sends them again): a client whose stream
+    /// just ends may wait for ever for the answer.
+    pub(crate) fn cut_running(&self) {
+        let running: Vec<RequestId> =
+            self.routes.lock().map(|r| r.by_request.keys().cloned().collect()).unwrap_or_default();
+        let error = crate::protocol::ErrorObject::internal(
+            "this request was cut short: its session moved to another instance of the server; send it again",
+        );
+        for id in running {
+            let frame = crate::protocol::jsonrpc::encode_error(Some(&id), &error);
+            self.route(Outbound { frame, related: Some(id), kind: OutboundKind::Response });
+        }
+    }
+
     /// Ends the session, forgetting its events unless `keep` (the session lives on: another
     /// instance of the deployment takes it over, and replays them).
     pub(crate) async fn close_keeping_events(&self, keep: bool) {
+        if keep {
+            self.cut_running();
+        }
         self.closing.cancel();
         self.engine.shutdown().await;
         if let Ok(mut routes) = self.routes.lock() {

@@ -39,6 +39,10 @@ pub(crate) struct Forwarder {
     owners: std::sync::Mutex<Owners>,
     /// Sessions other instances own, served here (see [`Backplane`]).
     pub(crate) replicas: std::sync::RwLock<std::collections::HashMap<String, Replica>>,
+    /// Replicas dropped while requests of theirs still ran: no new request is served on them,
+    /// but the client's answers to their questions (and cancellations) still reach them until
+    /// those requests end.
+    retiring: std::sync::Mutex<std::collections::HashMap<String, Arc<HttpSession>>>,
     /// When this forwarder was made: the origin of [`confirmed`](Self::confirmed).
     epoch: std::time::Instant,
     /// When (milliseconds after `epoch`, plus one) the last beat that found this instance's
@@ -46,6 +50,9 @@ pub(crate) struct Forwarder {
     confirmed: std::sync::atomic::AtomicU64,
     /// Told when a beat got its answer (or failed).
     beaten: tokio::sync::Notify,
+    /// When (milliseconds after `epoch`, plus one) this instance reached the store again after
+    /// it could not (its own announcement lapsed meanwhile): 0 if never.
+    recovered: std::sync::atomic::AtomicU64,
     /// The events of the streams of the replicas served here (their ids name this instance):
     /// in the deployment's shared store if it has one (see `kept_events`).
     pub(crate) replica_events: Arc<dyn crate::transport::http::EventStore>,
@@ -61,6 +68,10 @@ pub(crate) struct Replica {
 
 /// Sessions' owners (instance id and address), and when each was looked up.
 type Owners = std::collections::HashMap<Box<str>, (Arc<str>, Arc<str>, std::time::Instant)>;
+
+/// For how many leases after an instance reached the store again, after it could not, an owner
+/// whose announcement lapsed is waited for rather than taken for gone.
+const RECOVERY_GRACE: u32 = 3;
 
 /// How many owners [`Forwarder`] remembers at most (then it forgets them all).
 const OWNER_CACHE: usize = 10_000;
@@ -126,9 +137,11 @@ impl Forwarder {
             me,
             owners: std::sync::Mutex::default(),
             replicas: std::sync::RwLock::default(),
+            retiring: std::sync::Mutex::default(),
             epoch: std::time::Instant::now(),
             confirmed: std::sync::atomic::AtomicU64::new(0),
             beaten: tokio::sync::Notify::new(),
+            recovered: std::sync::atomic::AtomicU64::new(0),
             replica_events,
         }
     }
@@ -137,6 +150,22 @@ impl Forwarder {
     pub(crate) fn confirm(&self, sent: std::time::Instant) {
         let at = u64::try_from(sent.saturating_duration_since(self.epoch).as_millis()).unwrap_or(u64::MAX - 1);
         self.confirmed.fetch_max(at + 1, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// Records that this instance reached the store again after it could not for longer than a
+    /// lease: the other instances' announcements lapsed too, most likely, though they live.
+    pub(crate) fn store_recovered(&self) {
+        let at = u64::try_from(self.epoch.elapsed().as_millis()).unwrap_or(u64::MAX - 1);
+        self.recovered.store(at + 1, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// How much longer an owner whose announcement lapsed is given to announce itself again
+    /// before its sessions are taken over: [`RECOVERY_GRACE`] leases after this instance reached
+    /// the store again, when it could not for a while (a Redis failover lapses every lease).
+    fn recovery_grace_left(&self) -> Option<Duration> {
+        let recovered = self.recovered.load(std::sync::atomic::Ordering::Relaxed).checked_sub(1)?;
+        let since = self.epoch.elapsed().saturating_sub(Duration::from_millis(recovered));
+        (self.backplane.lease * RECOVERY_GRACE).checked_sub(since).filter(|left| !left.is_zero())
     }
 
     /// Wakes the requests waiting for a beat's answer ([`lease_confirmed`](Self::lease_confirmed)).
@@ -232,7 +261,29 @@ impl Forwarder {
     pub(crate) fn drop_replica(&self, session: &str) {
         let replica = self.replicas.write().ok().and_then(|mut r| r.remove(session));
         if let Some(replica) = replica {
+            if replica.session.in_flight() > 0
+                && let Ok(mut retiring) = self.retiring.lock()
+            {
+                retiring.insert(session.to_owned(), replica.session.clone());
+            }
             replica.session.close_when_idle();
+        }
+    }
+
+    /// The replica of `session` a message of its client (an answer, a cancellation) goes to:
+    /// the one serving it, else one dropped whose requests still run.
+    pub(crate) fn answering(&self, session: &str) -> Option<Arc<HttpSession>> {
+        if let Some(replica) = self.replica(session) {
+            return Some(replica.session);
+        }
+        let retiring = self.retiring.lock().ok()?;
+        retiring.get(session).filter(|s| s.in_flight() > 0).cloned()
+    }
+
+    /// Forgets the dropped replicas whose requests have all ended.
+    pub(crate) fn prune_retiring(&self) {
+        if let Ok(mut retiring) = self.retiring.lock() {
+            retiring.retain(|_, session| session.in_flight() > 0);
         }
     }
 
@@ -245,6 +296,20 @@ impl Forwarder {
 
     /// Where `session`, which this instance does not hold, is owned, as the registry says.
     pub(crate) async fn locate(&self, session: &str) -> Whereabouts {
+        loop {
+            let found = self.locate_now(session).await;
+            // An owner lapsed while the store was out of reach may well live: given a moment
+            // to announce itself again rather than have its sessions taken over.
+            if let (Whereabouts::Gone(_), Some(left)) = (&found, self.recovery_grace_left()) {
+                tokio::time::sleep(left.min(Duration::from_millis(100))).await;
+                continue;
+            }
+            return found;
+        }
+    }
+
+    /// Where `session` is owned, as the registry says now.
+    async fn locate_now(&self, session: &str) -> Whereabouts {
         match self.backplane.registry.owner(session).await {
             Ok(Some(Owner { instance, address: Some(address) })) if *instance != *self.backplane.instance => {
                 let instance: Arc<str> = instance.into();

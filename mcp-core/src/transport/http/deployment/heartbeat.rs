@@ -186,6 +186,12 @@ async fn beats(
                         tracing::info!("the shared session store is reachable again");
                     }
                     if !known && !first {
+                        // This instance's announcement lapsed: so, most likely, did the others'.
+                        if let Some(s) = shared.upgrade()
+                            && let Some(forwarder) = &s.forwarder
+                        {
+                            forwarder.store_recovered();
+                        }
                         reclaim(&shared, &*registry, &bp, session_ttl, &main).await;
                     }
                     if let Some(s) = shared.upgrade()

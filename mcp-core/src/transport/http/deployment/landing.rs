@@ -407,6 +407,6 @@ async fn over_the_bus(
 }
 
 /// How long a client's answer is sent again while no instance hears it (or the bus fails).
-const DELIVERY_PATIENCE: std::time::Duration = std::time::Duration::from_secs(3);
+const DELIVERY_PATIENCE: std::time::Duration = std::time::Duration::from_secs(10);
 /// How long between two sendings of an answer nobody heard.
 const DELIVERY_PAUSE: std::time::Duration = std::time::Duration::from_millis(100);

@@ -114,6 +114,7 @@ pub(crate) fn replicas_beat(shared: &Shared, since: Instant) -> Vec<String> {
     for id in idle {
         forwarder.drop_replica(&id);
     }
+    forwarder.prune_retiring();
     let mut active = Vec::new();
     if let Some(bus) = &forwarder.bus {
         for (owner, sessions) in used {
@@ -124,10 +125,11 @@ pub(crate) fn replicas_beat(shared: &Shared, since: Instant) -> Vec<String> {
     active
 }
 
-/// The session `id` held here: the one owned here, else the replica.
+/// The session `id` held here: the one owned here, else its replica (or one dropped whose
+/// requests still run, for their answers).
 fn held(shared: &Shared, id: &str) -> Option<Arc<HttpSession>> {
     let owned = shared.sessions.read().ok().and_then(|s| s.get(id).cloned());
-    owned.or_else(|| shared.forwarder.as_ref()?.replica(id).map(|r| r.session))
+    owned.or_else(|| shared.forwarder.as_ref()?.answering(id))
 }
 
 /// The transport's part of the bus: what the other instances say about sessions.
