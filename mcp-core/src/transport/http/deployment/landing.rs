@@ -107,6 +107,8 @@ pub(crate) async fn forward_if_elsewhere(
         Some((instance, address)) => Whereabouts::Owner { instance, address },
         None => forwarder.locate(id).await,
     };
+    // Whether the owner was found gone because its connection was refused (not only its lease).
+    let mut refused = false;
     // At most: the owner remembered is gone, another instance took the session over first, the
     // request is forwarded there.
     for _ in 0..3 {
@@ -157,11 +159,12 @@ pub(crate) async fn forward_if_elsewhere(
                         // where).
                         forwarder.forget(id);
                         tracing::info!(%address, owner = %instance, session = id, "the owner of a session cannot be reached");
+                        refused = true;
                         Whereabouts::Gone(instance.to_string())
                     }
                 }
             }
-            Whereabouts::Gone(gone) => match take_over(shared, forwarder, id, &gone).await {
+            Whereabouts::Gone(gone) => match take_over(shared, forwarder, id, &gone, !refused).await {
                 // Taken over: served here, like any local session.
                 Ok(true) => return None,
                 // Another instance was faster: it owns the session now.

@@ -33,7 +33,7 @@ pub(crate) async fn replicate(shared: &Arc<Shared>, forwarder: &Forwarder, id: &
     let owner = match forwarder.locate(id).await {
         forwarder::Whereabouts::Owner { instance, .. } => instance,
         forwarder::Whereabouts::Gone(gone) => {
-            return match take_over(shared, forwarder, id, &gone).await {
+            return match take_over(shared, forwarder, id, &gone, true).await {
                 Ok(true) => Replicated::Served,
                 Ok(false) => Replicated::Forward,
                 Err(None) => Replicated::Refused(unavailable("the shared session store is unavailable; retry later")),

@@ -36,16 +36,19 @@ pub(crate) async fn hand_over(shared: &Arc<Shared>, id: &str, principal: Option<
     Some(leaving())
 }
 
-/// Takes over session `id` from the instance `gone`, whose heartbeat lapsed: a session is
-/// opened here in the recorded state and recorded as this instance's, within this instance's
-/// session caps (an idle session may be closed to make room). `Ok(false)` when another
-/// instance took it over first (or nothing is recorded to take over); `Err(None)` when the
-/// registry failed, `Err(Some(_))` with the `503` when no session can make room.
+/// Takes over session `id` from the instance `gone`, whose heartbeat lapsed (or whose
+/// connection was refused): a session is opened here in the recorded state and recorded as this
+/// instance's, within this instance's session caps (an idle session may be closed to make
+/// room). With `unless_back`, not when `gone` announced itself again meanwhile. `Ok(false)`
+/// when another instance took it over first, the owner is back, or nothing is recorded to take
+/// over; `Err(None)` when the registry failed, `Err(Some(_))` with the `503` when no session can
+/// make room.
 pub(crate) async fn take_over(
     shared: &Arc<Shared>,
     forwarder: &Forwarder,
     id: &str,
     gone: &str,
+    unless_back: bool,
 ) -> Result<bool, Option<Response>> {
     let bp = &forwarder.backplane;
     let ttl = bp.session_ttl(shared.config.idle_timeout);
@@ -54,6 +57,15 @@ pub(crate) async fn take_over(
     if !forwarder.may_own().await {
         tracing::warn!(session = id, "cannot take over a session: this instance's lease is not confirmed");
         return Err(None);
+    }
+    // The owner was found gone a moment ago, maybe seconds (the store was out of reach): if it
+    // announced itself again since, it lives, and keeps its session. (Not in the same atomic
+    // step as the takeover, which a Cluster cannot do across slots: this narrows the window to
+    // one round trip.)
+    if unless_back && let Ok(Some(_)) = bp.registry.address_of(gone).await {
+        tracing::debug!(session = id, owner = gone, "the owner of a session is back: not taken over");
+        forwarder.forget(id);
+        return Ok(false);
     }
     // A session taken over counts against this instance's caps like one it opened: room is
     // made first (so that, when none can be, the session stays for another instance).
