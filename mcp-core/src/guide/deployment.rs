@@ -69,7 +69,18 @@
 //!   the owner stopped, with no `503` (measured: 1.01 s to 1.02 s, a `shared` process stopped
 //!   with SIGSTOP). Requests served on replicas never wait for the owner at all. A session
 //!   taken over counts against the new owner's `max_sessions` like one it opened. A call that
-//!   was running on an instance that died ends with a JSON-RPC error the client receives.
+//!   was running on an instance that died ends with a JSON-RPC error the client receives; so
+//!   does one still running on an instance whose session moved away (it left, or lost the
+//!   session to a takeover).
+//! - **A store outage is not a death.** When Redis was out of reach for longer than a lease
+//!   (a failover takes two or three seconds), every instance's announcement lapsed, though they
+//!   all live. An instance that finds its own announcement lapsed when it reaches Redis again
+//!   gives the others three leases to announce themselves again before it takes a session
+//!   over from one of them (a request needing such an owner waits meanwhile), and a takeover
+//!   is dropped when the owner announced itself again in the meantime. After its subscription
+//!   to the bus was made again, an instance drops its replicas (a message it missed could have
+//!   made them stale) and builds them again from Redis as requests come; a replica dropped
+//!   while a call of its runs still takes the answers to that call's questions.
 //! - **Slow is not gone.** An instance's beats run on a thread of their own, through a Redis
 //!   connection of their own: an instance whose runtime is busy (its workers held by long
 //!   polls or blocking work, its host overloaded for a moment) keeps its lease, and a request
