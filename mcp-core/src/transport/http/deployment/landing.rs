@@ -183,6 +183,54 @@ pub(crate) async fn forward_if_elsewhere(
     }
 }
 
+/// Answers a `GET` resuming, after `after`, a stream that a replica on `keeper` served of
+/// `session`, now that `keeper` is gone: the events the client missed, from the shared store,
+/// and the end of the stream (nothing runs it any more). Only for the session's own user: the
+/// session must still be recorded, for `principal`. `404` when there is no shared store, or
+/// the events are no longer all there.
+async fn replay_left_behind(
+    forwarder: &Forwarder,
+    session: &str,
+    keeper: &str,
+    after: crate::transport::http::EventId,
+    principal: Option<&str>,
+) -> Response {
+    let gone = || plain(StatusCode::NOT_FOUND, "those events are no longer available");
+    let Some(store) = &forwarder.backplane.events else { return gone() };
+    // A replica has no GET stream of its own.
+    if after.stream == 0 {
+        return gone();
+    }
+    let recorded = match forwarder.backplane.registry.state(session).await {
+        Ok(Some(state)) => serde_json::from_str::<forwarder::Recorded>(&state).ok(),
+        Ok(None) => None,
+        Err(e) => {
+            tracing::warn!(error = %e, session, "cannot read a session's state");
+            return unavailable("the shared session store is unavailable; retry later");
+        }
+    };
+    // Another user's session, or one that ended, is answered as events not found.
+    if recorded.is_none_or(|r| r.principal.as_deref() != principal) {
+        return gone();
+    }
+    let suffix = format!("@{keeper}");
+    let kept = super::kept_events::key(session, &suffix);
+    store.restore(&kept).await;
+    let missed = store.replay(&kept, after);
+    // Read once: this instance keeps no copy of what another instance left behind.
+    store.evict(&kept);
+    let missed = match missed {
+        Some(missed) if !missed.is_empty() => missed,
+        _ => return gone(),
+    };
+    tracing::debug!(session, keeper, events = missed.len(), "replaying the events of a replica that is gone");
+    let events: Vec<Result<_, std::convert::Infallible>> = missed
+        .iter()
+        .map(|(id, frame)| Ok(crate::transport::http::sse::format_event(frame, Some((*id, suffix.as_str())))))
+        .collect();
+    crate::transport::http::sse::response(axum::body::Body::from_stream(futures_util::stream::iter(events)))
+}
+
 /// `response`, a stream relayed from a session's owner, ended once `closing` is cancelled.
 fn until_closed(response: Response, closing: tokio_util::sync::CancellationToken) -> Response {
     use futures_util::StreamExt as _;
@@ -214,9 +262,7 @@ async fn resume_where_kept(
         Ok(None) => {
             let position = header_str(headers, "last-event-id").and_then(|last| last.split_once('@')).map(|p| p.0);
             return match position.and_then(crate::transport::http::EventId::decode) {
-                Some(after) => {
-                    super::kept_events::replay_left_behind(forwarder, session, keeper, after, vouched.0).await
-                }
+                Some(after) => replay_left_behind(forwarder, session, keeper, after, vouched.0).await,
                 None => plain(StatusCode::BAD_REQUEST, "malformed Last-Event-ID"),
             };
         }
