@@ -8,12 +8,11 @@ use std::time::{Duration, Instant};
 
 use typed_mcp::prompt::PromptCall;
 use typed_mcp::protocol::{
-    CallToolResult, GetPromptResult, LoggingMessageParams, Prompt, ReadResourceResult, Resource, ResourceTemplate,
-    TaskSupport, Tool,
-};
-use typed_mcp::protocol::{
     CompleteArgument, CompleteContext, CompleteParams, Completion, CompletionReference, ElicitationCompleteParams,
     ProgressParams,
+};
+use typed_mcp::protocol::{
+    GetPromptResult, LoggingMessageParams, Prompt, ReadResourceResult, Resource, ResourceTemplate, TaskSupport, Tool,
 };
 use typed_mcp::resource::ResourceCall;
 use typed_mcp::resource::UriTemplate;
@@ -24,8 +23,9 @@ use typed_mcp::{ErrorObject, Peer, PromptDef, ResourceDef, ToolDef, UrlElicitati
 use crate::calls::{Answer, Ask, Held, HeldCalls, Note};
 use crate::upstream::{AskTarget, Upstream};
 
-/// The outcome of a relayed `tools/call`.
-pub(crate) type ToolOutcome = Result<CallToolResult, ErrorObject>;
+/// The outcome of a relayed `tools/call`: the upstream's result as the upstream sent it, handed
+/// on unparsed.
+pub(crate) type ToolOutcome = Result<Box<serde_json::value::RawValue>, ErrorObject>;
 /// The outcome of a relayed `prompts/get`.
 pub(crate) type PromptOutcome = Result<GetPromptResult, ErrorObject>;
 /// The outcome of a relayed `resources/read`.
@@ -280,9 +280,9 @@ pub(crate) fn tool(in_flight: &Arc<InFlight>, upstream: &Arc<Upstream>, mut tool
                                     .cancel_on(cancel)
                                     .on_progress(move |p| progress(p));
                                 if as_task {
-                                    call.as_task().on_task(move |_| tasked.tasked()).send().await
+                                    call.as_task().on_task(move |_| tasked.tasked()).send_raw().await
                                 } else {
-                                    call.send().await
+                                    call.send_raw().await
                                 }
                             }
                         })

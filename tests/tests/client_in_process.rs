@@ -209,6 +209,10 @@ async fn calls_tools_and_lists_them() {
     let result = client.call_tool("add", json!({"a": 2, "b": 40})).await.unwrap();
     assert_eq!(result.text(), "42");
     assert!(!result.is_error());
+    // The same call's result as the server sent it, unparsed.
+    let raw = client.tool("add").arguments(json!({"a": 2, "b": 40})).send_raw().await.unwrap();
+    let parsed: typed_mcp::protocol::CallToolResult = serde_json::from_str(raw.get()).unwrap();
+    assert_eq!(parsed, result);
     // A tool's own failure is a result, not an error.
     let bad = client.call_tool("add", json!({"a": "two"})).await;
     match bad {

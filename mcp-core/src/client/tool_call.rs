@@ -177,6 +177,18 @@ impl ToolCallBuilder<'_> {
 
     /// Makes the call.
     pub async fn send(self) -> Result<CallToolResult, ClientError> {
+        self.send_as().await
+    }
+
+    /// Makes the call, like [`send`](Self::send), and returns the result's JSON text as the
+    /// server sent it, unparsed: for a server relaying the call (a gateway) that hands the
+    /// result on as it is, with no decoding and encoding again. A call that became a task
+    /// ([`as_task`](Self::as_task)) returns its final result encoded.
+    pub async fn send_raw(self) -> Result<Box<serde_json::value::RawValue>, ClientError> {
+        self.send_as().await
+    }
+
+    async fn send_as<R: ResultForm>(self) -> Result<R, ClientError> {
         let client = self.client;
         let arguments = self.arguments.map_err(ClientError::Codec)?;
         let shared = &*client.inner.shared;
@@ -208,16 +220,34 @@ impl ToolCallBuilder<'_> {
         }
         let params = CallToolParams { name: self.name, arguments, meta };
         match &client.inner.era_2026 {
-            Some(era_2026) if self.as_task => {
+            Some(era_2026) if self.as_task => R::from_result(
                 Box::pin(client.call_as_task(era_2026, &params, self.timeout.flatten(), options.cancel, self.on_task))
-                    .await
-            }
+                    .await?,
+            ),
             // The parameters made an object by moving their parts, not by encoding them.
             Some(era_2026) => {
                 client.request_object(era_2026, Method::ToolsCall.name(), params_object(params), options).await
             }
             None => client.request_with(Method::ToolsCall.name(), &params, options).await,
         }
+    }
+}
+
+/// What a call's result is read as: the result parsed, or its JSON text.
+trait ResultForm: serde::de::DeserializeOwned + Send {
+    /// The result a task ended with, in this form.
+    fn from_result(result: CallToolResult) -> Result<Self, ClientError>;
+}
+
+impl ResultForm for CallToolResult {
+    fn from_result(result: CallToolResult) -> Result<Self, ClientError> {
+        Ok(result)
+    }
+}
+
+impl ResultForm for Box<serde_json::value::RawValue> {
+    fn from_result(result: CallToolResult) -> Result<Self, ClientError> {
+        serde_json::value::to_raw_value(&result).map_err(|e| ClientError::Codec(e.to_string()))
     }
 }
 

@@ -148,6 +148,23 @@ impl IntoToolResult for CallToolResult {
     }
 }
 
+/// A result already in JSON text (a `CallToolResult` as another server sent it, read with
+/// `ToolCallBuilder::send_raw`), sent on as it is: what a server relaying calls returns, with
+/// no decoding and encoding again. Text that is not a JSON object is refused with an internal
+/// error.
+impl IntoToolResult for Box<serde_json::value::RawValue> {
+    fn into_tool_result(self) -> Result<CallToolResult, ErrorObject> {
+        serde_json::from_str(self.get()).map_err(|e| ErrorObject::internal(format!("an unreadable tool result: {e}")))
+    }
+
+    fn into_result_text(self) -> Result<ResultText, ErrorObject> {
+        if !self.get().trim_start().starts_with('{') {
+            return Err(ErrorObject::internal("a tool result that is not a JSON object"));
+        }
+        Ok(ResultText::from(self))
+    }
+}
+
 /// Structured tool output: sent as `structuredContent` (and as JSON text for older clients),
 /// with the schema of `T` as the tool's `outputSchema`.
 ///
@@ -270,6 +287,16 @@ impl<T: IntoToolResult, E: Display + Send + 'static> IntoToolResult for Result<T
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_result_in_json_text_is_sent_as_it_is_and_only_if_an_object() {
+        let text = r#"{"content":[{"type":"text","text":"relayed"}],"isError":false,"extra":{"kept":1}}"#;
+        let relayed = serde_json::value::RawValue::from_string(text.to_owned()).unwrap();
+        assert_eq!(relayed.clone().into_result_text().unwrap().get(), text);
+        assert_eq!(relayed.into_tool_result().unwrap().content, vec![Content::text("relayed")]);
+        let not_an_object = serde_json::value::RawValue::from_string("[1, 2]".to_owned()).unwrap();
+        assert!(not_an_object.into_result_text().is_err());
+    }
 
     #[derive(Serialize, JsonSchema)]
     struct Sum {
