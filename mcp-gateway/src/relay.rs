@@ -25,7 +25,7 @@ use crate::upstream::{AskTarget, Upstream};
 
 /// The outcome of a relayed `tools/call`: the upstream's result as the upstream sent it, handed
 /// on unparsed.
-pub(crate) type ToolOutcome = Result<Box<serde_json::value::RawValue>, ErrorObject>;
+pub(crate) type ToolOutcome = Result<typed_mcp::tool::RawToolResult, ErrorObject>;
 /// The outcome of a relayed `prompts/get`.
 pub(crate) type PromptOutcome = Result<GetPromptResult, ErrorObject>;
 /// The outcome of a relayed `resources/read`.

@@ -184,7 +184,7 @@ impl ToolCallBuilder<'_> {
     /// server sent it, unparsed: for a server relaying the call (a gateway) that hands the
     /// result on as it is, with no decoding and encoding again. A call that became a task
     /// ([`as_task`](Self::as_task)) returns its final result encoded.
-    pub async fn send_raw(self) -> Result<Box<serde_json::value::RawValue>, ClientError> {
+    pub async fn send_raw(self) -> Result<crate::tool::RawToolResult, ClientError> {
         self.send_as().await
     }
 
@@ -245,9 +245,10 @@ impl ResultForm for CallToolResult {
     }
 }
 
-impl ResultForm for Box<serde_json::value::RawValue> {
+impl ResultForm for crate::tool::RawToolResult {
     fn from_result(result: CallToolResult) -> Result<Self, ClientError> {
-        serde_json::value::to_raw_value(&result).map_err(|e| ClientError::Codec(e.to_string()))
+        let raw = serde_json::value::to_raw_value(&result).map_err(|e| ClientError::Codec(e.to_string()))?;
+        Ok(crate::tool::RawToolResult::from_raw(raw))
     }
 }
 

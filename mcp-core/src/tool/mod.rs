@@ -22,7 +22,7 @@ pub(crate) use arguments::check_against_serde;
 pub use arguments::{Arguments, ArgumentsError};
 pub use headers::{HeaderKind, HeaderParam, X_MCP_HEADER, header_params};
 pub(crate) use result::protocol_error;
-pub use result::{IntoToolResult, Json};
+pub use result::{IntoToolResult, Json, RawToolResult};
 pub(crate) use schema::check_output_schema;
 pub use schema::{InputSchema, ToolSchemaError};
 

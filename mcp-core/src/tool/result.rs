@@ -148,11 +148,32 @@ impl IntoToolResult for CallToolResult {
     }
 }
 
-/// A result already in JSON text (a `CallToolResult` as another server sent it, read with
-/// `ToolCallBuilder::send_raw`), sent on as it is: what a server relaying calls returns, with
-/// no decoding and encoding again. Text that is not a JSON object is refused with an internal
-/// error.
-impl IntoToolResult for Box<serde_json::value::RawValue> {
+/// A tool result already in JSON text: a `CallToolResult` as another server sent it (read with
+/// `ToolCallBuilder::send_raw`), returned from a tool to be sent on as it is. What a server
+/// relaying calls returns, with no decoding and encoding again. Text that is not a JSON object
+/// is refused with an internal error when it is sent.
+#[derive(Debug, Clone, serde::Deserialize)]
+#[serde(transparent)]
+pub struct RawToolResult(Box<serde_json::value::RawValue>);
+
+impl RawToolResult {
+    /// The result's JSON text.
+    pub fn get(&self) -> &str {
+        self.0.get()
+    }
+
+    /// The JSON text `raw`, as a result.
+    pub fn from_raw(raw: Box<serde_json::value::RawValue>) -> Self {
+        RawToolResult(raw)
+    }
+
+    /// The JSON text.
+    pub fn into_raw(self) -> Box<serde_json::value::RawValue> {
+        self.0
+    }
+}
+
+impl IntoToolResult for RawToolResult {
     fn into_tool_result(self) -> Result<CallToolResult, ErrorObject> {
         serde_json::from_str(self.get()).map_err(|e| ErrorObject::internal(format!("an unreadable tool result: {e}")))
     }
@@ -161,7 +182,7 @@ impl IntoToolResult for Box<serde_json::value::RawValue> {
         if !self.get().trim_start().starts_with('{') {
             return Err(ErrorObject::internal("a tool result that is not a JSON object"));
         }
-        Ok(ResultText::from(self))
+        Ok(ResultText::from(self.0))
     }
 }
 
@@ -291,10 +312,11 @@ mod tests {
     #[test]
     fn a_result_in_json_text_is_sent_as_it_is_and_only_if_an_object() {
         let text = r#"{"content":[{"type":"text","text":"relayed"}],"isError":false,"extra":{"kept":1}}"#;
-        let relayed = serde_json::value::RawValue::from_string(text.to_owned()).unwrap();
+        let relayed: RawToolResult = serde_json::from_str(text).unwrap();
         assert_eq!(relayed.clone().into_result_text().unwrap().get(), text);
         assert_eq!(relayed.into_tool_result().unwrap().content, vec![Content::text("relayed")]);
-        let not_an_object = serde_json::value::RawValue::from_string("[1, 2]".to_owned()).unwrap();
+        let not_an_object =
+            RawToolResult::from_raw(serde_json::value::RawValue::from_string("[1, 2]".to_owned()).unwrap());
         assert!(not_an_object.into_result_text().is_err());
     }
 
