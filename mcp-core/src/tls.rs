@@ -158,13 +158,19 @@ impl RootCertificates {
     }
 }
 
+/// The process-wide default crypto provider, or aws-lc-rs when the application installed none.
+#[cfg(feature = "http-tls")]
+fn provider() -> Arc<rustls::crypto::CryptoProvider> {
+    rustls::crypto::CryptoProvider::get_default()
+        .cloned()
+        .unwrap_or_else(|| Arc::new(rustls::crypto::aws_lc_rs::default_provider()))
+}
+
 /// The TLS settings of an `https://` client that trusts the platform's roots and `roots`
 /// (the hop between the instances of a deployment).
 #[cfg(feature = "http-tls")]
 pub(crate) fn client_config(roots: Option<&RootCertificates>) -> Result<rustls::ClientConfig, TlsError> {
-    let provider = rustls::crypto::CryptoProvider::get_default()
-        .cloned()
-        .unwrap_or_else(|| Arc::new(rustls::crypto::aws_lc_rs::default_provider()));
+    let provider = provider();
     let extra = roots.map(|r| r.der().to_vec()).unwrap_or_default();
     let verifier = rustls_platform_verifier::Verifier::new_with_extra_roots(extra, provider.clone())
         .map_err(|e| TlsError::Invalid(e.to_string()))?;
@@ -256,10 +262,7 @@ impl ServerCertificate {
             rustls::pki_types::pem::Error::NoItemsFound => TlsError::NoPrivateKey,
             e => TlsError::Pem(e.to_string()),
         })?;
-        let provider = rustls::crypto::CryptoProvider::get_default()
-            .cloned()
-            .unwrap_or_else(|| Arc::new(rustls::crypto::aws_lc_rs::default_provider()));
-        let mut config = rustls::ServerConfig::builder_with_provider(provider)
+        let mut config = rustls::ServerConfig::builder_with_provider(provider())
             .with_safe_default_protocol_versions()
             .map_err(|e| TlsError::Invalid(e.to_string()))?
             .with_no_client_auth()

@@ -24,11 +24,17 @@ const FAILOVER_PATIENCE: Duration = Duration::from_secs(3);
 /// How long a command waits before it is tried again during a failover.
 const FAILOVER_PAUSE: Duration = Duration::from_millis(150);
 
-/// Whether `commands` commands that began at `started` and got `answer` are to be tried again
-/// after [`FAILOVER_PAUSE`]: they [ran nowhere](ran_nowhere), and [`FAILOVER_PATIENCE`] has not
-/// run out.
-fn again_after_failover<T>(answer: &redis::RedisResult<T>, commands: usize, started: tokio::time::Instant) -> bool {
-    matches!(answer, Err(e) if ran_nowhere(e, commands) && started.elapsed() + FAILOVER_PAUSE < FAILOVER_PATIENCE)
+/// Whether what began at `started` (one command, or `pipeline`) and got `answer` is to be tried
+/// again after [`FAILOVER_PAUSE`]: it [ran nowhere](ran_nowhere), and [`FAILOVER_PATIENCE`] has
+/// not run out.
+fn again_after_failover<T>(
+    answer: &redis::RedisResult<T>,
+    pipeline: Option<&Pipeline>,
+    started: tokio::time::Instant,
+) -> bool {
+    let Err(error) = answer else { return false };
+    let commands = pipeline.map_or(1, |p| p.cmd_iter().count());
+    ran_nowhere(error, commands) && started.elapsed() + FAILOVER_PAUSE < FAILOVER_PATIENCE
 }
 
 /// Whether `error` says that the command ran on no node because its slot is changing hands: the
@@ -420,6 +426,30 @@ pub(crate) fn cluster_client(
 }
 
 impl LazyCluster {
+    /// `attempt` (one command, or `pipeline`) on the cluster connection, made again after
+    /// [`FAILOVER_PAUSE`] while it [ran nowhere](ran_nowhere) and [`FAILOVER_PATIENCE`] lasts;
+    /// before a pipeline is sent again, the client is made to look its slot up ([`locate`]).
+    async fn through_failover<T, Fut>(
+        &self,
+        pipeline: Option<&Pipeline>,
+        attempt: impl Fn(ClusterConnection) -> Fut,
+    ) -> redis::RedisResult<T>
+    where
+        Fut: std::future::Future<Output = redis::RedisResult<T>>,
+    {
+        let started = tokio::time::Instant::now();
+        loop {
+            let answer = attempt(self.get().await?).await;
+            if !again_after_failover(&answer, pipeline, started) {
+                return answer;
+            }
+            tokio::time::sleep(FAILOVER_PAUSE).await;
+            if let Some(exists) = pipeline.and_then(locate) {
+                let _ = self.get().await?.req_packed_command(&exists).await;
+            }
+        }
+    }
+
     async fn get(&self) -> redis::RedisResult<ClusterConnection> {
         let made = tokio::time::timeout(
             CONNECTION_TIMEOUT * 2,
@@ -480,16 +510,11 @@ impl ConnectionLike for Connection {
     fn req_packed_command<'a>(&'a mut self, cmd: &'a Cmd) -> RedisFuture<'a, Value> {
         match self {
             Connection::Single(c) => c.req_packed_command(cmd),
-            Connection::Cluster(lazy) => Box::pin(async move {
-                let started = tokio::time::Instant::now();
-                loop {
-                    let answer = lazy.get().await?.req_packed_command(cmd).await;
-                    if !again_after_failover(&answer, 1, started) {
-                        return answer;
-                    }
-                    tokio::time::sleep(FAILOVER_PAUSE).await;
-                }
-            }),
+            Connection::Cluster(lazy) => {
+                Box::pin(lazy.through_failover(None, move |mut connection| async move {
+                    connection.req_packed_command(cmd).await
+                }))
+            }
             Connection::Sentinel(primary) => Box::pin(async move {
                 let answer = primary.get().await?.req_packed_command(cmd).await;
                 if let Err(e) = &answer {
@@ -508,20 +533,9 @@ impl ConnectionLike for Connection {
     ) -> RedisFuture<'a, Vec<Value>> {
         match self {
             Connection::Single(c) => c.req_packed_commands(cmd, offset, count),
-            Connection::Cluster(lazy) => Box::pin(async move {
-                let started = tokio::time::Instant::now();
-                loop {
-                    let mut connection = lazy.get().await?;
-                    let answer = connection.req_packed_commands(cmd, offset, count).await;
-                    if !again_after_failover(&answer, cmd.cmd_iter().count(), started) {
-                        return answer;
-                    }
-                    tokio::time::sleep(FAILOVER_PAUSE).await;
-                    if let Some(exists) = locate(cmd) {
-                        let _ = connection.req_packed_command(&exists).await;
-                    }
-                }
-            }),
+            Connection::Cluster(lazy) => Box::pin(lazy.through_failover(Some(cmd), move |mut connection| async move {
+                connection.req_packed_commands(cmd, offset, count).await
+            })),
             Connection::Sentinel(primary) => Box::pin(async move {
                 let answer = primary.get().await?.req_packed_commands(cmd, offset, count).await;
                 if let Err(e) = &answer {
