@@ -101,14 +101,23 @@ async fn a_session_ended_while_the_heartbeat_records_it_again_is_forgotten() {
     task.abort();
 }
 
-/// A bus that hands this instance what it hears `late` after it arrived: an instance busy or
-/// slow to read its subscription.
-struct HearsLate {
+/// A bus that hands this instance what it hears `late` after it arrived (an instance busy or
+/// slow to read its subscription), and nothing while `deaf` is set (messages published meanwhile
+/// are lost to it, as to an instance whose subscription broke) but the empty message saying the
+/// subscription was made again.
+struct Hearing {
     bus: RedisBus,
     late: Duration,
+    deaf: Arc<std::sync::atomic::AtomicBool>,
 }
 
-impl MessageBus for HearsLate {
+impl Hearing {
+    fn new(bus: RedisBus) -> Self {
+        Hearing { bus, late: Duration::ZERO, deaf: Arc::default() }
+    }
+}
+
+impl MessageBus for Hearing {
     fn publish<'a>(&'a self, channel: &'a str, payload: String) -> BoxFuture<'a, Result<(), BackplaneError>> {
         self.bus.publish(channel, payload)
     }
@@ -123,15 +132,21 @@ impl MessageBus for HearsLate {
 
     fn subscribe(&self, channel: String, deliver: Box<dyn Fn(String) + Send + Sync>, stop: CancellationToken) {
         let deliver: Arc<dyn Fn(String) + Send + Sync> = Arc::from(deliver);
-        let late = self.late;
-        let later = move |payload: String| {
+        let (late, deaf) = (self.late, self.deaf.clone());
+        let heard = move |payload: String| {
+            if !payload.is_empty() && deaf.load(Ordering::SeqCst) {
+                return;
+            }
+            if late.is_zero() {
+                return deliver(payload);
+            }
             let deliver = deliver.clone();
             tokio::spawn(async move {
                 tokio::time::sleep(late).await;
                 deliver(payload);
             });
         };
-        self.bus.subscribe(channel, Box::new(later), stop);
+        self.bus.subscribe(channel, Box::new(heard), stop);
     }
 }
 
@@ -140,7 +155,7 @@ async fn a_session_ended_is_not_served_by_an_instance_that_hears_of_it_late() {
     let (_redis_server, redis) = started_redis();
     let (owner, owner_task) = instance(&redis, Hooked::new(redis.sessions(), Hooks::default())).await;
     // The other instance hears the bus 300 ms late.
-    let late = Arc::new(HearsLate { bus: redis.bus(), late: Duration::from_millis(300) });
+    let late = Arc::new(Hearing { late: Duration::from_millis(300), ..Hearing::new(redis.bus()) });
     let (other, other_task) = instance_on(late, Hooked::new(redis.sessions(), Hooks::default())).await;
     let (status, session, body) = post(&owner, None, initialize()).await;
     assert_eq!(status, 200, "{body}");
@@ -157,43 +172,12 @@ async fn a_session_ended_is_not_served_by_an_instance_that_hears_of_it_late() {
     other_task.abort();
 }
 
-/// A bus that hears nothing while `deaf` is set (messages published meanwhile are lost to it,
-/// as to an instance whose subscription broke), and otherwise everything.
-struct Deaf {
-    bus: RedisBus,
-    deaf: Arc<std::sync::atomic::AtomicBool>,
-}
-
-impl MessageBus for Deaf {
-    fn publish<'a>(&'a self, channel: &'a str, payload: String) -> BoxFuture<'a, Result<(), BackplaneError>> {
-        self.bus.publish(channel, payload)
-    }
-
-    fn publish_counted<'a>(
-        &'a self,
-        channel: &'a str,
-        payload: String,
-    ) -> BoxFuture<'a, Result<Option<usize>, BackplaneError>> {
-        self.bus.publish_counted(channel, payload)
-    }
-
-    fn subscribe(&self, channel: String, deliver: Box<dyn Fn(String) + Send + Sync>, stop: CancellationToken) {
-        let deaf = self.deaf.clone();
-        let heard = move |payload: String| {
-            if payload.is_empty() || !deaf.load(Ordering::SeqCst) {
-                deliver(payload);
-            }
-        };
-        self.bus.subscribe(channel, Box::new(heard), stop);
-    }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_instance_whose_bus_subscription_broke_serves_no_stale_replica() {
     let (redis_server, redis) = started_redis();
     let (owner, owner_task) = instance(&redis, Hooked::new(redis.sessions(), Hooks::default())).await;
-    let deaf = Arc::new(std::sync::atomic::AtomicBool::new(false));
-    let bus = Arc::new(Deaf { bus: redis.bus(), deaf: deaf.clone() });
+    let bus = Arc::new(Hearing::new(redis.bus()));
+    let deaf = bus.deaf.clone();
     let (other, other_task) = instance_on(bus, Hooked::new(redis.sessions(), Hooks::default())).await;
     let (status, session, body) = post(&owner, None, initialize()).await;
     assert_eq!(status, 200, "{body}");

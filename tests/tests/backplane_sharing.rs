@@ -405,6 +405,16 @@ async fn asking_instance(redis: &Redis, instance: Option<&str>) -> (String, toki
     (url, task)
 }
 
+/// A 2025-era session opened at `url` by a client that answers forms; its id.
+async fn open_asked_session(url: &str) -> String {
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {"elicitation": {"form": {}}},
+        "clientInfo": {"name": "t", "version": "1"}}});
+    let (status, session, body) = post(url, None, init).await;
+    assert_eq!(status, 200, "{body}");
+    session.expect("a session id")
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_replicas_sharing_a_bus_channel_each_get_the_answers_to_their_own_questions() {
     let (_redis_server, redis) = started_redis();
@@ -414,12 +424,7 @@ async fn two_replicas_sharing_a_bus_channel_each_get_the_answers_to_their_own_qu
     let (a, a_task) = asking_instance(&redis, None).await;
     let (b, b_task) = asking_instance(&redis, Some("instance-559")).await;
     let (c, c_task) = asking_instance(&redis, Some("instance-14222")).await;
-    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25", "capabilities": {"elicitation": {"form": {}}},
-        "clientInfo": {"name": "t", "version": "1"}}});
-    let (status, session, body) = post(&a, None, init).await;
-    assert_eq!(status, 200, "{body}");
-    let session = session.expect("a session id");
+    let session = open_asked_session(&a).await;
     let on_b = crate::support::http::Session::join(&b, &session, None);
     let on_c = on_b.at(&c);
     // A call on each replica; each asks its question on the call's stream.
@@ -461,12 +466,7 @@ async fn a_question_asked_on_a_replica_dropped_meanwhile_still_gets_its_answer()
     let (_redis_server, redis) = started_redis();
     let (a, a_task) = asking_instance(&redis, None).await;
     let (b, b_task) = asking_instance(&redis, Some("asker")).await;
-    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25", "capabilities": {"elicitation": {"form": {}}},
-        "clientInfo": {"name": "t", "version": "1"}}});
-    let (status, session, body) = post(&a, None, init).await;
-    assert_eq!(status, 200, "{body}");
-    let session = session.expect("a session id");
+    let session = open_asked_session(&a).await;
     let on_b = crate::support::http::Session::join(&b, &session, None);
     let on_a = on_b.at(&a);
     let (_, mut call) = on_b.start("tools/call", json!({"name": "ask_name", "arguments": {}})).await;
