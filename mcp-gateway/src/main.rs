@@ -4,7 +4,13 @@
 //! mcp-gateway --config gateway.toml                 # serves stdio
 //! mcp-gateway --config gateway.toml --port 8080     # serves http://127.0.0.1:8080/mcp
 //! mcp-gateway --config gateway.toml --port 0 --host 0.0.0.0
+//! mcp-gateway --config gateway.toml --threads 4     # stdio on four worker threads
 //! ```
+//!
+//! `--threads N` sets the runtime's worker threads. Over stdio the default is one: the gateway
+//! serves a single client and does little work per message, and a second worker would mostly
+//! hand messages between threads while the upstream servers it started wait for a core. Over
+//! HTTP, serving many clients at once, the default is one per core.
 //!
 //! Over HTTP, the first line on stdout is `LISTENING <url>` (with the port chosen when `--port
 //! 0`). Logs go to stderr, filtered by `RUST_LOG` (default `info`). Traces and metrics go over
@@ -23,18 +29,31 @@ use typed_mcp_gateway::{Config, Gateway};
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-const USAGE: &str = "usage: mcp-gateway --config FILE [--port N [--host H]]";
+const USAGE: &str = "usage: mcp-gateway --config FILE [--port N [--host H]] [--threads N]";
 
 struct Options {
     config: String,
     port: Option<u16>,
     host: IpAddr,
+    /// Worker threads, when given.
+    threads: Option<usize>,
+}
+
+impl Options {
+    /// The runtime's worker threads: as given, else one over stdio and one per core over HTTP.
+    fn worker_threads(&self) -> usize {
+        self.threads.unwrap_or_else(|| match self.port {
+            None => 1,
+            Some(_) => std::thread::available_parallelism().map_or(1, usize::from),
+        })
+    }
 }
 
 fn options() -> Result<Options, String> {
     let mut config = None;
     let mut port = None;
     let mut host = None;
+    let mut threads = None;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         let (flag, inline) = match arg.split_once('=') {
@@ -52,16 +71,24 @@ fn options() -> Result<Options, String> {
                 let v = value()?;
                 host = Some(v.parse().map_err(|_| format!("--host: `{v}` is not an IP address"))?);
             }
+            "--threads" => {
+                let v = value()?;
+                threads = Some(
+                    v.parse()
+                        .ok()
+                        .filter(|n| *n > 0)
+                        .ok_or_else(|| format!("--threads: `{v}` is not a number above 0"))?,
+                );
+            }
             "--help" | "-h" => return Err(USAGE.to_owned()),
             other => return Err(format!("unknown argument `{other}`\n{USAGE}")),
         }
     }
     let config = config.ok_or_else(|| format!("--config is required\n{USAGE}"))?;
-    Ok(Options { config, port, host: host.unwrap_or(IpAddr::from([127, 0, 0, 1])) })
+    Ok(Options { config, port, host: host.unwrap_or(IpAddr::from([127, 0, 0, 1])), threads })
 }
 
-#[tokio::main]
-async fn main() -> ExitCode {
+fn main() -> ExitCode {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
     tracing_subscriber::fmt()
@@ -70,7 +97,15 @@ async fn main() -> ExitCode {
         .with_target(false)
         .with_ansi(std::io::stderr().is_terminal())
         .init();
-    match run().await {
+    let outcome = options().and_then(|options| {
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(options.worker_threads())
+            .enable_all()
+            .build()
+            .map_err(|e| format!("cannot start the runtime: {e}"))?
+            .block_on(run(options))
+    });
+    match outcome {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
             eprintln!("mcp-gateway: {message}");
@@ -79,8 +114,7 @@ async fn main() -> ExitCode {
     }
 }
 
-async fn run() -> Result<(), String> {
-    let options = options()?;
+async fn run(options: Options) -> Result<(), String> {
     let config = Config::from_file(&options.config).map_err(|e| e.to_string())?;
     #[cfg_attr(not(feature = "otlp"), allow(unused_mut))]
     let mut gateway = Gateway::from_config(config).map_err(|e| format!("{}: {e}", options.config))?;

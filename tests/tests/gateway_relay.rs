@@ -145,6 +145,62 @@ async fn the_program_serves_http_on_the_port_it_prints() {
     let _ = std::fs::remove_file(path);
 }
 
+/// The program's runtime threads: one worker over stdio (one client, little work per message:
+/// a second worker would mostly hand messages between threads), one per core over HTTP, and
+/// as many as `--threads` says; `--threads 0` is refused.
+#[cfg(target_os = "linux")]
+#[tokio::test]
+async fn the_program_runs_as_many_worker_threads_as_it_is_told_one_over_stdio_by_default() {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+
+    /// The runtime's worker threads of process `pid`, by their name.
+    fn workers(pid: u32) -> usize {
+        std::fs::read_dir(format!("/proc/{pid}/task"))
+            .unwrap()
+            .filter_map(|task| std::fs::read_to_string(task.ok()?.path().join("comm")).ok())
+            .filter(|name| name.trim() == "tokio-rt-worker")
+            .count()
+    }
+
+    let path =
+        write_config("threads", &format!("[[upstream]]\nname = \"ex\"\ncommand = [{}]\n", toml_string(COMBINED)));
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    for (args, expected) in [(&[][..], 1), (&["--threads", "3"][..], 3), (&["--port", "0"][..], cores)] {
+        let mut child = tokio::process::Command::new(gateway_binary())
+            .arg("--config")
+            .arg(&path)
+            .args(args)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .unwrap();
+        // Serving: the answer to `initialize` (stdio), or the address (HTTP).
+        let mut stdin = child.stdin.take().unwrap();
+        let mut lines = tokio::io::BufReader::new(child.stdout.take().unwrap()).lines();
+        if !args.contains(&"--port") {
+            let initialize = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+            stdin.write_all(format!("{initialize}\n").as_bytes()).await.unwrap();
+        }
+        let first = within("first line", lines.next_line()).await.unwrap().unwrap();
+        assert!(first.contains("\"result\"") || first.starts_with("LISTENING "), "{args:?}: {first}");
+        assert_eq!(workers(child.id().unwrap()), expected, "{args:?}");
+        drop(stdin);
+        let _ = child.kill().await;
+    }
+    let output = tokio::process::Command::new(gateway_binary())
+        .arg("--config")
+        .arg(&path)
+        .args(["--threads", "0"])
+        .output()
+        .await
+        .unwrap();
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("--threads: `0` is not a number above 0"), "{stderr}");
+    let _ = std::fs::remove_file(path);
+}
+
 #[tokio::test]
 async fn the_program_refuses_a_bad_file_naming_its_line() {
     let path = write_config("bad", "[[upstream]]\nname = \"a\"\ncommand = [\"x\"]\ncomand = 1\n");
