@@ -260,6 +260,9 @@ pub(crate) fn tool(in_flight: &Arc<InFlight>, upstream: &Arc<Upstream>, mut tool
             // A call its upstream runs as a task becomes the gateway's task when the upstream's
             // does: the questions the upstream asks before go in the client's own round.
             let hold = if as_task { typed_mcp::task::hold_start(&ctx) } else { None };
+            // The upstream is asked for progress only when the client gets it: the gateway's
+            // call has a progress token, or runs (or may become) a task.
+            let wants_progress = ctx.reports_progress();
             let outcome = minding_url_flows(&in_flight, &ctx, || {
                 held_calls.serve(&ctx, hold, move |held| async move {
                     let progress_to = held.clone();
@@ -274,11 +277,10 @@ pub(crate) fn tool(in_flight: &Arc<InFlight>, upstream: &Arc<Upstream>, mut tool
                             let cancel = cancel.clone();
                             let tasked = tasked.clone();
                             async move {
-                                let call = client
-                                    .tool(&*name)
-                                    .arguments(arguments)
-                                    .cancel_on(cancel)
-                                    .on_progress(move |p| progress(p));
+                                let mut call = client.tool(&*name).arguments(arguments).cancel_on(cancel);
+                                if wants_progress {
+                                    call = call.on_progress(move |p| progress(p));
+                                }
                                 if as_task {
                                     call.as_task().on_task(move |_| tasked.tasked()).send_raw().await
                                 } else {

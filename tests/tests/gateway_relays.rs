@@ -142,3 +142,45 @@ async fn a_client_subscribes_to_an_upstream_resource_through_the_gateway() {
     client.close().await;
     gateway.shutdown().await;
 }
+
+/// The gateway asks an upstream for progress only when its own client gets it: when the call has
+/// a progress token (a client that asked for none has nothing to receive it with, and the
+/// upstream then need not work it out). Both upstream eras, both client eras.
+#[tokio::test]
+async fn an_upstream_is_asked_for_progress_only_when_the_client_asked_for_it() {
+    use typed_mcp::ErrorObject;
+    use typed_mcp::tool::{ToolCall, ToolDef};
+    use typed_mcp::transport::http::HttpConfig;
+
+    use crate::support::http::Endpoint;
+
+    // Tells whether its call reports progress to anyone, and reports some when it does.
+    let asked =
+        ToolDef::new("asked", json!({"type": "object"}).as_object().unwrap().clone(), |call: ToolCall| async move {
+            let reports = call.ctx.reports_progress();
+            if reports {
+                let _ = call.ctx.progress(1.0, Some(1.0), None).await;
+            }
+            Ok::<_, ErrorObject>(reports.to_string())
+        });
+    let upstream = typed_mcp::Server::builder("progress-upstream", "1.0.0").tool(asked).build().unwrap();
+    let endpoint = Endpoint::serve(&upstream, HttpConfig::default()).await;
+    for upstream_era in UPSTREAM_ERAS {
+        let text = format!("[[upstream]]\nname = \"up\"\nurl = \"{}\"\nera = \"{upstream_era}\"\n", endpoint.url);
+        let gateway = Gateway::from_config(Config::parse(&text, "test.toml").unwrap()).unwrap();
+        let server = within("gateway start", gateway.start(gateway.server_builder())).await.unwrap();
+        for era in ERAS {
+            let what = format!("{upstream_era} upstream, {era:?} client");
+            let client = client(&server, era).await;
+            let plain = within(&what, client.call_tool("up_asked", ())).await.unwrap();
+            assert_eq!(plain.text(), "false", "{what}: no progress token, yet the upstream was asked");
+            let progress = Arc::new(Mutex::new(Vec::new()));
+            let seen = progress.clone();
+            let call = client.tool("up_asked").on_progress(move |p| seen.lock().unwrap().push(p.progress)).send();
+            assert_eq!(within(&what, call).await.unwrap().text(), "true", "{what}");
+            assert_eq!(*progress.lock().unwrap(), [1.0], "{what}");
+            client.close().await;
+        }
+        gateway.shutdown().await;
+    }
+}

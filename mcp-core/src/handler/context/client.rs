@@ -170,4 +170,12 @@ impl Context {
         };
         self.side().task_progress(message).await
     }
+
+    /// Whether [`progress`](Self::progress) reaches anyone: the client gave the request a
+    /// `progressToken`, or the request runs as a task (or may become one), whose status it
+    /// sets. A handler whose progress is costly to work out, or that relays another server's
+    /// (asking that server for it), can skip it otherwise.
+    pub fn reports_progress(&self) -> bool {
+        self.side().runs_as_task() || self.meta().get_raw("progressToken").is_some()
+    }
 }
