@@ -63,7 +63,8 @@ commands:
   gateway [--rounds N] [--stdio-calls N] [--window W] [--sessions N] [--calls N] [--gateway PROGRAM]
                             ours' echo through mcp-gateway against direct, with a stdio upstream
                             (driven over stdio) and an HTTP upstream (driven over HTTP):
-                            calls/s, p50s and `gateway/direct calls/s` (default 5 rounds; the
+                            calls/s, p50s and `gateway/direct calls/s`, and over HTTP the CPU
+                            each process spends per call (default 5 rounds; the
                             gateway built from bench/servers/gateway unless --gateway names one)
 
 A <server command> or <server program> may be `ours`, `rmcp` or `bare`: the benchmark servers.

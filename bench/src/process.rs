@@ -44,6 +44,11 @@ impl HttpServer {
         Ok(HttpServer { child, addr: SocketAddr::from(([127, 0, 0, 1], port)), token })
     }
 
+    /// The server's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// The server's resident set size in bytes.
     pub fn rss(&self) -> Result<u64, String> {
         rss(self.child.id())
