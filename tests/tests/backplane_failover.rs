@@ -12,7 +12,9 @@
 //! - A bus subscription on a Cluster is made again on the new master of its channel's shard
 //!   after the old one was killed.
 
-use crate::support::backplane::{RUNS, add_call, count, in_process, initialize, post, started_redis, two_instances};
+use crate::support::backplane::{
+    RUNS, add_call, count, in_process, initialize, open_session, post, started_redis, two_instances,
+};
 
 use std::net::Ipv4Addr;
 use std::time::{Duration, Instant};
@@ -131,9 +133,7 @@ async fn redis_stopped_and_restarted_under_load_is_no_outage() {
     let urls = Arc::new([a, b]);
     let mut sessions = Vec::new();
     for i in 0..4 {
-        let (status, session, _) = post(&urls[i % 2], None, initialize()).await;
-        assert_eq!(status, 200);
-        sessions.push(session.expect("a session id"));
+        sessions.push(open_session(&urls[i % 2]).await);
     }
     let sessions = Arc::new(sessions);
     // Six clients call continuously, each request to either instance, in each session.
@@ -246,9 +246,7 @@ async fn calls_survive(url: &str, base: u32, failover: impl std::future::Future<
     }
     let mut sessions = Vec::new();
     for i in 0..4 {
-        let (status, session, body) = post(&urls[i % 2], None, initialize()).await;
-        assert_eq!(status, 200, "{body}");
-        sessions.push(session.expect("a session id"));
+        sessions.push(open_session(&urls[i % 2]).await);
     }
     let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     let tally = std::sync::Arc::new(std::sync::Mutex::new(Tally::default()));

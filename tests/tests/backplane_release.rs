@@ -14,7 +14,7 @@ use typed_mcp::prelude::*;
 use typed_mcp::transport::http::{Backplane, BackplaneError, HttpConfig, MessageBus};
 use typed_mcp_redis::RedisBus;
 
-use crate::support::backplane::{SECRET, add, add_call, initialize, post, started_redis};
+use crate::support::backplane::{SECRET, add, add_call, open_session, post, started_redis};
 use crate::support::registry::{Hooked, Hooks};
 
 /// One instance of a deployment on `redis` whose registry is `registry`; its URL.
@@ -67,9 +67,7 @@ async fn a_release_the_store_takes_late_still_forgets_the_session() {
     // The store takes each release 1.5 s late: longer than a DELETE waits for it.
     let hooks = Hooks { release_late: Some(Duration::from_millis(1500)), ..Hooks::default() };
     let (url, task) = instance(&redis, Hooked::new(redis.sessions(), hooks)).await;
-    let (status, session, body) = post(&url, None, initialize()).await;
-    assert_eq!(status, 200, "{body}");
-    let session = session.expect("a session id");
+    let session = open_session(&url).await;
     let asked = Instant::now();
     delete(&url, &session).await;
     assert!(asked.elapsed() < Duration::from_millis(1400), "the client waited for the slow store");
@@ -83,9 +81,7 @@ async fn a_session_ended_while_the_heartbeat_records_it_again_is_forgotten() {
     let registry = Hooked::new(redis.sessions(), Hooks::default());
     let hooks = registry.hooks.clone();
     let (url, task) = instance(&redis, registry).await;
-    let (status, session, body) = post(&url, None, initialize()).await;
-    assert_eq!(status, 200, "{body}");
-    let session = session.expect("a session id");
+    let session = open_session(&url).await;
     // The instance's announcement lapses (a loaded host): it records its sessions again, and
     // the client ends the session after the instance listed it and before its record is
     // written back.
@@ -157,9 +153,7 @@ async fn a_session_ended_is_not_served_by_an_instance_that_hears_of_it_late() {
     // The other instance hears the bus 300 ms late.
     let late = Arc::new(Hearing { late: Duration::from_millis(300), ..Hearing::new(redis.bus()) });
     let (other, other_task) = instance_on(late, Hooked::new(redis.sessions(), Hooks::default())).await;
-    let (status, session, body) = post(&owner, None, initialize()).await;
-    assert_eq!(status, 200, "{body}");
-    let session = session.expect("a session id");
+    let session = open_session(&owner).await;
     // Served on the other instance: it keeps a replica of the session.
     let (status, _, body) = within("a call on the other instance", post(&other, Some(&session), add_call(2))).await;
     assert_eq!(status, 200, "{body}");
@@ -179,9 +173,7 @@ async fn an_instance_whose_bus_subscription_broke_serves_no_stale_replica() {
     let bus = Arc::new(Hearing::new(redis.bus()));
     let deaf = bus.deaf.clone();
     let (other, other_task) = instance_on(bus, Hooked::new(redis.sessions(), Hooks::default())).await;
-    let (status, session, body) = post(&owner, None, initialize()).await;
-    assert_eq!(status, 200, "{body}");
-    let session = session.expect("a session id");
+    let session = open_session(&owner).await;
     // Served on the other instance: it keeps a replica of the session.
     let (status, _, body) = within("a call on the other instance", post(&other, Some(&session), add_call(2))).await;
     assert_eq!(status, 200, "{body}");

@@ -18,7 +18,8 @@
 //! - `GET` with `Last-Event-ID`, and `DELETE`, on an instance that does not hold the session.
 
 use crate::support::backplane::{
-    Instance, SECRET, in_process, in_process_with, initialize, post, shared_cluster, started_redis, two_instances, user,
+    Instance, SECRET, in_process, in_process_with, initialize, open_session, post, shared_cluster, started_redis,
+    two_instances, user,
 };
 
 use std::net::Ipv4Addr;
@@ -89,9 +90,7 @@ async fn without_a_backplane_another_instance_does_not_know_the_session() {
     // concurrent requests happen to be spread.
     let instances: Vec<Instance> = (0..3).map(|_| Instance::start("shared", None)).collect();
     let urls: Vec<String> = instances.iter().map(|i| format!("{}/mcp", i.base)).collect();
-    let (status, session, body) = post(&urls[0], None, initialize()).await;
-    assert_eq!(status, 200, "{body}");
-    let session = session.expect("a session id");
+    let session = open_session(&urls[0]).await;
     let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"});
     for url in &urls[1..] {
         let (status, _, body) = post(url, Some(&session), list.clone()).await;

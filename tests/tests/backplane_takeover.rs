@@ -18,8 +18,8 @@
 //!   instance gets what the client missed (from Redis), then the session's new events.
 
 use crate::support::backplane::{
-    Instance, SoakNode, add, add_call, assert_owned_by, hold, in_process_with, initialize, open_get_stream, post,
-    set_level, started_redis, two_instances,
+    Instance, SoakNode, add, add_call, assert_owned_by, hold, in_process_with, initialize, open_get_stream,
+    open_session, post, set_level, started_redis, two_instances,
 };
 use crate::support::registry::{Hooked, Hooks};
 
@@ -145,9 +145,7 @@ async fn an_owner_whose_runtime_is_busy_for_longer_than_a_lease_keeps_its_sessio
     let (_a, a_mcp) = one_worker_instance(&redis_server.url());
     let (b, _b_http, b_task) =
         in_process_with(&redis, typed_mcp::transport::http::DEFAULT_HEARTBEAT, HttpConfig::default()).await;
-    let (status, session, body) = post(&a_mcp, None, initialize()).await;
-    assert_eq!(status, 200, "{body}");
-    let session = session.expect("a session id");
+    let session = open_session(&a_mcp).await;
     // A's only worker is held for two and a half leases.
     let blocking = call_block(&a_mcp, &session, Duration::from_millis(2500));
     tokio::time::sleep(Duration::from_millis(300)).await;
@@ -167,9 +165,7 @@ async fn an_owner_whose_runtime_is_stuck_stops_beating_after_the_stall_limit_and
     use typed_mcp::transport::http::RUNTIME_STALL_LIMIT;
     let (redis_server, redis) = started_redis();
     let (_a, a_mcp) = one_worker_instance(&redis_server.url());
-    let (status, session, body) = post(&a_mcp, None, initialize()).await;
-    assert_eq!(status, 200, "{body}");
-    let session = session.expect("a session id");
+    let session = open_session(&a_mcp).await;
     // A's only worker is held for the stall limit and three seconds more.
     let held = RUNTIME_STALL_LIMIT + Duration::from_secs(3);
     let blocking = call_block(&a_mcp, &session, held);
@@ -246,9 +242,7 @@ async fn a_hung_owner_is_taken_over_within_a_second_and_ends_its_copy_once_resum
     let a = Instance::start("shared", Some(&redis_server.url()));
     let b = Instance::start("shared", Some(&redis_server.url()));
     let (a_mcp, b_mcp) = (format!("{}/mcp", a.base), format!("{}/mcp", b.base));
-    let (status, session, body) = post(&a_mcp, None, initialize()).await;
-    assert_eq!(status, 200, "{body}");
-    let session = session.expect("a session id");
+    let session = open_session(&a_mcp).await;
     let level =
         |id: u32| json!({"jsonrpc": "2.0", "id": id, "method": "logging/setLevel", "params": {"level": "error"}});
     let served_by = |id: u32| json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "served_by", "arguments": {}}});
@@ -541,9 +535,7 @@ async fn a_session_opened_before_its_instances_first_beat_is_not_taken_for_an_or
     let (b, _b_http, b_task) = in_process_with(&redis, Duration::from_millis(100), HttpConfig::default()).await;
 
     // A session opened on A at once: recorded only once the store knows where A is.
-    let (status, session, body) = post(&a, None, initialize()).await;
-    assert_eq!(status, 200, "{body}");
-    let session = session.expect("a session id");
+    let session = open_session(&a).await;
     assert_owned_by(&redis, &session, &a, "the owner of a new session is announced").await;
     // Requests landing on B (one served there, one for the owner) leave the session to A:
     // before, B took the session over from A, alive, and both served it as its owner.
@@ -589,9 +581,7 @@ async fn after_the_store_was_out_of_reach_a_lapsed_owner_is_waited_for_not_taken
     let registry = Hooked::new(redis.sessions(), Hooks::default());
     let hooks = registry.hooks.clone();
     let (other, _other_http) = named_instance(&redis, "other", Duration::from_millis(100), registry).await;
-    let (status, session, body) = post(&owner, None, initialize()).await;
-    assert_eq!(status, 200, "{body}");
-    let session = session.expect("a session id");
+    let session = open_session(&owner).await;
     // The store was out of reach for longer than a lease: the other instance finds its own
     // announcement lapsed when it reaches the store again, and so is the owner's, which its
     // next beat (within 400 ms) renews.
@@ -627,9 +617,7 @@ async fn a_request_cut_short_by_its_session_moving_elsewhere_ends_with_an_error(
     let (owner, owner_http) =
         named_instance(&redis, "owner", Duration::from_millis(100), Hooked::new(redis.sessions(), Hooks::default()))
             .await;
-    let (status, session, body) = post(&owner, None, initialize()).await;
-    assert_eq!(status, 200, "{body}");
-    let session = session.expect("a session id");
+    let session = open_session(&owner).await;
     let call = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
         "params": {"name": "progress_then_hold", "arguments": {}, "_meta": {"progressToken": "p"}}});
     let running = tokio::spawn({

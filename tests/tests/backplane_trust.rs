@@ -12,7 +12,9 @@ use typed_mcp::prelude::*;
 use typed_mcp::transport::http::HttpConfig;
 use typed_mcp_redis::Redis;
 
-use crate::support::backplane::{SECRET, add, in_process, initialize, open_get_stream, post, started_redis};
+use crate::support::backplane::{
+    SECRET, add, in_process, initialize, open_get_stream, open_session, post, started_redis,
+};
 use crate::support::http::post_2025;
 
 /// `PUBLISH channel payload` through `redis-cli`, as anyone with write access to the Redis can.
@@ -64,9 +66,7 @@ async fn hears(stream: &mut reqwest::Response, text: &str, wait: Duration) -> bo
 
 /// A 2025-era session opened at `url`, initialized, with its GET stream open.
 async fn session_with_stream(url: &str) -> (String, reqwest::Response) {
-    let (status, id, body) = post(url, None, initialize()).await;
-    assert_eq!(status, 200, "{body}");
-    let id = id.expect("a session id");
+    let id = open_session(url).await;
     let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
     assert_eq!(post(url, Some(&id), initialized).await.0, 202);
     let stream = open_get_stream(url, &id).await;

@@ -214,6 +214,13 @@ pub fn initialize() -> serde_json::Value {
         "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}})
 }
 
+/// Opens a session at `url` (`initialize`, which must succeed) and returns its id.
+pub async fn open_session(url: &str) -> String {
+    let (status, session, body) = post(url, None, initialize()).await;
+    assert_eq!(status, 200, "{body}");
+    session.expect("a session id")
+}
+
 /// `logging/setLevel`: what only a session's owner serves (it changes the session's record).
 pub fn set_level(id: u32) -> serde_json::Value {
     json!({"jsonrpc": "2.0", "id": id, "method": "logging/setLevel", "params": {"level": "error"}})
