@@ -265,9 +265,11 @@ pub(crate) fn tool(in_flight: &Arc<InFlight>, upstream: &Arc<Upstream>, mut tool
             let wants_progress = ctx.reports_progress();
             let outcome = minding_url_flows(&in_flight, &ctx, || {
                 held_calls.serve(&ctx, hold, move |held| async move {
-                    let progress_to = held.clone();
                     let tasked = held.clone();
-                    let progress = Arc::new(move |p: ProgressParams| progress_to.note(Note::Progress(p)));
+                    let progress = wants_progress.then(|| {
+                        let progress_to = held.clone();
+                        Arc::new(move |p: ProgressParams| progress_to.note(Note::Progress(p)))
+                    });
                     let cancel = held.cancel.clone();
                     upstream
                         .request(held, |client| {
@@ -278,7 +280,7 @@ pub(crate) fn tool(in_flight: &Arc<InFlight>, upstream: &Arc<Upstream>, mut tool
                             let tasked = tasked.clone();
                             async move {
                                 let mut call = client.tool(&*name).arguments(arguments).cancel_on(cancel);
-                                if wants_progress {
+                                if let Some(progress) = progress {
                                     call = call.on_progress(move |p| progress(p));
                                 }
                                 if as_task {
